@@ -1,0 +1,7 @@
+//! mino: a full-screen terminal coding agent whose every tool call goes
+//! through one decision (allow, ask, deny) made from facts the program
+//! established itself.
+
+pub mod policy;
+pub mod model;
+pub mod tools;

@@ -1,0 +1,80 @@
+//! The four answers to a question and what a session (and the run) remembers
+//! of them. Memory lives in this process only; nothing here is ever written.
+
+use std::collections::BTreeSet;
+
+use super::ToolKey;
+
+/// One answer to a permission question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConsentAnswer {
+    AllowOnce,
+    AllowForSession,
+    Reject,
+    NeverThisSession,
+}
+
+impl ConsentAnswer {
+    pub fn allows(self) -> bool {
+        matches!(self, ConsentAnswer::AllowOnce | ConsentAnswer::AllowForSession)
+    }
+
+    /// The chat line that says what the answer means for the session.
+    pub fn describe(self, tool: &ToolKey) -> String {
+        match self {
+            ConsentAnswer::AllowOnce => format!("Allowed {tool} once."),
+            ConsentAnswer::AllowForSession => format!("Allowed {tool} for this session."),
+            ConsentAnswer::Reject => format!("Rejected this {tool} call."),
+            ConsentAnswer::NeverThisSession => {
+                format!("{tool} will not be allowed again while mino runs.")
+            }
+        }
+    }
+}
+
+/// What loosens stays with its session: the tools allowed for it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SessionConsent {
+    allowed: BTreeSet<ToolKey>,
+}
+
+impl SessionConsent {
+    pub fn allows(&self, tool: &ToolKey) -> bool {
+        self.allowed.contains(tool)
+    }
+
+    pub fn allow(&mut self, tool: ToolKey) {
+        self.allowed.insert(tool);
+    }
+}
+
+/// What tightens may spread: tools the user said "never" to, for every
+/// session of this run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunConsent {
+    never: BTreeSet<ToolKey>,
+}
+
+impl RunConsent {
+    pub fn refuses(&self, tool: &ToolKey) -> bool {
+        self.never.contains(tool)
+    }
+
+    pub fn never(&mut self, tool: ToolKey) {
+        self.never.insert(tool);
+    }
+}
+
+/// Records `answer` for `tool` in the memory it belongs to.
+pub fn remember(
+    answer: ConsentAnswer,
+    tool: &ToolKey,
+    session: &mut SessionConsent,
+    run: &mut RunConsent,
+) {
+    match answer {
+        ConsentAnswer::AllowForSession => session.allow(tool.clone()),
+        ConsentAnswer::NeverThisSession => run.never(tool.clone()),
+        ConsentAnswer::AllowOnce | ConsentAnswer::Reject => {}
+    }
+}

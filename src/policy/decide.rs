@@ -1,0 +1,206 @@
+//! `decide`: the one decision every tool call goes through, in the order of
+//! DESIGN section 2, step 4, with the mode table of section 3.
+
+use serde::Serialize;
+
+use super::{
+    CallFacts, CallKind, DO_NOT_RETRY, GateVerdict, HookVerdict, Mode, PathTarget,
+    ProtectedPaths, RunConsent, SessionConsent,
+};
+
+/// Whether the front end has somebody who can answer a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CanAsk {
+    Yes,
+    No,
+}
+
+/// How an allowed call is made visible.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Shown {
+    /// A confined read: its result is the trace.
+    Quietly,
+    /// `[Tool: NAME, allowed without confirmation in MODE mode]`.
+    ByMode(Mode),
+    /// `[Tool: NAME, allowed for this session]`.
+    ForSession,
+}
+
+/// Stable codes for every denial.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum DenyCode {
+    ProtectedPath,
+    SymbolicLink,
+    OutsideProject,
+    HardLink,
+    Hook,
+    Never,
+    NobodyToAsk,
+    /// A shell gate code (`AMG_DENY_...`).
+    Gate(&'static str),
+}
+
+impl DenyCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DenyCode::ProtectedPath => "MINO_DENY_PROTECTED_PATH",
+            DenyCode::SymbolicLink => "MINO_DENY_SYMBOLIC_LINK",
+            DenyCode::OutsideProject => "MINO_DENY_OUTSIDE_PROJECT",
+            DenyCode::HardLink => "MINO_DENY_HARD_LINK",
+            DenyCode::Hook => "MINO_DENY_HOOK",
+            DenyCode::Never => "MINO_DENY_NEVER",
+            DenyCode::NobodyToAsk => "MINO_DENY_NOBODY_TO_ASK",
+            DenyCode::Gate(code) => code,
+        }
+    }
+}
+
+/// The outcome for one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Decision {
+    Allow { shown: Shown },
+    Ask,
+    Deny { code: DenyCode, reason: String },
+}
+
+fn deny(code: DenyCode, what: String) -> Decision {
+    Decision::Deny {
+        code,
+        reason: format!("Blocked by policy: {what} {DO_NOT_RETRY}"),
+    }
+}
+
+/// Steps 1 and 2: protected paths first (every target), then links,
+/// escapes and hard links.
+fn check_paths(targets: &[PathTarget], protected: &ProtectedPaths) -> Option<Decision> {
+    for target in targets {
+        if let PathTarget::Inside { relative, .. } = target
+            && protected.is_protected(relative)
+        {
+            return Some(deny(
+                DenyCode::ProtectedPath,
+                format!("{relative} is a protected path; file tools never read or write it."),
+            ));
+        }
+    }
+    for target in targets {
+        match target {
+            PathTarget::Outside { given } => {
+                return Some(deny(
+                    DenyCode::OutsideProject,
+                    format!(
+                        "{given} is outside the project directory; file tools only reach files inside it."
+                    ),
+                ));
+            }
+            PathTarget::Inside {
+                relative,
+                through_link: Some(link),
+                ..
+            } => {
+                return Some(deny(
+                    DenyCode::SymbolicLink,
+                    format!(
+                        "{relative} passes through the symbolic link {link}; file tools only follow real directories and files."
+                    ),
+                ));
+            }
+            PathTarget::Inside {
+                relative,
+                hard_linked: true,
+                ..
+            } => {
+                return Some(deny(
+                    DenyCode::HardLink,
+                    format!(
+                        "{relative} has more than one hard link, and its other name may be protected; file tools refuse it."
+                    ),
+                ));
+            }
+            PathTarget::Inside { .. } => {}
+        }
+    }
+    None
+}
+
+/// Step 5: the mode's row of the table.
+fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
+    let shown = Decision::Allow {
+        shown: Shown::ByMode(mode),
+    };
+    match (&facts.kind, mode) {
+        (CallKind::ConfinedRead, _) => Decision::Allow {
+            shown: Shown::Quietly,
+        },
+        (CallKind::Mcp { trust_ask: true, .. }, _) => Decision::Ask,
+        (_, Mode::Bypass) => shown,
+        (CallKind::FileWrite, Mode::Manual) => Decision::Ask,
+        (CallKind::FileWrite, _) => shown,
+        (CallKind::Shell, Mode::Auto) => match &facts.gate {
+            Some(GateVerdict::AllowFinal) => shown,
+            Some(GateVerdict::DenyFinal { code, reason }) => Decision::Deny {
+                code: DenyCode::Gate(code),
+                reason: format!("Blocked by policy: {reason} {DO_NOT_RETRY}"),
+            },
+            Some(GateVerdict::Unresolved { .. }) | None => Decision::Ask,
+        },
+        (CallKind::Shell | CallKind::Fetch | CallKind::Mcp { .. }, _) => Decision::Ask,
+    }
+}
+
+/// Decides one call. `session` is what this session's answers allow; `run`
+/// holds the tools refused with "never" for every session of this run.
+pub fn decide(
+    facts: &CallFacts,
+    mode: Mode,
+    protected: &ProtectedPaths,
+    session: &SessionConsent,
+    run: &RunConsent,
+    can_ask: CanAsk,
+) -> Decision {
+    if let Some(denied) = check_paths(&facts.targets, protected) {
+        return denied;
+    }
+    if let Some(HookVerdict::Deny { reason }) = &facts.hook {
+        return deny(
+            DenyCode::Hook,
+            format!("the preToolCall hook refused this call: {reason}"),
+        );
+    }
+    if run.refuses(&facts.tool) {
+        return Decision::Deny {
+            code: DenyCode::Never,
+            reason: format!(
+                "The user chose never to allow {} while mino runs. {DO_NOT_RETRY}",
+                facts.tool
+            ),
+        };
+    }
+    let decision = by_mode(facts, mode);
+    if decision != Decision::Ask {
+        return decision;
+    }
+    if session.allows(&facts.tool) {
+        return Decision::Allow {
+            shown: Shown::ForSession,
+        };
+    }
+    match can_ask {
+        CanAsk::Yes => Decision::Ask,
+        CanAsk::No => match &facts.gate {
+            Some(GateVerdict::Unresolved { code, reason }) if mode == Mode::Auto => {
+                Decision::Deny {
+                    code: DenyCode::Gate(code),
+                    reason: format!("Blocked by policy: {reason} {DO_NOT_RETRY}"),
+                }
+            }
+            _ => Decision::Deny {
+                code: DenyCode::NobodyToAsk,
+                reason: format!(
+                    "Blocked by policy: {} needs the user's confirmation, and nobody can answer here. {DO_NOT_RETRY}",
+                    facts.tool
+                ),
+            },
+        },
+    }
+}

@@ -1,0 +1,119 @@
+//! The facts a tool establishes about one prepared call: what kind of call it
+//! is, which project paths it touches and what the filesystem said about them,
+//! and the verdicts of the hook and the shell gate when those ran.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// The key a session's answers are remembered under: a tool name, or
+/// `agent/tool` for a call made by an asked agent.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct ToolKey(String);
+
+impl ToolKey {
+    pub fn new(tool: &str) -> Self {
+        Self(tool.to_string())
+    }
+
+    /// A call made by the asked agent `agent`.
+    pub fn for_agent(agent: &str, tool: &str) -> Self {
+        Self(format!("{agent}/{tool}"))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for ToolKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a call is, for the mode table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallKind {
+    /// read_file, skill_view, list_dir, search: reads confined to the project.
+    ConfinedRead,
+    /// write_file, edit_file, fetch_content with `output`.
+    FileWrite,
+    /// bash.
+    Shell,
+    /// fetch_content: a URL is a destination that data can leave through.
+    Fetch,
+    /// A tool of an MCP server; `trust_ask` when the user marked the server `ask`.
+    Mcp { server: String, trust_ask: bool },
+}
+
+/// One path a file tool would touch, as the program resolved it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathTarget {
+    /// Inside the project: the normalized project-relative path (`/`
+    /// separators, no `.` or `..`), and what a no-follow walk of it found.
+    Inside {
+        relative: String,
+        /// The first component (as a relative path) that is a symbolic link.
+        through_link: Option<String>,
+        /// The target is a regular file with more than one hard link.
+        hard_linked: bool,
+    },
+    /// Absolute outside the project, or escaping it with `..`.
+    Outside { given: String },
+}
+
+/// The verdict of the user's preToolCall hook, when one is configured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookVerdict {
+    /// The hook lets the call through to the rest of the decision.
+    Continue,
+    /// The hook denies: the call is never put to the user.
+    Deny { reason: String },
+}
+
+/// The shell gate's outcome for a bash call in auto mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GateVerdict {
+    AllowFinal,
+    DenyFinal {
+        code: &'static str,
+        reason: String,
+    },
+    /// Not allowed and not denied outright: put to the user where someone can
+    /// answer; otherwise denied with this code.
+    Unresolved {
+        code: &'static str,
+        reason: String,
+    },
+}
+
+/// Everything `decide` knows about one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallFacts {
+    pub tool: ToolKey,
+    pub kind: CallKind,
+    /// The project paths the call touches (file tools; empty otherwise).
+    pub targets: Vec<PathTarget>,
+    pub hook: Option<HookVerdict>,
+    /// Bash in auto mode: the shell gate's verdict. `None` means the gate did
+    /// not run, and the call asks.
+    pub gate: Option<GateVerdict>,
+}
+
+impl CallFacts {
+    pub fn new(tool: ToolKey, kind: CallKind) -> Self {
+        Self {
+            tool,
+            kind,
+            targets: Vec::new(),
+            hook: None,
+            gate: None,
+        }
+    }
+
+    pub fn with_target(mut self, target: PathTarget) -> Self {
+        self.targets.push(target);
+        self
+    }
+}

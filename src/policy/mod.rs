@@ -1,0 +1,22 @@
+//! THE decision: facts in, `Decision` out. Pure: no I/O, no async, no clock.
+//! Everything it needs arrives as facts that the program established itself;
+//! nothing the model wrote or read reaches it.
+
+mod consent;
+mod decide;
+mod facts;
+pub mod mode;
+pub mod protected;
+
+pub use consent::{ConsentAnswer, RunConsent, SessionConsent, remember};
+pub use decide::{CanAsk, Decision, DenyCode, Shown, decide};
+pub use facts::{CallFacts, CallKind, GateVerdict, HookVerdict, PathTarget, ToolKey};
+pub use mode::{MODE_NAMES, Mode, UnknownMode};
+pub use protected::{PatternError, ProtectedPaths};
+
+/// The sentence every denied result ends with.
+pub const DO_NOT_RETRY: &str = "Do not retry or work around this with another tool.";
+
+/// The result the model receives when the user rejects a call.
+pub const USER_REJECTED: &str =
+    "The user did not approve this command. Do not retry without a new user request.";

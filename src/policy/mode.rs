@@ -1,0 +1,108 @@
+//! The permission modes, their names, their order from tight to loose, and the
+//! warning a loosening prints. Never decides a call; `decide.rs` does.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+/// A session's permission mode, ordered from tight to loose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    Manual,
+    AcceptEdits,
+    Auto,
+    Bypass,
+}
+
+/// The names `/mode NAME`, `--mode` and `default_mode` accept.
+pub const MODE_NAMES: &str = "manual, accept-edits, auto, bypass (or yolo)";
+
+impl Mode {
+    pub const ALL: [Mode; 4] = [Mode::Manual, Mode::AcceptEdits, Mode::Auto, Mode::Bypass];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Manual => "manual",
+            Mode::AcceptEdits => "accept-edits",
+            Mode::Auto => "auto",
+            Mode::Bypass => "bypass",
+        }
+    }
+
+    /// True when switching from `self` to `to` widens what runs unasked, so
+    /// the switch needs its own question.
+    pub fn is_loosening(self, to: Mode) -> bool {
+        to > self
+    }
+
+    /// The warning printed before `Switch to this mode? [y/N]`.
+    pub fn warning(self) -> &'static str {
+        match self {
+            Mode::Manual => "In this session, manual mode asks before every write, Bash command, fetch and MCP call.",
+            Mode::AcceptEdits => {
+                "In this session, accept-edits mode writes and edits project files without asking. Bash and MCP calls still ask; protected files stay refused."
+            }
+            Mode::Auto => {
+                "In this session, auto mode writes and edits project files without asking, and runs Bash commands that the shell gate finds safe (trusted executables only); other commands still ask. Fetches and MCP calls still ask; protected files stay refused."
+            }
+            Mode::Bypass => {
+                "In this session, bypass mode runs every call without asking: Bash commands with your account permissions, and MCP arguments sent to their servers. Servers marked ask still ask; protected files stay refused."
+            }
+        }
+    }
+}
+
+impl fmt::Display for Mode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown mode name; its text says what is accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown permission mode {given:?}; accepted: {MODE_NAMES}")]
+pub struct UnknownMode {
+    pub given: String,
+}
+
+impl FromStr for Mode {
+    type Err = UnknownMode;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "manual" => Ok(Mode::Manual),
+            "accept-edits" => Ok(Mode::AcceptEdits),
+            "auto" => Ok(Mode::Auto),
+            "bypass" | "yolo" => Ok(Mode::Bypass),
+            other => Err(UnknownMode {
+                given: other.to_string(),
+            }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_yolo_is_bypass() {
+        for mode in Mode::ALL {
+            assert_eq!(mode.name().parse::<Mode>(), Ok(mode));
+        }
+        assert_eq!("yolo".parse::<Mode>(), Ok(Mode::Bypass));
+        assert!("Manual".parse::<Mode>().is_err());
+        assert!("bypass now".parse::<Mode>().is_err());
+    }
+
+    #[test]
+    fn order_is_tight_to_loose() {
+        assert!(Mode::Manual.is_loosening(Mode::AcceptEdits));
+        assert!(Mode::AcceptEdits.is_loosening(Mode::Auto));
+        assert!(Mode::Auto.is_loosening(Mode::Bypass));
+        assert!(!Mode::Bypass.is_loosening(Mode::Manual));
+        assert!(!Mode::Manual.is_loosening(Mode::Manual));
+    }
+}

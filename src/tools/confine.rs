@@ -1,0 +1,471 @@
+//! The project directory and the only way file tools touch it: paths are
+//! normalized lexically, walked without following links to establish facts,
+//! and opened in one step that refuses links and escapes (`openat2` with
+//! `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS` on Linux, an `O_NOFOLLOW` walk
+//! elsewhere), so a link swapped in after the check is never followed.
+//! Never decides: it reports facts and refuses what cannot be opened safely.
+
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Component, Path, PathBuf};
+
+use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+use rustix::io::Errno;
+use sha2::{Digest, Sha256};
+
+use crate::policy::PathTarget;
+
+/// The longest path argument accepted, in bytes.
+pub const MAX_PATH_BYTES: usize = 4096;
+
+/// Why a path could not be used. The text names the path and what went wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfineError {
+    #[error("invalid path {given:?}: {reason}")]
+    Invalid { given: String, reason: String },
+    #[error("{path} is outside the project directory")]
+    Outside { path: String },
+    #[error("{path} passes through a symbolic link; file tools only follow real directories")]
+    ThroughLink { path: String },
+    #[error("{path} has more than one hard link; file tools refuse it")]
+    HardLinked { path: String },
+    #[error("{path} does not exist")]
+    NotFound { path: String },
+    #[error("{path} is a directory, not a file")]
+    IsDirectory { path: String },
+    #[error("{path} is not a directory")]
+    NotADirectory { path: String },
+    #[error("{path} is not a regular file")]
+    NotRegular { path: String },
+    #[error("{path} changed since it was inspected; the write was refused. Read it again first.")]
+    Changed { path: String },
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+}
+
+fn io_error(path: &str, errno: Errno) -> ConfineError {
+    match errno {
+        Errno::NOENT => ConfineError::NotFound { path: shown(path) },
+        Errno::LOOP | Errno::MLINK => ConfineError::ThroughLink { path: shown(path) },
+        Errno::XDEV => ConfineError::Outside { path: shown(path) },
+        Errno::NOTDIR => ConfineError::NotADirectory { path: shown(path) },
+        Errno::ISDIR => ConfineError::IsDirectory { path: shown(path) },
+        other => ConfineError::Io {
+            path: shown(path),
+            message: std::io::Error::from(other).to_string(),
+        },
+    }
+}
+
+fn shown(relative: &str) -> String {
+    if relative.is_empty() {
+        ".".to_string()
+    } else {
+        relative.to_string()
+    }
+}
+
+/// The SHA-256 of some bytes.
+pub fn digest(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
+}
+
+/// What the write expects to find, bound at inspection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expected {
+    Absent,
+    Digest([u8; 32]),
+}
+
+/// A regular file read through the confined open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileContents {
+    pub bytes: Vec<u8>,
+    /// Permission bits (`st_mode & 0o7777`).
+    pub mode: u32,
+    /// True when the file was longer than the limit and `bytes` holds its start.
+    pub truncated: bool,
+    pub size: u64,
+}
+
+/// What a directory entry is, seen without following it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    File,
+    Directory,
+    Link,
+    Other,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    pub name: String,
+    pub kind: EntryKind,
+    pub size: u64,
+}
+
+/// The project directory, canonical.
+#[derive(Debug, Clone)]
+pub struct Project {
+    root: PathBuf,
+}
+
+impl Project {
+    /// Opens the project at `root`, which must be an existing directory.
+    pub fn new(root: &Path) -> std::io::Result<Self> {
+        let root = root.canonicalize()?;
+        if !root.is_dir() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::NotADirectory,
+                format!("{} is not a directory", root.display()),
+            ));
+        }
+        Ok(Self { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Normalizes `given` lexically into a project-relative path with `/`
+    /// separators (empty for the project itself). Touches no file.
+    pub fn normalize(&self, given: &str) -> Result<Result<String, PathTarget>, ConfineError> {
+        let invalid = |reason: &str| ConfineError::Invalid {
+            given: given.chars().take(200).collect(),
+            reason: reason.to_string(),
+        };
+        if given.is_empty() {
+            return Err(invalid("the path is empty; use \".\" for the project directory"));
+        }
+        if given.contains('\0') {
+            return Err(invalid("the path contains a NUL byte"));
+        }
+        if given.len() > MAX_PATH_BYTES {
+            return Err(invalid("the path is longer than 4096 bytes"));
+        }
+        let path = Path::new(given);
+        let rest = if path.is_absolute() {
+            match path.strip_prefix(&self.root) {
+                Ok(rest) => rest,
+                Err(_) => {
+                    return Ok(Err(PathTarget::Outside {
+                        given: given.to_string(),
+                    }));
+                }
+            }
+        } else {
+            path
+        };
+        let mut parts: Vec<&str> = Vec::new();
+        for component in rest.components() {
+            match component {
+                Component::CurDir => {}
+                Component::ParentDir => {
+                    if parts.pop().is_none() {
+                        return Ok(Err(PathTarget::Outside {
+                            given: given.to_string(),
+                        }));
+                    }
+                }
+                Component::Normal(name) => match name.to_str() {
+                    Some(name) => parts.push(name),
+                    None => return Err(invalid("the path is not valid UTF-8")),
+                },
+                Component::RootDir | Component::Prefix(_) => {
+                    return Ok(Err(PathTarget::Outside {
+                        given: given.to_string(),
+                    }));
+                }
+            }
+        }
+        Ok(Ok(parts.join("/")))
+    }
+
+    /// Establishes the facts about `given` for the decision: where it is,
+    /// whether any component is a symbolic link, whether it is a hard-linked
+    /// file. Uses `lstat` only; never opens the target.
+    pub fn locate(&self, given: &str) -> Result<PathTarget, ConfineError> {
+        let relative = match self.normalize(given)? {
+            Ok(relative) => relative,
+            Err(outside) => return Ok(outside),
+        };
+        let mut through_link = None;
+        let mut hard_linked = false;
+        let mut prefix = PathBuf::new();
+        let parts: Vec<&str> = relative.split('/').filter(|p| !p.is_empty()).collect();
+        for (i, part) in parts.iter().enumerate() {
+            prefix.push(part);
+            let Ok(meta) = std::fs::symlink_metadata(self.root.join(&prefix)) else {
+                break;
+            };
+            if meta.file_type().is_symlink() {
+                through_link = Some(parts[..=i].join("/"));
+                break;
+            }
+            let last = i + 1 == parts.len();
+            if last {
+                hard_linked = meta.file_type().is_file() && meta.nlink() > 1;
+            } else if !meta.is_dir() {
+                break;
+            }
+        }
+        Ok(PathTarget::Inside {
+            relative,
+            through_link,
+            hard_linked,
+        })
+    }
+
+    fn open_root(&self) -> Result<OwnedFd, ConfineError> {
+        rustix::fs::open(
+            &self.root,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| io_error("", e))
+    }
+
+    /// Opens `relative` beneath the project, refusing every symbolic link
+    /// and every escape, in one step.
+    fn open_beneath(&self, relative: &str, flags: OFlags) -> Result<OwnedFd, ConfineError> {
+        let root = self.open_root()?;
+        if relative.is_empty() {
+            return rustix::fs::openat(&root, ".", flags | OFlags::CLOEXEC, Mode::empty())
+                .map_err(|e| io_error(relative, e));
+        }
+        open_beneath_at(root.as_fd(), relative, flags).map_err(|e| io_error(relative, e))
+    }
+
+    /// Reads a regular file, at most `limit` bytes.
+    pub fn read(&self, relative: &str, limit: u64) -> Result<FileContents, ConfineError> {
+        let fd = self.open_beneath(relative, OFlags::RDONLY | OFlags::NONBLOCK)?;
+        let stat = rustix::fs::fstat(&fd).map_err(|e| io_error(relative, e))?;
+        check_regular(relative, &stat)?;
+        let size = u64::try_from(stat.st_size).unwrap_or(0);
+        let mut bytes = Vec::new();
+        File::from(fd)
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| ConfineError::Io {
+                path: shown(relative),
+                message: e.to_string(),
+            })?;
+        let truncated = bytes.len() as u64 > limit;
+        if truncated {
+            bytes.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+        }
+        Ok(FileContents {
+            bytes,
+            mode: u32::from(stat.st_mode) & 0o7777,
+            truncated,
+            size,
+        })
+    }
+
+    /// Reads the file a write would replace: `None` when it does not exist.
+    pub fn read_current(&self, relative: &str, limit: u64) -> Result<Option<FileContents>, ConfineError> {
+        match self.read(relative, limit) {
+            Ok(contents) => Ok(Some(contents)),
+            Err(ConfineError::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Lists a directory's entries, sorted by name, without following any.
+    pub fn list(&self, relative: &str) -> Result<Vec<DirEntry>, ConfineError> {
+        let fd = self.open_beneath(relative, OFlags::RDONLY | OFlags::DIRECTORY)?;
+        let mut entries = Vec::new();
+        let dir = rustix::fs::Dir::read_from(&fd).map_err(|e| io_error(relative, e))?;
+        for entry in dir {
+            let entry = entry.map_err(|e| io_error(relative, e))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name == "." || name == ".." {
+                continue;
+            }
+            let (kind, size) = match rustix::fs::statat(&fd, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(stat) => {
+                    let kind = match FileType::from_raw_mode(stat.st_mode) {
+                        FileType::RegularFile => EntryKind::File,
+                        FileType::Directory => EntryKind::Directory,
+                        FileType::Symlink => EntryKind::Link,
+                        _ => EntryKind::Other,
+                    };
+                    (kind, u64::try_from(stat.st_size).unwrap_or(0))
+                }
+                Err(_) => (EntryKind::Other, 0),
+            };
+            entries.push(DirEntry { name, kind, size });
+        }
+        entries.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(entries)
+    }
+
+    /// Replaces (or creates) `relative` with `bytes`, atomically: the current
+    /// file is rechecked against `expected`, the new content goes to a
+    /// temporary file in the same directory, is synced, and renamed over the
+    /// old name. The file's permission bits are kept. Missing parent
+    /// directories are created for a new file.
+    pub fn write_atomic(&self, relative: &str, bytes: &[u8], expected: Expected) -> Result<(), ConfineError> {
+        let (parent, name) = match relative.rsplit_once('/') {
+            Some((parent, name)) => (parent, name),
+            None => ("", relative),
+        };
+        if name.is_empty() {
+            return Err(ConfineError::IsDirectory {
+                path: shown(relative),
+            });
+        }
+        let dir = match self.open_beneath(parent, OFlags::RDONLY | OFlags::DIRECTORY) {
+            Ok(dir) => dir,
+            Err(ConfineError::NotFound { .. }) if expected == Expected::Absent => {
+                self.create_dirs(parent)?
+            }
+            Err(e) => return Err(e),
+        };
+        let current = match rustix::fs::openat(
+            &dir,
+            name,
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
+            Mode::empty(),
+        ) {
+            Ok(fd) => {
+                let stat = rustix::fs::fstat(&fd).map_err(|e| io_error(relative, e))?;
+                check_regular(relative, &stat)?;
+                let mut old = Vec::new();
+                File::from(fd).read_to_end(&mut old).map_err(|e| ConfineError::Io {
+                    path: shown(relative),
+                    message: e.to_string(),
+                })?;
+                Some((digest(&old), u32::from(stat.st_mode) & 0o7777))
+            }
+            Err(Errno::NOENT) => None,
+            Err(e) => return Err(io_error(relative, e)),
+        };
+        let mode = match (current, expected) {
+            (None, Expected::Absent) => 0o644,
+            (Some((found, mode)), Expected::Digest(want)) if found == want => mode,
+            _ => {
+                return Err(ConfineError::Changed {
+                    path: shown(relative),
+                });
+            }
+        };
+        let mut suffix = [0u8; 6];
+        getrandom::fill(&mut suffix).map_err(|e| ConfineError::Io {
+            path: shown(relative),
+            message: e.to_string(),
+        })?;
+        let temp = format!(".{name}.mino-{}.tmp", hex::encode(suffix));
+        let written = write_temp(dir.as_fd(), &temp, bytes, mode)
+            .and_then(|()| rustix::fs::renameat(&dir, temp.as_str(), &dir, name))
+            .and_then(|()| rustix::fs::fsync(&dir));
+        if let Err(e) = written {
+            let _ = rustix::fs::unlinkat(&dir, temp.as_str(), AtFlags::empty());
+            return Err(io_error(relative, e));
+        }
+        Ok(())
+    }
+
+    /// Creates the missing directories of `parent`, one component at a
+    /// time, never following a link.
+    fn create_dirs(&self, parent: &str) -> Result<OwnedFd, ConfineError> {
+        let mut dir = self.open_root()?;
+        for part in parent.split('/').filter(|p| !p.is_empty()) {
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let next = match rustix::fs::openat(&dir, part, flags, Mode::empty()) {
+                Ok(fd) => fd,
+                Err(Errno::NOENT) => {
+                    match rustix::fs::mkdirat(&dir, part, Mode::from_raw_mode(0o755)) {
+                        Ok(()) | Err(Errno::EXIST) => {}
+                        Err(e) => return Err(io_error(parent, e)),
+                    }
+                    rustix::fs::openat(&dir, part, flags, Mode::empty()).map_err(|e| io_error(parent, e))?
+                }
+                Err(e) => return Err(io_error(parent, e)),
+            };
+            dir = next;
+        }
+        Ok(dir)
+    }
+}
+
+fn check_regular(relative: &str, stat: &rustix::fs::Stat) -> Result<(), ConfineError> {
+    match FileType::from_raw_mode(stat.st_mode) {
+        FileType::RegularFile => {}
+        FileType::Directory => {
+            return Err(ConfineError::IsDirectory {
+                path: shown(relative),
+            });
+        }
+        _ => {
+            return Err(ConfineError::NotRegular {
+                path: shown(relative),
+            });
+        }
+    }
+    if stat.st_nlink > 1 {
+        return Err(ConfineError::HardLinked {
+            path: shown(relative),
+        });
+    }
+    Ok(())
+}
+
+fn write_temp(dir: BorrowedFd<'_>, temp: &str, bytes: &[u8], mode: u32) -> Result<(), Errno> {
+    let fd = rustix::fs::openat(
+        dir,
+        temp,
+        OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::from_raw_mode(0o600),
+    )?;
+    rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode))?;
+    let mut file = File::from(fd);
+    file.write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Errno::from_io_error(&e).unwrap_or(Errno::IO))
+}
+
+/// Linux: one `openat2` call that fails on any link and any escape.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn open_beneath_at(root: BorrowedFd<'_>, relative: &str, flags: OFlags) -> Result<OwnedFd, Errno> {
+    use rustix::fs::ResolveFlags;
+    let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
+    match rustix::fs::openat2(root, relative, flags | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty(), resolve) {
+        // Kernels before 5.6 (or seccomp filters) lack openat2: walk instead.
+        Err(Errno::NOSYS) | Err(Errno::PERM) => open_walk(root, relative, flags),
+        other => other,
+    }
+}
+
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn open_beneath_at(root: BorrowedFd<'_>, relative: &str, flags: OFlags) -> Result<OwnedFd, Errno> {
+    open_walk(root, relative, flags)
+}
+
+/// Elsewhere: open each directory component with `O_NOFOLLOW | O_DIRECTORY`
+/// and the last with `O_NOFOLLOW`, so no link is ever followed. `relative`
+/// is already normalized (no `.`, `..` or empty components).
+fn open_walk(root: BorrowedFd<'_>, relative: &str, flags: OFlags) -> Result<OwnedFd, Errno> {
+    let parts: Vec<&str> = relative.split('/').filter(|p| !p.is_empty()).collect();
+    let Some((last, dirs)) = parts.split_last() else {
+        return rustix::fs::openat(root, ".", flags | OFlags::CLOEXEC, Mode::empty());
+    };
+    let mut current: Option<OwnedFd> = None;
+    for part in dirs {
+        if *part == ".." || *part == "." {
+            return Err(Errno::XDEV);
+        }
+        let at = current.as_ref().map_or(root, |fd| fd.as_fd());
+        let next = rustix::fs::openat(
+            at,
+            *part,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+            Mode::empty(),
+        )?;
+        current = Some(next);
+    }
+    let at = current.as_ref().map_or(root, |fd| fd.as_fd());
+    rustix::fs::openat(at, *last, flags | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty())
+}

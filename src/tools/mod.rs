@@ -1,0 +1,181 @@
+//! The tools the model can call. A tool validates its arguments and
+//! establishes the facts (`prepare`), inspects before a write (`inspect`),
+//! then runs (`run`). It never decides whether it may run: `policy` does.
+
+pub mod bash;
+pub mod confine;
+pub mod edit_file;
+pub mod list_dir;
+pub mod read_file;
+pub mod registry;
+pub mod search;
+pub mod skill_view;
+pub mod write_file;
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::policy::CallFacts;
+pub use confine::{ConfineError, Project};
+
+
+/// A boxed future, for the object-safe `run`.
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// What the model is offered: the tool's name, description and the JSON
+/// schema of its arguments.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSpec {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub parameters: Value,
+}
+
+/// One field a confirmation shows and a record line repeats.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Field {
+    pub label: String,
+    pub value: String,
+    pub kind: FieldKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldKind {
+    /// Shown as `Label: "value"`.
+    Text,
+    /// A unified diff, shown coloured in a dialog and as text in a record.
+    Diff,
+    /// A tool-specific warning: shown in a dialog, never repeated in a record.
+    Warning,
+}
+
+impl Field {
+    pub fn text(label: &str, value: impl Into<String>) -> Self {
+        Self {
+            label: label.to_string(),
+            value: value.into(),
+            kind: FieldKind::Text,
+        }
+    }
+
+    pub fn diff(value: impl Into<String>) -> Self {
+        Self {
+            label: "Diff".to_string(),
+            value: value.into(),
+            kind: FieldKind::Diff,
+        }
+    }
+
+    pub fn warning(value: impl Into<String>) -> Self {
+        Self {
+            label: String::new(),
+            value: value.into(),
+            kind: FieldKind::Warning,
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolStatus {
+    Completed,
+    Error,
+    Interrupted,
+}
+
+/// The result a run hands back: the text the model receives and a one-line
+/// summary for the chat pane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutcome {
+    pub status: ToolStatus,
+    pub output: String,
+}
+
+impl ToolOutcome {
+    pub fn completed(output: impl Into<String>) -> Self {
+        Self {
+            status: ToolStatus::Completed,
+            output: output.into(),
+        }
+    }
+
+    pub fn error(output: impl Into<String>) -> Self {
+        Self {
+            status: ToolStatus::Error,
+            output: output.into(),
+        }
+    }
+
+    pub fn interrupted(output: impl Into<String>) -> Self {
+        Self {
+            status: ToolStatus::Interrupted,
+            output: output.into(),
+        }
+    }
+}
+
+/// Why a call could not be prepared or inspected. The text is what the
+/// model receives as the call's error result.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolError {
+    #[error("invalid arguments for {tool}: {message}")]
+    InvalidArguments { tool: &'static str, message: String },
+    #[error("{0}")]
+    Path(#[from] ConfineError),
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Limits and settings the tools need; built once from `Settings`.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    pub project: Arc<Project>,
+    pub bash_timeout: Duration,
+    pub bash_output_limit: usize,
+}
+
+/// A call that has been prepared: its facts, the fields a question shows,
+/// and, after `inspect`, what the write was bound to.
+pub trait PreparedCall: Send {
+    fn facts(&self) -> &CallFacts;
+
+    /// What a confirmation shows and an unasked record line repeats.
+    fn fields(&self) -> Vec<Field>;
+
+    /// Writes only: read the current file, take its digest, build the
+    /// preview. Runs only when the call was not denied.
+    fn inspect(&mut self) -> Result<(), ToolError> {
+        Ok(())
+    }
+
+    /// Runs the call. Cancelling `cancel` stops it at once.
+    fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome>;
+}
+
+/// A tool the model can be offered.
+pub trait Tool: Send + Sync {
+    fn spec(&self) -> ToolSpec;
+
+    /// Validates `args` and establishes the facts. Never reads the contents
+    /// of a file and never decides.
+    fn prepare(&self, args: &Value, cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError>;
+}
+
+/// Deserializes a tool's arguments, naming the tool on failure.
+pub fn parse_args<T: serde::de::DeserializeOwned>(
+    tool: &'static str,
+    args: &Value,
+) -> Result<T, ToolError> {
+    serde_json::from_value(args.clone()).map_err(|e| ToolError::InvalidArguments {
+        tool,
+        message: e.to_string(),
+    })
+}
