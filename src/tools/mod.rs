@@ -21,7 +21,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::policy::CallFacts;
+use crate::policy::{CallFacts, ProtectedPaths};
 pub use confine::{ConfineError, Project};
 
 
@@ -138,8 +138,28 @@ pub enum ToolError {
 #[derive(Debug, Clone)]
 pub struct ToolContext {
     pub project: Arc<Project>,
+    /// Built-in and user-added protected patterns (search and list skip them).
+    pub protected: Arc<ProtectedPaths>,
     pub bash_timeout: Duration,
+    /// Bytes of bash output kept (stdout and stderr together).
     pub bash_output_limit: usize,
+    /// Environment variables removed from every child process (the model
+    /// service's key variable, so a command cannot print it into context).
+    pub hidden_env: Vec<String>,
+}
+
+impl ToolContext {
+    /// Defaults of DESIGN section 11 for `project`: 30 s, 64 KiB, built-in
+    /// protected patterns.
+    pub fn new(project: Project) -> Self {
+        Self {
+            project: Arc::new(project),
+            protected: Arc::new(ProtectedPaths::builtin()),
+            bash_timeout: Duration::from_secs(30),
+            bash_output_limit: 64 * 1024,
+            hidden_env: Vec::new(),
+        }
+    }
 }
 
 /// A call that has been prepared: its facts, the fields a question shows,
