@@ -2,6 +2,6 @@
 //! through one decision (allow, ask, deny) made from facts the program
 //! established itself.
 
-pub mod policy;
 pub mod model;
+pub mod policy;
 pub mod tools;

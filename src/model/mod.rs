@@ -92,8 +92,15 @@ pub struct Usage {
 pub enum StreamEvent {
     TextDelta(String),
     /// A tool call begins; `index` identifies it in later deltas.
-    ToolCallStart { index: usize, id: String, name: String },
-    ToolCallDelta { index: usize, arguments: String },
+    ToolCallStart {
+        index: usize,
+        id: String,
+        name: String,
+    },
+    ToolCallDelta {
+        index: usize,
+        arguments: String,
+    },
     Usage(Usage),
     /// The response is complete.
     Done,

@@ -16,7 +16,10 @@ pub enum ConsentAnswer {
 
 impl ConsentAnswer {
     pub fn allows(self) -> bool {
-        matches!(self, ConsentAnswer::AllowOnce | ConsentAnswer::AllowForSession)
+        matches!(
+            self,
+            ConsentAnswer::AllowOnce | ConsentAnswer::AllowForSession
+        )
     }
 
     /// The chat line that says what the answer means for the session.

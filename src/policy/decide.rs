@@ -4,8 +4,8 @@
 use serde::Serialize;
 
 use super::{
-    CallFacts, CallKind, DO_NOT_RETRY, GateVerdict, HookVerdict, Mode, PathTarget,
-    ProtectedPaths, RunConsent, SessionConsent,
+    CallFacts, CallKind, DO_NOT_RETRY, GateVerdict, HookVerdict, Mode, PathTarget, ProtectedPaths,
+    RunConsent, SessionConsent,
 };
 
 /// Whether the front end has somebody who can answer a question.
@@ -132,7 +132,12 @@ fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
         (CallKind::ConfinedRead, _) => Decision::Allow {
             shown: Shown::Quietly,
         },
-        (CallKind::Mcp { trust_ask: true, .. }, _) => Decision::Ask,
+        (
+            CallKind::Mcp {
+                trust_ask: true, ..
+            },
+            _,
+        ) => Decision::Ask,
         (_, Mode::Bypass) => shown,
         (CallKind::FileWrite, Mode::Manual) => Decision::Ask,
         (CallKind::FileWrite, _) => shown,

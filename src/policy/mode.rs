@@ -40,7 +40,9 @@ impl Mode {
     /// The warning printed before `Switch to this mode? [y/N]`.
     pub fn warning(self) -> &'static str {
         match self {
-            Mode::Manual => "In this session, manual mode asks before every write, Bash command, fetch and MCP call.",
+            Mode::Manual => {
+                "In this session, manual mode asks before every write, Bash command, fetch and MCP call."
+            }
             Mode::AcceptEdits => {
                 "In this session, accept-edits mode writes and edits project files without asking. Bash and MCP calls still ask; protected files stay refused."
             }

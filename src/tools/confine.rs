@@ -137,7 +137,9 @@ impl Project {
             reason: reason.to_string(),
         };
         if given.is_empty() {
-            return Err(invalid("the path is empty; use \".\" for the project directory"));
+            return Err(invalid(
+                "the path is empty; use \".\" for the project directory",
+            ));
         }
         if given.contains('\0') {
             return Err(invalid("the path contains a NUL byte"));
@@ -265,7 +267,11 @@ impl Project {
     }
 
     /// Reads the file a write would replace: `None` when it does not exist.
-    pub fn read_current(&self, relative: &str, limit: u64) -> Result<Option<FileContents>, ConfineError> {
+    pub fn read_current(
+        &self,
+        relative: &str,
+        limit: u64,
+    ) -> Result<Option<FileContents>, ConfineError> {
         match self.read(relative, limit) {
             Ok(contents) => Ok(Some(contents)),
             Err(ConfineError::NotFound { .. }) => Ok(None),
@@ -284,18 +290,19 @@ impl Project {
             if name == "." || name == ".." {
                 continue;
             }
-            let (kind, size) = match rustix::fs::statat(&fd, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW) {
-                Ok(stat) => {
-                    let kind = match FileType::from_raw_mode(stat.st_mode) {
-                        FileType::RegularFile => EntryKind::File,
-                        FileType::Directory => EntryKind::Directory,
-                        FileType::Symlink => EntryKind::Link,
-                        _ => EntryKind::Other,
-                    };
-                    (kind, u64::try_from(stat.st_size).unwrap_or(0))
-                }
-                Err(_) => (EntryKind::Other, 0),
-            };
+            let (kind, size) =
+                match rustix::fs::statat(&fd, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW) {
+                    Ok(stat) => {
+                        let kind = match FileType::from_raw_mode(stat.st_mode) {
+                            FileType::RegularFile => EntryKind::File,
+                            FileType::Directory => EntryKind::Directory,
+                            FileType::Symlink => EntryKind::Link,
+                            _ => EntryKind::Other,
+                        };
+                        (kind, u64::try_from(stat.st_size).unwrap_or(0))
+                    }
+                    Err(_) => (EntryKind::Other, 0),
+                };
             entries.push(DirEntry { name, kind, size });
         }
         entries.sort_by(|a, b| a.name.cmp(&b.name));
@@ -307,7 +314,12 @@ impl Project {
     /// temporary file in the same directory, is synced, and renamed over the
     /// old name. The file's permission bits are kept. Missing parent
     /// directories are created for a new file.
-    pub fn write_atomic(&self, relative: &str, bytes: &[u8], expected: Expected) -> Result<(), ConfineError> {
+    pub fn write_atomic(
+        &self,
+        relative: &str,
+        bytes: &[u8],
+        expected: Expected,
+    ) -> Result<(), ConfineError> {
         let (parent, name) = match relative.rsplit_once('/') {
             Some((parent, name)) => (parent, name),
             None => ("", relative),
@@ -334,10 +346,12 @@ impl Project {
                 let stat = rustix::fs::fstat(&fd).map_err(|e| io_error(relative, e))?;
                 check_regular(relative, &stat)?;
                 let mut old = Vec::new();
-                File::from(fd).read_to_end(&mut old).map_err(|e| ConfineError::Io {
-                    path: shown(relative),
-                    message: e.to_string(),
-                })?;
+                File::from(fd)
+                    .read_to_end(&mut old)
+                    .map_err(|e| ConfineError::Io {
+                        path: shown(relative),
+                        message: e.to_string(),
+                    })?;
                 Some((digest(&old), u32::from(stat.st_mode) & 0o7777))
             }
             Err(Errno::NOENT) => None,
@@ -381,7 +395,8 @@ impl Project {
                         Ok(()) | Err(Errno::EXIST) => {}
                         Err(e) => return Err(io_error(parent, e)),
                     }
-                    rustix::fs::openat(&dir, part, flags, Mode::empty()).map_err(|e| io_error(parent, e))?
+                    rustix::fs::openat(&dir, part, flags, Mode::empty())
+                        .map_err(|e| io_error(parent, e))?
                 }
                 Err(e) => return Err(io_error(parent, e)),
             };
@@ -432,7 +447,13 @@ fn write_temp(dir: BorrowedFd<'_>, temp: &str, bytes: &[u8], mode: u32) -> Resul
 fn open_beneath_at(root: BorrowedFd<'_>, relative: &str, flags: OFlags) -> Result<OwnedFd, Errno> {
     use rustix::fs::ResolveFlags;
     let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
-    match rustix::fs::openat2(root, relative, flags | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty(), resolve) {
+    match rustix::fs::openat2(
+        root,
+        relative,
+        flags | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+        resolve,
+    ) {
         // Kernels before 5.6 (or seccomp filters) lack openat2: walk instead.
         Err(Errno::NOSYS) | Err(Errno::PERM) => open_walk(root, relative, flags),
         other => other,
@@ -467,5 +488,10 @@ fn open_walk(root: BorrowedFd<'_>, relative: &str, flags: OFlags) -> Result<Owne
         current = Some(next);
     }
     let at = current.as_ref().map_or(root, |fd| fd.as_fd());
-    rustix::fs::openat(at, *last, flags | OFlags::NOFOLLOW | OFlags::CLOEXEC, Mode::empty())
+    rustix::fs::openat(
+        at,
+        *last,
+        flags | OFlags::NOFOLLOW | OFlags::CLOEXEC,
+        Mode::empty(),
+    )
 }

@@ -24,7 +24,6 @@ use tokio_util::sync::CancellationToken;
 use crate::policy::{CallFacts, ProtectedPaths};
 pub use confine::{ConfineError, Project};
 
-
 /// A boxed future, for the object-safe `run`.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 

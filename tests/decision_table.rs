@@ -1,0 +1,449 @@
+//! The decision table of DESIGN section 3, row by row for every mode and kind
+//! of call, and the order of section 2 step 4.
+
+use mino::policy::{
+    CallFacts, CallKind, CanAsk, ConsentAnswer, Decision, DenyCode, GateVerdict, HookVerdict, Mode,
+    PathTarget, ProtectedPaths, RunConsent, SessionConsent, Shown, ToolKey, decide, remember,
+};
+
+fn inside(relative: &str) -> PathTarget {
+    PathTarget::Inside {
+        relative: relative.to_string(),
+        through_link: None,
+        hard_linked: false,
+    }
+}
+
+fn call(tool: &str, kind: CallKind) -> CallFacts {
+    CallFacts::new(ToolKey::new(tool), kind)
+}
+
+fn read() -> CallFacts {
+    call("read_file", CallKind::ConfinedRead).with_target(inside("notes.md"))
+}
+fn edit() -> CallFacts {
+    call("edit_file", CallKind::FileWrite).with_target(inside("notes.md"))
+}
+fn bash() -> CallFacts {
+    call("bash", CallKind::Shell)
+}
+fn fetch() -> CallFacts {
+    call("fetch_content", CallKind::Fetch)
+}
+fn mcp(trust_ask: bool) -> CallFacts {
+    call(
+        "mcp_files_write",
+        CallKind::Mcp {
+            server: "files".into(),
+            trust_ask,
+        },
+    )
+}
+
+fn plain(facts: &CallFacts, mode: Mode) -> Decision {
+    decide(
+        facts,
+        mode,
+        &ProtectedPaths::builtin(),
+        &SessionConsent::default(),
+        &RunConsent::default(),
+        CanAsk::Yes,
+    )
+}
+
+/// What one cell of the table says.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Cell {
+    Runs,
+    Shown,
+    Asks,
+    Denied,
+}
+
+fn cell(decision: &Decision) -> Cell {
+    match decision {
+        Decision::Allow {
+            shown: Shown::Quietly,
+        } => Cell::Runs,
+        Decision::Allow { .. } => Cell::Shown,
+        Decision::Ask => Cell::Asks,
+        Decision::Deny { .. } => Cell::Denied,
+    }
+}
+
+#[test]
+fn the_mode_table_row_by_row() {
+    use Cell::*;
+    let protected =
+        call("write_file", CallKind::FileWrite).with_target(inside("config/.env.local"));
+    let rows: Vec<(&str, CallFacts, [Cell; 4])> = vec![
+        ("confined read", read(), [Runs, Runs, Runs, Runs]),
+        (
+            "skill_view",
+            call("skill_view", CallKind::ConfinedRead)
+                .with_target(inside(".mino/skills/x/SKILL.md")),
+            [Runs, Runs, Runs, Runs],
+        ),
+        ("edit_file", edit(), [Asks, Shown, Shown, Shown]),
+        (
+            "write_file",
+            call("write_file", CallKind::FileWrite).with_target(inside("new.txt")),
+            [Asks, Shown, Shown, Shown],
+        ),
+        ("bash", bash(), [Asks, Asks, Asks, Shown]),
+        ("fetch_content", fetch(), [Asks, Asks, Asks, Shown]),
+        ("mcp tool", mcp(false), [Asks, Asks, Asks, Shown]),
+        ("mcp server marked ask", mcp(true), [Asks, Asks, Asks, Asks]),
+        (
+            "protected path",
+            protected,
+            [Denied, Denied, Denied, Denied],
+        ),
+    ];
+    for (name, facts, expected) in rows {
+        for (mode, want) in Mode::ALL.into_iter().zip(expected) {
+            assert_eq!(cell(&plain(&facts, mode)), want, "{name} in {mode}");
+        }
+    }
+}
+
+#[test]
+fn shown_calls_name_the_mode_that_let_them_through() {
+    assert_eq!(
+        plain(&edit(), Mode::AcceptEdits),
+        Decision::Allow {
+            shown: Shown::ByMode(Mode::AcceptEdits)
+        }
+    );
+    assert_eq!(
+        plain(&bash(), Mode::Bypass),
+        Decision::Allow {
+            shown: Shown::ByMode(Mode::Bypass)
+        }
+    );
+}
+
+#[test]
+fn protected_path_reason_is_the_seed_text() {
+    let facts = call("read_file", CallKind::ConfinedRead).with_target(inside(".env"));
+    assert_eq!(
+        plain(&facts, Mode::Bypass),
+        Decision::Deny {
+            code: DenyCode::ProtectedPath,
+            reason: "Blocked by policy: .env is a protected path; file tools never read or write it. Do not retry or work around this with another tool.".into()
+        }
+    );
+}
+
+#[test]
+fn protected_path_beats_hook_session_allow_and_bypass() {
+    let mut facts = call("write_file", CallKind::FileWrite).with_target(inside(".git/config"));
+    facts.hook = Some(HookVerdict::Continue);
+    let mut session = SessionConsent::default();
+    session.allow(ToolKey::new("write_file"));
+    for mode in Mode::ALL {
+        let decision = decide(
+            &facts,
+            mode,
+            &ProtectedPaths::builtin(),
+            &session,
+            &RunConsent::default(),
+            CanAsk::Yes,
+        );
+        assert!(
+            matches!(
+                decision,
+                Decision::Deny {
+                    code: DenyCode::ProtectedPath,
+                    ..
+                }
+            ),
+            "{mode}: {decision:?}"
+        );
+    }
+}
+
+#[test]
+fn protected_is_checked_before_links_and_escapes() {
+    let facts = call("read_file", CallKind::ConfinedRead).with_target(PathTarget::Inside {
+        relative: ".env".into(),
+        through_link: Some(".env".into()),
+        hard_linked: true,
+    });
+    assert!(matches!(
+        plain(&facts, Mode::Manual),
+        Decision::Deny {
+            code: DenyCode::ProtectedPath,
+            ..
+        }
+    ));
+    // A protected second target is still found before an escaping first one.
+    let facts = call("fetch_content", CallKind::FileWrite)
+        .with_target(PathTarget::Outside {
+            given: "/etc/passwd".into(),
+        })
+        .with_target(inside(".ssh/config"));
+    assert!(matches!(
+        plain(&facts, Mode::Bypass),
+        Decision::Deny {
+            code: DenyCode::ProtectedPath,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn links_escapes_and_hard_links_are_denied_in_every_mode() {
+    let cases = [
+        (
+            PathTarget::Inside {
+                relative: "docs/config".into(),
+                through_link: Some("docs".into()),
+                hard_linked: false,
+            },
+            DenyCode::SymbolicLink,
+        ),
+        (
+            PathTarget::Outside {
+                given: "../x".into(),
+            },
+            DenyCode::OutsideProject,
+        ),
+        (
+            PathTarget::Inside {
+                relative: "innocent.txt".into(),
+                through_link: None,
+                hard_linked: true,
+            },
+            DenyCode::HardLink,
+        ),
+    ];
+    for (target, code) in cases {
+        for kind in [CallKind::ConfinedRead, CallKind::FileWrite] {
+            let facts = call("read_file", kind.clone()).with_target(target.clone());
+            for mode in Mode::ALL {
+                match plain(&facts, mode) {
+                    Decision::Deny { code: got, reason } => {
+                        assert_eq!(got, code);
+                        assert!(reason.starts_with("Blocked by policy: "));
+                        assert!(
+                            reason.ends_with("Do not retry or work around this with another tool.")
+                        );
+                    }
+                    other => panic!("{target:?} in {mode}: {other:?}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn hook_denial_ends_it_before_the_user_is_asked() {
+    let mut facts = bash();
+    facts.hook = Some(HookVerdict::Deny {
+        reason: "no network".into(),
+    });
+    for mode in Mode::ALL {
+        match plain(&facts, mode) {
+            Decision::Deny { code, reason } => {
+                assert_eq!(code, DenyCode::Hook);
+                assert!(reason.contains("no network"));
+            }
+            other => panic!("{mode}: {other:?}"),
+        }
+    }
+    facts.hook = Some(HookVerdict::Continue);
+    assert_eq!(plain(&facts, Mode::Manual), Decision::Ask);
+}
+
+#[test]
+fn never_beats_every_mode_and_every_session_allow() {
+    let mut session = SessionConsent::default();
+    let mut run = RunConsent::default();
+    let key = ToolKey::new("bash");
+    remember(ConsentAnswer::AllowForSession, &key, &mut session, &mut run);
+    remember(
+        ConsentAnswer::NeverThisSession,
+        &key,
+        &mut session,
+        &mut run,
+    );
+    for mode in Mode::ALL {
+        let decision = decide(
+            &bash(),
+            mode,
+            &ProtectedPaths::builtin(),
+            &session,
+            &run,
+            CanAsk::Yes,
+        );
+        assert!(
+            matches!(
+                decision,
+                Decision::Deny {
+                    code: DenyCode::Never,
+                    ..
+                }
+            ),
+            "{mode}"
+        );
+    }
+    // "never" for bash says nothing about other tools, or about jan's bash.
+    let jan = call("jan/bash", CallKind::Shell);
+    assert_eq!(
+        decide(
+            &jan,
+            Mode::Manual,
+            &ProtectedPaths::builtin(),
+            &session,
+            &run,
+            CanAsk::Yes
+        ),
+        Decision::Ask
+    );
+}
+
+#[test]
+fn allow_for_session_turns_an_ask_into_a_shown_allow() {
+    let mut session = SessionConsent::default();
+    let mut run = RunConsent::default();
+    remember(
+        ConsentAnswer::AllowForSession,
+        &ToolKey::new("bash"),
+        &mut session,
+        &mut run,
+    );
+    let decision = decide(
+        &bash(),
+        Mode::Manual,
+        &ProtectedPaths::builtin(),
+        &session,
+        &run,
+        CanAsk::No,
+    );
+    assert_eq!(
+        decision,
+        Decision::Allow {
+            shown: Shown::ForSession
+        }
+    );
+    // Once and reject remember nothing.
+    let mut session = SessionConsent::default();
+    for answer in [ConsentAnswer::AllowOnce, ConsentAnswer::Reject] {
+        remember(answer, &ToolKey::new("bash"), &mut session, &mut run);
+    }
+    assert_eq!(
+        decide(
+            &bash(),
+            Mode::Manual,
+            &ProtectedPaths::builtin(),
+            &session,
+            &run,
+            CanAsk::Yes
+        ),
+        Decision::Ask
+    );
+    // An MCP server marked ask is still asked in bypass, but a session allow
+    // for its tool is the user's own answer.
+    let mut session = SessionConsent::default();
+    session.allow(ToolKey::new("mcp_files_write"));
+    assert_eq!(
+        decide(
+            &mcp(true),
+            Mode::Bypass,
+            &ProtectedPaths::builtin(),
+            &session,
+            &run,
+            CanAsk::Yes
+        ),
+        Decision::Allow {
+            shown: Shown::ForSession
+        }
+    );
+}
+
+#[test]
+fn where_nobody_can_ask_an_ask_is_denied() {
+    for facts in [edit(), bash(), fetch(), mcp(false), mcp(true)] {
+        let decision = decide(
+            &facts,
+            Mode::Manual,
+            &ProtectedPaths::builtin(),
+            &SessionConsent::default(),
+            &RunConsent::default(),
+            CanAsk::No,
+        );
+        assert!(
+            matches!(
+                decision,
+                Decision::Deny {
+                    code: DenyCode::NobodyToAsk,
+                    ..
+                }
+            ),
+            "{facts:?}"
+        );
+    }
+    // Allowed calls are unaffected.
+    assert_eq!(
+        decide(
+            &read(),
+            Mode::Manual,
+            &ProtectedPaths::builtin(),
+            &SessionConsent::default(),
+            &RunConsent::default(),
+            CanAsk::No
+        ),
+        Decision::Allow {
+            shown: Shown::Quietly
+        }
+    );
+}
+
+#[test]
+fn auto_mode_has_the_shell_gate_slot() {
+    let mut facts = bash();
+    facts.gate = Some(GateVerdict::AllowFinal);
+    assert_eq!(
+        plain(&facts, Mode::Auto),
+        Decision::Allow {
+            shown: Shown::ByMode(Mode::Auto)
+        }
+    );
+    // The gate only speaks in auto mode.
+    assert_eq!(plain(&facts, Mode::Manual), Decision::Ask);
+    assert_eq!(plain(&facts, Mode::AcceptEdits), Decision::Ask);
+
+    facts.gate = Some(GateVerdict::DenyFinal {
+        code: "AMG_DENY_DANGEROUS",
+        reason: "rm is a dangerous command.".into(),
+    });
+    assert!(matches!(
+        plain(&facts, Mode::Auto),
+        Decision::Deny {
+            code: DenyCode::Gate("AMG_DENY_DANGEROUS"),
+            ..
+        }
+    ));
+
+    facts.gate = Some(GateVerdict::Unresolved {
+        code: "AMG_DENY_AMBIGUOUS",
+        reason: "the command is ambiguous.".into(),
+    });
+    assert_eq!(plain(&facts, Mode::Auto), Decision::Ask);
+    let nobody = decide(
+        &facts,
+        Mode::Auto,
+        &ProtectedPaths::builtin(),
+        &SessionConsent::default(),
+        &RunConsent::default(),
+        CanAsk::No,
+    );
+    assert!(matches!(
+        nobody,
+        Decision::Deny {
+            code: DenyCode::Gate("AMG_DENY_AMBIGUOUS"),
+            ..
+        }
+    ));
+}
