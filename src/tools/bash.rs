@@ -1,1 +1,704 @@
-//! placeholder
+//! The `bash` tool: runs one command with `bash -c` in the project directory
+//! and hands back its exit status and its output.
+//!
+//! It owns the whole life of that command: its own process group, stdin from
+//! /dev/null, the hidden variables removed from its environment, stdout and
+//! stderr read together and kept to a byte limit (head and tail, bounded
+//! memory whatever the command prints), the timeout and the cancel (both kill
+//! the whole group), and the clean-up of anything the command left running in
+//! its group after it exits.
+//!
+//! It never decides whether the command may run (`policy` does), never runs
+//! anything in `prepare`, never inspects or rewrites the command, and is not a
+//! sandbox: the command runs with the user's account permissions.
+
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use rustix::process::{Pid, Signal, kill_process_group};
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::process::{Child, ChildStderr, ChildStdout, Command};
+use tokio::time::{Instant, sleep, sleep_until, timeout};
+use tokio_util::sync::CancellationToken;
+
+use super::{BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec};
+use crate::policy::{CallFacts, CallKind, ToolKey};
+
+/// The tool's name, as the model calls it and as its session answers are keyed.
+pub const NAME: &str = "bash";
+
+/// The longest command accepted, in bytes.
+pub const MAX_COMMAND_BYTES: usize = 64 * 1024;
+
+/// The warning a confirmation shows under the command.
+pub const NOT_A_SANDBOX: &str = "Runs with your account permissions; this is not a sandbox.";
+
+/// After SIGTERM on timeout, how long the command may take to exit before
+/// the group gets SIGKILL.
+const TERM_GRACE: Duration = Duration::from_millis(500);
+
+/// After the group was killed, how long to keep reading what is left in the
+/// pipes. Only a process that left the group can hold them open that long.
+const DRAIN_GRACE: Duration = Duration::from_secs(1);
+
+/// The same on cancel, where the user is waiting.
+const CANCEL_DRAIN: Duration = Duration::from_millis(200);
+
+/// How long to wait for the killed main process to be reaped.
+const REAP_WAIT: Duration = Duration::from_secs(2);
+
+/// Appended when the pipes were still open after the grace.
+const HELD_OPEN: &str = "[Stopped reading: a process outside the command's process group \
+still holds its output open.]";
+
+/// Bytes read from a pipe at a time (the size of a Linux pipe buffer).
+const READ_CHUNK: usize = 64 * 1024;
+
+const DESCRIPTION: &str = "Runs a shell command with `bash -c` in the project directory and returns \
+its exit code and its output (stdout and stderr together, in the order they arrived). Stdin is \
+empty. Long output keeps its beginning and its end, with a marker saying how many bytes were left \
+out. The command is stopped, with everything it started, when the timeout passes; background jobs \
+are killed when the command exits. It runs with the user's account permissions: it is not a \
+sandbox.";
+
+/// The `bash` tool.
+pub struct Bash;
+
+impl Tool for Bash {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: NAME,
+            description: DESCRIPTION,
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "command": {
+                        "type": "string",
+                        "description": "The shell command, run with `bash -c` in the project directory."
+                    },
+                    "timeout_secs": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "Seconds before the command is stopped. Can only shorten the configured timeout."
+                    }
+                },
+                "required": ["command"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    fn prepare(&self, args: &Value, cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError> {
+        let args = Args::parse(args, cx.bash_timeout)?;
+        let timeout = match args.timeout_secs {
+            Some(secs) => cx.bash_timeout.min(Duration::from_secs(secs)),
+            None => cx.bash_timeout,
+        };
+        Ok(Box::new(BashCall {
+            facts: CallFacts::new(ToolKey::new(NAME), CallKind::Shell),
+            command: args.command,
+            cwd: cx.project.root().to_path_buf(),
+            timeout,
+            output_limit: cx.bash_output_limit,
+            hidden_env: cx.hidden_env.clone(),
+        }))
+    }
+}
+
+/// The validated arguments.
+struct Args {
+    command: String,
+    timeout_secs: Option<u64>,
+}
+
+impl Args {
+    fn parse(args: &Value, configured: Duration) -> Result<Self, ToolError> {
+        let invalid = |message: String| ToolError::InvalidArguments {
+            tool: NAME,
+            message,
+        };
+        let Some(fields) = args.as_object() else {
+            return Err(invalid(
+                "expected a JSON object with `command` (a string) and optionally `timeout_secs` \
+                 (a positive integer)"
+                    .to_string(),
+            ));
+        };
+        if let Some(unknown) = fields
+            .keys()
+            .find(|k| k.as_str() != "command" && k.as_str() != "timeout_secs")
+        {
+            return Err(invalid(format!(
+                "unknown field `{unknown}`; the accepted fields are `command` and `timeout_secs`"
+            )));
+        }
+        let command = match fields.get("command") {
+            None | Some(Value::Null) => {
+                return Err(invalid(
+                    "`command` is missing; it must be a non-empty string holding the shell \
+                     command to run"
+                        .to_string(),
+                ));
+            }
+            Some(Value::String(command)) => command.clone(),
+            Some(other) => {
+                return Err(invalid(format!(
+                    "`command` must be a string holding the shell command to run, not {}",
+                    json_kind(other)
+                )));
+            }
+        };
+        if command.trim().is_empty() {
+            return Err(invalid(
+                "`command` is empty; it must be a non-empty shell command".to_string(),
+            ));
+        }
+        if command.contains('\0') {
+            return Err(invalid(
+                "`command` contains a NUL character, which a shell command cannot hold".to_string(),
+            ));
+        }
+        if command.len() > MAX_COMMAND_BYTES {
+            return Err(invalid(format!(
+                "`command` is {} bytes long; at most {MAX_COMMAND_BYTES} bytes are accepted",
+                command.len()
+            )));
+        }
+        let timeout_secs = match fields.get("timeout_secs") {
+            None | Some(Value::Null) => None,
+            Some(value) => match value.as_u64() {
+                Some(secs) if secs > 0 => Some(secs),
+                _ => {
+                    return Err(invalid(format!(
+                        "`timeout_secs` must be a positive whole number of seconds (it can only \
+                         shorten the configured {} s), not {value}",
+                        seconds(configured)
+                    )));
+                }
+            },
+        };
+        Ok(Self {
+            command,
+            timeout_secs,
+        })
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// One prepared bash call: the command and everything it will run with.
+struct BashCall {
+    facts: CallFacts,
+    command: String,
+    cwd: PathBuf,
+    timeout: Duration,
+    output_limit: usize,
+    hidden_env: Vec<String>,
+}
+
+impl PreparedCall for BashCall {
+    fn facts(&self) -> &CallFacts {
+        &self.facts
+    }
+
+    fn fields(&self) -> Vec<Field> {
+        vec![
+            Field::text("Command", self.command.clone()),
+            Field::text("Working directory", self.cwd.to_string_lossy()),
+            Field::warning(NOT_A_SANDBOX),
+        ]
+    }
+
+    fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
+        Box::pin(run(*self, cancel))
+    }
+}
+
+async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
+    if cancel.is_cancelled() {
+        return ToolOutcome::interrupted("Interrupted before the command started; nothing ran.");
+    }
+    let mut command = Command::new("bash");
+    command
+        .arg("-c")
+        .arg(&call.command)
+        .current_dir(&call.cwd)
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    for name in &call.hidden_env {
+        command.env_remove(name);
+    }
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => return ToolOutcome::error(format!("Could not start bash: {e}")),
+    };
+    // `process_group(0)`: the group's id is the child's pid.
+    let Some(mut group) = child
+        .id()
+        .and_then(|id| i32::try_from(id).ok())
+        .and_then(Pid::from_raw)
+        .map(Group::new)
+    else {
+        let _ = child.start_kill();
+        return ToolOutcome::error("Could not start bash: it has no process id.");
+    };
+    let mut pipes = Pipes::new(child.stdout.take(), child.stderr.take());
+    let mut capture = Capture::new(call.output_limit);
+
+    let deadline = sleep_until(Instant::now() + call.timeout);
+    tokio::pin!(deadline);
+    let status = loop {
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => {
+                return interrupt(&mut child, &mut group, &mut pipes, &mut capture).await;
+            }
+            () = &mut deadline => {
+                return time_out(&mut child, &mut group, &mut pipes, &mut capture, call.timeout, &cancel)
+                    .await;
+            }
+            status = child.wait() => break status,
+            () = pipes.pump(&mut capture), if pipes.is_open() => {}
+        }
+    };
+
+    // The main process is gone; so is anything it left running in its group
+    // (a background job holding the pipes open would otherwise hang the read).
+    group.signal(Signal::KILL);
+    let closed = pipes.drain(&mut capture, DRAIN_GRACE).await;
+    group.disarm();
+    match status {
+        Ok(status) => {
+            let mut text = format!("{}\n{}", describe(status), capture.render());
+            if !closed {
+                if !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.push_str(HELD_OPEN);
+            }
+            ToolOutcome::completed(text)
+        }
+        Err(e) => ToolOutcome::error(format!(
+            "Could not wait for bash: {e}\n{}",
+            capture.render()
+        )),
+    }
+}
+
+/// Cancel: kill the group at once, keep what had already arrived.
+async fn interrupt(
+    child: &mut Child,
+    group: &mut Group,
+    pipes: &mut Pipes,
+    capture: &mut Capture,
+) -> ToolOutcome {
+    group.signal(Signal::KILL);
+    pipes.drain(capture, CANCEL_DRAIN).await;
+    let _ = timeout(REAP_WAIT, child.wait()).await;
+    group.disarm();
+    ToolOutcome::interrupted(format!(
+        "Interrupted by the user; the command's process group was killed.\n{}",
+        capture.render()
+    ))
+}
+
+/// Timeout: SIGTERM to the group, a short grace while still reading (so a
+/// command cleaning up is not blocked on a full pipe), then SIGKILL to the
+/// group whether or not anything is left.
+async fn time_out(
+    child: &mut Child,
+    group: &mut Group,
+    pipes: &mut Pipes,
+    capture: &mut Capture,
+    after: Duration,
+    cancel: &CancellationToken,
+) -> ToolOutcome {
+    group.signal(Signal::TERM);
+    let grace = sleep(TERM_GRACE);
+    tokio::pin!(grace);
+    loop {
+        tokio::select! {
+            biased;
+            () = cancel.cancelled() => break,
+            () = &mut grace => break,
+            _ = child.wait() => break,
+            () = pipes.pump(capture), if pipes.is_open() => {}
+        }
+    }
+    group.signal(Signal::KILL);
+    pipes.drain(capture, DRAIN_GRACE).await;
+    let _ = timeout(REAP_WAIT, child.wait()).await;
+    group.disarm();
+    ToolOutcome::error(format!(
+        "Timed out after {} s; the command's process group was killed.\n{}",
+        seconds(after),
+        capture.render()
+    ))
+}
+
+/// `Exit code: N`, or the signal that ended the main process.
+fn describe(status: ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        format!("Exit code: {code}")
+    } else if let Some(signal) = status.signal() {
+        match signal_name(signal) {
+            Some(name) => format!("Killed by signal {signal} ({name})"),
+            None => format!("Killed by signal {signal}"),
+        }
+    } else {
+        format!("Exit status: {status}")
+    }
+}
+
+fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        _ => return None,
+    })
+}
+
+/// A duration in seconds as a person reads it: `30`, `1.5`.
+fn seconds(duration: Duration) -> String {
+    duration.as_secs_f64().to_string()
+}
+
+/// The command's process group. Dropping it while armed (the run future was
+/// dropped mid-way) kills the group, so nothing outlives an abandoned call.
+struct Group {
+    pid: Pid,
+    armed: bool,
+}
+
+impl Group {
+    fn new(pid: Pid) -> Self {
+        Self { pid, armed: true }
+    }
+
+    fn signal(&self, signal: Signal) {
+        if self.armed {
+            // ESRCH (nobody left in the group) is the common, fine case.
+            let _ = kill_process_group(self.pid, signal);
+        }
+    }
+
+    /// After the final kill: the id may be reused once the group is empty.
+    fn disarm(&mut self) {
+        self.armed = false;
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.signal(Signal::KILL);
+    }
+}
+
+/// The command's stdout and stderr, read concurrently into one capture.
+struct Pipes {
+    stdout: Option<ChildStdout>,
+    stderr: Option<ChildStderr>,
+    stdout_buf: Vec<u8>,
+    stderr_buf: Vec<u8>,
+}
+
+impl Pipes {
+    fn new(stdout: Option<ChildStdout>, stderr: Option<ChildStderr>) -> Self {
+        Self {
+            stdout,
+            stderr,
+            stdout_buf: vec![0; READ_CHUNK],
+            stderr_buf: vec![0; READ_CHUNK],
+        }
+    }
+
+    fn is_open(&self) -> bool {
+        self.stdout.is_some() || self.stderr.is_some()
+    }
+
+    /// Waits for one read from either pipe and keeps it. A pipe at its end
+    /// (or failing) is closed. Cancel-safe: a finished read is kept in the
+    /// same poll. Returns at once when both pipes are closed.
+    async fn pump(&mut self, capture: &mut Capture) {
+        let Self {
+            stdout,
+            stderr,
+            stdout_buf,
+            stderr_buf,
+        } = self;
+        tokio::select! {
+            read = read_some(stdout, stdout_buf), if stdout.is_some() => {
+                keep(read, stdout, stdout_buf, capture);
+            }
+            read = read_some(stderr, stderr_buf), if stderr.is_some() => {
+                keep(read, stderr, stderr_buf, capture);
+            }
+            else => {}
+        }
+    }
+
+    /// Reads what is left until both pipes close or `grace` passes. Returns
+    /// whether both closed.
+    async fn drain(&mut self, capture: &mut Capture, grace: Duration) -> bool {
+        let _ = timeout(grace, async {
+            while self.is_open() {
+                self.pump(capture).await;
+            }
+        })
+        .await;
+        !self.is_open()
+    }
+}
+
+async fn read_some<R: AsyncRead + Unpin>(
+    pipe: &mut Option<R>,
+    buf: &mut [u8],
+) -> std::io::Result<usize> {
+    match pipe {
+        Some(pipe) => pipe.read(buf).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn keep<R>(read: std::io::Result<usize>, pipe: &mut Option<R>, buf: &[u8], capture: &mut Capture) {
+    match read {
+        Ok(0) | Err(_) => *pipe = None,
+        Ok(n) => capture.push(buf.get(..n).unwrap_or(buf)),
+    }
+}
+
+/// The output kept: the first half of the limit, then a ring holding the
+/// most recent bytes for the second half. Memory is bounded by the limit
+/// whatever the command prints; everything in between is only counted.
+struct Capture {
+    head: Vec<u8>,
+    head_cap: usize,
+    tail: Ring,
+    omitted: u64,
+}
+
+impl Capture {
+    fn new(limit: usize) -> Self {
+        let head_cap = limit / 2;
+        Self {
+            head: Vec::with_capacity(head_cap),
+            head_cap,
+            tail: Ring::new(limit - head_cap),
+            omitted: 0,
+        }
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        let room = self.head_cap - self.head.len();
+        let (first, rest) = bytes.split_at(room.min(bytes.len()));
+        self.head.extend_from_slice(first);
+        self.omitted += self.tail.push(rest) as u64;
+    }
+
+    /// The output as text (lossy for non-UTF-8), with a marker where bytes
+    /// were left out; `(no output)` when there was none.
+    fn render(&self) -> String {
+        let tail = self.tail.to_vec();
+        if self.head.is_empty() && tail.is_empty() && self.omitted == 0 {
+            return "(no output)".to_string();
+        }
+        if self.omitted == 0 {
+            let mut all = self.head.clone();
+            all.extend_from_slice(&tail);
+            return String::from_utf8_lossy(&all).into_owned();
+        }
+        // Cut at character boundaries so no replacement character is made
+        // up at the seams; the bytes cut are counted as left out.
+        let head_cut = incomplete_suffix(&self.head);
+        let head = &self.head[..self.head.len() - head_cut];
+        let tail_cut = continuation_prefix(&tail);
+        let tail = &tail[tail_cut..];
+        let omitted = self.omitted + (head_cut + tail_cut) as u64;
+        let mut text = String::from_utf8_lossy(head).into_owned();
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&format!(
+            "[... {omitted} bytes of output left out; the first and last bytes are kept ...]\n"
+        ));
+        text.push_str(&String::from_utf8_lossy(tail));
+        text
+    }
+}
+
+/// How many bytes at the end of `bytes` begin a UTF-8 character that is cut off.
+fn incomplete_suffix(bytes: &[u8]) -> usize {
+    for back in 1..=bytes.len().min(3) {
+        let byte = bytes[bytes.len() - back];
+        if byte & 0xC0 != 0x80 {
+            let needed = match byte {
+                0xF0.. => 4,
+                0xE0.. => 3,
+                0xC0.. => 2,
+                _ => 1,
+            };
+            return if needed > back { back } else { 0 };
+        }
+    }
+    0
+}
+
+/// How many bytes at the start of `bytes` continue a character cut off before it.
+fn continuation_prefix(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .take(3)
+        .take_while(|b| **b & 0xC0 == 0x80)
+        .count()
+}
+
+/// A fixed-size ring of the most recent bytes.
+struct Ring {
+    buf: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl Ring {
+    fn new(cap: usize) -> Self {
+        Self {
+            buf: vec![0; cap],
+            start: 0,
+            len: 0,
+        }
+    }
+
+    /// Appends `bytes`, dropping the oldest beyond the capacity. Returns how
+    /// many bytes were dropped.
+    fn push(&mut self, bytes: &[u8]) -> usize {
+        let cap = self.buf.len();
+        if bytes.len() >= cap {
+            let dropped = self.len + bytes.len() - cap;
+            self.buf.copy_from_slice(&bytes[bytes.len() - cap..]);
+            self.start = 0;
+            self.len = cap;
+            return dropped;
+        }
+        let end = (self.start + self.len) % cap;
+        let first = bytes.len().min(cap - end);
+        self.buf[end..end + first].copy_from_slice(&bytes[..first]);
+        self.buf[..bytes.len() - first].copy_from_slice(&bytes[first..]);
+        let len = self.len + bytes.len();
+        if len > cap {
+            let dropped = len - cap;
+            self.start = (self.start + dropped) % cap;
+            self.len = cap;
+            dropped
+        } else {
+            self.len = len;
+            0
+        }
+    }
+
+    fn to_vec(&self) -> Vec<u8> {
+        let cap = self.buf.len();
+        let first = self.len.min(cap - self.start);
+        let mut out = Vec::with_capacity(self.len);
+        out.extend_from_slice(&self.buf[self.start..self.start + first]);
+        out.extend_from_slice(&self.buf[..self.len - first]);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ring_keeps_the_most_recent_bytes() {
+        let mut ring = Ring::new(4);
+        assert_eq!(ring.push(b"ab"), 0);
+        assert_eq!(ring.to_vec(), b"ab");
+        assert_eq!(ring.push(b"cde"), 1);
+        assert_eq!(ring.to_vec(), b"bcde");
+        assert_eq!(ring.push(b"f"), 1);
+        assert_eq!(ring.to_vec(), b"cdef");
+        assert_eq!(ring.push(b"0123456"), 7);
+        assert_eq!(ring.to_vec(), b"3456");
+        assert_eq!(ring.push(b"xyz"), 3);
+        assert_eq!(ring.to_vec(), b"6xyz");
+    }
+
+    #[test]
+    fn ring_of_zero_drops_everything() {
+        let mut ring = Ring::new(0);
+        assert_eq!(ring.push(b"abc"), 3);
+        assert_eq!(ring.push(b""), 0);
+        assert!(ring.to_vec().is_empty());
+    }
+
+    #[test]
+    fn capture_keeps_head_and_tail_and_counts_the_rest() {
+        let mut capture = Capture::new(8);
+        for chunk in [&b"0123"[..], b"456789", b"abcdef"] {
+            capture.push(chunk);
+        }
+        assert_eq!(capture.omitted, 8);
+        assert_eq!(
+            capture.render(),
+            "0123\n[... 8 bytes of output left out; the first and last bytes are kept ...]\ncdef"
+        );
+    }
+
+    #[test]
+    fn capture_under_the_limit_is_whole() {
+        let mut capture = Capture::new(8);
+        capture.push(b"abc");
+        capture.push(b"defgh");
+        assert_eq!(capture.render(), "abcdefgh");
+        assert_eq!(Capture::new(8).render(), "(no output)");
+    }
+
+    #[test]
+    fn capture_cuts_at_character_boundaries() {
+        let mut capture = Capture::new(8);
+        // "aé" + filler + "éb": the seams fall inside the two-byte "é"s.
+        capture.push("aaaé".as_bytes());
+        capture.push(b"----------");
+        capture.push("éb__".as_bytes());
+        let text = capture.render();
+        assert!(!text.contains('\u{FFFD}'), "{text}");
+        assert!(text.starts_with("aaa\n[... 14 bytes"), "{text}");
+        assert!(text.ends_with("]\nb__"), "{text}");
+    }
+
+    #[test]
+    fn utf8_seams() {
+        assert_eq!(incomplete_suffix("aé".as_bytes()), 0);
+        assert_eq!(incomplete_suffix(&"aé".as_bytes()[..2]), 1);
+        assert_eq!(incomplete_suffix(&"a€".as_bytes()[..3]), 2);
+        assert_eq!(incomplete_suffix(b""), 0);
+        assert_eq!(continuation_prefix(&"é".as_bytes()[1..]), 1);
+        assert_eq!(continuation_prefix(b"abc"), 0);
+    }
+}
