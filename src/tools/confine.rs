@@ -237,7 +237,14 @@ impl Project {
             return rustix::fs::openat(&root, ".", flags | OFlags::CLOEXEC, Mode::empty())
                 .map_err(|e| io_error(relative, e));
         }
-        open_beneath_at(root.as_fd(), relative, flags).map_err(|e| io_error(relative, e))
+        open_beneath_at(root.as_fd(), relative, flags).map_err(|e| match e {
+            // A link as the last component of a directory open fails with
+            // ENOTDIR rather than ELOOP: name it for what it is.
+            Errno::NOTDIR if is_link_at(root.as_fd(), relative) => ConfineError::ThroughLink {
+                path: shown(relative),
+            },
+            e => io_error(relative, e),
+        })
     }
 
     /// Reads a regular file, at most `limit` bytes.
@@ -260,7 +267,7 @@ impl Project {
         }
         Ok(FileContents {
             bytes,
-            mode: u32::from(stat.st_mode) & 0o7777,
+            mode: permission_bits(&stat),
             truncated,
             size,
         })
@@ -352,7 +359,7 @@ impl Project {
                         path: shown(relative),
                         message: e.to_string(),
                     })?;
-                Some((digest(&old), u32::from(stat.st_mode) & 0o7777))
+                Some((digest(&old), permission_bits(&stat)))
             }
             Err(Errno::NOENT) => None,
             Err(e) => return Err(io_error(relative, e)),
@@ -404,6 +411,20 @@ impl Project {
         }
         Ok(dir)
     }
+}
+
+/// `st_mode & 0o7777`. `st_mode` is a `u32` on Linux but a `u16` on macOS,
+/// so the conversion is needed even where clippy calls it useless.
+#[allow(clippy::useless_conversion)]
+fn permission_bits(stat: &rustix::fs::Stat) -> u32 {
+    u32::from(stat.st_mode) & 0o7777
+}
+
+/// Whether `relative` is itself a symbolic link. Only words an error: the
+/// open that failed is what refused the path.
+fn is_link_at(root: BorrowedFd<'_>, relative: &str) -> bool {
+    rustix::fs::statat(root, relative, AtFlags::SYMLINK_NOFOLLOW)
+        .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::Symlink)
 }
 
 fn check_regular(relative: &str, stat: &rustix::fs::Stat) -> Result<(), ConfineError> {

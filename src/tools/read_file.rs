@@ -1,1 +1,323 @@
-//! placeholder
+//! `read_file`: reads one project file through the confined open and hands
+//! the model its lines, numbered. Owns the tool's arguments, its facts (a
+//! confined read of one target), the shape of its result, and the small path
+//! helpers the other file tools share. Never decides whether it may run,
+//! never reads a file while preparing, never follows a symbolic link, and
+//! never writes.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::confine::FileContents;
+use super::{
+    BoxFuture, ConfineError, Field, PreparedCall, Project, Tool, ToolContext, ToolError,
+    ToolOutcome, ToolSpec, parse_args,
+};
+use crate::policy::{CallFacts, CallKind, PathTarget, ToolKey};
+
+const NAME: &str = "read_file";
+
+/// The most bytes of one file that a read takes in.
+pub const READ_LIMIT: u64 = 1024 * 1024;
+
+/// A NUL byte within this many leading bytes marks a file as binary.
+pub const BINARY_PROBE: usize = 8 * 1024;
+
+/// The project-relative path a target names, or why it names none.
+pub(crate) fn inside(target: &PathTarget) -> Result<&str, ConfineError> {
+    match target {
+        PathTarget::Inside { relative, .. } => Ok(relative),
+        PathTarget::Outside { given } => Err(ConfineError::Outside {
+            path: given.clone(),
+        }),
+    }
+}
+
+/// How a target is named in fields and results: the normalized relative
+/// path (`.` for the project itself), or the path as given when outside.
+pub(crate) fn shown_path(target: &PathTarget) -> String {
+    match target {
+        PathTarget::Inside { relative, .. } if relative.is_empty() => ".".to_string(),
+        PathTarget::Inside { relative, .. } => relative.clone(),
+        PathTarget::Outside { given } => given.clone(),
+    }
+}
+
+/// Whether the start of `bytes` holds a NUL byte.
+pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
+    bytes.iter().take(BINARY_PROBE).any(|&b| b == 0)
+}
+
+/// Lines in `bytes`: every `\n` ends one, and a last line without one counts.
+pub(crate) fn count_lines(bytes: &[u8]) -> usize {
+    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
+    match bytes.last() {
+        Some(b'\n') | None => newlines,
+        Some(_) => newlines + 1,
+    }
+}
+
+/// `N`, followed by `unit` in the singular or plural as `N` needs.
+pub(crate) fn plural(n: usize, unit: &str) -> String {
+    if n == 1 {
+        format!("1 {unit}")
+    } else {
+        format!("{n} {unit}s")
+    }
+}
+
+/// Reads a project file, whole or a range of its lines.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReadFile;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Args {
+    path: String,
+    start_line: Option<u64>,
+    end_line: Option<u64>,
+}
+
+impl Tool for ReadFile {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: NAME,
+            description: "Read a text file inside the project directory. Returns its lines \
+                numbered from 1 under a header giving the path, the range shown and the total. \
+                Give start_line and end_line (1-based, inclusive) to read part of a long file. \
+                Binary files are not shown; files over 1 MiB are read only in part.",
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "path": {
+                        "type": "string",
+                        "description": "Path of the file, relative to the project directory."
+                    },
+                    "start_line": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "First line to show (1-based). Default: 1."
+                    },
+                    "end_line": {
+                        "type": "integer",
+                        "minimum": 1,
+                        "description": "Last line to show, inclusive. Default: the last line."
+                    }
+                },
+                "required": ["path"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    fn prepare(&self, args: &Value, cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError> {
+        let args: Args = parse_args(NAME, args)?;
+        let invalid = |message: String| ToolError::InvalidArguments {
+            tool: NAME,
+            message,
+        };
+        if args.start_line == Some(0) {
+            return Err(invalid("start_line must be 1 or more".into()));
+        }
+        if args.end_line == Some(0) {
+            return Err(invalid("end_line must be 1 or more".into()));
+        }
+        if let (Some(start), Some(end)) = (args.start_line, args.end_line)
+            && end < start
+        {
+            return Err(invalid(format!(
+                "end_line ({end}) is before start_line ({start})"
+            )));
+        }
+        let target = cx.project.locate(&args.path)?;
+        let facts =
+            CallFacts::new(ToolKey::new(NAME), CallKind::ConfinedRead).with_target(target.clone());
+        Ok(Box::new(ReadCall {
+            project: Arc::clone(&cx.project),
+            target,
+            facts,
+            start_line: args.start_line,
+            end_line: args.end_line,
+        }))
+    }
+}
+
+struct ReadCall {
+    project: Arc<Project>,
+    target: PathTarget,
+    facts: CallFacts,
+    start_line: Option<u64>,
+    end_line: Option<u64>,
+}
+
+impl ReadCall {
+    fn execute(&self) -> ToolOutcome {
+        let relative = match inside(&self.target) {
+            Ok(relative) => relative,
+            Err(e) => return ToolOutcome::error(e.to_string()),
+        };
+        match self.project.read(relative, READ_LIMIT) {
+            Ok(file) => render(
+                &shown_path(&self.target),
+                &file,
+                self.start_line,
+                self.end_line,
+            ),
+            Err(e) => ToolOutcome::error(e.to_string()),
+        }
+    }
+}
+
+impl PreparedCall for ReadCall {
+    fn facts(&self) -> &CallFacts {
+        &self.facts
+    }
+
+    fn fields(&self) -> Vec<Field> {
+        vec![Field::text("Path", shown_path(&self.target))]
+    }
+
+    fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
+        Box::pin(async move {
+            let work = tokio::task::spawn_blocking(move || self.execute());
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => ToolOutcome::interrupted("read_file was interrupted."),
+                done = work => done.unwrap_or_else(|e| ToolOutcome::error(format!("read_file failed: {e}"))),
+            }
+        })
+    }
+}
+
+/// The text the model receives for a file that was read.
+fn render(path: &str, file: &FileContents, start: Option<u64>, end: Option<u64>) -> ToolOutcome {
+    if looks_binary(&file.bytes) {
+        return ToolOutcome::completed(format!(
+            "{path}: binary file, {}, not shown.",
+            plural(usize::try_from(file.size).unwrap_or(usize::MAX), "byte")
+        ));
+    }
+    let mut bytes: &[u8] = &file.bytes;
+    if file.truncated {
+        // The limit cut the last line short: keep only whole lines, or, for
+        // one line longer than the limit, its whole characters.
+        if let Some(at) = bytes.iter().rposition(|&b| b == b'\n') {
+            bytes = &bytes[..=at];
+        } else if let Err(e) = std::str::from_utf8(bytes)
+            && e.error_len().is_none()
+        {
+            bytes = &bytes[..e.valid_up_to()];
+        }
+    }
+    if bytes.is_empty() && !file.truncated {
+        return ToolOutcome::completed(format!("{path} is empty (0 bytes)."));
+    }
+    let (text, lossy) = match String::from_utf8_lossy(bytes) {
+        Cow::Borrowed(text) => (Cow::Borrowed(text), false),
+        Cow::Owned(text) => (Cow::Owned(text), true),
+    };
+    let total = count_lines(bytes);
+    let total_u64 = u64::try_from(total).unwrap_or(u64::MAX);
+    let start = start.unwrap_or(1);
+    if start > total_u64 {
+        return ToolOutcome::error(if file.truncated {
+            format!(
+                "start_line {start} is past the part of {path} that read_file can show: \
+                 the first {READ_LIMIT} of its {} bytes, lines 1-{total}.",
+                file.size
+            )
+        } else {
+            format!(
+                "start_line {start} is past the end of {path}, which has {}.",
+                plural(total, "line")
+            )
+        });
+    }
+    let end = end.map_or(total_u64, |end| end.min(total_u64));
+    let mut out = if file.truncated {
+        format!(
+            "{path}: lines {start}-{end} of at least {total} (only the first {READ_LIMIT} of {} bytes were read; later lines are not shown)\n",
+            file.size
+        )
+    } else {
+        format!("{path}: lines {start}-{end} of {total}\n")
+    };
+    if lossy {
+        out.push_str(&format!(
+            "[{path} is not valid UTF-8; invalid bytes are shown as \u{FFFD}.]\n"
+        ));
+    }
+    for (number, line) in (1u64..).zip(text.split_inclusive('\n')) {
+        if number < start {
+            continue;
+        }
+        if number > end {
+            break;
+        }
+        let line = line.strip_suffix('\n').unwrap_or(line);
+        out.push_str(&format!("{number:>6}\t{line}\n"));
+    }
+    ToolOutcome::completed(out)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn contents(bytes: &[u8]) -> FileContents {
+        FileContents {
+            bytes: bytes.to_vec(),
+            mode: 0o644,
+            truncated: false,
+            size: bytes.len() as u64,
+        }
+    }
+
+    #[test]
+    fn counts_lines_with_and_without_a_final_newline() {
+        assert_eq!(count_lines(b""), 0);
+        assert_eq!(count_lines(b"a"), 1);
+        assert_eq!(count_lines(b"a\n"), 1);
+        assert_eq!(count_lines(b"a\nb"), 2);
+        assert_eq!(count_lines(b"\n\n"), 2);
+    }
+
+    #[test]
+    fn renders_a_range_with_numbers() {
+        let out = render(
+            "f.txt",
+            &contents(b"one\ntwo\nthree\nfour\n"),
+            Some(2),
+            Some(3),
+        );
+        assert_eq!(
+            out.output,
+            "f.txt: lines 2-3 of 4\n     2\ttwo\n     3\tthree\n"
+        );
+    }
+
+    #[test]
+    fn truncated_file_drops_the_cut_line() {
+        let mut file = contents(b"one\ntwo\nthr");
+        file.truncated = true;
+        file.size = 100;
+        let out = render("f.txt", &file, None, None);
+        assert!(out.output.starts_with("f.txt: lines 1-2 of at least 2"));
+        assert!(!out.output.contains("thr"));
+    }
+
+    #[test]
+    fn truncated_single_line_keeps_whole_characters() {
+        let mut file = contents("ab\u{e9}".as_bytes());
+        file.bytes.pop();
+        file.truncated = true;
+        let out = render("f.txt", &file, None, None);
+        assert!(!out.output.contains("not valid UTF-8"), "{}", out.output);
+        assert!(out.output.contains("\tab\n"));
+    }
+}
