@@ -5,3 +5,4 @@
 pub mod policy;
 pub mod model;
 pub mod tools;
+pub mod session;
