@@ -5,3 +5,4 @@
 pub mod model;
 pub mod policy;
 pub mod tools;
+pub mod session;

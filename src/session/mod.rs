@@ -1,0 +1,86 @@
+//! Saved sessions: one append-only JSON-lines file per session,
+//! `HOME/sessions/ID.jsonl` (file 0600, directory 0700), fsynced after every
+//! record. Owns session ids, the record format, the store, replaying records
+//! into history (`history`) and acknowledging interrupted tool calls
+//! (`recover`).
+//!
+//! Never decides or runs a tool call, never rewrites or truncates a file, and
+//! never writes a mode: a mode lives in memory only, so after a restart every
+//! session starts in the start mode again.
+
+pub mod id;
+pub mod record;
+pub mod recover;
+pub mod store;
+
+use std::io;
+use std::path::PathBuf;
+
+use crate::model::Item;
+
+pub use id::{InvalidId, SessionId};
+pub use record::{Header, Loaded, Record};
+pub use recover::{INTERRUPTED_OUTPUT, recover};
+pub use store::{SessionLog, SessionStore, SessionSummary};
+
+/// Why a session could not be created, saved, read or listed. Every text
+/// names the file (or directory) and what failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    InvalidId(#[from] InvalidId),
+    #[error("could not create a session id: the system's random source failed: {0}")]
+    Random(String),
+    #[error("could not create the sessions directory {}: {error}", path.display())]
+    CreateDir { path: PathBuf, error: io::Error },
+    #[error("could not create {}: {error}", path.display())]
+    Create { path: PathBuf, error: io::Error },
+    #[error("no saved session {id} (there is no {})", path.display())]
+    NotFound { id: SessionId, path: PathBuf },
+    #[error("could not open {}: {error}", path.display())]
+    Open { path: PathBuf, error: io::Error },
+    #[error("{} is in use by another mino process; finish there first", path.display())]
+    InUse { path: PathBuf },
+    #[error("could not read {}: {error}", path.display())]
+    Read { path: PathBuf, error: io::Error },
+    #[error("could not save to {}: {error}", path.display())]
+    Write { path: PathBuf, error: io::Error },
+    #[error("could not save to {}: the record could not be encoded: {message}", path.display())]
+    Encode { path: PathBuf, message: String },
+    #[error(
+        "{} line {line} is not a valid session record: {reason}. Nothing was changed; the file was left as it is.",
+        path.display()
+    )]
+    Corrupt {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+    #[error("{} is not a session file: {reason}", path.display())]
+    NotSession { path: PathBuf, reason: String },
+    #[error("could not list the sessions in {}: {error}", path.display())]
+    List { path: PathBuf, error: io::Error },
+}
+
+/// The history that `records` replay to: items in order, `Clear` empties it,
+/// `Compact { summary, kept }` turns everything before the last `kept` items
+/// into one `Item::Summary` (all items are kept when there are fewer).
+pub fn history(records: &[Record]) -> Vec<Item> {
+    let mut items: Vec<Item> = Vec::new();
+    for record in records {
+        match record {
+            Record::Item(item) => items.push(item.clone()),
+            Record::Clear => items.clear(),
+            Record::Compact { summary, kept } => {
+                let start = items.len().saturating_sub(*kept);
+                let mut next = Vec::with_capacity(items.len() - start + 1);
+                next.push(Item::Summary {
+                    text: summary.clone(),
+                });
+                next.extend(items.drain(start..));
+                items = next;
+            }
+        }
+    }
+    items
+}

@@ -1,0 +1,422 @@
+//! The session file's format: one JSON object a line, each ending in `\n`.
+//!
+//! ```text
+//! {"type":"session","id":"<32 hex>","started":<unix seconds>,"project":"<dir>","model":"<name>"}
+//! {"type":"user","text":"..."}                                   history items (model::Item)
+//! {"type":"assistant","text":"...","tool_calls":[{"id":..,"name":..,"arguments":".."}]}
+//! {"type":"tool_result","call_id":"..","status":"completed","output":".."}
+//! {"type":"summary","text":"..."}
+//! {"type":"clear"}                                               history emptied, same id
+//! {"type":"compact","summary":"...","kept":N}                    older history replaced by a summary, last N kept
+//! {"type":"torn"}                                                the line just before this one was cut short
+//! ```
+//!
+//! The header is the first line and only there. `{"type":"torn"}` is written
+//! by the store, never by a caller: when a file ends in an incomplete or
+//! invalid line (mino stopped while writing it), the next append starts on a
+//! fresh line with this marker, so the file stays readable without being
+//! rewritten. Owns encoding, decoding and the rules for reading a whole file.
+//! Never does I/O, and never holds a mode: modes are never written.
+
+use std::path::{Path, PathBuf};
+
+use serde::de::Error as _;
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use super::{SessionError, SessionId, history};
+use crate::model::Item;
+
+/// The marker line that acknowledges a cut-short line just before it.
+pub(crate) const TORN_MARKER: &str = r#"{"type":"torn"}"#;
+
+/// The first line of every session file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    pub id: SessionId,
+    /// Unix seconds.
+    pub started: u64,
+    /// The project directory the session was started in.
+    pub project: PathBuf,
+    /// The model's name at the start.
+    pub model: String,
+}
+
+#[derive(Serialize)]
+struct HeaderOut<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: &'a SessionId,
+    started: u64,
+    project: &'a Path,
+    model: &'a str,
+}
+
+#[derive(Deserialize)]
+struct HeaderIn {
+    id: SessionId,
+    started: u64,
+    project: PathBuf,
+    model: String,
+}
+
+impl Serialize for Header {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        HeaderOut {
+            kind: "session",
+            id: &self.id,
+            started: self.started,
+            project: &self.project,
+            model: &self.model,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for Header {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        match value.get("type").and_then(Value::as_str) {
+            Some("session") => {}
+            _ => return Err(D::Error::custom("not a session header")),
+        }
+        let header: HeaderIn = serde_json::from_value(value).map_err(D::Error::custom)?;
+        Ok(Header {
+            id: header.id,
+            started: header.started,
+            project: header.project,
+            model: header.model,
+        })
+    }
+}
+
+/// One line after the header.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record {
+    /// A history item, written as the item itself (`{"type":"user",...}`).
+    Item(Item),
+    /// `/clear`: history emptied; the session keeps its id.
+    Clear,
+    /// `/compact`: everything before the last `kept` items is replaced by
+    /// `summary`, which reaches the model as lossy context, never as
+    /// authorization.
+    Compact { summary: String, kept: usize },
+}
+
+impl From<Item> for Record {
+    fn from(item: Item) -> Self {
+        Record::Item(item)
+    }
+}
+
+impl Serialize for Record {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Record::Item(item) => item.serialize(serializer),
+            Record::Clear => {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry("type", "clear")?;
+                map.end()
+            }
+            Record::Compact { summary, kept } => {
+                let mut map = serializer.serialize_map(Some(3))?;
+                map.serialize_entry("type", "compact")?;
+                map.serialize_entry("summary", summary)?;
+                map.serialize_entry("kept", kept)?;
+                map.end()
+            }
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct CompactIn {
+    summary: String,
+    kept: usize,
+}
+
+impl Record {
+    fn from_value(value: Value) -> Result<Record, String> {
+        let kind = match value.get("type") {
+            Some(Value::String(kind)) => kind.clone(),
+            Some(_) => return Err("its \"type\" is not a string".to_owned()),
+            None => return Err("it has no \"type\" field".to_owned()),
+        };
+        match kind.as_str() {
+            "user" | "assistant" | "tool_result" | "summary" => {
+                serde_json::from_value::<Item>(value)
+                    .map(Record::Item)
+                    .map_err(|e| format!("a {kind} item that does not decode: {e}"))
+            }
+            "clear" => Ok(Record::Clear),
+            "compact" => serde_json::from_value::<CompactIn>(value)
+                .map(|c| Record::Compact {
+                    summary: c.summary,
+                    kept: c.kept,
+                })
+                .map_err(|e| format!("a compact record that does not decode: {e}")),
+            "session" => Err("a session header, which may only be the first line".to_owned()),
+            other => Err(format!("unknown record type {other:?}")),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Record {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Record::from_value(value).map_err(D::Error::custom)
+    }
+}
+
+/// A session file, read and checked: the header, the records after it, and
+/// a warning when an incomplete or invalid last line was left out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loaded {
+    pub header: Header,
+    pub records: Vec<Record>,
+    /// Names the file and line that was left out; say it to the user.
+    pub warning: Option<String>,
+}
+
+impl Loaded {
+    /// The history these records replay to (see [`history`]).
+    pub fn history(&self) -> Vec<Item> {
+        history(&self.records)
+    }
+}
+
+/// One decoded line.
+pub(crate) enum Line {
+    Header(Header),
+    Record(Record),
+    Torn,
+}
+
+pub(crate) fn parse_line(bytes: &[u8]) -> Result<Line, String> {
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON ({e})"))?;
+    match value.get("type").and_then(Value::as_str) {
+        Some("session") => serde_json::from_value::<Header>(value)
+            .map(Line::Header)
+            .map_err(|e| format!("a session header that does not decode: {e}")),
+        Some("torn") => Ok(Line::Torn),
+        _ => Record::from_value(value).map(Line::Record),
+    }
+}
+
+/// JSON text of one line, without its newline.
+pub(crate) fn encode<T: Serialize>(path: &Path, value: &T) -> Result<String, SessionError> {
+    serde_json::to_string(value).map_err(|e| SessionError::Encode {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })
+}
+
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
+}
+
+/// How a file ends, which decides how the next append starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tail {
+    /// Empty, or the last line is complete and valid: append as is.
+    Clean,
+    /// The last line has no newline: end it, then write the marker.
+    Torn,
+    /// The last line is complete but invalid: write the marker.
+    Corrupt,
+}
+
+pub(crate) fn tail_of(bytes: &[u8]) -> Tail {
+    match bytes.split_last() {
+        None => Tail::Clean,
+        Some((last, _)) if *last != b'\n' => Tail::Torn,
+        Some((_, body)) => {
+            let start = body.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+            let line = body.get(start..).unwrap_or_default();
+            if is_blank(line) || parse_line(line).is_ok() {
+                Tail::Clean
+            } else {
+                Tail::Corrupt
+            }
+        }
+    }
+}
+
+/// Reads a whole session file. An incomplete last line (no newline) or an
+/// invalid last line is left out with a warning; an invalid line anywhere
+/// else is an error naming the file and line. A line followed by the torn
+/// marker was already left out by an earlier start and is skipped quietly.
+/// Blank lines carry nothing and are skipped.
+pub(crate) fn parse_file(path: &Path, bytes: &[u8]) -> Result<Loaded, SessionError> {
+    let not_session = |reason: String| SessionError::NotSession {
+        path: path.to_owned(),
+        reason,
+    };
+    let mut pieces: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+    // What follows the last newline: empty when the file ends with one.
+    let torn = pieces.pop().filter(|rest| !is_blank(rest));
+    let lines: Vec<Option<Result<Line, String>>> = pieces
+        .iter()
+        .map(|line| (!is_blank(line)).then(|| parse_line(line)))
+        .collect();
+    let last_line = lines.iter().rposition(Option::is_some);
+
+    let mut header: Option<Header> = None;
+    let mut records = Vec::new();
+    let mut warning = None;
+    for (index, line) in lines.iter().enumerate() {
+        let number = index + 1;
+        let Some(line) = line else { continue };
+        if matches!(lines.get(index + 1), Some(Some(Ok(Line::Torn)))) {
+            continue;
+        }
+        match (line, &header) {
+            (Ok(Line::Torn), Some(_)) => {}
+            (Ok(Line::Header(found)), None) => header = Some(found.clone()),
+            (Ok(Line::Header(_)), Some(_)) => {
+                return Err(SessionError::Corrupt {
+                    path: path.to_owned(),
+                    line: number,
+                    reason: "a second session header".to_owned(),
+                });
+            }
+            (Ok(Line::Record(record)), Some(_)) => records.push(record.clone()),
+            (Err(reason), Some(_)) if Some(index) == last_line && torn.is_none() => {
+                warning = Some(format!(
+                    "{} line {number} is not a valid session record ({reason}); it was left out and everything before it was kept. The file was not changed.",
+                    path.display()
+                ));
+            }
+            (Err(reason), Some(_)) => {
+                return Err(SessionError::Corrupt {
+                    path: path.to_owned(),
+                    line: number,
+                    reason: reason.clone(),
+                });
+            }
+            (Err(reason), None) => {
+                return Err(not_session(format!(
+                    "line {number} is not a session header: {reason}"
+                )));
+            }
+            (Ok(_), None) => {
+                return Err(not_session(format!(
+                    "line {number} is not a session header"
+                )));
+            }
+        }
+    }
+    let Some(header) = header else {
+        return Err(not_session(match torn {
+            Some(_) => "its header line is incomplete (mino stopped while creating it)".to_owned(),
+            None => "it is empty".to_owned(),
+        }));
+    };
+    if torn.is_some() {
+        warning = Some(format!(
+            "{} line {} is incomplete (mino stopped while writing it); it was left out and everything before it was kept. The file was not changed.",
+            path.display(),
+            pieces.len() + 1
+        ));
+    }
+    Ok(Loaded {
+        header,
+        records,
+        warning,
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::model::{ResultStatus, ToolCall};
+
+    fn id() -> SessionId {
+        SessionId::parse("3f9c0a1e5b7d4c2a9e8f1b0c6d5a4e3f").unwrap()
+    }
+
+    #[test]
+    fn lines_have_the_documented_shape() {
+        let header = Header {
+            id: id(),
+            started: 1_700_000_000,
+            project: PathBuf::from("/home/u/notes-demo"),
+            model: "gpt-5-mini".to_owned(),
+        };
+        assert_eq!(
+            serde_json::to_string(&header).unwrap(),
+            r#"{"type":"session","id":"3f9c0a1e5b7d4c2a9e8f1b0c6d5a4e3f","started":1700000000,"project":"/home/u/notes-demo","model":"gpt-5-mini"}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&Record::Clear).unwrap(),
+            r#"{"type":"clear"}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&Record::Compact {
+                summary: "s".into(),
+                kept: 2
+            })
+            .unwrap(),
+            r#"{"type":"compact","summary":"s","kept":2}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&Record::Item(Item::User { text: "hi".into() })).unwrap(),
+            r#"{"type":"user","text":"hi"}"#
+        );
+    }
+
+    #[test]
+    fn records_round_trip() {
+        let records = vec![
+            Record::Item(Item::User {
+                text: "a\nb".into(),
+            }),
+            Record::Item(Item::Assistant {
+                text: String::new(),
+                tool_calls: vec![ToolCall {
+                    id: "c1".into(),
+                    name: "bash".into(),
+                    arguments: r#"{"command":"ls"}"#.into(),
+                }],
+            }),
+            Record::Item(Item::ToolResult {
+                call_id: "c1".into(),
+                status: ResultStatus::Denied,
+                output: "no".into(),
+            }),
+            Record::Item(Item::Summary { text: "s".into() }),
+            Record::Clear,
+            Record::Compact {
+                summary: "t".into(),
+                kept: 0,
+            },
+        ];
+        for record in records {
+            let text = serde_json::to_string(&record).unwrap();
+            assert!(!text.contains('\n'));
+            assert_eq!(serde_json::from_str::<Record>(&text).unwrap(), record);
+        }
+    }
+
+    #[test]
+    fn a_mode_or_unknown_type_is_not_a_record() {
+        let err = serde_json::from_str::<Record>(r#"{"type":"mode","mode":"bypass"}"#).unwrap_err();
+        assert!(
+            err.to_string().contains("unknown record type \"mode\""),
+            "{err}"
+        );
+        assert!(serde_json::from_str::<Record>(r#"{"text":"x"}"#).is_err());
+    }
+
+    #[test]
+    fn tails() {
+        assert_eq!(tail_of(b""), Tail::Clean);
+        assert_eq!(tail_of(b"{\"type\":\"clear\"}\n"), Tail::Clean);
+        assert_eq!(tail_of(b"{\"type\":\"clear\"}\n{\"ty"), Tail::Torn);
+        assert_eq!(tail_of(b"{\"type\":\"clear\"}\n{\"ty\n"), Tail::Corrupt);
+        assert_eq!(tail_of(b"{\"ty\n{\"type\":\"torn\"}\n"), Tail::Clean);
+    }
+}

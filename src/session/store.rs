@@ -1,0 +1,433 @@
+//! The session files on disk: `SessionStore` creates, opens and lists
+//! `DIR/ID.jsonl`; `SessionLog` appends to one of them. The directory is
+//! created 0700 and a file 0600 (`O_CREAT | O_EXCL`, never following a link).
+//! Every append is one `write` of one line followed by `fdatasync`, so when
+//! `append` returns the record is on disk; when it fails the error names the
+//! file and the caller must stop, because chat never goes on with history it
+//! could not save. A session file is locked (`flock`, exclusive) while a log
+//! holds it, so two processes never interleave one session.
+//!
+//! Never rewrites, truncates or deletes a session file (the one exception: a
+//! file this call just created whose header could not be written), and never
+//! writes a mode.
+
+use std::fs::{self, DirBuilder, File};
+use std::io::{self, BufRead, BufReader, ErrorKind, Write};
+use std::os::unix::fs::{DirBuilderExt, FileExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use rustix::fs::{FlockOperation, Mode, OFlags};
+use rustix::io::Errno;
+
+use super::record::{
+    Line, Loaded, Record, TORN_MARKER, Tail, encode, parse_file, parse_line, tail_of,
+};
+use super::{Header, SessionError, SessionId};
+use crate::model::Item;
+
+/// How many characters of the first prompt a summary keeps.
+pub const PROMPT_PREVIEW_CHARS: usize = 60;
+
+/// The sessions directory (`HOME/sessions/`).
+#[derive(Debug, Clone)]
+pub struct SessionStore {
+    dir: PathBuf,
+}
+
+/// One saved session, as `/sessions` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSummary {
+    pub id: SessionId,
+    /// Unix seconds, from the header.
+    pub started: u64,
+    pub project: PathBuf,
+    pub model: String,
+    /// The first user prompt in the file, whitespace collapsed, at most
+    /// `PROMPT_PREVIEW_CHARS` characters (`…` marks a cut).
+    pub first_prompt: Option<String>,
+    /// The file's size in bytes.
+    pub bytes: u64,
+}
+
+/// An open session file that records are appended to.
+#[derive(Debug)]
+pub struct SessionLog {
+    id: SessionId,
+    path: PathBuf,
+    file: File,
+    /// How the file ends; `None` after a failed write, when it is read again
+    /// before the next append.
+    tail: Option<Tail>,
+}
+
+impl SessionStore {
+    /// A store over `dir` (normally `HOME/sessions/`). Nothing is touched
+    /// until a session is created, opened or listed.
+    pub fn new(dir: PathBuf) -> SessionStore {
+        SessionStore { dir }
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Where session `id` is stored.
+    pub fn path_of(&self, id: &SessionId) -> PathBuf {
+        self.dir.join(format!("{id}.jsonl"))
+    }
+
+    /// Creates a new session file with a fresh id and writes its header.
+    /// The directory is created (0700) if it does not exist.
+    pub fn create(&self, project: &Path, model: &str) -> Result<SessionLog, SessionError> {
+        self.ensure_dir()?;
+        let (id, path, file) = self.create_file()?;
+        let header = Header {
+            id: id.clone(),
+            started: now(),
+            project: PathBuf::from(project.to_string_lossy().into_owned()),
+            model: model.to_owned(),
+        };
+        let mut log = SessionLog {
+            id,
+            path,
+            file,
+            tail: Some(Tail::Clean),
+        };
+        let written = encode(&log.path, &header)
+            .and_then(|line| log.write_line(&line))
+            .and_then(|()| sync_dir(&self.dir));
+        if let Err(error) = written {
+            // A file without a header is not a session; it is ours to remove.
+            let _ = fs::remove_file(&log.path);
+            return Err(error);
+        }
+        Ok(log)
+    }
+
+    /// Opens session `id` for appending and reads it. An incomplete or
+    /// invalid last line is left out with `Loaded::warning`; an invalid line
+    /// elsewhere is an error naming the file and line, and the file is left
+    /// as it is. The next append after a left-out line starts on a fresh line.
+    pub fn open(&self, id: &SessionId) -> Result<(SessionLog, Loaded), SessionError> {
+        let path = self.path_of(id);
+        let flags =
+            OFlags::RDWR | OFlags::APPEND | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+        let file = match rustix::fs::open(&path, flags, Mode::empty()) {
+            Ok(fd) => File::from(fd),
+            Err(Errno::NOENT) => {
+                return Err(SessionError::NotFound {
+                    id: id.clone(),
+                    path,
+                });
+            }
+            Err(Errno::LOOP) => {
+                return Err(SessionError::NotSession {
+                    path,
+                    reason: "it is a symbolic link".to_owned(),
+                });
+            }
+            Err(errno) => {
+                return Err(SessionError::Open {
+                    path,
+                    error: errno.into(),
+                });
+            }
+        };
+        let metadata = file.metadata().map_err(|error| SessionError::Read {
+            path: path.clone(),
+            error,
+        })?;
+        if !metadata.is_file() {
+            return Err(SessionError::NotSession {
+                path,
+                reason: "it is not a regular file".to_owned(),
+            });
+        }
+        lock(&file, &path)?;
+        let bytes = read_prefix(&file, metadata.len()).map_err(|error| SessionError::Read {
+            path: path.clone(),
+            error,
+        })?;
+        let loaded = parse_file(&path, &bytes)?;
+        if loaded.header.id != *id {
+            return Err(SessionError::NotSession {
+                reason: format!("its header names session {}", loaded.header.id),
+                path,
+            });
+        }
+        let log = SessionLog {
+            id: id.clone(),
+            path,
+            file,
+            tail: Some(tail_of(&bytes)),
+        };
+        Ok((log, loaded))
+    }
+
+    /// The saved sessions, newest first (by start time, then id). Files that
+    /// are not sessions (other names, no readable header, a header naming
+    /// another id, not regular files) are skipped. A missing directory means
+    /// no sessions yet.
+    pub fn list(&self) -> Result<Vec<SessionSummary>, SessionError> {
+        let list_error = |error| SessionError::List {
+            path: self.dir.clone(),
+            error,
+        };
+        let entries = match fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(error) => return Err(list_error(error)),
+        };
+        let mut sessions = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(list_error)?;
+            let name = entry.file_name();
+            let Some(id) = name
+                .to_str()
+                .and_then(|name| name.strip_suffix(".jsonl"))
+                .and_then(|stem| SessionId::parse(stem).ok())
+            else {
+                continue;
+            };
+            if !entry.file_type().is_ok_and(|kind| kind.is_file()) {
+                continue;
+            }
+            if let Some(summary) = summarize(&entry.path(), id) {
+                sessions.push(summary);
+            }
+        }
+        sessions.sort_by(|a, b| b.started.cmp(&a.started).then_with(|| a.id.cmp(&b.id)));
+        Ok(sessions)
+    }
+
+    fn ensure_dir(&self) -> Result<(), SessionError> {
+        let error = |error| SessionError::CreateDir {
+            path: self.dir.clone(),
+            error,
+        };
+        match fs::metadata(&self.dir) {
+            Ok(metadata) if metadata.is_dir() => Ok(()),
+            Ok(_) => Err(error(io::Error::new(
+                ErrorKind::NotADirectory,
+                "it exists and is not a directory",
+            ))),
+            Err(e) if e.kind() == ErrorKind::NotFound => DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&self.dir)
+                .and_then(|()| fs::set_permissions(&self.dir, fs::Permissions::from_mode(0o700)))
+                .map_err(error),
+            Err(e) => Err(error(e)),
+        }
+    }
+
+    /// A new `ID.jsonl`, 0600, opened for appending and locked.
+    fn create_file(&self) -> Result<(SessionId, PathBuf, File), SessionError> {
+        let flags = OFlags::RDWR
+            | OFlags::APPEND
+            | OFlags::CREATE
+            | OFlags::EXCL
+            | OFlags::NOFOLLOW
+            | OFlags::CLOEXEC;
+        // 128 random bits do not collide; the retry only guards a broken source.
+        for _ in 0..3 {
+            let id = SessionId::generate().map_err(|e| SessionError::Random(e.to_string()))?;
+            let path = self.path_of(&id);
+            match rustix::fs::open(&path, flags, Mode::from_raw_mode(0o600)) {
+                Ok(fd) => {
+                    // The umask can only have narrowed 0600; make it exact.
+                    let made = rustix::fs::fchmod(&fd, Mode::from_raw_mode(0o600));
+                    let file = File::from(fd);
+                    if let Err(errno) = made {
+                        let _ = fs::remove_file(&path);
+                        return Err(SessionError::Create {
+                            path,
+                            error: errno.into(),
+                        });
+                    }
+                    lock(&file, &path)?;
+                    return Ok((id, path, file));
+                }
+                Err(Errno::EXIST) => continue,
+                Err(errno) => {
+                    return Err(SessionError::Create {
+                        path,
+                        error: errno.into(),
+                    });
+                }
+            }
+        }
+        Err(SessionError::Create {
+            path: self.dir.clone(),
+            error: io::Error::new(
+                ErrorKind::AlreadyExists,
+                "three new session ids were all taken",
+            ),
+        })
+    }
+}
+
+impl SessionLog {
+    pub fn id(&self) -> &SessionId {
+        &self.id
+    }
+
+    /// The session file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one record as one line and waits until it is on disk. On an
+    /// error the record may or may not be in the file; the caller must not
+    /// go on as if it were saved.
+    pub fn append(&mut self, record: &Record) -> Result<(), SessionError> {
+        let line = encode(&self.path, record)?;
+        self.write_line(&line)
+    }
+
+    /// `append(&Record::Item(item))` without cloning the item.
+    pub fn append_item(&mut self, item: &Item) -> Result<(), SessionError> {
+        let line = encode(&self.path, item)?;
+        self.write_line(&line)
+    }
+
+    fn write_line(&mut self, line: &str) -> Result<(), SessionError> {
+        let tail = match self.tail {
+            Some(tail) => tail,
+            None => self.read_tail()?,
+        };
+        let mut buffer = String::with_capacity(line.len() + TORN_MARKER.len() + 2);
+        if tail == Tail::Torn {
+            buffer.push('\n');
+        }
+        if tail != Tail::Clean {
+            buffer.push_str(TORN_MARKER);
+            buffer.push('\n');
+        }
+        buffer.push_str(line);
+        buffer.push('\n');
+        self.tail = None;
+        (&self.file)
+            .write_all(buffer.as_bytes())
+            .and_then(|()| self.file.sync_data())
+            .map_err(|error| SessionError::Write {
+                path: self.path.clone(),
+                error,
+            })?;
+        self.tail = Some(Tail::Clean);
+        Ok(())
+    }
+
+    /// After a failed write the file may end in part of a line: look.
+    fn read_tail(&self) -> Result<Tail, SessionError> {
+        let read_error = |error| SessionError::Read {
+            path: self.path.clone(),
+            error,
+        };
+        let len = self.file.metadata().map_err(read_error)?.len();
+        let bytes = read_prefix(&self.file, len).map_err(read_error)?;
+        Ok(tail_of(&bytes))
+    }
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
+}
+
+/// Exclusive, without waiting: a session is written by one process at a time.
+fn lock(file: &File, path: &Path) -> Result<(), SessionError> {
+    match rustix::fs::flock(file, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(()),
+        Err(Errno::WOULDBLOCK) => Err(SessionError::InUse {
+            path: path.to_owned(),
+        }),
+        Err(errno) => Err(SessionError::Open {
+            path: path.to_owned(),
+            error: errno.into(),
+        }),
+    }
+}
+
+/// The directory entry of a new file is durable only once the directory is.
+fn sync_dir(dir: &Path) -> Result<(), SessionError> {
+    File::open(dir)
+        .and_then(|handle| handle.sync_all())
+        .map_err(|error| SessionError::Write {
+            path: dir.to_owned(),
+            error,
+        })
+}
+
+/// The first `len` bytes (the size seen when the file was opened), read
+/// without moving the file position.
+fn read_prefix(file: &File, len: u64) -> io::Result<Vec<u8>> {
+    let mut bytes = vec![0u8; usize::try_from(len).map_err(io::Error::other)?];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        let Some(rest) = bytes.get_mut(filled..) else {
+            break;
+        };
+        match file.read_at(rest, filled as u64) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(error) if error.kind() == ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    bytes.truncate(filled);
+    Ok(bytes)
+}
+
+/// The summary of one file, or `None` when it is not a readable session.
+fn summarize(path: &Path, id: SessionId) -> Option<SessionSummary> {
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let file = File::from(rustix::fs::open(path, flags, Mode::empty()).ok()?);
+    let metadata = file.metadata().ok()?;
+    if !metadata.is_file() {
+        return None;
+    }
+    let mut reader = BufReader::new(file);
+    let mut line = Vec::new();
+    let mut next_line = |line: &mut Vec<u8>| -> Option<()> {
+        line.clear();
+        match reader.read_until(b'\n', line) {
+            Ok(_) if line.last() == Some(&b'\n') => Some(()),
+            _ => None,
+        }
+    };
+    next_line(&mut line)?;
+    let header = match parse_line(&line) {
+        Ok(Line::Header(header)) if header.id == id => header,
+        _ => return None,
+    };
+    let mut first_prompt = None;
+    while next_line(&mut line).is_some() {
+        // A preview: whatever does not decode is skipped.
+        if let Ok(Line::Record(Record::Item(Item::User { text }))) = parse_line(&line) {
+            first_prompt = Some(shorten(&text));
+            break;
+        }
+    }
+    Some(SessionSummary {
+        id,
+        started: header.started,
+        project: header.project,
+        model: header.model,
+        first_prompt,
+        bytes: metadata.len(),
+    })
+}
+
+fn shorten(text: &str) -> String {
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if words.chars().count() <= PROMPT_PREVIEW_CHARS {
+        return words;
+    }
+    let mut cut: String = words.chars().take(PROMPT_PREVIEW_CHARS - 1).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push('…');
+    cut
+}
