@@ -5,3 +5,6 @@
 pub mod policy;
 pub mod model;
 pub mod tools;
+pub mod config;
+pub mod home;
+pub mod logging;
