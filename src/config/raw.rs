@@ -1,8 +1,8 @@
 //! The first stage of settings: serde structs exactly as a `config.toml` is
 //! written, every key optional (but a trusted executable's `path`) and every
-//! table closed to unknown keys. Values
-//! are kept as TOML gives them (strings, integers); nothing here checks a
-//! value's meaning or applies a default: `validate.rs` does.
+//! table closed to unknown keys. Values are kept as TOML gives them (strings,
+//! integers); nothing here checks a value's meaning or applies a default:
+//! `validate.rs` does.
 
 use std::collections::BTreeMap;
 
