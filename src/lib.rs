@@ -2,7 +2,10 @@
 //! through one decision (allow, ask, deny) made from facts the program
 //! established itself.
 
+pub mod config;
+pub mod home;
+pub mod logging;
 pub mod model;
 pub mod policy;
-pub mod tools;
 pub mod session;
+pub mod tools;

@@ -1,0 +1,192 @@
+//! Settings, in two stages (STYLE rule 9): raw serde structs as read from the
+//! files, then one validated `Settings` built before anything uses it. Owns
+//! the layering, lowest first: built-in defaults, the user's `config.toml`,
+//! the project's `.mino/config.toml` (which can only tighten), the
+//! environment (`AGENT_YOLO`), the command line. Never starts anything on an
+//! invalid file, and never writes a settings file.
+
+mod error;
+mod locate;
+mod project;
+pub mod raw;
+mod settings;
+mod source;
+mod validate;
+
+use std::fs;
+use std::path::Path;
+
+pub use error::{ConfigError, KeyPath, Segment};
+pub use settings::{
+    DEFAULT_CONTEXT_WINDOW, JudgeSettings, Limits, McpServer, ModelSettings, PROVIDER_NAMES,
+    ProviderKind, Settings, ShellGateSettings, ToolSwitches, TrustedExecutable, UnknownProvider,
+};
+
+use crate::home::Home;
+use crate::policy::{MODE_NAMES, Mode};
+use source::SourceFile;
+use validate::{BASE_URL_ACCEPTED, MODEL_ACCEPTED, SCRIPT_ACCEPTED, check_base_url, check_model};
+
+/// The variable that starts sessions in bypass (or forces manual).
+pub const AGENT_YOLO: &str = "AGENT_YOLO";
+
+const AGENT_YOLO_ACCEPTED: &str =
+    "1, true or yes (start in bypass); 0, false or no (start in manual)";
+
+/// The project's settings file, relative to the project directory.
+pub const PROJECT_FILE: &str = ".mino/config.toml";
+
+/// What the environment says, read once (or given by a test).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EnvOverrides {
+    /// `AGENT_YOLO`, as set.
+    pub agent_yolo: Option<String>,
+}
+
+impl EnvOverrides {
+    /// Reads the process environment.
+    pub fn from_process() -> Self {
+        Self {
+            agent_yolo: std::env::var_os(AGENT_YOLO).map(|v| v.to_string_lossy().into_owned()),
+        }
+    }
+
+    /// The start mode `AGENT_YOLO` forces, if set.
+    fn start_mode(&self) -> Result<Option<Mode>, ConfigError> {
+        let Some(value) = &self.agent_yolo else {
+            return Ok(None);
+        };
+        let is = |names: &[&str]| names.iter().any(|n| value.eq_ignore_ascii_case(n));
+        if is(&["1", "true", "yes"]) {
+            Ok(Some(Mode::Bypass))
+        } else if is(&["0", "false", "no"]) {
+            Ok(Some(Mode::Manual))
+        } else {
+            Err(ConfigError::Environment {
+                variable: AGENT_YOLO,
+                value: value.clone(),
+                accepted: AGENT_YOLO_ACCEPTED,
+            })
+        }
+    }
+}
+
+/// What the command line overrides; the CLI fills it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CliOverrides {
+    /// `--mode NAME`.
+    pub mode: Option<Mode>,
+    /// `--yolo`.
+    pub yolo: bool,
+    /// `--provider NAME`.
+    pub provider: Option<String>,
+    /// `--base-url URL`.
+    pub base_url: Option<String>,
+    /// `--model NAME`.
+    pub model: Option<String>,
+}
+
+impl Settings {
+    /// Loads and validates every layer. The first error stops it; a missing
+    /// file is simply absent.
+    pub fn load(
+        home: &Home,
+        project_dir: &Path,
+        env: &EnvOverrides,
+        cli: &CliOverrides,
+    ) -> Result<Settings, ConfigError> {
+        let mut settings = Settings::default();
+        let user_file = home.config_file();
+        let user = SourceFile::read(&user_file)?;
+        if let Some(src) = &user {
+            validate::apply_user(&mut settings, src)?;
+            settings.sources.push(src.path.clone());
+        }
+        let project_file = project_dir.join(PROJECT_FILE);
+        let project = if same_file(&project_file, &user_file) {
+            None
+        } else {
+            SourceFile::read(&project_file)?
+        };
+        if let Some(src) = project {
+            project::apply_project(&mut settings, &src, &user_file)?;
+            settings.sources.push(src.path.clone());
+        }
+        if let Some(mode) = env.start_mode()? {
+            settings.start_mode = mode;
+        }
+        apply_cli(&mut settings, cli)?;
+        Ok(settings)
+    }
+}
+
+/// Whether both paths exist and are one file (a home inside the project).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (fs::canonicalize(a), fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn apply_cli(settings: &mut Settings, cli: &CliOverrides) -> Result<(), ConfigError> {
+    match (cli.mode, cli.yolo) {
+        (Some(mode), true) if mode != Mode::Bypass => {
+            return Err(ConfigError::CommandLine {
+                flag: "--mode",
+                value: mode.name().to_string(),
+                problem: "disagrees with --yolo".to_string(),
+                accepted: format!(
+                    "one of --mode and --yolo, or --mode bypass with --yolo ({MODE_NAMES})"
+                ),
+            });
+        }
+        (Some(mode), _) => settings.start_mode = mode,
+        (None, true) => settings.start_mode = Mode::Bypass,
+        (None, false) => {}
+    }
+    let model = &mut settings.model;
+    if let Some(name) = &cli.provider {
+        let provider = name
+            .parse::<ProviderKind>()
+            .map_err(|e| ConfigError::CommandLine {
+                flag: "--provider",
+                value: e.given.clone(),
+                problem: "unknown provider".to_string(),
+                accepted: PROVIDER_NAMES.to_string(),
+            })?;
+        if provider != model.provider {
+            // The file's URL, key variable and model belong to the file's
+            // provider; a different provider starts from its own defaults.
+            model.provider = provider;
+            model.base_url = provider.default_base_url().to_string();
+            model.api_key_env = provider.default_api_key_env().to_string();
+            model.model = provider.default_model().to_string();
+        }
+        if provider == ProviderKind::Scripted && model.script.is_none() {
+            return Err(ConfigError::CommandLine {
+                flag: "--provider",
+                value: name.clone(),
+                problem: "the scripted provider needs model.script in the user settings"
+                    .to_string(),
+                accepted: SCRIPT_ACCEPTED.to_string(),
+            });
+        }
+    }
+    if let Some(url) = &cli.base_url {
+        model.base_url = check_base_url(url).map_err(|problem| ConfigError::CommandLine {
+            flag: "--base-url",
+            value: url.clone(),
+            problem,
+            accepted: BASE_URL_ACCEPTED.to_string(),
+        })?;
+    }
+    if let Some(name) = &cli.model {
+        model.model = check_model(name).map_err(|problem| ConfigError::CommandLine {
+            flag: "--model",
+            value: name.clone(),
+            problem,
+            accepted: MODEL_ACCEPTED.to_string(),
+        })?;
+    }
+    Ok(())
+}

@@ -1,0 +1,118 @@
+//! A project's `.mino/config.toml`, which can only tighten: add protected
+//! patterns, turn tools off, mark a user's MCP server `ask`. Everything that
+//! could loosen (a mode, a hook, a trusted executable, a model, limits, a
+//! tool turned on, a new server) is refused with the key and the file that
+//! does accept it. Never reads a file itself.
+
+use std::path::Path;
+
+use super::error::{ConfigError, KeyPath};
+use super::raw::{RawMcp, RawTools};
+use super::settings::Settings;
+use super::source::SourceFile;
+use super::validate::{add_patterns, check_server_name};
+
+/// Applies the project file `src` on top of `settings` (already holding the
+/// user's). `user_file` is where the refused keys belong.
+pub fn apply_project(
+    settings: &mut Settings,
+    src: &SourceFile,
+    user_file: &Path,
+) -> Result<(), ConfigError> {
+    let raw = &src.raw;
+    let only_user = format!(
+        "is only accepted in the user settings {}",
+        user_file.display()
+    );
+    let refused = [
+        ("default_mode", raw.default_mode.is_some()),
+        ("yolo", raw.yolo.is_some()),
+        ("model", raw.model.is_some()),
+        ("limits", raw.limits.is_some()),
+        ("shell_gate", raw.shell_gate.is_some()),
+        ("hooks", raw.hooks.is_some()),
+    ];
+    if let Some((key, _)) = refused.iter().find(|(_, present)| *present) {
+        return Err(src.loosening(KeyPath::of(&[key]), only_user));
+    }
+    if let Some(tools) = &raw.tools {
+        turn_off_tools(settings, src, tools)?;
+    }
+    if let Some(patterns) = raw.protected.as_ref().and_then(|p| p.patterns.as_ref()) {
+        add_patterns(settings, src, patterns)?;
+    }
+    if let Some(mcp) = &raw.mcp {
+        mark_servers(settings, src, mcp, user_file)?;
+    }
+    Ok(())
+}
+
+fn turn_off_tools(
+    settings: &mut Settings,
+    src: &SourceFile,
+    raw: &RawTools,
+) -> Result<(), ConfigError> {
+    let switches = [
+        ("bash", raw.bash, &mut settings.tools.bash),
+        ("edit", raw.edit, &mut settings.tools.edit),
+        ("fetch", raw.fetch, &mut settings.tools.fetch),
+    ];
+    for (name, value, switch) in switches {
+        match value {
+            Some(true) => {
+                return Err(src.loosening(
+                    KeyPath::of(&["tools", name]),
+                    "= true would turn a tool on; accepted here: false (a project can only turn tools off)",
+                ));
+            }
+            Some(false) => *switch = false,
+            None => {}
+        }
+    }
+    Ok(())
+}
+
+fn mark_servers(
+    settings: &mut Settings,
+    src: &SourceFile,
+    raw: &RawMcp,
+    user_file: &Path,
+) -> Result<(), ConfigError> {
+    let user_file = user_file.display();
+    for (name, entry) in raw.servers.iter().flatten() {
+        let key = KeyPath::of(&["mcp", "servers", name]);
+        check_server_name(src, &key, name)?;
+        let defined = [
+            ("command", entry.command.is_some()),
+            ("args", entry.args.is_some()),
+            ("env", entry.env.is_some()),
+        ];
+        if let Some((field, _)) = defined.iter().find(|(_, present)| *present) {
+            return Err(src.loosening(
+                key.key(field),
+                format!("is only accepted in the user settings {user_file}; a project may only set trust = \"ask\" on a server defined there"),
+            ));
+        }
+        match entry.trust.as_deref() {
+            None => {}
+            Some("ask") => match settings.mcp_servers.get_mut(name) {
+                Some(server) => server.trust_ask = true,
+                None => {
+                    return Err(src.loosening(
+                        key,
+                        format!(
+                            "names a server that the user settings {user_file} do not define; accepted: trust = \"ask\" on a server defined there"
+                        ),
+                    ));
+                }
+            },
+            Some(other) => {
+                return Err(src.loosening(
+                    key.key("trust"),
+                    format!("= {other:?} is not accepted in a project; accepted here: \"ask\""),
+                ));
+            }
+        }
+    }
+    Ok(())
+}

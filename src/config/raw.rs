@@ -1,0 +1,116 @@
+//! The first stage of settings: serde structs exactly as a `config.toml` is
+//! written, every key optional (but a trusted executable's `path`) and every
+//! table closed to unknown keys. Values are kept as TOML gives them (strings,
+//! integers); nothing here checks a value's meaning or applies a default:
+//! `validate.rs` does.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// One settings file: the user's `config.toml` or a project's
+/// `.mino/config.toml` (which `project.rs` restricts further).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawFile {
+    pub default_mode: Option<String>,
+    pub yolo: Option<bool>,
+    pub model: Option<RawModel>,
+    pub tools: Option<RawTools>,
+    pub limits: Option<RawLimits>,
+    pub protected: Option<RawProtected>,
+    pub shell_gate: Option<RawShellGate>,
+    pub hooks: Option<RawHooks>,
+    pub mcp: Option<RawMcp>,
+}
+
+/// `[model]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawModel {
+    pub provider: Option<String>,
+    pub base_url: Option<String>,
+    pub model: Option<String>,
+    pub api_key_env: Option<String>,
+    pub context_window: Option<i64>,
+    pub extra_body: Option<toml::Table>,
+    pub script: Option<String>,
+    pub request_timeout_secs: Option<i64>,
+    pub max_retries: Option<i64>,
+}
+
+/// `[tools]`: whether each tool exists at all (not whether it asks).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTools {
+    pub bash: Option<bool>,
+    pub edit: Option<bool>,
+    pub fetch: Option<bool>,
+}
+
+/// `[limits]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLimits {
+    pub bash_timeout_secs: Option<i64>,
+    pub bash_output_bytes: Option<i64>,
+    pub turn_requests: Option<i64>,
+    pub turn_tool_calls: Option<i64>,
+}
+
+/// `[protected]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawProtected {
+    pub patterns: Option<Vec<String>>,
+}
+
+/// `[shell_gate]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawShellGate {
+    pub trusted_executables: Option<Vec<RawTrustedExecutable>>,
+    pub git: Option<String>,
+    pub judge: Option<RawJudge>,
+}
+
+/// One entry of `shell_gate.trusted_executables`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTrustedExecutable {
+    pub path: String,
+    pub sha256: Option<String>,
+}
+
+/// `[shell_gate.judge]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawJudge {
+    pub enabled: Option<bool>,
+    pub timeout_secs: Option<i64>,
+}
+
+/// `[hooks]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHooks {
+    pub pre_tool_call: Option<Vec<String>>,
+}
+
+/// `[mcp]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMcp {
+    pub servers: Option<BTreeMap<String, RawMcpServer>>,
+}
+
+/// `[mcp.servers.NAME]`. `command` is optional here because a project file
+/// may name a user's server only to mark it `ask`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMcpServer {
+    pub command: Option<String>,
+    pub args: Option<Vec<String>>,
+    pub env: Option<BTreeMap<String, String>>,
+    pub trust: Option<String>,
+}

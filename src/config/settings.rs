@@ -1,0 +1,299 @@
+//! The second stage of settings: validated, typed values with their built-in
+//! defaults (DESIGN sections 3, 9 and 11). Everything here is already checked;
+//! nothing here reads a file or the environment.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::policy::{Mode, ProtectedPaths};
+
+/// The wire format a model service speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProviderKind {
+    OpenAiResponses,
+    OpenAiChat,
+    Anthropic,
+    /// Plays a script file; used by the demo and by tests.
+    Scripted,
+}
+
+/// The names `model.provider` and `--provider` accept.
+pub const PROVIDER_NAMES: &str = "openai-responses, openai-chat, anthropic, scripted";
+
+impl ProviderKind {
+    pub const ALL: [ProviderKind; 4] = [
+        ProviderKind::OpenAiResponses,
+        ProviderKind::OpenAiChat,
+        ProviderKind::Anthropic,
+        ProviderKind::Scripted,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAiResponses => "openai-responses",
+            ProviderKind::OpenAiChat => "openai-chat",
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Scripted => "scripted",
+        }
+    }
+
+    /// The base URL used when the settings give none.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "https://api.anthropic.com/v1",
+            _ => "https://api.openai.com/v1",
+        }
+    }
+
+    /// The variable holding the API key when the settings name none.
+    pub fn default_api_key_env(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "ANTHROPIC_API_KEY",
+            _ => "OPENAI_API_KEY",
+        }
+    }
+
+    /// The model used when the settings name none.
+    pub fn default_model(self) -> &'static str {
+        match self {
+            ProviderKind::Anthropic => "claude-sonnet-4-5",
+            _ => "gpt-5-mini",
+        }
+    }
+}
+
+impl fmt::Display for ProviderKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown provider name; its text says what is accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown provider {given:?}; accepted: {PROVIDER_NAMES}")]
+pub struct UnknownProvider {
+    pub given: String,
+}
+
+impl FromStr for ProviderKind {
+    type Err = UnknownProvider;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ProviderKind::ALL
+            .into_iter()
+            .find(|kind| kind.name() == s)
+            .ok_or_else(|| UnknownProvider {
+                given: s.to_string(),
+            })
+    }
+}
+
+/// `[model]`, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelSettings {
+    pub provider: ProviderKind,
+    /// An http(s) URL.
+    pub base_url: String,
+    pub model: String,
+    /// The name of the environment variable that holds the API key (never
+    /// the key itself).
+    pub api_key_env: String,
+    /// Tokens.
+    pub context_window: u64,
+    /// Extra fields merged into every request body.
+    pub extra_body: serde_json::Map<String, Value>,
+    /// The script a `scripted` provider plays, resolved against the file
+    /// that named it. Always present when the provider is `scripted`.
+    pub script: Option<PathBuf>,
+    /// How long a request may wait for its next byte.
+    pub request_timeout: Duration,
+    /// Retries for 429 and 5xx before the first byte.
+    pub max_retries: u32,
+}
+
+impl ModelSettings {
+    /// The built-in settings for `provider`.
+    pub fn defaults_for(provider: ProviderKind) -> Self {
+        Self {
+            provider,
+            base_url: provider.default_base_url().to_string(),
+            model: provider.default_model().to_string(),
+            api_key_env: provider.default_api_key_env().to_string(),
+            context_window: DEFAULT_CONTEXT_WINDOW,
+            extra_body: serde_json::Map::new(),
+            script: None,
+            request_timeout: Duration::from_secs(60),
+            max_retries: 3,
+        }
+    }
+}
+
+/// The context window when the model's settings give none.
+pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
+
+/// `[tools]`: whether each tool is offered to the model at all. Asking is a
+/// separate matter (the mode's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolSwitches {
+    pub bash: bool,
+    /// write_file and edit_file.
+    pub edit: bool,
+    /// fetch_content.
+    pub fetch: bool,
+}
+
+impl Default for ToolSwitches {
+    fn default() -> Self {
+        Self {
+            bash: true,
+            edit: true,
+            fetch: true,
+        }
+    }
+}
+
+/// `[limits]` (DESIGN section 11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub bash_timeout: Duration,
+    pub bash_output_bytes: usize,
+    /// Model requests per turn.
+    pub turn_requests: u32,
+    /// Tool calls per turn, denied ones counted.
+    pub turn_tool_calls: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            bash_timeout: Duration::from_secs(30),
+            bash_output_bytes: 64 * 1024,
+            turn_requests: 8,
+            turn_tool_calls: 16,
+        }
+    }
+}
+
+/// One executable the shell gate may treat as safe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustedExecutable {
+    /// Absolute.
+    pub path: PathBuf,
+    /// Lowercase hex SHA-256 the file must match, when given.
+    pub sha256: Option<String>,
+}
+
+/// `[shell_gate.judge]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JudgeSettings {
+    pub enabled: bool,
+    pub timeout: Duration,
+}
+
+impl Default for JudgeSettings {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// `[shell_gate]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ShellGateSettings {
+    pub trusted_executables: Vec<TrustedExecutable>,
+    /// The exact git path a judge may consider; none means no request is
+    /// judge-eligible.
+    pub git: Option<PathBuf>,
+    pub judge: JudgeSettings,
+}
+
+/// `[mcp.servers.NAME]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct McpServer {
+    pub command: String,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    /// Marked `ask`: every call asks, in every mode.
+    pub trust_ask: bool,
+}
+
+/// Validated settings, built once before anything uses them.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The mode every new session starts in.
+    pub start_mode: Mode,
+    pub model: ModelSettings,
+    pub tools: ToolSwitches,
+    pub limits: Limits,
+    /// The user's and the project's added patterns, built-ins excluded.
+    pub protected_patterns: Vec<String>,
+    pub shell_gate: ShellGateSettings,
+    /// The preToolCall hook's argv; the first element is absolute.
+    pub pre_tool_call: Option<Vec<String>>,
+    pub mcp_servers: BTreeMap<String, McpServer>,
+    /// The settings files that were read, lowest layer first.
+    pub sources: Vec<PathBuf>,
+    /// `protected_patterns` compiled with the built-ins, once, at load.
+    pub(crate) protected: ProtectedPaths,
+}
+
+impl Settings {
+    /// The built-in and added protected patterns, compiled.
+    pub fn protected(&self) -> ProtectedPaths {
+        self.protected.clone()
+    }
+}
+
+impl Default for Settings {
+    /// The built-in defaults: what mino runs with when no file says more.
+    fn default() -> Self {
+        Self {
+            start_mode: Mode::Manual,
+            model: ModelSettings::defaults_for(ProviderKind::OpenAiResponses),
+            tools: ToolSwitches::default(),
+            limits: Limits::default(),
+            protected_patterns: Vec::new(),
+            shell_gate: ShellGateSettings::default(),
+            pre_tool_call: None,
+            mcp_servers: BTreeMap::new(),
+            sources: Vec::new(),
+            protected: ProtectedPaths::builtin(),
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provider_names_round_trip() {
+        for kind in ProviderKind::ALL {
+            assert_eq!(kind.name().parse::<ProviderKind>(), Ok(kind));
+            assert!(PROVIDER_NAMES.contains(kind.name()));
+        }
+        let err = "openai".parse::<ProviderKind>().unwrap_err();
+        assert!(err.to_string().contains(PROVIDER_NAMES));
+    }
+
+    #[test]
+    fn defaults_follow_the_design() {
+        let s = Settings::default();
+        assert_eq!(s.start_mode, Mode::Manual);
+        assert_eq!(s.model.provider, ProviderKind::OpenAiResponses);
+        assert_eq!(s.model.base_url, "https://api.openai.com/v1");
+        assert_eq!(s.model.context_window, 128_000);
+        assert_eq!(s.limits.bash_timeout, Duration::from_secs(30));
+        assert_eq!(s.limits.bash_output_bytes, 65_536);
+        assert_eq!((s.limits.turn_requests, s.limits.turn_tool_calls), (8, 16));
+        assert!(s.protected().is_protected(".env"));
+    }
+}

@@ -1,0 +1,470 @@
+//! From the user's raw file to validated settings: every value checked, every
+//! error naming the file, the key, the line and what is accepted. Also the
+//! checks a command-line value shares with a file's. Never reads a file or
+//! the environment itself.
+
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value as Json;
+
+use super::error::{ConfigError, KeyPath};
+use super::raw::{RawFile, RawHooks, RawLimits, RawMcp, RawModel, RawShellGate, RawTools};
+use super::settings::{
+    JudgeSettings, Limits, McpServer, ModelSettings, PROVIDER_NAMES, ProviderKind, Settings,
+    ShellGateSettings, TrustedExecutable,
+};
+use super::source::SourceFile;
+use crate::policy::{MODE_NAMES, Mode, ProtectedPaths};
+
+pub const BASE_URL_ACCEPTED: &str = "an http:// or https:// URL such as https://api.openai.com/v1";
+pub const MODEL_ACCEPTED: &str = "a non-empty model name such as gpt-5-mini";
+const ENV_NAME_ACCEPTED: &str =
+    "an environment variable name: letters, digits and _, not starting with a digit";
+const PATTERN_ACCEPTED: &str = "a glob: NAME for a file name, DIR/ for a directory anywhere, or a/b for a project-relative path";
+const ABSOLUTE_ACCEPTED: &str = "an absolute path without . or .. components, such as /usr/bin/git";
+const SERVER_NAME_ACCEPTED: &str = "a server name of 1 to 64 letters, digits, - and _";
+
+/// Applies the user's file to `settings` (which hold the defaults).
+pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), ConfigError> {
+    let raw: &RawFile = &src.raw;
+    if let Some(mode) = start_mode(src, raw)? {
+        settings.start_mode = mode;
+    }
+    if let Some(model) = &raw.model {
+        settings.model = model_settings(src, model)?;
+    }
+    if let Some(tools) = &raw.tools {
+        apply_tools(settings, tools);
+    }
+    if let Some(limits) = &raw.limits {
+        settings.limits = limits_settings(src, limits)?;
+    }
+    if let Some(patterns) = raw.protected.as_ref().and_then(|p| p.patterns.as_ref()) {
+        add_patterns(settings, src, patterns)?;
+    }
+    if let Some(gate) = &raw.shell_gate {
+        settings.shell_gate = shell_gate_settings(src, gate)?;
+    }
+    if let Some(hooks) = &raw.hooks {
+        settings.pre_tool_call = hook(src, hooks)?;
+    }
+    if let Some(mcp) = &raw.mcp {
+        settings.mcp_servers = mcp_servers(src, mcp)?;
+    }
+    Ok(())
+}
+
+fn start_mode(src: &SourceFile, raw: &RawFile) -> Result<Option<Mode>, ConfigError> {
+    let named = match &raw.default_mode {
+        Some(name) => Some(name.parse::<Mode>().map_err(|e| {
+            src.invalid(
+                KeyPath::of(&["default_mode"]),
+                format!("unknown permission mode {:?}", e.given),
+                MODE_NAMES,
+            )
+        })?),
+        None => None,
+    };
+    let yolo = raw
+        .yolo
+        .map(|yolo| if yolo { Mode::Bypass } else { Mode::Manual });
+    match (named, raw.yolo) {
+        (Some(mode), Some(yolo)) if (mode == Mode::Bypass) != yolo => Err(src.invalid(
+            KeyPath::of(&["yolo"]),
+            format!(
+                "yolo = {yolo} disagrees with default_mode = {:?}",
+                mode.name()
+            ),
+            "one of them, or both saying the same (yolo = true with default_mode = \"bypass\")",
+        )),
+        (Some(mode), _) => Ok(Some(mode)),
+        (None, _) => Ok(yolo),
+    }
+}
+
+/// An integer at `key` within `min..=max`.
+fn ranged(
+    src: &SourceFile,
+    key: KeyPath,
+    value: i64,
+    min: i64,
+    max: i64,
+    unit: &str,
+) -> Result<u64, ConfigError> {
+    if (min..=max).contains(&value) {
+        Ok(value.unsigned_abs())
+    } else {
+        Err(src.invalid(
+            key,
+            format!("{value} is out of range"),
+            format!("an integer from {min} to {max}{unit}"),
+        ))
+    }
+}
+
+fn model_settings(src: &SourceFile, raw: &RawModel) -> Result<ModelSettings, ConfigError> {
+    let key = |k: &str| KeyPath::of(&["model", k]);
+    let provider = match &raw.provider {
+        Some(name) => name.parse::<ProviderKind>().map_err(|e| {
+            src.invalid(
+                key("provider"),
+                format!("unknown provider {:?}", e.given),
+                PROVIDER_NAMES,
+            )
+        })?,
+        None => ProviderKind::OpenAiResponses,
+    };
+    let mut model = ModelSettings::defaults_for(provider);
+    if let Some(url) = &raw.base_url {
+        model.base_url = check_base_url(url)
+            .map_err(|problem| src.invalid(key("base_url"), problem, BASE_URL_ACCEPTED))?;
+    }
+    if let Some(name) = &raw.model {
+        model.model = check_model(name)
+            .map_err(|problem| src.invalid(key("model"), problem, MODEL_ACCEPTED))?;
+    }
+    if let Some(name) = &raw.api_key_env {
+        if !is_env_name(name) {
+            return Err(src.invalid(
+                key("api_key_env"),
+                format!("{name:?} is not an environment variable name"),
+                ENV_NAME_ACCEPTED,
+            ));
+        }
+        model.api_key_env = name.clone();
+    }
+    if let Some(tokens) = raw.context_window {
+        model.context_window = ranged(
+            src,
+            key("context_window"),
+            tokens,
+            1,
+            100_000_000,
+            " tokens",
+        )?;
+    }
+    if let Some(table) = &raw.extra_body {
+        model.extra_body = json_object(src, &key("extra_body"), table)?;
+    }
+    if let Some(script) = &raw.script {
+        if script.trim().is_empty() {
+            return Err(src.invalid(key("script"), "an empty path", SCRIPT_ACCEPTED));
+        }
+        model.script = Some(src.dir().join(script));
+    }
+    if let Some(secs) = raw.request_timeout_secs {
+        model.request_timeout = Duration::from_secs(ranged(
+            src,
+            key("request_timeout_secs"),
+            secs,
+            1,
+            3600,
+            " seconds",
+        )?);
+    }
+    if let Some(retries) = raw.max_retries {
+        model.max_retries =
+            u32::try_from(ranged(src, key("max_retries"), retries, 0, 10, "")?).unwrap_or(10);
+    }
+    if provider == ProviderKind::Scripted && model.script.is_none() {
+        return Err(src.invalid(
+            key("script"),
+            "missing, and required when model.provider = \"scripted\"",
+            SCRIPT_ACCEPTED,
+        ));
+    }
+    Ok(model)
+}
+
+pub const SCRIPT_ACCEPTED: &str =
+    "a path to a script file, absolute or relative to the file that names it";
+
+/// A base URL, without a trailing `/`, or what is wrong with it.
+pub fn check_base_url(url: &str) -> Result<String, String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("{url:?} is not a URL ({e})"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(format!("{url:?} uses the scheme {:?}", parsed.scheme()));
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err(format!("{url:?} has no host"));
+    }
+    Ok(url.trim_end_matches('/').to_string())
+}
+
+/// A model name, or what is wrong with it.
+pub fn check_model(name: &str) -> Result<String, String> {
+    if name.trim().is_empty() || name.chars().any(char::is_control) {
+        Err(format!("{name:?} is not a model name"))
+    } else {
+        Ok(name.to_string())
+    }
+}
+
+fn is_env_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A TOML table as a JSON object, for request bodies.
+fn json_object(
+    src: &SourceFile,
+    key: &KeyPath,
+    table: &toml::Table,
+) -> Result<serde_json::Map<String, Json>, ConfigError> {
+    table
+        .iter()
+        .map(|(k, v)| Ok((k.clone(), json_value(src, &key.key(k), v)?)))
+        .collect()
+}
+
+fn json_value(src: &SourceFile, key: &KeyPath, value: &toml::Value) -> Result<Json, ConfigError> {
+    Ok(match value {
+        toml::Value::String(s) => Json::String(s.clone()),
+        toml::Value::Integer(i) => Json::from(*i),
+        toml::Value::Float(f) => serde_json::Number::from_f64(*f)
+            .map(Json::Number)
+            .ok_or_else(|| {
+                src.invalid(
+                    key.clone(),
+                    format!("{f} cannot be sent as JSON"),
+                    "a finite number",
+                )
+            })?,
+        toml::Value::Boolean(b) => Json::Bool(*b),
+        toml::Value::Datetime(d) => Json::String(d.to_string()),
+        toml::Value::Array(items) => Json::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| json_value(src, &key.index(i), item))
+                .collect::<Result<_, _>>()?,
+        ),
+        toml::Value::Table(table) => Json::Object(json_object(src, key, table)?),
+    })
+}
+
+fn apply_tools(settings: &mut Settings, raw: &RawTools) {
+    let tools = &mut settings.tools;
+    tools.bash = raw.bash.unwrap_or(tools.bash);
+    tools.edit = raw.edit.unwrap_or(tools.edit);
+    tools.fetch = raw.fetch.unwrap_or(tools.fetch);
+}
+
+fn limits_settings(src: &SourceFile, raw: &RawLimits) -> Result<Limits, ConfigError> {
+    let key = |k: &str| KeyPath::of(&["limits", k]);
+    let mut limits = Limits::default();
+    if let Some(secs) = raw.bash_timeout_secs {
+        limits.bash_timeout = Duration::from_secs(ranged(
+            src,
+            key("bash_timeout_secs"),
+            secs,
+            1,
+            3600,
+            " seconds",
+        )?);
+    }
+    if let Some(bytes) = raw.bash_output_bytes {
+        let bytes = ranged(
+            src,
+            key("bash_output_bytes"),
+            bytes,
+            1024,
+            16 * 1024 * 1024,
+            " bytes",
+        )?;
+        limits.bash_output_bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
+    }
+    if let Some(n) = raw.turn_requests {
+        limits.turn_requests =
+            u32::try_from(ranged(src, key("turn_requests"), n, 1, 100, "")?).unwrap_or(100);
+    }
+    if let Some(n) = raw.turn_tool_calls {
+        limits.turn_tool_calls =
+            u32::try_from(ranged(src, key("turn_tool_calls"), n, 1, 500, "")?).unwrap_or(500);
+    }
+    Ok(limits)
+}
+
+/// Checks each of `patterns` and adds the new ones to `settings`.
+pub fn add_patterns(
+    settings: &mut Settings,
+    src: &SourceFile,
+    patterns: &[String],
+) -> Result<(), ConfigError> {
+    for (index, pattern) in patterns.iter().enumerate() {
+        if let Err(e) = ProtectedPaths::new(&[pattern]) {
+            return Err(src.invalid(
+                KeyPath::of(&["protected", "patterns"]).index(index),
+                e.to_string(),
+                PATTERN_ACCEPTED,
+            ));
+        }
+        let pattern = pattern.trim().to_string();
+        if !settings.protected_patterns.contains(&pattern) {
+            settings.protected_patterns.push(pattern);
+        }
+    }
+    settings.protected = ProtectedPaths::new(&settings.protected_patterns).map_err(|e| {
+        src.invalid(
+            KeyPath::of(&["protected", "patterns"]),
+            e.to_string(),
+            PATTERN_ACCEPTED,
+        )
+    })?;
+    Ok(())
+}
+
+/// `path` if it is absolute and plain, or what is wrong with it.
+fn absolute(path: &str) -> Result<PathBuf, String> {
+    let p = Path::new(path);
+    if !p.is_absolute() {
+        return Err(format!("{path:?} is not an absolute path"));
+    }
+    if p.components()
+        .any(|c| matches!(c, Component::CurDir | Component::ParentDir))
+    {
+        return Err(format!("{path:?} has . or .. components"));
+    }
+    Ok(p.to_path_buf())
+}
+
+fn shell_gate_settings(
+    src: &SourceFile,
+    raw: &RawShellGate,
+) -> Result<ShellGateSettings, ConfigError> {
+    let mut gate = ShellGateSettings::default();
+    let list = KeyPath::of(&["shell_gate", "trusted_executables"]);
+    for (index, entry) in raw.trusted_executables.iter().flatten().enumerate() {
+        let key = list.index(index);
+        let path = absolute(&entry.path)
+            .map_err(|p| src.invalid(key.key("path"), p, ABSOLUTE_ACCEPTED))?;
+        let sha256 = match &entry.sha256 {
+            Some(hex) if hex.len() == 64 && hex.chars().all(|c| c.is_ascii_hexdigit()) => {
+                Some(hex.to_ascii_lowercase())
+            }
+            Some(hex) => {
+                return Err(src.invalid(
+                    key.key("sha256"),
+                    format!("{hex:?} is not a SHA-256 digest"),
+                    "64 hexadecimal digits",
+                ));
+            }
+            None => None,
+        };
+        gate.trusted_executables
+            .push(TrustedExecutable { path, sha256 });
+    }
+    if let Some(git) = &raw.git {
+        gate.git =
+            Some(absolute(git).map_err(|p| {
+                src.invalid(KeyPath::of(&["shell_gate", "git"]), p, ABSOLUTE_ACCEPTED)
+            })?);
+    }
+    if let Some(judge) = &raw.judge {
+        let key = KeyPath::of(&["shell_gate", "judge", "timeout_secs"]);
+        gate.judge = JudgeSettings {
+            enabled: judge.enabled.unwrap_or(false),
+            timeout: match judge.timeout_secs {
+                Some(secs) => Duration::from_secs(ranged(src, key, secs, 1, 120, " seconds")?),
+                None => JudgeSettings::default().timeout,
+            },
+        };
+        if gate.judge.enabled && gate.git.is_none() {
+            return Err(src.invalid(
+                KeyPath::of(&["shell_gate", "judge", "enabled"]),
+                "the judge only considers requests to the configured git, and shell_gate.git is not set",
+                "enabled = false, or shell_gate.git = an absolute path such as /usr/bin/git",
+            ));
+        }
+    }
+    Ok(gate)
+}
+
+fn hook(src: &SourceFile, raw: &RawHooks) -> Result<Option<Vec<String>>, ConfigError> {
+    let Some(argv) = &raw.pre_tool_call else {
+        return Ok(None);
+    };
+    let key = KeyPath::of(&["hooks", "pre_tool_call"]);
+    let accepted = "a command as an array whose first element is an absolute path, such as [\"/usr/local/bin/check\", \"--strict\"]";
+    let Some(program) = argv.first() else {
+        return Err(src.invalid(key, "an empty command", accepted));
+    };
+    absolute(program).map_err(|problem| src.invalid(key.index(0), problem, accepted))?;
+    Ok(Some(argv.clone()))
+}
+
+fn mcp_servers(src: &SourceFile, raw: &RawMcp) -> Result<BTreeMap<String, McpServer>, ConfigError> {
+    let mut servers = BTreeMap::new();
+    for (name, entry) in raw.servers.iter().flatten() {
+        let key = KeyPath::of(&["mcp", "servers", name]);
+        check_server_name(src, &key, name)?;
+        let command = match &entry.command {
+            Some(command) if !command.trim().is_empty() => command.clone(),
+            Some(_) => {
+                return Err(src.invalid(
+                    key.key("command"),
+                    "an empty command",
+                    "the program that starts the server",
+                ));
+            }
+            None => {
+                return Err(src.invalid(
+                    key.key("command"),
+                    "missing",
+                    "the program that starts the server",
+                ));
+            }
+        };
+        for variable in entry.env.iter().flatten().map(|(k, _)| k) {
+            if !is_env_name(variable) {
+                return Err(src.invalid(
+                    key.key("env").key(variable),
+                    format!("{variable:?} is not an environment variable name"),
+                    ENV_NAME_ACCEPTED,
+                ));
+            }
+        }
+        let trust_ask = match entry.trust.as_deref() {
+            None | Some("default") => false,
+            Some("ask") => true,
+            Some(other) => {
+                return Err(src.invalid(
+                    key.key("trust"),
+                    format!("unknown trust {other:?}"),
+                    "\"default\" or \"ask\"",
+                ));
+            }
+        };
+        servers.insert(
+            name.clone(),
+            McpServer {
+                command,
+                args: entry.args.clone().unwrap_or_default(),
+                env: entry.env.clone().unwrap_or_default(),
+                trust_ask,
+            },
+        );
+    }
+    Ok(servers)
+}
+
+pub fn check_server_name(src: &SourceFile, key: &KeyPath, name: &str) -> Result<(), ConfigError> {
+    let ok = (1..=64).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(src.invalid(
+            key.clone(),
+            format!("{name:?} is not a server name"),
+            SERVER_NAME_ACCEPTED,
+        ))
+    }
+}
