@@ -3,6 +3,9 @@
 //! formats live one per file. Never decides and never runs a tool.
 
 pub mod anthropic;
+pub mod config;
+mod history;
+pub mod http;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod scripted;
@@ -16,6 +19,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::tools::ToolSpec;
+
+pub use config::{ProviderConfig, ProviderKind, UnknownProviderKind, build_provider};
 
 /// One tool call the model asked for. `arguments` is the raw JSON text the
 /// model produced; it is parsed (and may be invalid) later.

@@ -1,1 +1,239 @@
-//! placeholder
+//! The OpenAI chat completions wire format (also Ollama, llama.cpp's server,
+//! vLLM, LM Studio, OpenRouter): the request body and the reading of its
+//! `chat.completion.chunk` events. Never retries or times out by itself
+//! (`http` and `sse` do) and never sends a key it was not given.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use eventsource_stream::Event;
+use reqwest::header::HeaderMap;
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::config::ProviderConfig;
+use super::history::{Entry, entries};
+use super::http::{HttpEndpoint, secret_header};
+use super::sse::{Decoder, WireError, count, finish, json_data, stream_request};
+use super::{EventStream, ModelError, Provider, Request, StreamEvent, Usage, merge_extra_body};
+
+/// A chat completions service.
+#[derive(Debug)]
+pub struct OpenAiChat {
+    endpoint: Arc<HttpEndpoint>,
+    model: String,
+    extra_body: Map<String, Value>,
+}
+
+impl OpenAiChat {
+    pub fn new(cfg: &ProviderConfig) -> Result<Self, ModelError> {
+        let mut headers = HeaderMap::new();
+        if let Some(key) = cfg.api_key.as_deref().filter(|key| !key.is_empty()) {
+            let (name, value) = secret_header("authorization", &format!("Bearer {key}"))?;
+            headers.insert(name, value);
+        }
+        Ok(Self {
+            endpoint: Arc::new(HttpEndpoint::new(cfg, "chat/completions", headers)?),
+            model: cfg.model.clone(),
+            extra_body: cfg.extra_body.clone(),
+        })
+    }
+
+    /// The JSON body for `request`.
+    pub fn body(&self, request: &Request) -> Value {
+        let mut messages = Vec::new();
+        if !request.system.is_empty() {
+            messages.push(json!({"role": "system", "content": request.system}));
+        }
+        for entry in entries(&request.items) {
+            messages.push(message(entry));
+        }
+        let mut body = json!({
+            "model": self.model,
+            "messages": messages,
+            "stream": true,
+            "stream_options": {"include_usage": true},
+        });
+        if !request.tools.is_empty() {
+            let tools: Vec<Value> = request
+                .tools
+                .iter()
+                .map(|tool| {
+                    json!({
+                        "type": "function",
+                        "function": {
+                            "name": tool.name,
+                            "description": tool.description,
+                            "parameters": tool.parameters,
+                        },
+                    })
+                })
+                .collect();
+            body["tools"] = Value::Array(tools);
+        }
+        merge_extra_body(&mut body, &self.extra_body);
+        body
+    }
+}
+
+fn message(entry: Entry<'_>) -> Value {
+    match entry {
+        Entry::User(text) => json!({"role": "user", "content": text}),
+        Entry::Assistant { text, calls: [] } => {
+            json!({"role": "assistant", "content": text})
+        }
+        Entry::Assistant { text, calls } => {
+            let calls: Vec<Value> = calls
+                .iter()
+                .map(|call| {
+                    json!({
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": call.arguments},
+                    })
+                })
+                .collect();
+            let content = if text.is_empty() {
+                Value::Null
+            } else {
+                Value::String(text.to_string())
+            };
+            json!({"role": "assistant", "content": content, "tool_calls": calls})
+        }
+        Entry::Result {
+            call_id, output, ..
+        } => json!({"role": "tool", "tool_call_id": call_id, "content": output}),
+    }
+}
+
+impl Provider for OpenAiChat {
+    fn model(&self) -> &str {
+        &self.model
+    }
+
+    fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {
+        let body = self.body(&request);
+        stream_request(self.endpoint.clone(), body, ChatDecoder::default(), cancel)
+    }
+}
+
+/// Reads `chat.completion.chunk` events up to `[DONE]`.
+#[derive(Debug, Default)]
+pub struct ChatDecoder {
+    /// The service's tool call index → ours, in order of appearance.
+    calls: HashMap<u64, usize>,
+    usage: Option<Usage>,
+    finish_reason: Option<String>,
+}
+
+impl Decoder for ChatDecoder {
+    fn completion_event(&self) -> &'static str {
+        "[DONE]"
+    }
+
+    fn decode(&mut self, event: &Event, out: &mut VecDeque<StreamEvent>) -> Result<(), WireError> {
+        if event.data.trim() == "[DONE]" {
+            finish(self.usage.take(), out);
+            return Ok(());
+        }
+        let chunk = json_data(event)?;
+        if let Some(error) = chunk.get("error") {
+            return Err(WireError::Service(error_text(error)));
+        }
+        if let Some(usage) = chunk.get("usage").filter(|usage| usage.is_object()) {
+            self.usage = Some(Usage {
+                input_tokens: count(usage.get("prompt_tokens")),
+                output_tokens: count(usage.get("completion_tokens")),
+            });
+        }
+        let Some(choice) = chunk
+            .get("choices")
+            .and_then(Value::as_array)
+            .and_then(|choices| choices.first())
+        else {
+            return Ok(());
+        };
+        if let Some(delta) = choice.get("delta") {
+            if let Some(text) = delta.get("content").and_then(Value::as_str)
+                && !text.is_empty()
+            {
+                out.push_back(StreamEvent::TextDelta(text.to_string()));
+            }
+            if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+                for (position, call) in calls.iter().enumerate() {
+                    self.tool_call(position, call, out);
+                }
+            }
+        }
+        if let Some(reason) = choice.get("finish_reason").and_then(Value::as_str) {
+            self.finish_reason = Some(reason.to_string());
+        }
+        Ok(())
+    }
+
+    /// Some servers end the body after `finish_reason` without `[DONE]`;
+    /// the response is whole then.
+    fn body_ended(&mut self, out: &mut VecDeque<StreamEvent>) -> bool {
+        if self.finish_reason.is_none() {
+            return false;
+        }
+        finish(self.usage.take(), out);
+        true
+    }
+}
+
+impl ChatDecoder {
+    fn tool_call(&mut self, position: usize, call: &Value, out: &mut VecDeque<StreamEvent>) {
+        let key = call
+            .get("index")
+            .and_then(Value::as_u64)
+            .unwrap_or(position as u64);
+        let function = call.get("function");
+        let next = self.calls.len();
+        let index = *self.calls.entry(key).or_insert_with(|| {
+            let id = call
+                .get("id")
+                .and_then(Value::as_str)
+                .filter(|id| !id.is_empty())
+                .map_or_else(|| format!("call_{next}"), str::to_string);
+            let name = function
+                .and_then(|function| function.get("name"))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
+            out.push_back(StreamEvent::ToolCallStart {
+                index: next,
+                id,
+                name,
+            });
+            next
+        });
+        let arguments = function.and_then(|function| function.get("arguments"));
+        let arguments = match arguments {
+            Some(Value::String(text)) => text.clone(),
+            // A few servers send the arguments as an object.
+            Some(value @ Value::Object(_)) => value.to_string(),
+            _ => String::new(),
+        };
+        if !arguments.is_empty() {
+            out.push_back(StreamEvent::ToolCallDelta { index, arguments });
+        }
+    }
+}
+
+/// The text of an `error` object a service put in the stream.
+pub(crate) fn error_text(error: &Value) -> String {
+    let message = error
+        .get("message")
+        .and_then(Value::as_str)
+        .or_else(|| error.as_str())
+        .map_or_else(|| error.to_string(), str::to_string);
+    let kind = error
+        .get("type")
+        .or_else(|| error.get("code"))
+        .and_then(Value::as_str);
+    match kind {
+        Some(kind) => format!("{message} ({kind})"),
+        None => message,
+    }
+}

@@ -1,1 +1,230 @@
-//! placeholder
+//! Server-sent events over a response body, incrementally: a per-read stall
+//! timeout, one wire-format `Decoder` turning events into `StreamEvent`s,
+//! and the rule that a stream ends after `Done` or its first error. Never
+//! knows a wire format's field names and never panics on any input.
+
+use std::collections::VecDeque;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use eventsource_stream::{Event, EventStreamError, Eventsource};
+use futures_util::{Stream, StreamExt, stream};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::http::{HttpEndpoint, clip, describe};
+use super::{EventStream, ModelError, StreamEvent};
+
+/// Why a wire format could not make sense of an event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WireError {
+    /// The event's data is not what the format promises.
+    Malformed { event: String, message: String },
+    /// The service reported a failure inside the stream.
+    Service(String),
+}
+
+/// One wire format's reading of its events. Events it does not know are
+/// ignored; it pushes `StreamEvent::Done` when its completion event arrives.
+pub trait Decoder: Send + 'static {
+    /// The event that completes a response, for error texts.
+    fn completion_event(&self) -> &'static str;
+
+    fn decode(&mut self, event: &Event, out: &mut VecDeque<StreamEvent>) -> Result<(), WireError>;
+
+    /// The body ended without the completion event. A format may still
+    /// consider the response whole (and push `Done`); by default it broke.
+    fn body_ended(&mut self, _out: &mut VecDeque<StreamEvent>) -> bool {
+        false
+    }
+}
+
+/// The JSON in an event's data, or `Malformed` naming the event.
+pub fn json_data(event: &Event) -> Result<Value, WireError> {
+    serde_json::from_str(&event.data).map_err(|err| WireError::Malformed {
+        event: event_name(event).to_string(),
+        message: format!(
+            "its data is not valid JSON ({err}): {}",
+            clip(&event.data, 120)
+        ),
+    })
+}
+
+/// The event's name: the `event:` field, or `message` when none was sent.
+pub fn event_name(event: &Event) -> &str {
+    if event.event.is_empty() {
+        "message"
+    } else {
+        &event.event
+    }
+}
+
+type Events = Pin<Box<dyn Stream<Item = Result<Event, ModelError>> + Send>>;
+
+/// POSTs `body` to `endpoint` and streams what `decoder` makes of the
+/// answer. Dropping the stream drops the connection.
+pub fn stream_request<D: Decoder>(
+    endpoint: Arc<HttpEndpoint>,
+    body: Value,
+    decoder: D,
+    cancel: CancellationToken,
+) -> EventStream {
+    let driver = Driver {
+        endpoint,
+        body,
+        events: None,
+        decoder,
+        queue: VecDeque::new(),
+        cancel,
+        finished: false,
+    };
+    Box::pin(stream::unfold(driver, Driver::step))
+}
+
+struct Driver<D> {
+    endpoint: Arc<HttpEndpoint>,
+    body: Value,
+    events: Option<Events>,
+    decoder: D,
+    queue: VecDeque<StreamEvent>,
+    cancel: CancellationToken,
+    finished: bool,
+}
+
+type Step<D> = Option<(Result<StreamEvent, ModelError>, Driver<D>)>;
+
+impl<D: Decoder> Driver<D> {
+    async fn step(mut self) -> Step<D> {
+        if self.finished {
+            return None;
+        }
+        loop {
+            if self.cancel.is_cancelled() {
+                return self.fail(ModelError::Cancelled);
+            }
+            if let Some(event) = self.queue.pop_front() {
+                if event == StreamEvent::Done {
+                    self.finished = true;
+                    self.queue.clear();
+                }
+                return Some((Ok(event), self));
+            }
+            let cancel = self.cancel.clone();
+            let Some(events) = self.events.as_mut() else {
+                match self.endpoint.post_json(&self.body, &cancel).await {
+                    Ok(response) => {
+                        let events = sse_events(&self.endpoint, response);
+                        self.events = Some(events);
+                        continue;
+                    }
+                    Err(error) => return self.fail(error),
+                }
+            };
+            let next = tokio::select! {
+                biased;
+                () = cancel.cancelled() => None,
+                next = events.next() => Some(next),
+            };
+            let Some(next) = next else {
+                return self.fail(ModelError::Cancelled);
+            };
+            let result = match next {
+                Some(Ok(event)) => self.decoder.decode(&event, &mut self.queue),
+                Some(Err(error)) => return self.fail(error),
+                None => {
+                    if self.decoder.body_ended(&mut self.queue)
+                        && self.queue.contains(&StreamEvent::Done)
+                    {
+                        continue;
+                    }
+                    let error = self.broken(format!(
+                        "the body ended before the `{}` event",
+                        self.decoder.completion_event()
+                    ));
+                    return self.fail(error);
+                }
+            };
+            if let Err(error) = result {
+                let error = match error {
+                    WireError::Malformed { event, message } => ModelError::Malformed {
+                        service: self.endpoint.service().to_string(),
+                        message: self
+                            .endpoint
+                            .redact(&format!("the `{event}` event: {message}")),
+                    },
+                    WireError::Service(message) => self.broken(format!(
+                        "the service reported an error: {}",
+                        self.endpoint.redact(&message)
+                    )),
+                };
+                return self.fail(error);
+            }
+        }
+    }
+
+    fn broken(&self, message: String) -> ModelError {
+        ModelError::Broken {
+            service: self.endpoint.service().to_string(),
+            message,
+        }
+    }
+
+    /// Ends the stream with `error`; the connection goes with it.
+    fn fail(mut self, error: ModelError) -> Step<D> {
+        self.finished = true;
+        self.events = None;
+        self.queue.clear();
+        Some((Err(error), self))
+    }
+}
+
+/// The response body as SSE events, each read bounded by the stall timeout.
+fn sse_events(endpoint: &HttpEndpoint, response: reqwest::Response) -> Events {
+    let timeout = endpoint.request_timeout();
+    let stalled = endpoint.stalled();
+    let service = endpoint.service().to_string();
+    let bytes = Box::pin(response.bytes_stream());
+    let guarded = stream::unfold(Some(bytes), move |state| {
+        let stalled = stalled.clone();
+        let service = service.clone();
+        async move {
+            let mut bytes = state?;
+            match tokio::time::timeout(timeout, bytes.next()).await {
+                Err(_elapsed) => Some((Err(stalled), None)),
+                Ok(None) => None,
+                Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some(bytes))),
+                Ok(Some(Err(err))) => {
+                    let message = describe(&err.without_url());
+                    Some((Err(ModelError::Broken { service, message }), None))
+                }
+            }
+        }
+    });
+    let service = endpoint.service().to_string();
+    Box::pin(guarded.eventsource().map(move |item| {
+        item.map_err(|err| match err {
+            EventStreamError::Transport(error) => error,
+            EventStreamError::Utf8(err) => ModelError::Malformed {
+                service: service.clone(),
+                message: format!("the event stream is not valid UTF-8: {err}"),
+            },
+            EventStreamError::Parser(err) => ModelError::Malformed {
+                service: service.clone(),
+                message: format!("the event stream cannot be parsed: {err}"),
+            },
+        })
+    }))
+}
+
+/// Pushes the accumulated usage (when any) and `Done`.
+pub fn finish(usage: Option<super::Usage>, out: &mut VecDeque<StreamEvent>) {
+    if let Some(usage) = usage {
+        out.push_back(StreamEvent::Usage(usage));
+    }
+    out.push_back(StreamEvent::Done);
+}
+
+/// A JSON number as a token count (absent or odd values count as 0).
+pub fn count(value: Option<&Value>) -> u64 {
+    value.and_then(Value::as_u64).unwrap_or(0)
+}

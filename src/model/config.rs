@@ -1,0 +1,185 @@
+//! Which model service to talk to and how: the validated provider settings
+//! and the one function that turns them into a `Provider`. Never reads files
+//! or environment variables itself (settings hand it the key already read),
+//! and never shows the key: `Debug` redacts it.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use super::anthropic::Anthropic;
+use super::openai_chat::OpenAiChat;
+use super::openai_responses::OpenAiResponses;
+use super::scripted::Scripted;
+use super::{ModelError, Provider};
+
+/// A wire format (or the scripted stand-in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProviderKind {
+    OpenAiResponses,
+    OpenAiChat,
+    Anthropic,
+    Scripted,
+}
+
+impl ProviderKind {
+    pub const ALL: [ProviderKind; 4] = [
+        ProviderKind::OpenAiResponses,
+        ProviderKind::OpenAiChat,
+        ProviderKind::Anthropic,
+        ProviderKind::Scripted,
+    ];
+
+    /// The name settings use.
+    pub fn name(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAiResponses => "openai-responses",
+            ProviderKind::OpenAiChat => "openai-chat",
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Scripted => "scripted",
+        }
+    }
+
+    /// The base URL used when settings name none.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAiResponses | ProviderKind::OpenAiChat => "https://api.openai.com/v1",
+            ProviderKind::Anthropic => "https://api.anthropic.com/v1",
+            ProviderKind::Scripted => "",
+        }
+    }
+
+    /// The environment variable the key is read from when settings name none.
+    pub fn default_api_key_env(self) -> Option<&'static str> {
+        match self {
+            ProviderKind::OpenAiResponses | ProviderKind::OpenAiChat => Some("OPENAI_API_KEY"),
+            ProviderKind::Anthropic => Some("ANTHROPIC_API_KEY"),
+            ProviderKind::Scripted => None,
+        }
+    }
+
+    /// How error texts name the service, before " at BASE_URL".
+    pub(crate) fn service_label(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAiResponses => "OpenAI responses",
+            ProviderKind::OpenAiChat => "OpenAI chat completions",
+            ProviderKind::Anthropic => "Anthropic messages",
+            ProviderKind::Scripted => "scripted model",
+        }
+    }
+}
+
+impl fmt::Display for ProviderKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The name in settings is not one of the provider kinds.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "unknown provider `{given}`; expected one of: openai-responses, openai-chat, anthropic, scripted"
+)]
+pub struct UnknownProviderKind {
+    pub given: String,
+}
+
+impl FromStr for ProviderKind {
+    type Err = UnknownProviderKind;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ProviderKind::ALL
+            .into_iter()
+            .find(|kind| kind.name() == s)
+            .ok_or_else(|| UnknownProviderKind {
+                given: s.to_string(),
+            })
+    }
+}
+
+/// Validated settings for one model service.
+#[derive(Clone)]
+pub struct ProviderConfig {
+    pub kind: ProviderKind,
+    /// Without the endpoint path, e.g. `https://api.openai.com/v1`.
+    pub base_url: String,
+    pub model: String,
+    /// Already read from its environment variable. Never logged, never put
+    /// in an error text, redacted from `Debug`.
+    pub api_key: Option<String>,
+    /// Extra top-level fields merged into every request body (they win).
+    pub extra_body: Map<String, Value>,
+    /// The script file, for `ProviderKind::Scripted`.
+    pub script: Option<PathBuf>,
+    /// A stall: no bytes from the service for this long.
+    pub request_timeout: Duration,
+    pub connect_timeout: Duration,
+    /// Retries for connection errors, 429 and 5xx before the first byte.
+    pub max_retries: u32,
+}
+
+impl ProviderConfig {
+    pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+    pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+    pub const DEFAULT_MAX_RETRIES: u32 = 3;
+
+    /// Settings with the kind's default base URL, no key, and default limits.
+    pub fn new(kind: ProviderKind, model: impl Into<String>) -> Self {
+        Self {
+            kind,
+            base_url: kind.default_base_url().to_string(),
+            model: model.into(),
+            api_key: None,
+            extra_body: Map::new(),
+            script: None,
+            request_timeout: Self::DEFAULT_REQUEST_TIMEOUT,
+            connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
+            max_retries: Self::DEFAULT_MAX_RETRIES,
+        }
+    }
+}
+
+impl fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProviderConfig")
+            .field("kind", &self.kind)
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("extra_body", &self.extra_body)
+            .field("script", &self.script)
+            .field("request_timeout", &self.request_timeout)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("max_retries", &self.max_retries)
+            .finish()
+    }
+}
+
+/// Builds the provider the settings describe. The HTTP client is built here,
+/// once; a scripted provider reads and checks its script here.
+pub fn build_provider(cfg: &ProviderConfig) -> Result<Box<dyn Provider>, ModelError> {
+    if cfg.kind != ProviderKind::Scripted && cfg.model.trim().is_empty() {
+        return Err(ModelError::Setup(format!(
+            "the {} provider needs a model name",
+            cfg.kind
+        )));
+    }
+    let provider: Box<dyn Provider> = match cfg.kind {
+        ProviderKind::OpenAiChat => Box::new(OpenAiChat::new(cfg)?),
+        ProviderKind::OpenAiResponses => Box::new(OpenAiResponses::new(cfg)?),
+        ProviderKind::Anthropic => Box::new(Anthropic::new(cfg)?),
+        ProviderKind::Scripted => {
+            let path = cfg.script.as_deref().ok_or_else(|| {
+                ModelError::Setup(
+                    "the scripted provider needs a script file (`script` in the model settings)"
+                        .to_string(),
+                )
+            })?;
+            Box::new(Scripted::from_file(path, &cfg.model)?)
+        }
+    };
+    Ok(provider)
+}

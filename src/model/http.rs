@@ -1,0 +1,432 @@
+//! The HTTP side of every model service: one client per provider, built
+//! once, a JSON POST with retries and backoff before the first byte of the
+//! body, and error texts that name the service. Never reads the body past
+//! its head on success (the SSE layer does) and never lets the API key into
+//! a log line, an error text or a `Debug` output.
+
+use std::fmt;
+use std::time::Duration;
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
+use reqwest::{StatusCode, Url};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::ModelError;
+use super::config::ProviderConfig;
+
+/// The first retry waits this long; each further one twice as long.
+const BACKOFF_BASE: Duration = Duration::from_millis(500);
+/// No computed backoff waits longer than this.
+const BACKOFF_CAP: Duration = Duration::from_secs(8);
+/// No `Retry-After` is honoured beyond this.
+const RETRY_AFTER_CAP: Duration = Duration::from_secs(30);
+/// How much of an error body is read to explain a failed status.
+const ERROR_BODY_READ: usize = 4096;
+/// How much of an error body an error text quotes.
+const ERROR_BODY_SHOWN: usize = 300;
+
+/// One endpoint of one model service: where requests go, with which
+/// headers, and how hard to try.
+pub struct HttpEndpoint {
+    client: reqwest::Client,
+    url: Url,
+    service: String,
+    headers: HeaderMap,
+    request_timeout: Duration,
+    max_retries: u32,
+    /// Kept only to scrub it from texts the service sends back.
+    secret: Option<String>,
+}
+
+impl fmt::Debug for HttpEndpoint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpEndpoint")
+            .field("url", &self.url.as_str())
+            .field("service", &self.service)
+            .field("header_names", &self.headers.keys().collect::<Vec<_>>())
+            .field("request_timeout", &self.request_timeout)
+            .field("max_retries", &self.max_retries)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one attempt came to.
+enum Attempt {
+    Answered(reqwest::Response),
+    /// Worth another try (connection error, 429, 5xx); `wait` is what the
+    /// service asked for in `Retry-After`.
+    Retry {
+        error: ModelError,
+        wait: Option<Duration>,
+    },
+    Fatal(ModelError),
+}
+
+impl HttpEndpoint {
+    /// An endpoint at `{base_url}/{path}`. `headers` carry the wire format's
+    /// authentication and version headers (see `secret_header`).
+    pub fn new(cfg: &ProviderConfig, path: &str, headers: HeaderMap) -> Result<Self, ModelError> {
+        let base = cfg.base_url.trim().trim_end_matches('/');
+        let url = Url::parse(&format!("{base}/{path}")).map_err(|err| {
+            ModelError::Setup(format!(
+                "the {} base URL `{}` is not a valid URL: {err}",
+                cfg.kind,
+                shown_url(base)
+            ))
+        })?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(ModelError::Setup(format!(
+                "the {} base URL `{}` must start with http:// or https://",
+                cfg.kind,
+                shown_url(base)
+            )));
+        }
+        let service = format!("{} at {}", cfg.kind.service_label(), shown_url(base));
+        Ok(Self {
+            client: client(cfg.connect_timeout)?,
+            url,
+            service,
+            headers,
+            request_timeout: cfg.request_timeout,
+            max_retries: cfg.max_retries,
+            secret: cfg.api_key.clone().filter(|key| !key.is_empty()),
+        })
+    }
+
+    /// How error texts name this service, e.g.
+    /// "OpenAI chat completions at http://127.0.0.1:8080/v1".
+    pub fn service(&self) -> &str {
+        &self.service
+    }
+
+    /// A stall: no bytes for this long.
+    pub fn request_timeout(&self) -> Duration {
+        self.request_timeout
+    }
+
+    /// `text` with the API key, should the service echo it, replaced.
+    pub fn redact(&self, text: &str) -> String {
+        match &self.secret {
+            Some(secret) => text.replace(secret.as_str(), "[redacted]"),
+            None => text.to_string(),
+        }
+    }
+
+    /// POSTs `body` as JSON and returns the response once its head says 2xx.
+    /// Connection errors, 429 and 5xx are retried with backoff (honouring
+    /// `Retry-After` seconds) up to `max_retries` times; other statuses fail
+    /// at once. Cancelling `cancel` returns `Cancelled` at any point.
+    pub async fn post_json(
+        &self,
+        body: &Value,
+        cancel: &CancellationToken,
+    ) -> Result<reqwest::Response, ModelError> {
+        let bytes = serde_json::to_vec(body)
+            .map_err(|err| ModelError::Setup(format!("cannot encode the request body: {err}")))?;
+        let mut retries = 0;
+        loop {
+            let (error, wait) = match self.attempt(bytes.clone(), cancel).await? {
+                Attempt::Answered(response) => return Ok(response),
+                Attempt::Fatal(error) => return Err(error),
+                Attempt::Retry { error, wait } => (error, wait),
+            };
+            if retries >= self.max_retries {
+                return Err(gave_up(error, retries + 1));
+            }
+            let delay = backoff(retries, wait);
+            tracing::warn!(
+                service = %self.service,
+                attempt = retries + 1,
+                delay_ms = delay.as_millis() as u64,
+                "model request failed, retrying: {error}"
+            );
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Err(ModelError::Cancelled),
+                () = tokio::time::sleep(delay) => {}
+            }
+            retries += 1;
+        }
+    }
+
+    async fn attempt(
+        &self,
+        body: Vec<u8>,
+        cancel: &CancellationToken,
+    ) -> Result<Attempt, ModelError> {
+        let send = self
+            .client
+            .post(self.url.clone())
+            .headers(self.headers.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "text/event-stream")
+            .body(body)
+            .send();
+        let sent = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return Err(ModelError::Cancelled),
+            sent = tokio::time::timeout(self.request_timeout, send) => sent,
+        };
+        let response = match sent {
+            Err(_elapsed) => return Ok(Attempt::Fatal(self.stalled())),
+            Ok(Err(err)) if err.is_builder() => {
+                let err = err.without_url();
+                return Ok(Attempt::Fatal(ModelError::Setup(format!(
+                    "{}: cannot build the request: {}",
+                    self.service,
+                    self.redact(&describe(&err))
+                ))));
+            }
+            Ok(Err(err)) => {
+                let err = err.without_url();
+                return Ok(Attempt::Retry {
+                    error: ModelError::Connect {
+                        service: self.service.clone(),
+                        message: self.redact(&describe(&err)),
+                    },
+                    wait: None,
+                });
+            }
+            Ok(Ok(response)) => response,
+        };
+        let status = response.status();
+        if status.is_success() {
+            return Ok(Attempt::Answered(response));
+        }
+        let wait = retry_after(response.headers());
+        let message = self.error_body(response, cancel).await?;
+        let error = ModelError::Status {
+            service: self.service.clone(),
+            status: status.as_u16(),
+            message,
+        };
+        if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
+            Ok(Attempt::Retry { error, wait })
+        } else {
+            Ok(Attempt::Fatal(error))
+        }
+    }
+
+    /// The start of an error body, as a short explanation: the service's own
+    /// `error.message` when it sent JSON, else the first few hundred bytes.
+    async fn error_body(
+        &self,
+        mut response: reqwest::Response,
+        cancel: &CancellationToken,
+    ) -> Result<String, ModelError> {
+        let reason = response
+            .status()
+            .canonical_reason()
+            .unwrap_or("no reason given")
+            .to_string();
+        let mut body = Vec::new();
+        while body.len() < ERROR_BODY_READ {
+            let chunk = tokio::select! {
+                biased;
+                () = cancel.cancelled() => return Err(ModelError::Cancelled),
+                chunk = tokio::time::timeout(self.request_timeout, response.chunk()) => chunk,
+            };
+            match chunk {
+                Ok(Ok(Some(bytes))) => body.extend_from_slice(&bytes),
+                // An error body that stalls or breaks still leaves the status.
+                Ok(Ok(None)) | Ok(Err(_)) | Err(_) => break,
+            }
+        }
+        let text = String::from_utf8_lossy(&body);
+        let explained = explain_error_body(&text).unwrap_or_else(|| reason.clone());
+        Ok(self.redact(&explained))
+    }
+
+    pub(crate) fn stalled(&self) -> ModelError {
+        ModelError::Stalled {
+            service: self.service.clone(),
+            seconds: whole_seconds(self.request_timeout),
+        }
+    }
+}
+
+/// An HTTP header carrying a secret, marked sensitive so that `Debug` of
+/// the request never shows it. The error names the header, never the value.
+pub fn secret_header(
+    name: &'static str,
+    value: &str,
+) -> Result<(HeaderName, HeaderValue), ModelError> {
+    let mut header = HeaderValue::from_str(value).map_err(|_| {
+        ModelError::Setup(format!(
+            "the API key cannot be sent in the `{name}` header: it contains characters HTTP headers do not allow"
+        ))
+    })?;
+    header.set_sensitive(true);
+    Ok((HeaderName::from_static(name), header))
+}
+
+/// The one place a reqwest client is built; the rustls provider must be
+/// installed first or building panics.
+fn client(connect_timeout: Duration) -> Result<reqwest::Client, ModelError> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .connect_timeout(connect_timeout)
+        .user_agent(concat!("mino/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|err| {
+            ModelError::Setup(format!("cannot set up the HTTP client: {}", describe(&err)))
+        })
+}
+
+/// Whole seconds for an error text, rounded up so that a short timeout does
+/// not read as "0 s".
+pub(crate) fn whole_seconds(duration: Duration) -> u64 {
+    let seconds = duration.as_secs();
+    if duration.subsec_nanos() > 0 || seconds == 0 {
+        seconds + 1
+    } else {
+        seconds
+    }
+}
+
+/// An error's text with its causes, without the URL.
+pub(crate) fn describe(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+fn gave_up(error: ModelError, attempts: u32) -> ModelError {
+    let note = format!(" (gave up after {attempts} attempts)");
+    match error {
+        ModelError::Status {
+            service,
+            status,
+            message,
+        } => ModelError::Status {
+            service,
+            status,
+            message: message + &note,
+        },
+        ModelError::Connect { service, message } => ModelError::Connect {
+            service,
+            message: message + &note,
+        },
+        other => other,
+    }
+}
+
+fn backoff(retries: u32, retry_after: Option<Duration>) -> Duration {
+    if let Some(wait) = retry_after {
+        return wait.min(RETRY_AFTER_CAP);
+    }
+    let factor = 1u32.checked_shl(retries).unwrap_or(u32::MAX);
+    BACKOFF_BASE.saturating_mul(factor).min(BACKOFF_CAP)
+}
+
+/// `Retry-After` in seconds; an HTTP date is ignored (backoff applies).
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?;
+    let seconds: f64 = value.trim().parse().ok()?;
+    if seconds.is_finite() && seconds >= 0.0 {
+        Some(Duration::from_secs_f64(
+            seconds.min(RETRY_AFTER_CAP.as_secs_f64()),
+        ))
+    } else {
+        None
+    }
+}
+
+fn explain_error_body(text: &str) -> Option<String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return None;
+    }
+    if let Ok(json) = serde_json::from_str::<Value>(trimmed) {
+        let error = json.get("error").unwrap_or(&json);
+        let message = error
+            .get("message")
+            .and_then(Value::as_str)
+            .or_else(|| error.as_str());
+        if let Some(message) = message {
+            let kind = error
+                .get("type")
+                .or_else(|| error.get("code"))
+                .and_then(Value::as_str);
+            let explained = match kind {
+                Some(kind) => format!("{message} ({kind})"),
+                None => message.to_string(),
+            };
+            return Some(clip(&explained, ERROR_BODY_SHOWN));
+        }
+    }
+    Some(clip(trimmed, ERROR_BODY_SHOWN))
+}
+
+/// At most `limit` characters, marked when cut.
+pub(crate) fn clip(text: &str, limit: usize) -> String {
+    match text.char_indices().nth(limit) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
+/// A base URL as error texts show it: any user name or password removed.
+fn shown_url(base: &str) -> String {
+    match Url::parse(base) {
+        Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
+            let _ = url.set_username("");
+            let _ = url.set_password(None);
+            url.as_str().trim_end_matches('/').to_string()
+        }
+        _ => base.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_and_is_capped() {
+        assert_eq!(backoff(0, None), Duration::from_millis(500));
+        assert_eq!(backoff(1, None), Duration::from_secs(1));
+        assert_eq!(backoff(10, None), BACKOFF_CAP);
+        assert_eq!(backoff(40, None), BACKOFF_CAP);
+        assert_eq!(backoff(3, Some(Duration::ZERO)), Duration::ZERO);
+        assert_eq!(backoff(0, Some(Duration::from_secs(600))), RETRY_AFTER_CAP);
+    }
+
+    #[test]
+    fn error_bodies_are_explained_briefly() {
+        let json = r#"{"error":{"message":"slow down","type":"rate_limit"}}"#;
+        assert_eq!(
+            explain_error_body(json).as_deref(),
+            Some("slow down (rate_limit)")
+        );
+        assert_eq!(explain_error_body("  ").as_deref(), None);
+        let long = "x".repeat(1000);
+        let shown = explain_error_body(&long).unwrap_or_default();
+        assert_eq!(shown.chars().count(), ERROR_BODY_SHOWN + 1);
+    }
+
+    #[test]
+    fn urls_lose_their_credentials() {
+        assert_eq!(
+            shown_url("https://u:p@example.com/v1"),
+            "https://example.com/v1"
+        );
+        assert_eq!(shown_url("http://127.0.0.1:1/v1"), "http://127.0.0.1:1/v1");
+    }
+
+    #[test]
+    fn seconds_round_up() {
+        assert_eq!(whole_seconds(Duration::from_millis(300)), 1);
+        assert_eq!(whole_seconds(Duration::from_secs(2)), 2);
+        assert_eq!(whole_seconds(Duration::from_millis(2500)), 3);
+    }
+}
