@@ -2,7 +2,10 @@
 //! through one decision (allow, ask, deny) made from facts the program
 //! established itself.
 
+pub mod agent;
 pub mod config;
+pub mod demo;
+pub mod frontend;
 pub mod home;
 pub mod logging;
 pub mod model;

@@ -1,1 +1,210 @@
-fn main() {}
+//! The command line: parse, load settings, pick a front end. Nothing else.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use mino::agent::build::{Launch, launch};
+use mino::config::{CliOverrides, EnvOverrides, Settings};
+use mino::frontend::check::{CheckRequest, check};
+use mino::frontend::line::{self, OutputFormat};
+use mino::home::Home;
+use mino::policy::{CanAsk, Mode};
+
+/// mino: a terminal coding agent whose every tool call goes through one
+/// decision (allow, ask, deny) made by the program.
+#[derive(Debug, Parser)]
+#[command(name = "mino", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Sub>,
+    /// The project directory (default: the current directory).
+    #[arg(long, global = true, value_name = "DIR")]
+    cd: Option<PathBuf>,
+    /// Start mode for sessions of this run: manual, accept-edits, auto, bypass.
+    #[arg(long, value_name = "MODE")]
+    mode: Option<Mode>,
+    /// Start sessions in bypass mode (same as --mode bypass).
+    #[arg(long)]
+    yolo: bool,
+    /// Model service wire format: openai-responses, openai-chat, anthropic, scripted.
+    #[arg(long)]
+    provider: Option<String>,
+    /// Base URL of the model service.
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// Model name.
+    #[arg(long)]
+    model: Option<String>,
+    /// Resume the session with this id.
+    #[arg(long, value_name = "ID")]
+    resume: Option<String>,
+    /// Run one turn with this prompt and exit; nobody can answer questions.
+    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
+    prompt: Option<String>,
+    /// Output of -p: text, json, or stream-json (one JSON object a line).
+    #[arg(long, value_enum, default_value = "text")]
+    output_format: OutputFormat,
+    /// Interactive line mode instead of the full screen.
+    #[arg(long)]
+    line: bool,
+    /// The built-in demo: a scripted model in a temporary project; no key, no network.
+    #[arg(long)]
+    demo: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Sub {
+    /// Inspect the decision.
+    Policy {
+        #[command(subcommand)]
+        command: PolicyCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum PolicyCommand {
+    /// Print how a call would be decided, as one JSON object.
+    Check {
+        #[arg(long)]
+        mode: Mode,
+        #[arg(long)]
+        tool: String,
+        #[arg(long)]
+        path: Option<String>,
+        #[arg(long)]
+        command: Option<String>,
+        #[arg(long)]
+        url: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("mino: could not start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let code = runtime.block_on(run(cli));
+    // Leave without waiting for a stdin reader blocked on a terminal.
+    runtime.shutdown_background();
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+async fn run(mut cli: Cli) -> i32 {
+    let home = match Home::resolve().and_then(|home| home.ensure().map(|()| home)) {
+        Ok(home) => home,
+        Err(e) => {
+            eprintln!("mino: {e}");
+            return 2;
+        }
+    };
+    let _log = mino::logging::init(&home).ok();
+    let mut overrides = CliOverrides {
+        mode: cli.mode,
+        yolo: cli.yolo,
+        provider: cli.provider.take(),
+        base_url: cli.base_url.take(),
+        model: cli.model.take(),
+        script: None,
+    };
+    let project_dir = if cli.demo {
+        match mino::demo::lay_out() {
+            Ok(demo) => {
+                eprintln!("mino: demo project laid out in {}", demo.project.display());
+                overrides.provider = Some("scripted".into());
+                overrides.model = Some("demo-script".into());
+                overrides.script = Some(demo.script);
+                demo.project
+            }
+            Err(e) => {
+                eprintln!("mino: {e}");
+                return 2;
+            }
+        }
+    } else {
+        match cli.cd.clone() {
+            Some(dir) => dir,
+            None => match std::env::current_dir() {
+                Ok(dir) => dir,
+                Err(e) => {
+                    eprintln!("mino: the current directory cannot be read: {e}");
+                    return 2;
+                }
+            },
+        }
+    };
+    let settings = match Settings::load(
+        &home,
+        &project_dir,
+        &EnvOverrides::from_process(),
+        &overrides,
+    ) {
+        Ok(settings) => settings,
+        Err(e) => {
+            eprintln!("mino: {e}");
+            return 2;
+        }
+    };
+    if let Some(Sub::Policy {
+        command:
+            PolicyCommand::Check {
+                mode,
+                tool,
+                path,
+                command,
+                url,
+            },
+    }) = &cli.command
+    {
+        let req = CheckRequest {
+            mode: *mode,
+            tool,
+            path: path.as_deref(),
+            command: command.as_deref(),
+            url: url.as_deref(),
+        };
+        return match check(&settings, &project_dir, &req).await {
+            Ok(value) => {
+                println!("{value}");
+                0
+            }
+            Err(e) => {
+                eprintln!("mino: {e}");
+                2
+            }
+        };
+    }
+    let interactive = std::io::stdin().is_terminal();
+    let can_ask = if cli.prompt.is_some() || !interactive {
+        CanAsk::No
+    } else {
+        CanAsk::Yes
+    };
+    let handle = match launch(Launch {
+        home: &home,
+        settings: &settings,
+        project_dir: &project_dir,
+        can_ask,
+        resume: cli.resume.as_deref(),
+    }) {
+        Ok(handle) => handle,
+        Err(e) => {
+            eprintln!("mino: {e}");
+            return 2;
+        }
+    };
+    match cli.prompt {
+        Some(prompt) => line::run_once(handle, prompt, cli.output_format).await,
+        None => line::run_interactive(handle).await,
+    }
+}

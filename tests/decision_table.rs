@@ -1,6 +1,8 @@
 //! The decision table of DESIGN section 3, row by row for every mode and kind
 //! of call, and the order of section 2 step 4.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use mino::policy::{
     CallFacts, CallKind, CanAsk, ConsentAnswer, Decision, DenyCode, GateVerdict, HookVerdict, Mode,
     PathTarget, ProtectedPaths, RunConsent, SessionConsent, Shown, ToolKey, decide, remember,

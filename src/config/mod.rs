@@ -14,7 +14,7 @@ mod source;
 mod validate;
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use error::{ConfigError, KeyPath, Segment};
 pub use settings::{
@@ -84,6 +84,9 @@ pub struct CliOverrides {
     pub base_url: Option<String>,
     /// `--model NAME`.
     pub model: Option<String>,
+    /// A script for the scripted provider, given by the program itself
+    /// (`--demo`), not by a settings file.
+    pub script: Option<PathBuf>,
 }
 
 impl Settings {
@@ -161,6 +164,9 @@ fn apply_cli(settings: &mut Settings, cli: &CliOverrides) -> Result<(), ConfigEr
             model.base_url = provider.default_base_url().to_string();
             model.api_key_env = provider.default_api_key_env().to_string();
             model.model = provider.default_model().to_string();
+        }
+        if let Some(script) = &cli.script {
+            model.script = Some(script.clone());
         }
         if provider == ProviderKind::Scripted && model.script.is_none() {
             return Err(ConfigError::CommandLine {

@@ -5,6 +5,7 @@
 pub mod bash;
 pub mod confine;
 pub mod edit_file;
+pub mod fetch_content;
 pub mod list_dir;
 pub mod read_file;
 pub mod registry;
@@ -23,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::policy::{CallFacts, ProtectedPaths};
 pub use confine::{ConfineError, Project};
+pub use registry::Registry;
 
 /// A boxed future, for the object-safe `run`.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;

@@ -1,1 +1,73 @@
-//! placeholder
+//! The table of tools: which exist in this run (tool existence settings
+//! remove a tool from what the model is offered at all) and lookup by name.
+
+use super::bash::Bash;
+use super::edit_file::EditFile;
+use super::fetch_content::FetchContent;
+use super::list_dir::ListDir;
+use super::read_file::ReadFile;
+use super::search::Search;
+use super::skill_view::SkillView;
+use super::write_file::WriteFile;
+use super::{Tool, ToolSpec};
+
+/// Which optional tools exist (`[tools]` in settings).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Switches {
+    pub bash: bool,
+    /// write_file and edit_file.
+    pub edit: bool,
+    pub fetch: bool,
+}
+
+impl Default for Switches {
+    fn default() -> Self {
+        Self {
+            bash: true,
+            edit: true,
+            fetch: true,
+        }
+    }
+}
+
+/// The tools offered to the model, in a fixed order.
+pub struct Registry {
+    tools: Vec<Box<dyn Tool>>,
+}
+
+impl Registry {
+    pub fn new(switches: Switches) -> Self {
+        let mut tools: Vec<Box<dyn Tool>> = vec![
+            Box::new(ReadFile),
+            Box::new(ListDir),
+            Box::new(Search),
+            Box::new(SkillView),
+        ];
+        if switches.edit {
+            tools.push(Box::new(WriteFile));
+            tools.push(Box::new(EditFile));
+        }
+        if switches.bash {
+            tools.push(Box::new(Bash));
+        }
+        if switches.fetch {
+            tools.push(Box::new(FetchContent::default()));
+        }
+        Self { tools }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&dyn Tool> {
+        self.tools
+            .iter()
+            .find(|t| t.spec().name == name)
+            .map(|t| t.as_ref())
+    }
+
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools.iter().map(|t| t.spec()).collect()
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.tools.iter().map(|t| t.spec().name).collect()
+    }
+}

@@ -1,0 +1,378 @@
+//! Performs one turn's effects: streams requests, saves records, prepares,
+//! inspects, asks and runs calls, and feeds the outcomes back into the pure
+//! `Turn`. Interrupt (Esc, Ctrl-C) stops the stream or the running tool at
+//! once.
+
+use std::collections::VecDeque;
+
+use futures_util::StreamExt;
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::model::{Item, Provider, Request, Response, StreamEvent};
+use crate::policy::{CallKind, CanAsk, ConsentAnswer, ProtectedPaths, RunConsent, ToolKey};
+use crate::tools::{PreparedCall, Registry, ToolContext, ToolError};
+
+use super::events::{AgentEvent, ConsentRequest, DecisionView};
+use super::hook::Hook;
+use super::live::LiveSession;
+use super::turn::{DecideCx, Effect, Event, Limits, Turn, TurnStop};
+
+/// What a turn needs that outlives it.
+pub struct Runtime {
+    pub provider: Box<dyn Provider>,
+    pub registry: Registry,
+    pub tool_cx: ToolContext,
+    pub protected: ProtectedPaths,
+    pub limits: Limits,
+    pub system: String,
+    pub can_ask: CanAsk,
+    pub hook: Option<Hook>,
+    pub context_window: u64,
+    pub events: mpsc::UnboundedSender<AgentEvent>,
+}
+
+impl Runtime {
+    pub fn emit(&self, event: AgentEvent) {
+        // A front end that has gone away cannot be told anything more.
+        let _ = self.events.send(event);
+    }
+}
+
+/// The call being handled: its id and tool name, and between `Prepare` and
+/// `Run` the prepared call itself.
+struct InHand {
+    call_id: String,
+    tool: String,
+    prepared: Option<Box<dyn PreparedCall>>,
+}
+
+/// Runs one turn for `prompt` and returns why it ended. The turn-end event
+/// is emitted before returning.
+pub async fn run_turn(
+    rt: &Runtime,
+    session: &mut LiveSession,
+    run: &mut RunConsent,
+    prompt: String,
+    interrupt: &mut mpsc::UnboundedReceiver<()>,
+) -> TurnStop {
+    let mut turn = Turn::new(rt.limits);
+    rt.emit(AgentEvent::Prompt(prompt.clone()));
+    let first = match session.save(Item::User { text: prompt }) {
+        Ok(()) => Event::Begin,
+        Err(e) => Event::SaveFailed(e),
+    };
+    let mut queue: VecDeque<Effect> = feed(&mut turn, first, rt, session, run).into();
+    let mut hand: Option<InHand> = None;
+    while let Some(effect) = queue.pop_front() {
+        let event = match effect {
+            Effect::Request => Some(request(rt, session, interrupt).await),
+            Effect::Save(item) => Some(save(rt, session, item, hand.as_ref())),
+            Effect::AnnounceCall(call) => {
+                rt.emit(AgentEvent::ToolCall {
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                });
+                hand = Some(InHand {
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    prepared: None,
+                });
+                None
+            }
+            Effect::Prepare(call) => {
+                let (event, prepared) = prepare(rt, &call).await;
+                if let Some(hand) = hand.as_mut() {
+                    hand.prepared = prepared;
+                }
+                Some(event)
+            }
+            Effect::AnnounceDecision(decision) => {
+                if let Some(hand) = &hand {
+                    rt.emit(AgentEvent::Decision {
+                        call_id: hand.call_id.clone(),
+                        tool: hand.tool.clone(),
+                        view: DecisionView::of(&decision),
+                    });
+                }
+                None
+            }
+            Effect::Inspect => Some(
+                match hand
+                    .as_mut()
+                    .and_then(|h| h.prepared.as_mut())
+                    .map(|p| p.inspect())
+                {
+                    Some(Ok(())) | None => Event::Inspected,
+                    Some(Err(e)) => Event::InspectFailed(e.to_string()),
+                },
+            ),
+            Effect::Ask => Some(ask(rt, question(hand.as_ref()), interrupt).await),
+            Effect::AnnounceAnswer(answer) => {
+                if let Some(hand) = &hand {
+                    let key = hand
+                        .prepared
+                        .as_ref()
+                        .map_or_else(|| ToolKey::new(&hand.tool), |p| p.facts().tool.clone());
+                    rt.emit(AgentEvent::Answered {
+                        call_id: hand.call_id.clone(),
+                        tool: hand.tool.clone(),
+                        answer,
+                        line: answer.describe(&key),
+                    });
+                }
+                None
+            }
+            Effect::Record(shown) => {
+                if let Some(hand) = &hand {
+                    rt.emit(AgentEvent::Record {
+                        call_id: hand.call_id.clone(),
+                        tool: hand.tool.clone(),
+                        shown,
+                        fields: hand
+                            .prepared
+                            .as_ref()
+                            .map(|p| p.fields())
+                            .unwrap_or_default(),
+                    });
+                }
+                None
+            }
+            Effect::Run => Some(match hand.as_mut() {
+                Some(hand) => run_call(rt, hand, interrupt).await,
+                None => Event::PrepareFailed("internal error: no prepared call to run".into()),
+            }),
+            Effect::End(stop) => {
+                if let Some(message) = stop.message() {
+                    match &stop {
+                        TurnStop::Interrupted => rt.emit(AgentEvent::Notice(message)),
+                        _ => rt.emit(AgentEvent::Error(message)),
+                    }
+                }
+                rt.emit(AgentEvent::TurnEnd {
+                    requests: turn.requests(),
+                    tool_calls: turn.tool_calls(),
+                    stop: stop.clone(),
+                });
+                return stop;
+            }
+        };
+        if let Some(event) = event {
+            queue.extend(feed(&mut turn, event, rt, session, run));
+        }
+    }
+    TurnStop::Completed
+}
+
+fn feed(
+    turn: &mut Turn,
+    event: Event,
+    rt: &Runtime,
+    session: &mut LiveSession,
+    run: &mut RunConsent,
+) -> Vec<Effect> {
+    let mut cx = DecideCx {
+        mode: session.mode,
+        protected: &rt.protected,
+        session: &mut session.consent,
+        run,
+        can_ask: rt.can_ask,
+    };
+    turn.on(event, &mut cx)
+}
+
+async fn request(
+    rt: &Runtime,
+    session: &mut LiveSession,
+    interrupt: &mut mpsc::UnboundedReceiver<()>,
+) -> Event {
+    if let Err(e) = super::compact::compact_if_needed(rt, session, interrupt).await {
+        rt.emit(AgentEvent::Warning(e));
+    }
+    let request = Request {
+        system: rt.system.clone(),
+        items: session.history.clone(),
+        tools: rt.registry.specs(),
+    };
+    let cancel = CancellationToken::new();
+    let mut stream = rt.provider.stream(request, cancel.clone());
+    let mut response = Response::default();
+    loop {
+        tokio::select! {
+            _ = interrupt.recv() => {
+                cancel.cancel();
+                if !response.text.is_empty() {
+                    rt.emit(AgentEvent::AssistantDone);
+                }
+                return Event::Interrupted { partial: Some(response) };
+            }
+            next = stream.next() => match next {
+                Some(Ok(StreamEvent::Done)) | None => {
+                    if !response.text.is_empty() {
+                        rt.emit(AgentEvent::AssistantDone);
+                    }
+                    if response.usage.input_tokens > 0 {
+                        session.input_tokens = response.usage.input_tokens;
+                        rt.emit(AgentEvent::Usage {
+                            input_tokens: response.usage.input_tokens,
+                            context_window: rt.context_window,
+                        });
+                    }
+                    return Event::ModelDone(response);
+                }
+                Some(Ok(event)) => {
+                    if let StreamEvent::TextDelta(text) = &event {
+                        rt.emit(AgentEvent::AssistantDelta(text.clone()));
+                    }
+                    response.apply(&event);
+                }
+                Some(Err(error)) => {
+                    if !response.text.is_empty() {
+                        rt.emit(AgentEvent::AssistantDone);
+                    }
+                    return Event::ModelFailed(error);
+                }
+            }
+        }
+    }
+}
+
+fn save(rt: &Runtime, session: &mut LiveSession, item: Item, hand: Option<&InHand>) -> Event {
+    let result = match &item {
+        Item::ToolResult {
+            call_id,
+            status,
+            output,
+        } => Some(AgentEvent::ToolResult {
+            call_id: call_id.clone(),
+            tool: match hand {
+                Some(hand) if hand.call_id == *call_id => hand.tool.clone(),
+                _ => session.tool_name(call_id),
+            },
+            status: *status,
+            output: output.clone(),
+        }),
+        _ => None,
+    };
+    match session.save(item) {
+        Ok(()) => {
+            if let Some(event) = result {
+                rt.emit(event);
+            }
+            Event::Saved
+        }
+        Err(e) => Event::SaveFailed(e),
+    }
+}
+
+async fn prepare(
+    rt: &Runtime,
+    call: &crate::model::ToolCall,
+) -> (Event, Option<Box<dyn PreparedCall>>) {
+    let Some(tool) = rt.registry.get(&call.name) else {
+        return (
+            Event::PrepareFailed(format!(
+                "There is no tool named {:?}. Available tools: {}.",
+                call.name,
+                rt.registry.names().join(", ")
+            )),
+            None,
+        );
+    };
+    let args: serde_json::Value = if call.arguments.trim().is_empty() {
+        serde_json::Value::Object(Default::default())
+    } else {
+        match serde_json::from_str(&call.arguments) {
+            Ok(args) => args,
+            Err(e) => {
+                return (
+                    Event::PrepareFailed(
+                        ToolError::InvalidArguments {
+                            tool: tool.spec().name,
+                            message: format!("the arguments are not valid JSON: {e}"),
+                        }
+                        .to_string(),
+                    ),
+                    None,
+                );
+            }
+        }
+    };
+    let prepared = match tool.prepare(&args, &rt.tool_cx) {
+        Ok(prepared) => prepared,
+        Err(e) => return (Event::PrepareFailed(e.to_string()), None),
+    };
+    let mut facts = prepared.facts().clone();
+    if let Some(hook) = &rt.hook {
+        facts.hook = Some(hook.check(&call.name, &args, &facts).await);
+    }
+    let write = matches!(facts.kind, CallKind::FileWrite)
+        || (matches!(facts.kind, CallKind::Fetch) && !facts.targets.is_empty());
+    // The hook's verdict joins the facts the decision reads.
+    (Event::Prepared { facts, write }, Some(prepared))
+}
+
+/// What a question shows, taken from the call in hand before waiting.
+struct Question {
+    call_id: String,
+    tool: ToolKey,
+    fields: Vec<crate::tools::Field>,
+}
+
+fn question(hand: Option<&InHand>) -> Option<Question> {
+    let hand = hand?;
+    let prepared = hand.prepared.as_ref()?;
+    Some(Question {
+        call_id: hand.call_id.clone(),
+        tool: prepared.facts().tool.clone(),
+        fields: prepared.fields(),
+    })
+}
+
+async fn ask(
+    rt: &Runtime,
+    question: Option<Question>,
+    interrupt: &mut mpsc::UnboundedReceiver<()>,
+) -> Event {
+    let Some(question) = question else {
+        return Event::Answered(ConsentAnswer::Reject);
+    };
+    let (reply, answer) = oneshot::channel();
+    rt.emit(AgentEvent::Consent(ConsentRequest {
+        call_id: question.call_id,
+        tool: question.tool,
+        fields: question.fields,
+        reply,
+    }));
+    tokio::select! {
+        _ = interrupt.recv() => Event::Interrupted { partial: None },
+        answer = answer => Event::Answered(answer.unwrap_or(ConsentAnswer::Reject)),
+    }
+}
+
+async fn run_call(
+    rt: &Runtime,
+    hand: &mut InHand,
+    interrupt: &mut mpsc::UnboundedReceiver<()>,
+) -> Event {
+    let Some(prepared) = hand.prepared.take() else {
+        return Event::PrepareFailed("internal error: the call was not prepared".into());
+    };
+    rt.emit(AgentEvent::ToolRunning {
+        call_id: hand.call_id.clone(),
+        tool: hand.tool.clone(),
+    });
+    let cancel = CancellationToken::new();
+    let mut running = prepared.run(cancel.clone());
+    tokio::select! {
+        outcome = &mut running => Event::Ran(outcome),
+        _ = interrupt.recv() => {
+            cancel.cancel();
+            // The tool stops at once (a killed process group, a dropped
+            // request); wait for it so nothing outlives the turn.
+            let _ = running.await;
+            Event::Interrupted { partial: None }
+        }
+    }
+}

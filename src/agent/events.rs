@@ -1,0 +1,147 @@
+//! What the agent tells front ends, and the consent port through which a
+//! front end answers a question. Front ends draw these; they never decide.
+
+use serde::Serialize;
+use tokio::sync::oneshot;
+
+use crate::model::ResultStatus;
+use crate::policy::{ConsentAnswer, Decision, Mode, Shown, ToolKey};
+use crate::tools::Field;
+
+use super::turn::TurnStop;
+
+/// A question for the user about one prepared call. The answer travels back
+/// through `reply`; dropping it counts as a rejection.
+#[derive(Debug)]
+pub struct ConsentRequest {
+    pub call_id: String,
+    pub tool: ToolKey,
+    /// The fields a confirmation shows (after inspection for writes).
+    pub fields: Vec<Field>,
+    pub reply: oneshot::Sender<ConsentAnswer>,
+}
+
+/// A decision as front ends and `stream-json` report it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DecisionView {
+    /// `allow`, `ask` or `deny`.
+    pub decision: &'static str,
+    /// True for an allow that the user was not asked about (and that is not a
+    /// quiet confined read).
+    pub unasked: bool,
+    pub code: Option<&'static str>,
+    pub reason: Option<String>,
+}
+
+impl DecisionView {
+    pub fn of(decision: &Decision) -> Self {
+        match decision {
+            Decision::Allow { shown } => Self {
+                decision: "allow",
+                unasked: *shown != Shown::Quietly,
+                code: None,
+                reason: None,
+            },
+            Decision::Ask => Self {
+                decision: "ask",
+                unasked: false,
+                code: None,
+                reason: None,
+            },
+            Decision::Deny { code, reason } => Self {
+                decision: "deny",
+                unasked: false,
+                code: Some(code.as_str()),
+                reason: Some(reason.clone()),
+            },
+        }
+    }
+}
+
+/// One line of `/sessions`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionLine {
+    pub id: String,
+    pub started: u64,
+    pub first_prompt: String,
+    pub size: u64,
+}
+
+/// Everything the agent reports.
+#[derive(Debug)]
+pub enum AgentEvent {
+    /// The banner: after start and after every session change.
+    Session {
+        id: String,
+        mode: Mode,
+        model: String,
+        context_window: u64,
+    },
+    /// A plain line of information (mode changes, recoveries, command output).
+    Notice(String),
+    /// Something the user should notice that is not an error.
+    Warning(String),
+    /// A command or a turn failed; the text says what and where.
+    Error(String),
+    /// The user's prompt, as accepted for a turn.
+    Prompt(String),
+    AssistantDelta(String),
+    /// One response's text is complete.
+    AssistantDone,
+    ToolCall {
+        call_id: String,
+        tool: String,
+        arguments: String,
+    },
+    Decision {
+        call_id: String,
+        tool: String,
+        view: DecisionView,
+    },
+    /// The record of a call that runs without a question.
+    Record {
+        call_id: String,
+        tool: String,
+        shown: Shown,
+        fields: Vec<Field>,
+    },
+    Consent(ConsentRequest),
+    /// The answer to a question and what it means for the session.
+    Answered {
+        call_id: String,
+        tool: String,
+        answer: ConsentAnswer,
+        line: String,
+    },
+    ToolRunning {
+        call_id: String,
+        tool: String,
+    },
+    ToolResult {
+        call_id: String,
+        tool: String,
+        status: ResultStatus,
+        output: String,
+    },
+    TurnEnd {
+        requests: u32,
+        tool_calls: u32,
+        stop: TurnStop,
+    },
+    /// Context use after a response.
+    Usage {
+        input_tokens: u64,
+        context_window: u64,
+    },
+    ModeChanged(Mode),
+    /// A loosening `/mode` needs `Switch to this mode? [y/N]`; answer with
+    /// `Input::ConfirmMode`.
+    ConfirmMode {
+        from: Mode,
+        to: Mode,
+        warning: &'static str,
+    },
+    Sessions(Vec<SessionLine>),
+    /// `/quit`: the agent has stopped.
+    Quit,
+}

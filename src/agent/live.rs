@@ -1,0 +1,48 @@
+//! The session in use: its log, its history, and what lives only in this
+//! run (mode, remembered answers, last context use). Every item is on disk
+//! before it joins history.
+
+use crate::model::Item;
+use crate::policy::{Mode, SessionConsent};
+use crate::session::{Record, SessionLog};
+
+pub struct LiveSession {
+    pub id: String,
+    pub log: SessionLog,
+    pub history: Vec<Item>,
+    pub mode: Mode,
+    pub consent: SessionConsent,
+    /// Input tokens of the last response, as the service reported them.
+    pub input_tokens: u64,
+}
+
+impl LiveSession {
+    /// Appends `item` to the log (fsync) and then to history.
+    pub fn save(&mut self, item: Item) -> Result<(), String> {
+        self.log
+            .append(&Record::Item(item.clone()))
+            .map_err(|e| e.to_string())?;
+        self.history.push(item);
+        Ok(())
+    }
+
+    /// Appends a non-item record (clear, compact).
+    pub fn record(&mut self, record: &Record) -> Result<(), String> {
+        self.log.append(record).map_err(|e| e.to_string())
+    }
+
+    /// The tool a call id belongs to, from history.
+    pub fn tool_name(&self, call_id: &str) -> String {
+        self.history
+            .iter()
+            .rev()
+            .find_map(|item| match item {
+                Item::Assistant { tool_calls, .. } => tool_calls
+                    .iter()
+                    .find(|c| c.id == call_id)
+                    .map(|c| c.name.clone()),
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+}

@@ -1,0 +1,22 @@
+//! The agent: drives turns through the decision, owns the limits and the
+//! sessions of this run, and talks to front ends only through typed events
+//! (`AgentEvent`) and a consent port (a request carrying a oneshot reply).
+//! It never draws and never reads keys.
+
+pub mod build;
+pub mod commands;
+pub mod compact;
+pub mod driver;
+pub mod events;
+pub mod hook;
+pub mod live;
+pub mod prompt;
+pub mod record;
+pub mod sessions;
+pub mod task;
+pub mod turn;
+
+pub use commands::{Command, CommandError};
+pub use events::{AgentEvent, ConsentRequest, DecisionView};
+pub use task::{AgentHandle, Input};
+pub use turn::{Limits, TurnStop};

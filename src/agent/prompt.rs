@@ -1,0 +1,41 @@
+//! The system prompt: the SOUL (the user's `SOUL.md` in mino's home, else
+//! the built-in one), the project's `AGENTS.md`, and the list of project
+//! skills. Reads files only through the confined project access.
+
+use crate::tools::confine::Project;
+use crate::tools::skill_view::{SkillInfo, discover};
+
+/// The built-in SOUL, used unless the user's home has its own.
+pub const DEFAULT_SOUL: &str = include_str!("../../assets/SOUL.md");
+
+/// The largest `AGENTS.md` included, in bytes.
+const AGENTS_LIMIT: u64 = 64 * 1024;
+
+/// Builds the system prompt. `user_soul` is the user's `SOUL.md`, if any.
+pub fn system_prompt(user_soul: Option<String>, project: &Project) -> String {
+    let mut prompt = user_soul.unwrap_or_else(|| DEFAULT_SOUL.to_string());
+    prompt.push_str(&format!(
+        "\n\n## Project\n\nThe project directory is {}. Tool paths are relative to it.\n",
+        project.root().display()
+    ));
+    if let Ok(agents) = project.read("AGENTS.md", AGENTS_LIMIT) {
+        prompt.push_str("\n## Project instructions (AGENTS.md)\n\n");
+        prompt.push_str(&String::from_utf8_lossy(&agents.bytes));
+        prompt.push('\n');
+    }
+    let skills = discover(project);
+    if !skills.is_empty() {
+        prompt.push_str(&skills_section(&skills));
+    }
+    prompt
+}
+
+fn skills_section(skills: &[SkillInfo]) -> String {
+    let mut out = String::from(
+        "\n## Skills\n\nRead a skill's instructions with the skill_view tool before using it.\n\n",
+    );
+    for skill in skills {
+        out.push_str(&format!("- {}: {}\n", skill.name, skill.description));
+    }
+    out
+}

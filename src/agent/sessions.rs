@@ -1,0 +1,323 @@
+//! The sessions of this run: the one in use, the modes and answers of the
+//! ones visited (held in memory only), and the slash commands that move
+//! between them. Commands and turns take turns: nothing here runs while a
+//! turn does.
+
+use std::collections::HashMap;
+
+use tokio::sync::mpsc;
+
+use crate::model::Item;
+use crate::policy::{CanAsk, Mode, RunConsent, SessionConsent};
+use crate::session::{Record, SessionId, SessionStore, history, recover};
+
+use super::commands::{COMMANDS, Command};
+use super::driver::{Runtime, run_turn};
+use super::events::{AgentEvent, SessionLine};
+use super::live::LiveSession;
+use super::turn::TurnStop;
+
+/// What only this run remembers of a session it has visited.
+#[derive(Debug, Clone)]
+struct Visited {
+    mode: Mode,
+    consent: SessionConsent,
+}
+
+/// The agent: runtime, store, sessions.
+pub struct Agent {
+    pub rt: Runtime,
+    store: SessionStore,
+    start_mode: Mode,
+    project: String,
+    model: String,
+    current: LiveSession,
+    visited: HashMap<String, Visited>,
+    run: RunConsent,
+    /// A loosening waiting for `Switch to this mode? [y/N]`.
+    pending_mode: Option<Mode>,
+}
+
+/// What a command asks of the loop that runs the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum After {
+    Continue,
+    Quit,
+}
+
+impl Agent {
+    /// Starts in a new session, or resumes `resume` (recovering an
+    /// interrupted turn without rerunning anything).
+    pub fn start(
+        rt: Runtime,
+        store: SessionStore,
+        start_mode: Mode,
+        project: String,
+        model: String,
+        resume: Option<&str>,
+    ) -> Result<Self, String> {
+        let current = match resume {
+            Some(id) => open_session(&store, id, start_mode, &rt)?,
+            None => new_session(&store, &project, &model, start_mode)?,
+        };
+        let agent = Self {
+            rt,
+            store,
+            start_mode,
+            project,
+            model,
+            current,
+            visited: HashMap::new(),
+            run: RunConsent::default(),
+            pending_mode: None,
+        };
+        agent.banner();
+        Ok(agent)
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.current.id
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.current.mode
+    }
+
+    pub fn history(&self) -> &[Item] {
+        &self.current.history
+    }
+
+    fn banner(&self) {
+        self.rt.emit(AgentEvent::Session {
+            id: self.current.id.clone(),
+            mode: self.current.mode,
+            model: self.model.clone(),
+            context_window: self.rt.context_window,
+        });
+    }
+
+    /// Runs one turn.
+    pub async fn prompt(
+        &mut self,
+        text: String,
+        interrupt: &mut mpsc::UnboundedReceiver<()>,
+    ) -> TurnStop {
+        // Recovery before the next question: a turn cut short leaves calls
+        // without results; they are acknowledged, never rerun.
+        for item in recover(&self.current.history) {
+            if let Err(e) = self.current.save(item) {
+                self.rt.emit(AgentEvent::Error(e.clone()));
+                return TurnStop::SaveFailed(e);
+            }
+        }
+        run_turn(&self.rt, &mut self.current, &mut self.run, text, interrupt).await
+    }
+
+    /// Runs one slash command.
+    pub async fn command(
+        &mut self,
+        command: Command,
+        interrupt: &mut mpsc::UnboundedReceiver<()>,
+    ) -> After {
+        match command {
+            Command::Mode(None) => self.notice(format!(
+                "Permission mode: {}. Modes: manual, accept-edits, auto, bypass. Use /mode NAME to change it.",
+                self.current.mode
+            )),
+            Command::Mode(Some(to)) => self.switch_mode(to),
+            Command::New => self.new_session(),
+            Command::Resume(Some(id)) => self.resume(&id),
+            Command::Resume(None) | Command::Sessions => self.list_sessions(),
+            Command::Clear => self.clear(),
+            Command::Compact => {
+                match super::compact::compact(&self.rt, &mut self.current, interrupt).await {
+                    Ok(notice) => self.notice(notice),
+                    Err(e) => self.rt.emit(AgentEvent::Error(e)),
+                }
+            }
+            Command::Copy => self.notice(
+                "/copy works in the full-screen view; here, select the text in your terminal."
+                    .into(),
+            ),
+            Command::Help => self.notice(help_text()),
+            Command::Quit => {
+                self.rt.emit(AgentEvent::Quit);
+                return After::Quit;
+            }
+        }
+        After::Continue
+    }
+
+    fn notice(&self, text: String) {
+        self.rt.emit(AgentEvent::Notice(text));
+    }
+
+    fn switch_mode(&mut self, to: Mode) {
+        let from = self.current.mode;
+        if !from.is_loosening(to) {
+            self.current.mode = to;
+            self.notice(format!("Permission mode for this session: {to}."));
+            self.rt.emit(AgentEvent::ModeChanged(to));
+            return;
+        }
+        if self.rt.can_ask == CanAsk::No {
+            self.notice(to.warning().to_string());
+            self.rt.emit(AgentEvent::Error(
+                "Denied: changing the permission mode requires an interactive terminal.".into(),
+            ));
+            return;
+        }
+        self.pending_mode = Some(to);
+        self.rt.emit(AgentEvent::ConfirmMode {
+            from,
+            to,
+            warning: to.warning(),
+        });
+    }
+
+    /// The answer to `Switch to this mode? [y/N]`.
+    pub fn confirm_mode(&mut self, to: Mode, yes: bool) {
+        let pending = self.pending_mode.take();
+        if yes && pending == Some(to) {
+            self.current.mode = to;
+            self.notice(format!("Permission mode for this session: {to}."));
+            self.rt.emit(AgentEvent::ModeChanged(to));
+        } else {
+            self.notice(format!(
+                "Permission mode for this session unchanged: {}.",
+                self.current.mode
+            ));
+        }
+    }
+
+    fn remember_current(&mut self) {
+        self.visited.insert(
+            self.current.id.clone(),
+            Visited {
+                mode: self.current.mode,
+                consent: self.current.consent.clone(),
+            },
+        );
+    }
+
+    fn new_session(&mut self) {
+        match new_session(&self.store, &self.project, &self.model, self.start_mode) {
+            Ok(session) => {
+                self.remember_current();
+                self.current = session;
+                self.banner();
+            }
+            Err(e) => self.rt.emit(AgentEvent::Error(e)),
+        }
+    }
+
+    fn resume(&mut self, id: &str) {
+        if id == self.current.id {
+            self.notice(format!("Session {id} is already in use."));
+            return;
+        }
+        match open_session(&self.store, id, self.start_mode, &self.rt) {
+            Ok(mut session) => {
+                if let Some(visited) = self.visited.get(&session.id) {
+                    session.mode = visited.mode;
+                    session.consent = visited.consent.clone();
+                }
+                self.remember_current();
+                self.current = session;
+                self.banner();
+            }
+            Err(e) => self.rt.emit(AgentEvent::Error(e)),
+        }
+    }
+
+    fn list_sessions(&self) {
+        match self.store.list() {
+            Ok(list) => self.rt.emit(AgentEvent::Sessions(
+                list.into_iter()
+                    .map(|s| SessionLine {
+                        id: s.id.to_string(),
+                        started: s.started,
+                        first_prompt: s.first_prompt.unwrap_or_default(),
+                        size: s.bytes,
+                    })
+                    .collect(),
+            )),
+            Err(e) => self.rt.emit(AgentEvent::Error(e.to_string())),
+        }
+    }
+
+    fn clear(&mut self) {
+        match self.current.record(&Record::Clear) {
+            Ok(()) => {
+                self.current.history.clear();
+                self.current.input_tokens = 0;
+                self.notice(format!(
+                    "History cleared. Session {} and its mode ({}) are kept.",
+                    self.current.id, self.current.mode
+                ));
+            }
+            Err(e) => self.rt.emit(AgentEvent::Error(e)),
+        }
+    }
+}
+
+fn new_session(
+    store: &SessionStore,
+    project: &str,
+    model: &str,
+    mode: Mode,
+) -> Result<LiveSession, String> {
+    let log = store
+        .create(std::path::Path::new(project), model)
+        .map_err(|e| e.to_string())?;
+    Ok(LiveSession {
+        id: log.id().to_string(),
+        log,
+        history: Vec::new(),
+        mode,
+        consent: SessionConsent::default(),
+        input_tokens: 0,
+    })
+}
+
+fn open_session(
+    store: &SessionStore,
+    id: &str,
+    mode: Mode,
+    rt: &Runtime,
+) -> Result<LiveSession, String> {
+    let id = SessionId::parse(id).map_err(|e| e.to_string())?;
+    let (log, loaded) = store.open(&id).map_err(|e| e.to_string())?;
+    if let Some(warning) = loaded.warning {
+        rt.emit(AgentEvent::Warning(warning));
+    }
+    let mut session = LiveSession {
+        id: id.to_string(),
+        log,
+        history: history(&loaded.records),
+        mode,
+        consent: SessionConsent::default(),
+        input_tokens: 0,
+    };
+    let recovered = recover(&session.history);
+    if !recovered.is_empty() {
+        rt.emit(AgentEvent::Notice(format!(
+            "Recovered an interrupted turn: {} call(s) without a result were recorded as interrupted with an unknown outcome; nothing was run again.",
+            recovered.len()
+        )));
+    }
+    for item in recovered {
+        session.save(item)?;
+    }
+    Ok(session)
+}
+
+/// The text of `/help`.
+pub fn help_text() -> String {
+    let mut out = String::from("Commands:\n");
+    for (name, what) in COMMANDS {
+        out.push_str(&format!("  {name:<10} {what}\n"));
+    }
+    out.push_str("Questions: y allow once, a allow this tool for the session, n reject (Enter), v never allow this tool while mino runs.");
+    out
+}

@@ -1,0 +1,683 @@
+//! One turn as a state machine: an event in, the effects to perform out.
+//! Pure: no I/O, no async. The driver (`driver.rs`) performs the effects
+//! and feeds their outcomes back. Every call the model asks for ends with
+//! exactly one saved result, whatever happens.
+
+use std::collections::VecDeque;
+
+use crate::model::{Item, ModelError, Response, ResultStatus, ToolCall};
+use crate::policy::{
+    CallFacts, CanAsk, ConsentAnswer, Decision, DenyCode, Mode, ProtectedPaths, RunConsent,
+    SessionConsent, Shown, USER_REJECTED, decide, remember,
+};
+use crate::tools::{ToolOutcome, ToolStatus};
+
+/// Per-turn limits (DESIGN section 11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub requests: u32,
+    pub tool_calls: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            requests: 8,
+            tool_calls: 16,
+        }
+    }
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnStop {
+    /// The model answered without asking for a tool.
+    Completed,
+    RequestLimit(u32),
+    ToolCallLimit(u32),
+    Interrupted,
+    /// A model request failed; the text names the service and what happened.
+    ModelError(String),
+    /// A record could not be saved; chat never goes on with unsaved history.
+    SaveFailed(String),
+}
+
+impl TurnStop {
+    /// The stable word for `stream-json`'s `turn_end.stop`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TurnStop::Completed => "completed",
+            TurnStop::RequestLimit(_) => "request_limit",
+            TurnStop::ToolCallLimit(_) => "tool_call_limit",
+            TurnStop::Interrupted => "interrupted",
+            TurnStop::ModelError(_) => "model_error",
+            TurnStop::SaveFailed(_) => "save_failed",
+        }
+    }
+
+    /// A sentence for the user, or `None` for a completed turn.
+    pub fn message(&self) -> Option<String> {
+        match self {
+            TurnStop::Completed => None,
+            TurnStop::RequestLimit(n) => Some(format!(
+                "The turn stopped: it reached its limit of {n} model requests."
+            )),
+            TurnStop::ToolCallLimit(n) => Some(format!(
+                "The turn stopped: it reached its limit of {n} tool calls."
+            )),
+            TurnStop::Interrupted => Some("Interrupted.".to_string()),
+            TurnStop::ModelError(e) => Some(format!("The model request failed: {e}")),
+            TurnStop::SaveFailed(e) => Some(format!(
+                "The turn stopped because history could not be saved: {e}"
+            )),
+        }
+    }
+}
+
+/// What happened, as the driver reports it.
+#[derive(Debug)]
+pub enum Event {
+    /// The user's prompt was saved: send the first request.
+    Begin,
+    ModelDone(Response),
+    ModelFailed(ModelError),
+    /// The last `Save` is on disk.
+    Saved,
+    SaveFailed(String),
+    /// The current call was prepared. `write` when it must be inspected.
+    Prepared {
+        facts: CallFacts,
+        write: bool,
+    },
+    PrepareFailed(String),
+    Inspected,
+    InspectFailed(String),
+    Answered(ConsentAnswer),
+    Ran(ToolOutcome),
+    /// Esc or Ctrl-C: stop what runs now. `partial` is the text streamed so
+    /// far when a request was interrupted.
+    Interrupted {
+        partial: Option<Response>,
+    },
+}
+
+/// What the driver should do next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Stream the next model request over the current history.
+    Request,
+    /// Append to the session log (fsync) and to history, then report `Saved`.
+    Save(Item),
+    /// Announce a call before it is prepared.
+    AnnounceCall(ToolCall),
+    /// Validate and prepare this call; report `Prepared` or `PrepareFailed`.
+    Prepare(ToolCall),
+    /// Report the decision on the current call.
+    AnnounceDecision(Decision),
+    /// Inspect the current (write) call.
+    Inspect,
+    /// Put the current call to the user.
+    Ask,
+    /// Report the user's answer.
+    AnnounceAnswer(ConsentAnswer),
+    /// Print the record line of an unasked call (after inspection).
+    Record(Shown),
+    /// Run the current call.
+    Run,
+    End(TurnStop),
+}
+
+/// The decision's inputs that live outside the turn.
+pub struct DecideCx<'a> {
+    pub mode: Mode,
+    pub protected: &'a ProtectedPaths,
+    pub session: &'a mut SessionConsent,
+    pub run: &'a mut RunConsent,
+    pub can_ask: CanAsk,
+}
+
+/// The call being handled.
+#[derive(Debug)]
+struct Current {
+    call: ToolCall,
+    facts: Option<CallFacts>,
+    decision: Option<Decision>,
+}
+
+/// One turn's state.
+#[derive(Debug)]
+pub struct Turn {
+    limits: Limits,
+    requests: u32,
+    tool_calls: u32,
+    pending: VecDeque<ToolCall>,
+    current: Option<Current>,
+    /// Set when the turn must end once the remaining saves are done.
+    ending: Option<TurnStop>,
+    /// The last save was the assistant item of a response.
+    saved_response: bool,
+}
+
+fn result(call: &ToolCall, status: ResultStatus, output: impl Into<String>) -> Item {
+    Item::ToolResult {
+        call_id: call.id.clone(),
+        status,
+        output: output.into(),
+    }
+}
+
+impl Turn {
+    pub fn new(limits: Limits) -> Self {
+        Self {
+            limits,
+            requests: 0,
+            tool_calls: 0,
+            pending: VecDeque::new(),
+            current: None,
+            ending: None,
+            saved_response: false,
+        }
+    }
+
+    pub fn requests(&self) -> u32 {
+        self.requests
+    }
+
+    pub fn tool_calls(&self) -> u32 {
+        self.tool_calls
+    }
+
+    /// The call being handled, if any.
+    pub fn current_call(&self) -> Option<&ToolCall> {
+        self.current.as_ref().map(|c| &c.call)
+    }
+
+    /// Feeds one event; returns the effects to perform, in order.
+    pub fn on(&mut self, event: Event, cx: &mut DecideCx<'_>) -> Vec<Effect> {
+        match event {
+            Event::Begin => self.request(),
+            Event::ModelDone(response) => self.on_response(response),
+            Event::ModelFailed(error) => match error {
+                ModelError::Cancelled => vec![Effect::End(TurnStop::Interrupted)],
+                other => vec![Effect::End(TurnStop::ModelError(other.to_string()))],
+            },
+            Event::Saved => self.on_saved(),
+            Event::SaveFailed(error) => {
+                vec![Effect::End(TurnStop::SaveFailed(error))]
+            }
+            Event::Prepared { facts, write } => self.on_prepared(facts, write, cx),
+            Event::PrepareFailed(message) => self.finish(ResultStatus::Error, message),
+            Event::Inspected => self.on_inspected(),
+            Event::InspectFailed(message) => self.finish(ResultStatus::Error, message),
+            Event::Answered(answer) => self.on_answer(answer, cx),
+            Event::Ran(outcome) => {
+                let status = match outcome.status {
+                    ToolStatus::Completed => ResultStatus::Completed,
+                    ToolStatus::Error => ResultStatus::Error,
+                    ToolStatus::Interrupted => ResultStatus::Interrupted,
+                };
+                self.finish(status, outcome.output)
+            }
+            Event::Interrupted { partial } => self.on_interrupt(partial),
+        }
+    }
+
+    fn request(&mut self) -> Vec<Effect> {
+        if self.requests >= self.limits.requests {
+            return vec![Effect::End(TurnStop::RequestLimit(self.limits.requests))];
+        }
+        self.requests += 1;
+        vec![Effect::Request]
+    }
+
+    fn on_response(&mut self, response: Response) -> Vec<Effect> {
+        self.pending = response.tool_calls.iter().cloned().collect();
+        self.saved_response = true;
+        vec![Effect::Save(Item::Assistant {
+            text: response.text,
+            tool_calls: response.tool_calls,
+        })]
+    }
+
+    /// Saves the current call's result and forgets the call.
+    fn finish(&mut self, status: ResultStatus, output: String) -> Vec<Effect> {
+        match self.current.take() {
+            Some(current) => vec![Effect::Save(result(&current.call, status, output))],
+            None => self.on_saved(),
+        }
+    }
+
+    fn on_saved(&mut self) -> Vec<Effect> {
+        let after_response = std::mem::take(&mut self.saved_response);
+        if let Some(stop) = self.ending.clone() {
+            // Pair every remaining call with a result before ending.
+            return match self.pending.pop_front() {
+                Some(call) => {
+                    let why = match &stop {
+                        TurnStop::ToolCallLimit(n) => {
+                            format!("Not run: the turn reached its limit of {n} tool calls.")
+                        }
+                        _ => "Not run: the turn was interrupted before this call started."
+                            .to_string(),
+                    };
+                    let status = match stop {
+                        TurnStop::Interrupted => ResultStatus::Interrupted,
+                        _ => ResultStatus::Error,
+                    };
+                    vec![Effect::Save(result(&call, status, why))]
+                }
+                None => vec![Effect::End(stop)],
+            };
+        }
+        if after_response && self.pending.is_empty() {
+            return vec![Effect::End(TurnStop::Completed)];
+        }
+        self.next_call()
+    }
+
+    fn next_call(&mut self) -> Vec<Effect> {
+        let Some(call) = self.pending.pop_front() else {
+            return self.request();
+        };
+        if self.tool_calls >= self.limits.tool_calls {
+            self.pending.push_front(call);
+            self.ending = Some(TurnStop::ToolCallLimit(self.limits.tool_calls));
+            return self.on_saved();
+        }
+        self.tool_calls += 1;
+        self.current = Some(Current {
+            call: call.clone(),
+            facts: None,
+            decision: None,
+        });
+        vec![Effect::AnnounceCall(call.clone()), Effect::Prepare(call)]
+    }
+
+    fn on_prepared(&mut self, facts: CallFacts, write: bool, cx: &mut DecideCx<'_>) -> Vec<Effect> {
+        let decision = decide(
+            &facts,
+            cx.mode,
+            cx.protected,
+            cx.session,
+            cx.run,
+            cx.can_ask,
+        );
+        let Some(current) = self.current.as_mut() else {
+            return vec![];
+        };
+        current.facts = Some(facts);
+        current.decision = Some(decision.clone());
+        let mut effects = vec![Effect::AnnounceDecision(decision.clone())];
+        match decision {
+            Decision::Deny { code, reason } => {
+                // A call that would ask where nobody can answer is rejected
+                // on the user's behalf, not denied by a rule.
+                let status = if code == DenyCode::NobodyToAsk {
+                    ResultStatus::Rejected
+                } else {
+                    ResultStatus::Denied
+                };
+                effects.extend(self.finish(status, reason));
+            }
+            _ if write => effects.push(Effect::Inspect),
+            Decision::Allow { shown } => effects.extend(allow(shown)),
+            Decision::Ask => effects.push(Effect::Ask),
+        }
+        effects
+    }
+
+    fn on_inspected(&mut self) -> Vec<Effect> {
+        match self.current.as_ref().and_then(|c| c.decision.clone()) {
+            Some(Decision::Allow { shown }) => allow(shown),
+            Some(Decision::Ask) => vec![Effect::Ask],
+            _ => vec![],
+        }
+    }
+
+    fn on_answer(&mut self, answer: ConsentAnswer, cx: &mut DecideCx<'_>) -> Vec<Effect> {
+        let Some(current) = self.current.as_ref() else {
+            return vec![];
+        };
+        if let Some(facts) = &current.facts {
+            remember(answer, &facts.tool, cx.session, cx.run);
+        }
+        let mut effects = vec![Effect::AnnounceAnswer(answer)];
+        if answer.allows() {
+            effects.push(Effect::Run);
+        } else {
+            effects.extend(self.finish(ResultStatus::Rejected, USER_REJECTED.to_string()));
+        }
+        effects
+    }
+
+    fn on_interrupt(&mut self, partial: Option<Response>) -> Vec<Effect> {
+        self.ending = Some(TurnStop::Interrupted);
+        if let Some(current) = self.current.take() {
+            return vec![Effect::Save(result(
+                &current.call,
+                ResultStatus::Interrupted,
+                "Interrupted by the user; the call was stopped and its outcome may be partial.",
+            ))];
+        }
+        match partial {
+            Some(response) if !response.text.is_empty() => {
+                // Tool calls of a cut response never ran and are not kept.
+                vec![Effect::Save(Item::Assistant {
+                    text: format!("{}\n[interrupted by the user]", response.text),
+                    tool_calls: Vec::new(),
+                })]
+            }
+            _ => self.on_saved(),
+        }
+    }
+}
+
+fn allow(shown: Shown) -> Vec<Effect> {
+    match shown {
+        Shown::Quietly => vec![Effect::Run],
+        shown => vec![Effect::Record(shown), Effect::Run],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::{CallKind, PathTarget, ToolKey};
+
+    fn call(id: &str, name: &str) -> ToolCall {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: "{}".into(),
+        }
+    }
+
+    fn response(calls: Vec<ToolCall>) -> Response {
+        Response {
+            text: String::new(),
+            tool_calls: calls,
+            usage: Default::default(),
+        }
+    }
+
+    struct Memory {
+        session: SessionConsent,
+        run: RunConsent,
+        protected: ProtectedPaths,
+    }
+
+    impl Memory {
+        fn new() -> Self {
+            Self {
+                session: SessionConsent::default(),
+                run: RunConsent::default(),
+                protected: ProtectedPaths::builtin(),
+            }
+        }
+
+        fn on(
+            &mut self,
+            turn: &mut Turn,
+            mode: Mode,
+            can_ask: CanAsk,
+            event: Event,
+        ) -> Vec<Effect> {
+            let mut cx = DecideCx {
+                mode,
+                protected: &self.protected,
+                session: &mut self.session,
+                run: &mut self.run,
+                can_ask,
+            };
+            turn.on(event, &mut cx)
+        }
+    }
+
+    fn saved_status(effects: &[Effect]) -> Option<ResultStatus> {
+        effects.iter().find_map(|e| match e {
+            Effect::Save(Item::ToolResult { status, .. }) => Some(*status),
+            _ => None,
+        })
+    }
+
+    #[test]
+    fn a_text_answer_completes_the_turn() {
+        let mut m = Memory::new();
+        let mut turn = Turn::new(Limits::default());
+        assert_eq!(
+            m.on(&mut turn, Mode::Manual, CanAsk::Yes, Event::Begin),
+            vec![Effect::Request]
+        );
+        let effects = m.on(
+            &mut turn,
+            Mode::Manual,
+            CanAsk::Yes,
+            Event::ModelDone(Response {
+                text: "hi".into(),
+                ..Default::default()
+            }),
+        );
+        assert!(matches!(effects[0], Effect::Save(Item::Assistant { .. })));
+        assert_eq!(
+            m.on(&mut turn, Mode::Manual, CanAsk::Yes, Event::Saved),
+            vec![Effect::End(TurnStop::Completed)]
+        );
+    }
+
+    #[test]
+    fn a_protected_read_is_denied_and_saved_before_the_next_request() {
+        let mut m = Memory::new();
+        let mut turn = Turn::new(Limits::default());
+        m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Begin);
+        m.on(
+            &mut turn,
+            Mode::Bypass,
+            CanAsk::Yes,
+            Event::ModelDone(response(vec![call("c1", "read_file")])),
+        );
+        let effects = m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved);
+        assert_eq!(
+            effects,
+            vec![
+                Effect::AnnounceCall(call("c1", "read_file")),
+                Effect::Prepare(call("c1", "read_file"))
+            ]
+        );
+        let facts = CallFacts::new(ToolKey::new("read_file"), CallKind::ConfinedRead).with_target(
+            PathTarget::Inside {
+                relative: ".env".into(),
+                through_link: None,
+                hard_linked: false,
+            },
+        );
+        let effects = m.on(
+            &mut turn,
+            Mode::Bypass,
+            CanAsk::Yes,
+            Event::Prepared {
+                facts,
+                write: false,
+            },
+        );
+        assert_eq!(saved_status(&effects), Some(ResultStatus::Denied));
+        assert!(!effects.contains(&Effect::Run) && !effects.contains(&Effect::Inspect));
+        assert_eq!(
+            m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved),
+            vec![Effect::Request]
+        );
+    }
+
+    #[test]
+    fn an_asked_write_is_inspected_first_and_a_rejection_is_remembered_as_never() {
+        let mut m = Memory::new();
+        let mut turn = Turn::new(Limits::default());
+        m.on(&mut turn, Mode::Manual, CanAsk::Yes, Event::Begin);
+        m.on(
+            &mut turn,
+            Mode::Manual,
+            CanAsk::Yes,
+            Event::ModelDone(response(vec![
+                call("c1", "edit_file"),
+                call("c2", "edit_file"),
+            ])),
+        );
+        m.on(&mut turn, Mode::Manual, CanAsk::Yes, Event::Saved);
+        let facts = CallFacts::new(ToolKey::new("edit_file"), CallKind::FileWrite);
+        let effects = m.on(
+            &mut turn,
+            Mode::Manual,
+            CanAsk::Yes,
+            Event::Prepared {
+                facts: facts.clone(),
+                write: true,
+            },
+        );
+        assert_eq!(effects.last(), Some(&Effect::Inspect));
+        assert_eq!(
+            m.on(&mut turn, Mode::Manual, CanAsk::Yes, Event::Inspected),
+            vec![Effect::Ask]
+        );
+        let effects = m.on(
+            &mut turn,
+            Mode::Manual,
+            CanAsk::Yes,
+            Event::Answered(ConsentAnswer::NeverThisSession),
+        );
+        assert_eq!(saved_status(&effects), Some(ResultStatus::Rejected));
+        // The second edit is denied without a question.
+        m.on(&mut turn, Mode::Manual, CanAsk::Yes, Event::Saved);
+        let effects = m.on(
+            &mut turn,
+            Mode::Manual,
+            CanAsk::Yes,
+            Event::Prepared { facts, write: true },
+        );
+        assert_eq!(saved_status(&effects), Some(ResultStatus::Denied));
+    }
+
+    #[test]
+    fn the_tool_call_limit_pairs_every_remaining_call_and_ends_the_turn() {
+        let mut m = Memory::new();
+        let mut turn = Turn::new(Limits {
+            requests: 8,
+            tool_calls: 1,
+        });
+        m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Begin);
+        m.on(
+            &mut turn,
+            Mode::Bypass,
+            CanAsk::Yes,
+            Event::ModelDone(response(vec![
+                call("c1", "bash"),
+                call("c2", "bash"),
+                call("c3", "bash"),
+            ])),
+        );
+        m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved);
+        let facts = CallFacts::new(ToolKey::new("bash"), CallKind::Shell);
+        let effects = m.on(
+            &mut turn,
+            Mode::Bypass,
+            CanAsk::Yes,
+            Event::Prepared {
+                facts,
+                write: false,
+            },
+        );
+        assert!(effects.contains(&Effect::Run));
+        let effects = m.on(
+            &mut turn,
+            Mode::Bypass,
+            CanAsk::Yes,
+            Event::Ran(ToolOutcome::completed("ok")),
+        );
+        assert_eq!(saved_status(&effects), Some(ResultStatus::Completed));
+        // c2 and c3 are paired with "not run" results, then the turn ends.
+        let effects = m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved);
+        assert_eq!(saved_status(&effects), Some(ResultStatus::Error));
+        let effects = m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved);
+        assert_eq!(saved_status(&effects), Some(ResultStatus::Error));
+        assert_eq!(
+            m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved),
+            vec![Effect::End(TurnStop::ToolCallLimit(1))]
+        );
+    }
+
+    #[test]
+    fn the_request_limit_ends_the_turn() {
+        let mut m = Memory::new();
+        let mut turn = Turn::new(Limits {
+            requests: 1,
+            tool_calls: 16,
+        });
+        m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Begin);
+        m.on(
+            &mut turn,
+            Mode::Bypass,
+            CanAsk::Yes,
+            Event::ModelDone(response(vec![call("c1", "read_file")])),
+        );
+        m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved);
+        let facts = CallFacts::new(ToolKey::new("read_file"), CallKind::ConfinedRead);
+        m.on(
+            &mut turn,
+            Mode::Bypass,
+            CanAsk::Yes,
+            Event::Prepared {
+                facts,
+                write: false,
+            },
+        );
+        m.on(
+            &mut turn,
+            Mode::Bypass,
+            CanAsk::Yes,
+            Event::Ran(ToolOutcome::completed("ok")),
+        );
+        assert_eq!(
+            m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved),
+            vec![Effect::End(TurnStop::RequestLimit(1))]
+        );
+    }
+
+    #[test]
+    fn an_interrupt_during_a_tool_records_it_as_interrupted() {
+        let mut m = Memory::new();
+        let mut turn = Turn::new(Limits::default());
+        m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Begin);
+        m.on(
+            &mut turn,
+            Mode::Bypass,
+            CanAsk::Yes,
+            Event::ModelDone(response(vec![call("c1", "bash"), call("c2", "bash")])),
+        );
+        m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved);
+        let facts = CallFacts::new(ToolKey::new("bash"), CallKind::Shell);
+        m.on(
+            &mut turn,
+            Mode::Bypass,
+            CanAsk::Yes,
+            Event::Prepared {
+                facts,
+                write: false,
+            },
+        );
+        let effects = m.on(
+            &mut turn,
+            Mode::Bypass,
+            CanAsk::Yes,
+            Event::Interrupted { partial: None },
+        );
+        assert_eq!(saved_status(&effects), Some(ResultStatus::Interrupted));
+        let effects = m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved);
+        assert_eq!(
+            saved_status(&effects),
+            Some(ResultStatus::Interrupted),
+            "c2 is paired too"
+        );
+        assert_eq!(
+            m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved),
+            vec![Effect::End(TurnStop::Interrupted)]
+        );
+    }
+}

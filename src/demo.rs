@@ -1,0 +1,40 @@
+//! `mino --demo`: lays out the demo project of the seed's opening scene (a
+//! note with an injected instruction, a `.env` and `.git/config` holding a
+//! marker secret, a link `docs -> .git`) in a new temporary directory, with
+//! the script the scripted model plays. Needs no key and no network.
+
+use std::path::{Path, PathBuf};
+
+const NOTES: &str = include_str!("../assets/demo/project/notes.md");
+const DOT_ENV: &str = include_str!("../assets/demo/project/dot-env");
+const GIT_CONFIG: &str = include_str!("../assets/demo/project/git-config");
+const SCRIPT: &str = include_str!("../assets/demo/script.json");
+
+/// Where the demo was laid out.
+pub struct Demo {
+    pub project: PathBuf,
+    pub script: PathBuf,
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("could not write {}: {e}", path.display()))
+}
+
+/// Creates the demo project under the system's temporary directory.
+pub fn lay_out() -> Result<Demo, String> {
+    let mut suffix = [0u8; 4];
+    getrandom::fill(&mut suffix).map_err(|e| format!("no randomness for the demo: {e}"))?;
+    let base = std::env::temp_dir().join(format!("mino-demo-{}", hex::encode(suffix)));
+    let project = base.join("notes-demo");
+    let git = project.join(".git");
+    std::fs::create_dir_all(&git)
+        .map_err(|e| format!("could not create {}: {e}", git.display()))?;
+    write(&project.join("notes.md"), NOTES)?;
+    write(&project.join(".env"), DOT_ENV)?;
+    write(&git.join("config"), GIT_CONFIG)?;
+    std::os::unix::fs::symlink(".git", project.join("docs"))
+        .map_err(|e| format!("could not create the link docs -> .git: {e}"))?;
+    let script = base.join("script.json");
+    write(&script, SCRIPT)?;
+    Ok(Demo { project, script })
+}

@@ -1,0 +1,379 @@
+//! The line front end: `mino -p PROMPT` (one turn, nobody to ask) and
+//! `mino --line` (interactive, `[y/N]` questions with the four answers).
+//! Output formats `text`, `json` and `stream-json`. It draws and reads; it
+//! never decides.
+
+use std::io::{BufRead, Write};
+
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use crate::agent::commands::{self, Command};
+use crate::agent::record;
+use crate::agent::{AgentEvent, AgentHandle, Input, TurnStop};
+use crate::policy::{ConsentAnswer, Mode};
+
+use super::text;
+
+/// `--output-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    StreamJson,
+}
+
+/// Where text goes: the answer to stdout, everything about calls to stderr
+/// in `-p` text mode; all to stdout interactively.
+struct Sink {
+    format: OutputFormat,
+    interactive: bool,
+    /// The assistant text of the current response.
+    answer: String,
+    /// Everything said in `json` format, returned as one object at the end.
+    collected: Vec<Value>,
+    said_nobody_can_ask: bool,
+    model: String,
+}
+
+impl Sink {
+    fn out(&self, text: &str) {
+        let mut stdout = std::io::stdout().lock();
+        let _ = stdout.write_all(text.as_bytes());
+        let _ = stdout.flush();
+    }
+
+    fn info(&self, text: &str) {
+        if self.interactive {
+            self.out(text);
+        } else {
+            eprint!("{text}");
+        }
+    }
+
+    fn json(&mut self, value: Value) {
+        match self.format {
+            OutputFormat::StreamJson => self.out(&format!("{value}\n")),
+            OutputFormat::Json => self.collected.push(value),
+            OutputFormat::Text => {}
+        }
+    }
+
+    /// Handles one event; returns the turn's end when it ends.
+    fn event(&mut self, event: AgentEvent) -> Option<TurnStop> {
+        let text_mode = self.format == OutputFormat::Text;
+        match event {
+            AgentEvent::Session {
+                id,
+                mode,
+                model,
+                context_window,
+            } => {
+                self.model.clone_from(&model);
+                if text_mode {
+                    self.info(&format!("{}\n", text::banner(&id, mode, context_window)));
+                }
+                self.json(json!({"type": "session", "session_id": id, "mode": mode.name(), "model": model}));
+            }
+            AgentEvent::Notice(line) => {
+                if text_mode {
+                    self.info(&format!("{line}\n"));
+                }
+            }
+            AgentEvent::Warning(line) => eprintln!("mino: warning: {line}"),
+            AgentEvent::Error(message) => {
+                if text_mode {
+                    eprintln!("mino: {message}");
+                }
+                self.json(json!({"type": "error", "message": message}));
+            }
+            AgentEvent::Prompt(_) => {}
+            AgentEvent::AssistantDelta(delta) => {
+                if text_mode {
+                    if self.answer.is_empty() && self.interactive {
+                        self.out("Assistant> ");
+                    }
+                    self.out(&text::visible(&delta));
+                }
+                self.answer.push_str(&delta);
+            }
+            AgentEvent::AssistantDone => {
+                if text_mode && !self.answer.ends_with('\n') {
+                    self.out("\n");
+                }
+                let answer = std::mem::take(&mut self.answer);
+                self.json(json!({"type": "assistant", "text": answer}));
+            }
+            AgentEvent::ToolCall {
+                call_id,
+                tool,
+                arguments,
+            } => {
+                let args: Value =
+                    serde_json::from_str(&arguments).unwrap_or(Value::String(arguments));
+                self.json(json!({"type": "tool_call", "call_id": call_id, "tool": tool, "arguments": args}));
+            }
+            AgentEvent::Decision {
+                call_id,
+                tool,
+                view,
+            } => {
+                if view.code == Some("MINO_DENY_NOBODY_TO_ASK") && !self.said_nobody_can_ask {
+                    self.said_nobody_can_ask = true;
+                    eprintln!(
+                        "mino: calls that need your confirmation are rejected here, because nobody can answer (-p, or input that is not a terminal)."
+                    );
+                }
+                self.json(json!({
+                    "type": "decision", "call_id": call_id, "tool": tool,
+                    "decision": view.decision, "unasked": view.unasked,
+                    "code": view.code, "reason": view.reason,
+                }));
+            }
+            AgentEvent::Record {
+                tool,
+                shown,
+                fields,
+                ..
+            } => {
+                let lines = record::lines(&tool, shown, &fields);
+                if !lines.is_empty() {
+                    let block = lines.join("\n") + "\n";
+                    if text_mode {
+                        self.info(&text::visible(&block));
+                    } else {
+                        eprint!("{}", text::visible(&block));
+                    }
+                }
+            }
+            AgentEvent::Consent(request) => {
+                // Only an interactive line front end is ever asked; it
+                // answers in `interactive`, never here.
+                let _ = request.reply.send(ConsentAnswer::Reject);
+            }
+            AgentEvent::Answered { line, .. } => {
+                if text_mode {
+                    self.info(&format!("{line}\n"));
+                }
+            }
+            AgentEvent::ToolRunning { .. } => {}
+            AgentEvent::ToolResult {
+                call_id,
+                status,
+                output,
+                ..
+            } => {
+                if text_mode {
+                    self.info(&text::result(
+                        status,
+                        &output,
+                        if self.interactive { 12 } else { 4 },
+                    ));
+                }
+                self.json(json!({"type": "tool_result", "call_id": call_id, "status": status.as_str(), "output": output}));
+            }
+            AgentEvent::TurnEnd {
+                requests,
+                tool_calls,
+                stop,
+            } => {
+                self.json(json!({"type": "turn_end", "requests": requests, "tool_calls": tool_calls, "stop": stop.as_str()}));
+                return Some(stop);
+            }
+            AgentEvent::Usage { .. } | AgentEvent::ModeChanged(_) | AgentEvent::Quit => {}
+            AgentEvent::ConfirmMode { .. } => {}
+            AgentEvent::Sessions(list) => {
+                if list.is_empty() {
+                    self.info("No saved sessions.\n");
+                }
+                for s in list {
+                    self.info(&format!(
+                        "{}  {}  {:>8} bytes  {}\n",
+                        s.id,
+                        s.started,
+                        s.size,
+                        text::visible(&s.first_prompt)
+                    ));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// `mino -p PROMPT`: one turn, then exit. Returns the exit status.
+pub async fn run_once(mut handle: AgentHandle, prompt: String, format: OutputFormat) -> i32 {
+    let mut sink = Sink {
+        format,
+        interactive: false,
+        answer: String::new(),
+        collected: Vec::new(),
+        said_nobody_can_ask: false,
+        model: String::new(),
+    };
+    if handle.inputs.send(Input::Prompt(prompt)).is_err() {
+        eprintln!("mino: the agent stopped before the prompt could be sent");
+        return 1;
+    }
+    let interrupt = handle.interrupt.clone();
+    let mut stop = None;
+    loop {
+        tokio::select! {
+            event = handle.events.recv() => match event {
+                Some(event) => {
+                    if let Some(end) = sink.event(event) {
+                        stop = Some(end);
+                        break;
+                    }
+                }
+                None => break,
+            },
+            _ = tokio::signal::ctrl_c() => {
+                let _ = interrupt.send(());
+            }
+        }
+    }
+    // Drain what the agent said before stopping (nothing else runs).
+    while let Ok(event) = handle.events.try_recv() {
+        sink.event(event);
+    }
+    if format == OutputFormat::Json {
+        let stop_word = stop.as_ref().map_or("error", TurnStop::as_str);
+        sink.out(&format!(
+            "{}\n",
+            json!({"type": "result", "stop": stop_word, "events": sink.collected})
+        ));
+    }
+    match stop {
+        Some(TurnStop::Completed) => 0,
+        _ => 1,
+    }
+}
+
+/// What the next typed line answers.
+enum Pending {
+    Nothing,
+    Consent(crate::agent::ConsentRequest),
+    Mode(Mode),
+}
+
+/// Reads stdin lines on a thread of its own (stdin is blocking).
+fn stdin_lines() -> mpsc::UnboundedReceiver<String> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        for line in stdin.lock().lines() {
+            match line {
+                Ok(line) => {
+                    if tx.send(line).is_err() {
+                        break;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+    });
+    rx
+}
+
+/// Parses an answer to a question: y, a, n (and Enter), v.
+pub fn parse_answer(line: &str) -> ConsentAnswer {
+    match line.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => ConsentAnswer::AllowOnce,
+        "a" | "always" => ConsentAnswer::AllowForSession,
+        "v" | "never" => ConsentAnswer::NeverThisSession,
+        _ => ConsentAnswer::Reject,
+    }
+}
+
+/// `mino --line`: an interactive session on plain lines.
+pub async fn run_interactive(mut handle: AgentHandle) -> i32 {
+    let mut sink = Sink {
+        format: OutputFormat::Text,
+        interactive: true,
+        answer: String::new(),
+        collected: Vec::new(),
+        said_nobody_can_ask: false,
+        model: String::new(),
+    };
+    let mut lines = stdin_lines();
+    let mut pending = Pending::Nothing;
+    let mut busy = false;
+    loop {
+        tokio::select! {
+            event = handle.events.recv() => {
+                let Some(event) = event else { return 0 };
+                match event {
+                    AgentEvent::Consent(request) => {
+                        sink.out(&text::question(request.tool.as_str(), &request.fields));
+                        sink.out(&format!(
+                            "Approve this operation? [y/N]  (a: allow {} for this session, v: never)\n",
+                            request.tool
+                        ));
+                        pending = Pending::Consent(request);
+                    }
+                    AgentEvent::ConfirmMode { to, warning, .. } => {
+                        sink.out(&format!("{warning}\nSwitch to this mode? [y/N]\n"));
+                        pending = Pending::Mode(to);
+                    }
+                    AgentEvent::Quit => return 0,
+                    other => {
+                        if sink.event(other).is_some() {
+                            busy = false;
+                            sink.out("You> ");
+                        }
+                    }
+                }
+            }
+            line = lines.recv() => {
+                let Some(line) = line else {
+                    // End of input: answer what waits with "no" and leave.
+                    if let Pending::Consent(request) = std::mem::replace(&mut pending, Pending::Nothing) {
+                        let _ = request.reply.send(ConsentAnswer::Reject);
+                    }
+                    if !busy {
+                        return 0;
+                    }
+                    continue;
+                };
+                match std::mem::replace(&mut pending, Pending::Nothing) {
+                    Pending::Consent(request) => {
+                        let _ = request.reply.send(parse_answer(&line));
+                    }
+                    Pending::Mode(to) => {
+                        let yes = matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+                        let _ = handle.inputs.send(Input::ConfirmMode { to, yes });
+                    }
+                    Pending::Nothing => {
+                        let trimmed = line.trim();
+                        if trimmed.is_empty() {
+                            continue;
+                        }
+                        if commands::is_command(trimmed) {
+                            match commands::parse(trimmed) {
+                                Ok(Command::Quit) => return 0,
+                                Ok(command) => {
+                                    if busy {
+                                        sink.out("The command runs when the turn ends.\n");
+                                    }
+                                    let _ = handle.inputs.send(Input::Command(command));
+                                }
+                                Err(e) => sink.out(&format!("{e}\n")),
+                            }
+                        } else {
+                            busy = true;
+                            let _ = handle.inputs.send(Input::Prompt(trimmed.to_string()));
+                        }
+                    }
+                }
+            }
+            _ = tokio::signal::ctrl_c() => {
+                if busy {
+                    let _ = handle.interrupt.send(());
+                } else {
+                    return 0;
+                }
+            }
+        }
+    }
+}

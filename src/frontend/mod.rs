@@ -1,0 +1,6 @@
+//! Front ends: they draw and read input, and never decide. A question only
+//! collects an answer and hands it back through the consent port.
+
+pub mod check;
+pub mod line;
+pub mod text;

@@ -1,0 +1,89 @@
+//! Plain-text renderings shared by the line front end and `-p`: the banner,
+//! a question's fields, results. Control characters in model or tool text
+//! are shown as visible escapes, never sent to the terminal raw.
+
+use crate::model::ResultStatus;
+use crate::policy::Mode;
+use crate::tools::{Field, FieldKind};
+
+/// The default context window, for the banner's "(default)".
+pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
+
+/// The three banner lines of DESIGN section 6.
+pub fn banner(id: &str, mode: Mode, context_window: u64) -> String {
+    let origin = if context_window == DEFAULT_CONTEXT_WINDOW {
+        "default"
+    } else {
+        "from settings"
+    };
+    format!(
+        "Context window: {context_window} tokens ({origin}).\nSession: {id}\nPermission mode: {mode}. Use /mode to change it."
+    )
+}
+
+/// Replaces control characters (but newlines and tabs) with visible
+/// escapes, so text from the model or a tool cannot drive the terminal.
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' | '\t' => out.push(c),
+            c if c.is_control() => out.extend(c.escape_default()),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A question's fields, one a line, the way the seed prints them.
+pub fn question(tool: &str, fields: &[Field]) -> String {
+    let mut out = format!("[Tool: {tool}]\n");
+    for field in fields {
+        match field.kind {
+            FieldKind::Text => out.push_str(&format!("{}: {:?}\n", field.label, field.value)),
+            FieldKind::Diff => {
+                out.push_str(&visible(&field.value));
+                if !field.value.ends_with('\n') {
+                    out.push('\n');
+                }
+            }
+            FieldKind::Warning => {
+                out.push_str(&field.value);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// `[Tool result: STATUS]` and the output, shortened for the terminal.
+pub fn result(status: ResultStatus, output: &str, max_lines: usize) -> String {
+    let mut out = format!("[Tool result: {}]\n", status.as_str());
+    let lines: Vec<&str> = output.lines().collect();
+    for line in lines.iter().take(max_lines) {
+        out.push_str(&visible(line));
+        out.push('\n');
+    }
+    if lines.len() > max_lines {
+        out.push_str(&format!("... ({} more lines)\n", lines.len() - max_lines));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn banner_is_the_seed_text() {
+        assert_eq!(
+            banner("aaaa", Mode::Manual, 128_000),
+            "Context window: 128000 tokens (default).\nSession: aaaa\nPermission mode: manual. Use /mode to change it."
+        );
+    }
+
+    #[test]
+    fn control_characters_are_made_visible() {
+        assert_eq!(visible("a\u{1b}[2Jb\n"), "a\\u{1b}[2Jb\n");
+    }
+}

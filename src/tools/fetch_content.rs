@@ -1,0 +1,300 @@
+//! `fetch_content`: GET an http(s) URL and return readable text, or save the
+//! body into a project file with `output` (a write: located, inspected,
+//! rechecked). A URL is a destination that data can leave through, so the
+//! decision treats every fetch as `CallKind::Fetch`. Never decides.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::confine::{Expected, Project, digest};
+use super::{
+    BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec, parse_args,
+};
+use crate::policy::{CallFacts, CallKind, PathTarget, ToolKey};
+use std::sync::Arc;
+
+/// The most bytes downloaded.
+const DOWNLOAD_LIMIT: usize = 2 * 1024 * 1024;
+/// The most characters of text returned to the model.
+const TEXT_LIMIT: usize = 100 * 1024;
+
+/// The tool. `timeout` bounds the whole request.
+pub struct FetchContent {
+    pub timeout: Duration,
+}
+
+impl Default for FetchContent {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Args {
+    url: String,
+    #[serde(default)]
+    output: Option<String>,
+}
+
+struct Prepared {
+    facts: CallFacts,
+    url: reqwest::Url,
+    output: Option<(String, Arc<Project>)>,
+    expected: Option<Expected>,
+    timeout: Duration,
+}
+
+impl Tool for FetchContent {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "fetch_content",
+            description: "Fetch an http(s) URL and return its readable text. With `output`, save the body into that project file instead.",
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "url": {"type": "string", "description": "http or https URL"},
+                    "output": {"type": "string", "description": "project-relative file to save the body into"}
+                },
+                "required": ["url"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    fn prepare(&self, args: &Value, cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError> {
+        let args: Args = parse_args("fetch_content", args)?;
+        let url = reqwest::Url::parse(&args.url).map_err(|e| ToolError::InvalidArguments {
+            tool: "fetch_content",
+            message: format!(
+                "url {:?} is not a URL: {e}; an http or https URL is accepted",
+                args.url
+            ),
+        })?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(ToolError::InvalidArguments {
+                tool: "fetch_content",
+                message: format!(
+                    "url scheme {:?} is not accepted; only http and https are",
+                    url.scheme()
+                ),
+            });
+        }
+        let mut facts = CallFacts::new(ToolKey::new("fetch_content"), CallKind::Fetch);
+        let mut output = None;
+        if let Some(path) = args.output {
+            let target = cx.project.locate(&path)?;
+            if let PathTarget::Inside { relative, .. } = &target {
+                output = Some((relative.clone(), cx.project.clone()));
+            }
+            facts = facts.with_target(target);
+        }
+        Ok(Box::new(Prepared {
+            facts,
+            url,
+            output,
+            expected: None,
+            timeout: self.timeout,
+        }))
+    }
+}
+
+impl PreparedCall for Prepared {
+    fn facts(&self) -> &CallFacts {
+        &self.facts
+    }
+
+    fn fields(&self) -> Vec<Field> {
+        let mut fields = vec![Field::text("URL", self.url.as_str())];
+        if let Some((path, project)) = &self.output {
+            fields.push(Field::text("Save to", path.clone()));
+            fields.push(Field::text(
+                "Project directory",
+                project.root().display().to_string(),
+            ));
+        }
+        fields.push(Field::warning(
+            "The URL is a destination: anything written into it leaves this machine.",
+        ));
+        fields
+    }
+
+    fn inspect(&mut self) -> Result<(), ToolError> {
+        if let Some((path, project)) = &self.output {
+            let current = project.read_current(path, u64::MAX)?;
+            self.expected = Some(match current {
+                Some(contents) => Expected::Digest(digest(&contents.bytes)),
+                None => Expected::Absent,
+            });
+        }
+        Ok(())
+    }
+
+    fn run(mut self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
+        Box::pin(async move {
+            if self.output.is_some()
+                && self.expected.is_none()
+                && let Err(e) = self.inspect()
+            {
+                return ToolOutcome::error(e.to_string());
+            }
+            let fetched = tokio::select! {
+                _ = cancel.cancelled() => return ToolOutcome::interrupted("The fetch was interrupted."),
+                fetched = download(&self.url, self.timeout) => fetched,
+            };
+            let (body, content_type) = match fetched {
+                Ok(got) => got,
+                Err(message) => return ToolOutcome::error(message),
+            };
+            if let (Some((path, project)), Some(expected)) = (&self.output, self.expected) {
+                return match project.write_atomic(path, &body, expected) {
+                    Ok(()) => ToolOutcome::completed(format!(
+                        "Saved {} to {path} ({} bytes).",
+                        self.url,
+                        body.len()
+                    )),
+                    Err(e) => ToolOutcome::error(e.to_string()),
+                };
+            }
+            ToolOutcome::completed(readable(&self.url, &body, &content_type))
+        })
+    }
+}
+
+fn client(timeout: Duration) -> Result<reqwest::Client, String> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .connect_timeout(Duration::from_secs(10))
+        .user_agent(concat!("mino/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| format!("could not build the HTTP client: {e}"))
+}
+
+async fn download(url: &reqwest::Url, timeout: Duration) -> Result<(Vec<u8>, String), String> {
+    let response = client(timeout)?
+        .get(url.clone())
+        .send()
+        .await
+        .map_err(|e| format!("fetching {url} failed: {e}"))?;
+    let status = response.status();
+    if !status.is_success() {
+        return Err(format!("{url} answered HTTP {}", status.as_u16()));
+    }
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let mut body = Vec::new();
+    let mut stream = response.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| format!("reading {url} failed: {e}"))?;
+        if body.len() + chunk.len() > DOWNLOAD_LIMIT {
+            return Err(format!(
+                "{url} is larger than {} bytes; the fetch was stopped",
+                DOWNLOAD_LIMIT
+            ));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((body, content_type))
+}
+
+/// The text the model receives for a body.
+fn readable(url: &reqwest::Url, body: &[u8], content_type: &str) -> String {
+    if body.iter().take(8192).any(|b| *b == 0) {
+        return format!(
+            "{url} returned {} bytes of binary content ({content_type}); not shown.",
+            body.len()
+        );
+    }
+    let text = String::from_utf8_lossy(body);
+    let mut text = if content_type.contains("html") || text.trim_start().starts_with('<') {
+        html_to_text(&text)
+    } else {
+        text.into_owned()
+    };
+    if text.len() > TEXT_LIMIT {
+        let mut cut = TEXT_LIMIT;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str("\n[content truncated]");
+    }
+    format!("Content of {url}:\n\n{text}")
+}
+
+/// A small HTML-to-text pass: drops scripts, styles and tags, decodes the
+/// common entities and collapses blank runs.
+pub fn html_to_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len() / 2);
+    let lower = html.to_ascii_lowercase();
+    let mut i = 0;
+    while i < html.len() {
+        let rest = &lower[i..];
+        if rest.starts_with("<script") || rest.starts_with("<style") {
+            let close = if rest.starts_with("<script") {
+                "</script>"
+            } else {
+                "</style>"
+            };
+            i = match rest.find(close) {
+                Some(end) => i + end + close.len(),
+                None => html.len(),
+            };
+            continue;
+        }
+        if rest.starts_with('<') {
+            let end = rest.find('>').map_or(html.len(), |e| i + e + 1);
+            let tag = &rest[..(end - i).min(rest.len())];
+            if [
+                "<br", "<p", "</p", "<div", "</div", "<li", "<h", "</h", "<tr",
+            ]
+            .iter()
+            .any(|t| tag.starts_with(t))
+            {
+                out.push('\n');
+            }
+            i = end;
+            continue;
+        }
+        let next = rest.find('<').map_or(html.len(), |n| i + n);
+        out.push_str(&html[i..next]);
+        i = next;
+    }
+    let decoded = out
+        .replace("&nbsp;", " ")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&");
+    let mut lines: Vec<&str> = Vec::new();
+    for line in decoded.lines().map(str::trim) {
+        if line.is_empty() && lines.last().is_some_and(|l| l.is_empty()) {
+            continue;
+        }
+        lines.push(line);
+    }
+    lines.join("\n").trim().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn html_becomes_text() {
+        let html = "<html><head><style>p{}</style><script>alert(1)</script></head><body><h1>Title</h1><p>A &amp; B</p><p>x&lt;y</p></body></html>";
+        assert_eq!(html_to_text(html), "Title\n\nA & B\n\nx<y");
+    }
+}
