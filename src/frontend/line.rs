@@ -317,6 +317,12 @@ pub async fn run_interactive(mut handle: AgentHandle) -> i32 {
                         pending = Pending::Mode(to);
                     }
                     AgentEvent::Quit => return 0,
+                    AgentEvent::Session { id, mode, model, context_window } => {
+                        sink.event(AgentEvent::Session { id, mode, model, context_window });
+                        if !busy {
+                            sink.out("You> ");
+                        }
+                    }
                     other => {
                         if sink.event(other).is_some() {
                             busy = false;
