@@ -45,9 +45,13 @@ pub struct EnvOverrides {
 
 impl EnvOverrides {
     /// Reads the process environment.
+    /// An empty `AGENT_YOLO` counts as unset, as shells and launchers
+    /// often export empty variables.
     pub fn from_process() -> Self {
         Self {
-            agent_yolo: std::env::var_os(AGENT_YOLO).map(|v| v.to_string_lossy().into_owned()),
+            agent_yolo: std::env::var_os(AGENT_YOLO)
+                .filter(|v| !v.is_empty())
+                .map(|v| v.to_string_lossy().into_owned()),
         }
     }
 

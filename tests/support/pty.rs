@@ -81,6 +81,19 @@ impl Pty {
                     return text;
                 }
             }
+            let exited = matches!(self.child.try_wait(), Ok(Some(_)));
+            if exited {
+                // Give the reader a moment to collect the last output.
+                std::thread::sleep(Duration::from_millis(200));
+                let out = self.output.lock().unwrap();
+                if !out[self.seen..].contains(needle) {
+                    panic!(
+                        "the program exited before {needle:?}; output after the last match:\n{}",
+                        &out[self.seen..]
+                    );
+                }
+                continue;
+            }
             if Instant::now() > deadline {
                 panic!(
                     "timed out waiting for {needle:?}; output after the last match:\n{}",

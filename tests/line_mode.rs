@@ -1,0 +1,208 @@
+//! The interactive line front end in a pseudo-terminal: the session
+//! commands and modes of the seed's section 3, and the four answers with
+//! what each session (and the run) remembers of them.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use serde_json::json;
+use support::llm::{Llm, Reply, text, tool};
+use support::pty::Pty;
+use tempfile::TempDir;
+
+struct World {
+    home: TempDir,
+    project: TempDir,
+    llm: Llm,
+}
+
+impl World {
+    async fn new(replies: Vec<Reply>) -> Self {
+        let llm = Llm::start("openai-chat", replies).await;
+        let home = TempDir::new().unwrap();
+        let project = TempDir::new().unwrap();
+        std::fs::write(project.path().join("notes.md"), "# notes\n").unwrap();
+        std::fs::write(
+            home.path().join("config.toml"),
+            format!(
+                "[model]\nprovider = \"openai-chat\"\nbase_url = \"{}\"\nmodel = \"test-model\"\n",
+                llm.base_url()
+            ),
+        )
+        .unwrap();
+        Self { home, project, llm }
+    }
+
+    fn start(&self) -> Pty {
+        let home = self.home.path().to_str().unwrap().to_string();
+        let project = self.project.path().to_str().unwrap().to_string();
+        Pty::spawn(
+            env!("CARGO_BIN_EXE_mino"),
+            &["--line", "--cd", &project],
+            self.project.path(),
+            &[
+                ("MINO_HOME", &home),
+                ("OPENAI_API_KEY", "test"),
+                ("AGENT_YOLO", ""),
+            ],
+        )
+    }
+}
+
+fn session_id(banner: &str) -> String {
+    let at = banner.rfind("Session: ").unwrap() + "Session: ".len();
+    banner[at..at + 32].to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_commands_keep_each_sessions_own_mode() {
+    let world = World::new(vec![]).await;
+    let mut pty = world.start();
+    let banner = pty.expect("Permission mode: manual. Use /mode to change it.");
+    let first = session_id(&banner);
+
+    // A refused loosening keeps manual.
+    pty.send_line("/mode bypass");
+    pty.expect("bypass mode runs every call without asking");
+    pty.expect("Switch to this mode? [y/N]");
+    pty.send_line("n");
+    pty.expect("Permission mode for this session unchanged: manual.");
+
+    // An accepted one changes it, and /clear keeps it.
+    pty.send_line("/mode accept-edits");
+    pty.expect("Switch to this mode? [y/N]");
+    pty.send_line("y");
+    pty.expect("Permission mode for this session: accept-edits.");
+    pty.send_line("/clear");
+    pty.expect("and its mode (accept-edits) are kept");
+    pty.send_line("/mode");
+    pty.expect("Permission mode: accept-edits.");
+
+    // /new starts in manual.
+    pty.send_line("/new");
+    let banner = pty.expect("Use /mode to change it.");
+    assert!(banner.contains("Permission mode: manual."), "{banner}");
+    let second = session_id(&banner);
+    assert_ne!(first, second);
+
+    // Tightening never asks.
+    pty.send_line("/mode auto");
+    pty.expect("Switch to this mode? [y/N]");
+    pty.send_line("yes");
+    pty.expect("Permission mode for this session: auto.");
+    pty.send_line("/mode manual");
+    let said = pty.expect("Permission mode for this session: manual.");
+    assert!(!said.contains("Switch to this mode"), "{said}");
+
+    // /resume brings back that session's own mode.
+    pty.send_line(&format!("/resume {first}"));
+    let banner = pty.expect("Use /mode to change it.");
+    assert!(banner.contains(&format!("Session: {first}")), "{banner}");
+    assert!(
+        banner.contains("Permission mode: accept-edits."),
+        "{banner}"
+    );
+    pty.send_line(&format!("/resume {second}"));
+    let banner = pty.expect("Use /mode to change it.");
+    assert!(banner.contains("Permission mode: manual."), "{banner}");
+
+    // Unknown names and extra words are errors that change nothing.
+    pty.send_line("/mode sudo");
+    pty.expect("unknown permission mode \"sudo\"");
+    pty.send_line("/mode bypass now");
+    pty.expect("takes no arguments; got \"now\"");
+    pty.send_line("/new please");
+    pty.expect("/new takes no arguments");
+    pty.send_line("/frobnicate");
+    pty.expect("unknown command /frobnicate");
+    pty.send_line("/mode");
+    pty.expect("Permission mode: manual.");
+    pty.send_line("/quit");
+    assert_eq!(pty.wait(), 0);
+    assert!(
+        world.llm.bodies().is_empty(),
+        "commands never reach the model"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_four_answers_and_what_they_remember() {
+    let world = World::new(vec![
+        // Turn 1: allow once.
+        tool("bash", json!({"command": "echo one >> log.txt"})),
+        text("one done"),
+        // Turn 2: allow for the session; the second bash runs unasked.
+        tool("bash", json!({"command": "echo two >> log.txt"})),
+        tool("bash", json!({"command": "echo three >> log.txt"})),
+        text("two and three done"),
+        // Turn 3: never for write_file; the retry is denied without a question.
+        tool("write_file", json!({"path": "x.txt", "content": "x"})),
+        tool("write_file", json!({"path": "y.txt", "content": "y"})),
+        text("writes refused"),
+        // Turn 4, in a new session: "never" still holds, "allow for session" does not.
+        tool("write_file", json!({"path": "z.txt", "content": "z"})),
+        tool("bash", json!({"command": "echo four >> log.txt"})),
+        text("end"),
+    ])
+    .await;
+    let mut pty = world.start();
+    pty.expect("Use /mode to change it.");
+
+    pty.send_line("first");
+    pty.expect("Command: \"echo one >> log.txt\"");
+    pty.expect("Approve this operation? [y/N]");
+    pty.send_line("y");
+    pty.expect("Allowed bash once.");
+    pty.expect("one done");
+
+    pty.send_line("second");
+    pty.expect("Approve this operation? [y/N]");
+    pty.send_line("a");
+    pty.expect("Allowed bash for this session.");
+    let record = pty.expect("two and three done");
+    assert!(
+        record.contains("[Tool: bash, allowed for this session]"),
+        "{record}"
+    );
+    assert!(
+        record.contains("Command: \"echo three >> log.txt\""),
+        "{record}"
+    );
+    assert!(!record.contains("Approve this operation"), "{record}");
+
+    pty.send_line("third");
+    pty.expect("Approve this operation? [y/N]");
+    pty.send_line("v");
+    pty.expect("write_file will not be allowed again while mino runs.");
+    let denied = pty.expect("writes refused");
+    assert!(
+        denied.contains("The user chose never to allow write_file"),
+        "{denied}"
+    );
+    assert!(!denied.contains("Approve this operation"), "{denied}");
+
+    pty.send_line("/new");
+    pty.expect("Permission mode: manual.");
+    pty.send_line("fourth");
+    let denied = pty.expect("Approve this operation? [y/N]");
+    assert!(
+        denied.contains("The user chose never to allow write_file"),
+        "{denied}"
+    );
+    assert!(
+        denied.contains("Command: \"echo four >> log.txt\""),
+        "bash asks again: {denied}"
+    );
+    pty.send_line("n");
+    pty.expect("The user did not approve this command.");
+    pty.expect("end");
+    pty.send_line("/quit");
+    assert_eq!(pty.wait(), 0);
+
+    let log = std::fs::read_to_string(world.project.path().join("log.txt")).unwrap();
+    assert_eq!(log, "one\ntwo\nthree\n");
+    for name in ["x.txt", "y.txt", "z.txt"] {
+        assert!(!world.project.path().join(name).exists(), "{name}");
+    }
+}
