@@ -61,7 +61,8 @@ fn short(v: &Value) -> (String, bool, Value) {
 #[test]
 fn checks_follow_the_table_and_the_filesystem() {
     let s = setup();
-    let cases: Vec<(&[&str], (&str, bool, Value))> = vec![
+    type Case<'a> = (&'a [&'a str], (&'a str, bool, Value));
+    let cases: Vec<Case> = vec![
         (
             &["--mode", "bypass", "--tool", "read_file", "--path", ".env"],
             ("deny", false, json!("MINO_DENY_PROTECTED_PATH")),
