@@ -452,3 +452,42 @@ async fn a_crash_mid_turn_is_recovered_without_rerunning_the_call() {
         "I see the call was interrupted."
     );
 }
+
+#[tokio::test]
+async fn a_request_that_would_overflow_the_window_compacts_first() {
+    let long = "OLD-DETAIL ".repeat(200);
+    let world = World::new(
+        "openai-chat",
+        vec![text(&long), text("SUMMARY-OF-EARLIER-WORK"), text("ok")],
+        "context_window = 400\n",
+    )
+    .await;
+    // context_window sits in [model]; the World's config ends inside it.
+    let (events, stderr, out) = world.print("first", &[]).await;
+    assert!(out.status.success(), "{stderr}");
+    let session = of_type(&events, "session")[0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (events, stderr, out) = world.print("second", &["--resume", &session]).await;
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(of_type(&events, "assistant")[0]["text"], "ok");
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 3);
+    assert!(
+        bodies[1].contains("Summarise this conversation"),
+        "{}",
+        bodies[1]
+    );
+    assert!(bodies[1].contains("OLD-DETAIL"));
+    assert!(bodies[2].contains("SUMMARY-OF-EARLIER-WORK"));
+    assert!(
+        bodies[2].contains("lossy"),
+        "the summary is marked as lossy context"
+    );
+    assert!(
+        !bodies[2].contains("OLD-DETAIL"),
+        "older history was replaced"
+    );
+    assert!(bodies[2].contains("second"));
+}
