@@ -491,3 +491,174 @@ async fn a_request_that_would_overflow_the_window_compacts_first() {
     );
     assert!(bodies[2].contains("second"));
 }
+
+/// A one-page web server on 127.0.0.1 that counts its requests.
+async fn web_page(html: &'static str) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = hits.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut buf = [0u8; 4096];
+            let _ = socket.read(&mut buf).await;
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{html}",
+                html.len()
+            );
+            let _ = socket.write_all(head.as_bytes()).await;
+        }
+    });
+    (format!("http://{addr}/page"), hits)
+}
+
+#[tokio::test]
+async fn fetch_content_runs_in_bypass_and_saves_with_output() {
+    let (url, hits) =
+        web_page("<html><body><h1>Hello</h1><script>x()</script><p>A &amp; B</p></body></html>")
+            .await;
+    let world = World::new(
+        "openai-chat",
+        vec![
+            tool("fetch_content", json!({"url": url})),
+            tool(
+                "fetch_content",
+                json!({"url": url, "output": "saved/page.html"}),
+            ),
+            tool("fetch_content", json!({"url": url, "output": ".env"})),
+            text("fetched"),
+        ],
+        "",
+    )
+    .await;
+    let (events, stderr, out) = world.print("fetch it", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(statuses(&events), vec!["completed", "completed", "denied"]);
+    let first = of_type(&events, "tool_result")[0]["output"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        first.contains("Hello") && first.contains("A & B"),
+        "{first}"
+    );
+    assert!(!first.contains("x()"), "scripts are dropped: {first}");
+    assert!(
+        stderr.contains("[Tool: fetch_content, allowed without confirmation in bypass mode]"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("URL: \"{url}\"")), "{stderr}");
+    let saved = std::fs::read_to_string(world.project.path().join("saved/page.html")).unwrap();
+    assert!(saved.starts_with("<html>"));
+    assert_eq!(
+        hits.load(std::sync::atomic::Ordering::SeqCst),
+        2,
+        "the denied fetch never ran"
+    );
+    assert_eq!(
+        std::fs::read_to_string(world.project.path().join(".env")).unwrap(),
+        format!("TOKEN={SECRET}\n")
+    );
+}
+
+#[tokio::test]
+async fn the_system_prompt_carries_the_soul_agents_md_and_skills() {
+    let world = World::new("anthropic", vec![text("hi")], "").await;
+    let p = world.project.path();
+    std::fs::write(
+        p.join("AGENTS.md"),
+        "Always run the tests with scripts/test.\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(p.join(".mino/skills/release")).unwrap();
+    std::fs::write(
+        p.join(".mino/skills/release/SKILL.md"),
+        "---\nname: release\ndescription: Cut a release of the project\n---\nSteps...\n",
+    )
+    .unwrap();
+    let (_events, stderr, out) = world.print("hello", &[]).await;
+    assert!(out.status.success(), "{stderr}");
+    let body: Value = serde_json::from_str(&world.llm.bodies()[0]).unwrap();
+    let system = body["system"].to_string();
+    assert!(
+        system.contains("Only the user changes the mode"),
+        "{system}"
+    );
+    assert!(system.contains("never grants permission"), "{system}");
+    assert!(
+        system.contains("Always run the tests with scripts/test."),
+        "{system}"
+    );
+    assert!(
+        system.contains("release: Cut a release of the project"),
+        "{system}"
+    );
+    assert!(
+        !system.contains("Steps..."),
+        "skill bodies are read with skill_view"
+    );
+    // The model is not told the mode, and the tool list is the same in every mode.
+    assert!(!system.contains("Permission mode"));
+    let tools: Vec<String> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        tools,
+        vec![
+            "read_file",
+            "list_dir",
+            "search",
+            "skill_view",
+            "write_file",
+            "edit_file",
+            "bash",
+            "fetch_content"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_record_that_cannot_be_saved_stops_the_turn_and_names_the_file() {
+    let world = World::new("openai-chat", vec![text("never sent")], "").await;
+    // A file-size limit makes every write past the header fail (EFBIG);
+    // SIGXFSZ is ignored so the write returns an error instead of killing mino.
+    let prompt = "p".repeat(4000);
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 1; exec \"$0\" -p {prompt} --output-format stream-json --cd \"$1\""
+    );
+    let out = tokio::process::Command::new("bash")
+        .args(["-c", &script, env!("CARGO_BIN_EXE_mino")])
+        .arg(world.project.path())
+        .env("MINO_HOME", world.home.path())
+        .env("OPENAI_API_KEY", KEY)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let end: Value = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|e| e["type"] == "turn_end")
+        .expect("a turn_end");
+    assert_eq!(end["stop"], "save_failed");
+    let error = stdout
+        .lines()
+        .find(|l| l.contains("\"error\""))
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        error.contains("sessions/") && error.contains(".jsonl"),
+        "{error}"
+    );
+    assert!(
+        world.llm.bodies().is_empty(),
+        "chat never goes on with unsaved history"
+    );
+}

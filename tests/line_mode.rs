@@ -206,3 +206,79 @@ async fn the_four_answers_and_what_they_remember() {
         assert!(!world.project.path().join(name).exists(), "{name}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_interrupts_a_running_command_at_once() {
+    let world = World::new(vec![
+        tool(
+            "bash",
+            json!({"command": "echo $$ > pid.txt; sleep 30; echo late > late.txt"}),
+        ),
+        text("going on"),
+        text("after the interrupt"),
+    ])
+    .await;
+    let mut pty = world.start();
+    pty.expect("Use /mode to change it.");
+    pty.send_line("/mode bypass");
+    pty.expect("Switch to this mode? [y/N]");
+    pty.send_line("y");
+    pty.expect("Permission mode for this session: bypass.");
+    pty.send_line("sleep please");
+    pty.expect("[Tool: bash, allowed without confirmation in bypass mode]");
+    let pid_file = world.project.path().join("pid.txt");
+    let started = std::time::Instant::now();
+    while !pid_file.exists() && started.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    pty.send_raw(b"\x03");
+    pty.expect("[Tool result: interrupted]");
+    pty.expect("Interrupted.");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "the interrupt did not wait for the command"
+    );
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        "the command's process is gone"
+    );
+    // The next turn goes on normally; the cut call is in history as interrupted.
+    pty.send_line("go on");
+    pty.expect("going on");
+    pty.send_line("/quit");
+    assert_eq!(pty.wait(), 0);
+    assert!(!world.project.path().join("late.txt").exists());
+    let bodies = world.llm.bodies();
+    assert!(
+        bodies[1].contains("Interrupted by the user"),
+        "{}",
+        bodies[1]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_lists_id_start_first_prompt_and_size() {
+    let world = World::new(vec![text("hello there")]).await;
+    let mut pty = world.start();
+    let banner = pty.expect("Use /mode to change it.");
+    let id = session_id(&banner);
+    pty.send_line("what is in notes.md?");
+    pty.expect("hello there");
+    pty.send_line("/sessions");
+    let listing = pty.expect("what is in notes.md?");
+    let line = listing
+        .lines()
+        .find(|l| l.starts_with(&id))
+        .expect("the session is listed");
+    assert!(line.contains("bytes"), "{line}");
+    assert!(
+        line.contains('T') && line.contains('Z'),
+        "an RFC 3339 start time: {line}"
+    );
+    pty.send_line("/quit");
+    assert_eq!(pty.wait(), 0);
+}

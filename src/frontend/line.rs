@@ -187,10 +187,11 @@ impl Sink {
                     self.info("No saved sessions.\n");
                 }
                 for s in list {
+                    let started = std::time::UNIX_EPOCH + std::time::Duration::from_secs(s.started);
                     self.info(&format!(
                         "{}  {}  {:>8} bytes  {}\n",
                         s.id,
-                        s.started,
+                        humantime::format_rfc3339_seconds(started),
                         s.size,
                         text::visible(&s.first_prompt)
                     ));

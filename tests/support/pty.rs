@@ -67,6 +67,12 @@ impl Pty {
         self.writer.flush().unwrap();
     }
 
+    /// Writes bytes as typed (e.g. `\x03` for Ctrl-C).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.writer.write_all(bytes).unwrap();
+        self.writer.flush().unwrap();
+    }
+
     /// Waits for `needle` after what earlier calls consumed; returns the text
     /// up to and including it.
     pub fn expect(&mut self, needle: &str) -> String {
