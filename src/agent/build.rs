@@ -8,9 +8,9 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use crate::config::{ProviderKind as SettingsProvider, Settings};
+use crate::config::Settings;
 use crate::home::Home;
-use crate::model::{ProviderConfig, ProviderKind, build_provider};
+use crate::model::{ProviderConfig, build_provider};
 use crate::policy::CanAsk;
 use crate::session::SessionStore;
 use crate::tools::registry::Switches;
@@ -56,14 +56,8 @@ pub fn hook(settings: &Settings) -> Option<Hook> {
 /// The model service's configuration; the key is read from its variable.
 pub fn provider_config(settings: &Settings) -> ProviderConfig {
     let m = &settings.model;
-    let kind = match m.provider {
-        SettingsProvider::OpenAiResponses => ProviderKind::OpenAiResponses,
-        SettingsProvider::OpenAiChat => ProviderKind::OpenAiChat,
-        SettingsProvider::Anthropic => ProviderKind::Anthropic,
-        SettingsProvider::Scripted => ProviderKind::Scripted,
-    };
     ProviderConfig {
-        kind,
+        kind: m.provider,
         base_url: m.base_url.clone(),
         model: m.model.clone(),
         api_key: std::env::var(&m.api_key_env).ok().filter(|k| !k.is_empty()),

@@ -5,7 +5,6 @@
 
 use std::fmt;
 use std::path::PathBuf;
-use std::str::FromStr;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
@@ -16,87 +15,16 @@ use super::openai_responses::OpenAiResponses;
 use super::scripted::Scripted;
 use super::{ModelError, Provider};
 
-/// A wire format (or the scripted stand-in).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ProviderKind {
-    OpenAiResponses,
-    OpenAiChat,
-    Anthropic,
-    Scripted,
-}
+/// The wire format is the settings' own `ProviderKind`: one type for both.
+pub use crate::config::ProviderKind;
 
-impl ProviderKind {
-    pub const ALL: [ProviderKind; 4] = [
-        ProviderKind::OpenAiResponses,
-        ProviderKind::OpenAiChat,
-        ProviderKind::Anthropic,
-        ProviderKind::Scripted,
-    ];
-
-    /// The name settings use.
-    pub fn name(self) -> &'static str {
-        match self {
-            ProviderKind::OpenAiResponses => "openai-responses",
-            ProviderKind::OpenAiChat => "openai-chat",
-            ProviderKind::Anthropic => "anthropic",
-            ProviderKind::Scripted => "scripted",
-        }
-    }
-
-    /// The base URL used when settings name none.
-    pub fn default_base_url(self) -> &'static str {
-        match self {
-            ProviderKind::OpenAiResponses | ProviderKind::OpenAiChat => "https://api.openai.com/v1",
-            ProviderKind::Anthropic => "https://api.anthropic.com/v1",
-            ProviderKind::Scripted => "",
-        }
-    }
-
-    /// The environment variable the key is read from when settings name none.
-    pub fn default_api_key_env(self) -> Option<&'static str> {
-        match self {
-            ProviderKind::OpenAiResponses | ProviderKind::OpenAiChat => Some("OPENAI_API_KEY"),
-            ProviderKind::Anthropic => Some("ANTHROPIC_API_KEY"),
-            ProviderKind::Scripted => None,
-        }
-    }
-
-    /// How error texts name the service, before " at BASE_URL".
-    pub(crate) fn service_label(self) -> &'static str {
-        match self {
-            ProviderKind::OpenAiResponses => "OpenAI responses",
-            ProviderKind::OpenAiChat => "OpenAI chat completions",
-            ProviderKind::Anthropic => "Anthropic messages",
-            ProviderKind::Scripted => "scripted model",
-        }
-    }
-}
-
-impl fmt::Display for ProviderKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The name in settings is not one of the provider kinds.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown provider `{given}`; expected one of: openai-responses, openai-chat, anthropic, scripted"
-)]
-pub struct UnknownProviderKind {
-    pub given: String,
-}
-
-impl FromStr for ProviderKind {
-    type Err = UnknownProviderKind;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ProviderKind::ALL
-            .into_iter()
-            .find(|kind| kind.name() == s)
-            .ok_or_else(|| UnknownProviderKind {
-                given: s.to_string(),
-            })
+/// How error texts name the service, before " at BASE_URL".
+pub(crate) fn service_label(kind: ProviderKind) -> &'static str {
+    match kind {
+        ProviderKind::OpenAiResponses => "OpenAI responses",
+        ProviderKind::OpenAiChat => "OpenAI chat completions",
+        ProviderKind::Anthropic => "Anthropic messages",
+        ProviderKind::Scripted => "scripted model",
     }
 }
 

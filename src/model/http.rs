@@ -82,7 +82,11 @@ impl HttpEndpoint {
                 shown_url(base)
             )));
         }
-        let service = format!("{} at {}", cfg.kind.service_label(), shown_url(base));
+        let service = format!(
+            "{} at {}",
+            super::config::service_label(cfg.kind),
+            shown_url(base)
+        );
         Ok(Self {
             client: client(cfg.connect_timeout)?,
             url,

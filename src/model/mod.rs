@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::tools::ToolSpec;
 
-pub use config::{ProviderConfig, ProviderKind, UnknownProviderKind, build_provider};
+pub use config::{ProviderConfig, ProviderKind, build_provider};
 
 /// One tool call the model asked for. `arguments` is the raw JSON text the
 /// model produced; it is parsed (and may be invalid) later.
