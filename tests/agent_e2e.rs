@@ -212,6 +212,17 @@ async fn injection(provider: &str) {
     // Said once on stderr that nobody could answer.
     assert_eq!(stderr.matches("nobody can answer").count(), 1, "{stderr}");
     assert!(!stderr.contains(KEY));
+    // Every decision is in the audit log, and nothing of the secret.
+    let audit = std::fs::read_to_string(world.home.path().join("audit.jsonl")).unwrap();
+    let audited: Vec<Value> = audit
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(audited.len(), 6, "{audit}");
+    assert_eq!(audited[1]["code"], "MINO_DENY_PROTECTED_PATH");
+    assert_eq!(audited[4]["tool"], "bash");
+    assert_eq!(audited[4]["mode"], "manual");
+    assert!(!audit.contains(SECRET));
     let end = of_type(&events, "turn_end")[0];
     assert_eq!(end["stop"], "completed");
     assert_eq!(end["tool_calls"], 6);

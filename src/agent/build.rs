@@ -16,6 +16,7 @@ use crate::session::SessionStore;
 use crate::tools::registry::Switches;
 use crate::tools::{Project, Registry, ToolContext};
 
+use super::audit::Audit;
 use super::driver::Runtime;
 use super::hook::Hook;
 use super::prompt::system_prompt;
@@ -112,6 +113,7 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
         hook: hook(settings),
         context_window: settings.model.context_window,
         events: events_tx,
+        audit: Some(Audit::open(&home.audit_log())?),
     };
     let store = SessionStore::new(home.sessions_dir());
     let agent = Agent::start(

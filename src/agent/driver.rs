@@ -13,6 +13,7 @@ use crate::model::{Item, Provider, Request, Response, StreamEvent};
 use crate::policy::{CallKind, CanAsk, ConsentAnswer, ProtectedPaths, RunConsent, ToolKey};
 use crate::tools::{PreparedCall, Registry, ToolContext, ToolError};
 
+use super::audit::Audit;
 use super::events::{AgentEvent, ConsentRequest, DecisionView};
 use super::hook::Hook;
 use super::live::LiveSession;
@@ -30,6 +31,8 @@ pub struct Runtime {
     pub hook: Option<Hook>,
     pub context_window: u64,
     pub events: mpsc::UnboundedSender<AgentEvent>,
+    /// Where every decision is recorded, when mino's home has one.
+    pub audit: Option<Audit>,
 }
 
 impl Runtime {
@@ -90,10 +93,22 @@ pub async fn run_turn(
             }
             Effect::AnnounceDecision(decision) => {
                 if let Some(hand) = &hand {
+                    let view = DecisionView::of(&decision);
+                    if let Some(audit) = &rt.audit
+                        && let Err(e) = audit.decision(
+                            &session.id,
+                            &hand.call_id,
+                            &hand.tool,
+                            session.mode,
+                            &view,
+                        )
+                    {
+                        rt.emit(AgentEvent::Warning(e));
+                    }
                     rt.emit(AgentEvent::Decision {
                         call_id: hand.call_id.clone(),
                         tool: hand.tool.clone(),
-                        view: DecisionView::of(&decision),
+                        view,
                     });
                 }
                 None
