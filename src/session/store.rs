@@ -337,18 +337,29 @@ fn now() -> u64 {
         .map_or(0, |elapsed| elapsed.as_secs())
 }
 
-/// Exclusive, without waiting: a session is written by one process at a time.
+/// Exclusive: a session is written by one process at a time. A child being
+/// started elsewhere in this process holds a copy of every descriptor until
+/// its `exec` closes them, so a lock that is busy is tried again for a moment
+/// before the session counts as in use.
 fn lock(file: &File, path: &Path) -> Result<(), SessionError> {
-    match rustix::fs::flock(file, FlockOperation::NonBlockingLockExclusive) {
-        Ok(()) => Ok(()),
-        Err(Errno::WOULDBLOCK) => Err(SessionError::InUse {
-            path: path.to_owned(),
-        }),
-        Err(errno) => Err(SessionError::Open {
-            path: path.to_owned(),
-            error: errno.into(),
-        }),
+    for attempt in 0..20 {
+        match rustix::fs::flock(file, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => return Ok(()),
+            Err(Errno::WOULDBLOCK) if attempt < 19 => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            Err(Errno::WOULDBLOCK) => break,
+            Err(errno) => {
+                return Err(SessionError::Open {
+                    path: path.to_owned(),
+                    error: errno.into(),
+                });
+            }
+        }
     }
+    Err(SessionError::InUse {
+        path: path.to_owned(),
+    })
 }
 
 /// The directory entry of a new file is durable only once the directory is.
