@@ -1,0 +1,2 @@
+pub mod markdown;
+pub mod wrap;
