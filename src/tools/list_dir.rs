@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::blocking::run_blocking;
 use super::confine::{DirEntry, EntryKind};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
@@ -91,18 +92,8 @@ impl PreparedCall for PreparedListDir {
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
-        Box::pin(async move {
-            if cancel.is_cancelled() {
-                return ToolOutcome::interrupted("The listing was cancelled.");
-            }
-            let work = tokio::task::spawn_blocking(move || self.list());
-            tokio::select! {
-                biased;
-                () = cancel.cancelled() => ToolOutcome::interrupted("The listing was cancelled."),
-                joined = work => joined.unwrap_or_else(|e| {
-                    ToolOutcome::error(format!("list_dir failed: {e}"))
-                }),
-            }
+        run_blocking(cancel, NAME, "The listing was cancelled.", move || {
+            self.list()
         })
     }
 }

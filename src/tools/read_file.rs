@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::blocking::run_blocking;
 use super::confine::FileContents;
 use super::{
     BoxFuture, ConfineError, Field, PreparedCall, Project, Tool, ToolContext, ToolError,
@@ -182,13 +183,8 @@ impl PreparedCall for ReadCall {
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
-        Box::pin(async move {
-            let work = tokio::task::spawn_blocking(move || self.execute());
-            tokio::select! {
-                biased;
-                () = cancel.cancelled() => ToolOutcome::interrupted("read_file was interrupted."),
-                done = work => done.unwrap_or_else(|e| ToolOutcome::error(format!("read_file failed: {e}"))),
-            }
+        run_blocking(cancel, NAME, "read_file was interrupted.", move || {
+            self.execute()
         })
     }
 }

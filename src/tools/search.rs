@@ -16,6 +16,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::blocking::run_blocking;
 use super::confine::{ConfineError, DirEntry, EntryKind};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
@@ -249,19 +250,9 @@ impl PreparedCall for PreparedSearch {
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
-        Box::pin(async move {
-            if cancel.is_cancelled() {
-                return ToolOutcome::interrupted("The search was cancelled.");
-            }
-            let token = cancel.clone();
-            let work = tokio::task::spawn_blocking(move || self.search(&token));
-            tokio::select! {
-                biased;
-                () = cancel.cancelled() => ToolOutcome::interrupted("The search was cancelled."),
-                joined = work => joined.unwrap_or_else(|e| {
-                    ToolOutcome::error(format!("search failed: {e}"))
-                }),
-            }
+        let token = cancel.clone();
+        run_blocking(cancel, NAME, "The search was cancelled.", move || {
+            self.search(&token)
         })
     }
 }

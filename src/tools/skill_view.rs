@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::blocking::run_blocking;
 use super::confine::{ConfineError, EntryKind};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
@@ -142,19 +143,12 @@ impl PreparedCall for PreparedSkillView {
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
-        Box::pin(async move {
-            if cancel.is_cancelled() {
-                return ToolOutcome::interrupted("Reading the skill was cancelled.");
-            }
-            let work = tokio::task::spawn_blocking(move || self.view());
-            tokio::select! {
-                biased;
-                () = cancel.cancelled() => ToolOutcome::interrupted("Reading the skill was cancelled."),
-                joined = work => joined.unwrap_or_else(|e| {
-                    ToolOutcome::error(format!("skill_view failed: {e}"))
-                }),
-            }
-        })
+        run_blocking(
+            cancel,
+            NAME,
+            "Reading the skill was cancelled.",
+            move || self.view(),
+        )
     }
 }
 
