@@ -13,13 +13,14 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::confine::{Expected, digest};
-use super::read_file::{looks_binary, shown_path};
+use super::paths::{locate_with_facts, shown_path};
+use super::read_file::looks_binary;
 use super::write_file::{CHANGE_LIMIT, read_for_change, size_summary, spawn_write, unified_diff};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,
 };
-use crate::policy::{CallFacts, CallKind, PathTarget, ToolKey};
+use crate::policy::{CallFacts, CallKind, PathTarget};
 
 const NAME: &str = "edit_file";
 
@@ -101,9 +102,8 @@ impl Tool for EditFile {
                 "old_string and new_string may be at most {CHANGE_LIMIT} bytes each"
             )));
         }
-        let target = cx.project.locate(&args.path)?;
-        let facts =
-            CallFacts::new(ToolKey::new(NAME), CallKind::FileWrite).with_target(target.clone());
+        let (target, facts) =
+            locate_with_facts(&cx.project, &args.path, NAME, CallKind::FileWrite)?;
         Ok(Box::new(EditCall {
             project: Arc::clone(&cx.project),
             target,

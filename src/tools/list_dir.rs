@@ -12,11 +12,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::blocking::run_blocking;
 use super::confine::{DirEntry, EntryKind};
+use super::paths::{join, locate_with_facts, recheck_target, shown_path, shown_relative};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,
 };
-use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths, ToolKey};
+use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
 
 /// The tool's name, as the model calls it.
 pub const NAME: &str = "list_dir";
@@ -62,9 +63,8 @@ impl Tool for ListDir {
 
     fn prepare(&self, args: &Value, cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError> {
         let args: Args = parse_args(NAME, args)?;
-        let target = cx.project.locate(&args.path)?;
-        let facts =
-            CallFacts::new(ToolKey::new(NAME), CallKind::ConfinedRead).with_target(target.clone());
+        let (target, facts) =
+            locate_with_facts(&cx.project, &args.path, NAME, CallKind::ConfinedRead)?;
         Ok(Box::new(PreparedListDir {
             facts,
             target,
@@ -88,7 +88,7 @@ impl PreparedCall for PreparedListDir {
     }
 
     fn fields(&self) -> Vec<Field> {
-        vec![Field::text("Path", shown_target(&self.target))]
+        vec![Field::text("Path", shown_path(&self.target))]
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
@@ -100,29 +100,10 @@ impl PreparedCall for PreparedListDir {
 
 impl PreparedListDir {
     fn list(&self) -> ToolOutcome {
-        // The decision has already refused these; refusing again here keeps a
-        // caller that skipped it from listing what it must not.
-        let relative = match &self.target {
-            PathTarget::Inside {
-                through_link: Some(_),
-                relative,
-                ..
-            } => {
-                return ToolOutcome::error(format!(
-                    "{} passes through a symbolic link; file tools only follow real directories",
-                    display_dir(relative)
-                ));
-            }
-            PathTarget::Inside { relative, .. } => relative,
-            PathTarget::Outside { given } => {
-                return ToolOutcome::error(format!("{given} is outside the project directory"));
-            }
+        let relative = match recheck_target(&self.target, &self.protected) {
+            Ok(relative) => relative,
+            Err(refused) => return refused,
         };
-        if self.protected.is_protected(relative) {
-            return ToolOutcome::error(format!(
-                "{relative} is a protected path; file tools never read or write it."
-            ));
-        }
         match self.project.list(relative) {
             Ok(entries) => ToolOutcome::completed(render(relative, &entries, &self.protected)),
             Err(e) => ToolOutcome::error(e.to_string()),
@@ -155,7 +136,7 @@ fn render(relative: &str, entries: &[DirEntry], protected: &ProtectedPaths) -> S
     }
     let mut out = String::new();
     if lines.is_empty() && withheld == 0 {
-        out.push_str(&format!("{} is empty.\n", display_dir(relative)));
+        out.push_str(&format!("{} is empty.\n", shown_relative(relative)));
     }
     for line in &lines {
         out.push_str(line);
@@ -174,25 +155,6 @@ fn render(relative: &str, entries: &[DirEntry], protected: &ProtectedPaths) -> S
         ));
     }
     out
-}
-
-fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() {
-        name.to_string()
-    } else {
-        format!("{dir}/{name}")
-    }
-}
-
-fn display_dir(relative: &str) -> &str {
-    if relative.is_empty() { "." } else { relative }
-}
-
-fn shown_target(target: &PathTarget) -> String {
-    match target {
-        PathTarget::Inside { relative, .. } => display_dir(relative).to_string(),
-        PathTarget::Outside { given } => given.clone(),
-    }
 }
 
 /// A name with control characters escaped, so one entry stays one line.

@@ -8,6 +8,7 @@ pub mod confine;
 pub mod edit_file;
 pub mod fetch_content;
 pub mod list_dir;
+mod paths;
 pub mod read_file;
 pub mod registry;
 pub mod search;

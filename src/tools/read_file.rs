@@ -1,6 +1,6 @@
 //! `read_file`: reads one project file through the confined open and hands
 //! the model its lines, numbered. Owns the tool's arguments, its facts (a
-//! confined read of one target), the shape of its result, and the small path
+//! confined read of one target), the shape of its result, and the small text
 //! helpers the other file tools share. Never decides whether it may run,
 //! never reads a file while preparing, never follows a symbolic link, and
 //! never writes.
@@ -14,11 +14,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::blocking::run_blocking;
 use super::confine::FileContents;
+use super::paths::{inside, locate_with_facts, shown_path};
 use super::{
-    BoxFuture, ConfineError, Field, PreparedCall, Project, Tool, ToolContext, ToolError,
-    ToolOutcome, ToolSpec, parse_args,
+    BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
+    parse_args,
 };
-use crate::policy::{CallFacts, CallKind, PathTarget, ToolKey};
+use crate::policy::{CallFacts, CallKind, PathTarget};
 
 const NAME: &str = "read_file";
 
@@ -27,26 +28,6 @@ pub const READ_LIMIT: u64 = 1024 * 1024;
 
 /// A NUL byte within this many leading bytes marks a file as binary.
 pub const BINARY_PROBE: usize = 8 * 1024;
-
-/// The project-relative path a target names, or why it names none.
-pub(crate) fn inside(target: &PathTarget) -> Result<&str, ConfineError> {
-    match target {
-        PathTarget::Inside { relative, .. } => Ok(relative),
-        PathTarget::Outside { given } => Err(ConfineError::Outside {
-            path: given.clone(),
-        }),
-    }
-}
-
-/// How a target is named in fields and results: the normalized relative
-/// path (`.` for the project itself), or the path as given when outside.
-pub(crate) fn shown_path(target: &PathTarget) -> String {
-    match target {
-        PathTarget::Inside { relative, .. } if relative.is_empty() => ".".to_string(),
-        PathTarget::Inside { relative, .. } => relative.clone(),
-        PathTarget::Outside { given } => given.clone(),
-    }
-}
 
 /// Whether the start of `bytes` holds a NUL byte.
 pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
@@ -134,9 +115,8 @@ impl Tool for ReadFile {
                 "end_line ({end}) is before start_line ({start})"
             )));
         }
-        let target = cx.project.locate(&args.path)?;
-        let facts =
-            CallFacts::new(ToolKey::new(NAME), CallKind::ConfinedRead).with_target(target.clone());
+        let (target, facts) =
+            locate_with_facts(&cx.project, &args.path, NAME, CallKind::ConfinedRead)?;
         Ok(Box::new(ReadCall {
             project: Arc::clone(&cx.project),
             target,

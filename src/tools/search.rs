@@ -18,11 +18,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::blocking::run_blocking;
 use super::confine::{ConfineError, DirEntry, EntryKind};
+use super::paths::{join, locate_with_facts, recheck_target, shown_path, shown_relative};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,
 };
-use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths, ToolKey};
+use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
 
 /// The tool's name, as the model calls it.
 pub const NAME: &str = "search";
@@ -110,9 +111,8 @@ impl Tool for Search {
     fn prepare(&self, args: &Value, cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError> {
         let args: Args = parse_args(NAME, args)?;
         let matcher = Matcher::new(&args)?;
-        let target = cx.project.locate(&args.path)?;
-        let facts =
-            CallFacts::new(ToolKey::new(NAME), CallKind::ConfinedRead).with_target(target.clone());
+        let (target, facts) =
+            locate_with_facts(&cx.project, &args.path, NAME, CallKind::ConfinedRead)?;
         Ok(Box::new(PreparedSearch {
             facts,
             target,
@@ -233,13 +233,7 @@ impl PreparedCall for PreparedSearch {
     }
 
     fn fields(&self) -> Vec<Field> {
-        let mut fields = vec![Field::text(
-            "Path",
-            match &self.target {
-                PathTarget::Inside { relative, .. } => shown(relative).to_string(),
-                PathTarget::Outside { given } => given.clone(),
-            },
-        )];
+        let mut fields = vec![Field::text("Path", shown_path(&self.target))];
         if let Some(regex) = &self.matcher.regex {
             fields.push(Field::text("Pattern", regex.as_str()));
         }
@@ -259,29 +253,10 @@ impl PreparedCall for PreparedSearch {
 
 impl PreparedSearch {
     fn search(&self, cancel: &CancellationToken) -> ToolOutcome {
-        // The decision has already refused these; refusing again here keeps a
-        // caller that skipped it from searching what it must not.
-        let root = match &self.target {
-            PathTarget::Inside {
-                through_link: Some(_),
-                relative,
-                ..
-            } => {
-                return ToolOutcome::error(format!(
-                    "{} passes through a symbolic link; file tools only follow real directories",
-                    shown(relative)
-                ));
-            }
-            PathTarget::Inside { relative, .. } => relative.clone(),
-            PathTarget::Outside { given } => {
-                return ToolOutcome::error(format!("{given} is outside the project directory"));
-            }
+        let root = match recheck_target(&self.target, &self.protected) {
+            Ok(relative) => relative.to_string(),
+            Err(refused) => return refused,
         };
-        if self.protected.is_protected(&root) {
-            return ToolOutcome::error(format!(
-                "{root} is a protected path; file tools never read or write it."
-            ));
-        }
         let mut walk = Walk {
             project: &self.project,
             protected: &self.protected,
@@ -538,7 +513,7 @@ impl Walk<'_> {
     /// The result text: the result lines, then a summary and the notes.
     fn finish(self) -> String {
         let t = &self.tally;
-        let place = shown(&self.root);
+        let place = shown_relative(&self.root);
         let mut out = self.out;
         let summary = match (&self.matcher.regex, t.results) {
             (Some(regex), 0) => format!("No matches for /{}/ under {place}.", regex.as_str()),
@@ -613,18 +588,6 @@ fn shorten(line: &str, at: usize) -> String {
     )
 }
 
-fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() {
-        name.to_string()
-    } else {
-        format!("{dir}/{name}")
-    }
-}
-
-fn shown(relative: &str) -> &str {
-    if relative.is_empty() { "." } else { relative }
-}
-
 /// A path with control characters escaped, so one result stays one line.
 fn escape(path: &str) -> String {
     if path.chars().any(char::is_control) {
@@ -642,6 +605,7 @@ fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::policy::ToolKey;
 
     fn args(value: Value) -> Args {
         serde_json::from_value(value).unwrap()

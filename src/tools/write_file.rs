@@ -15,12 +15,13 @@ use similar::{Algorithm, TextDiff};
 use tokio_util::sync::CancellationToken;
 
 use super::confine::{Expected, FileContents, digest};
-use super::read_file::{count_lines, inside, looks_binary, plural, shown_path};
+use super::paths::{inside, locate_with_facts, shown_path};
+use super::read_file::{count_lines, looks_binary, plural};
 use super::{
     BoxFuture, ConfineError, Field, PreparedCall, Project, Tool, ToolContext, ToolError,
     ToolOutcome, ToolSpec, parse_args,
 };
-use crate::policy::{CallFacts, CallKind, PathTarget, ToolKey};
+use crate::policy::{CallFacts, CallKind, PathTarget};
 
 const NAME: &str = "write_file";
 
@@ -180,9 +181,8 @@ impl Tool for WriteFile {
                 ),
             });
         }
-        let target = cx.project.locate(&args.path)?;
-        let facts =
-            CallFacts::new(ToolKey::new(NAME), CallKind::FileWrite).with_target(target.clone());
+        let (target, facts) =
+            locate_with_facts(&cx.project, &args.path, NAME, CallKind::FileWrite)?;
         Ok(Box::new(WriteCall {
             project: Arc::clone(&cx.project),
             target,
