@@ -86,3 +86,51 @@ pub(crate) fn recheck_target<'a>(
     }
     Ok(relative)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inside_at(relative: &str, through_link: Option<&str>) -> PathTarget {
+        PathTarget::Inside {
+            relative: relative.to_string(),
+            through_link: through_link.map(str::to_string),
+            hard_linked: false,
+        }
+    }
+
+    #[test]
+    fn a_refused_target_is_refused_again() {
+        let protected = ProtectedPaths::builtin();
+        let refused = |target: &PathTarget| match recheck_target(target, &protected) {
+            Ok(relative) => panic!("{relative} was not refused"),
+            Err(outcome) => outcome.output,
+        };
+        assert_eq!(
+            refused(&inside_at("", Some("link"))),
+            ". passes through a symbolic link; file tools only follow real directories"
+        );
+        assert_eq!(
+            refused(&PathTarget::Outside {
+                given: "../x".into()
+            }),
+            "../x is outside the project directory"
+        );
+        assert_eq!(
+            refused(&inside_at(".env", None)),
+            ".env is a protected path; file tools never read or write it."
+        );
+        assert_eq!(
+            recheck_target(&inside_at("src", None), &protected),
+            Ok("src")
+        );
+    }
+
+    #[test]
+    fn paths_are_named_with_a_dot_for_the_project() {
+        assert_eq!(shown_path(&inside_at("", None)), ".");
+        assert_eq!(shown_path(&inside_at("a/b", None)), "a/b");
+        assert_eq!(join("", "a"), "a");
+        assert_eq!(join("d", "a"), "d/a");
+    }
+}
