@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::confine::{Expected, digest};
 use super::paths::{locate_with_facts, shown_path};
-use super::read_file::looks_binary;
+use super::text::{looks_binary, noun};
 use super::write_file::{CHANGE_LIMIT, read_for_change, size_summary, spawn_write, unified_diff};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
@@ -303,7 +303,7 @@ fn locate_match(
     let plural_lines = |lines: &[usize]| {
         let mut distinct = lines.to_vec();
         distinct.dedup();
-        if distinct.len() == 1 { "line" } else { "lines" }
+        noun(distinct.len(), "line", "lines")
     };
     let Some(wanted) = start_line else {
         if let ([at], [line]) = (offsets.as_slice(), lines.as_slice()) {

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::blocking::run_blocking;
 use super::confine::{DirEntry, EntryKind};
 use super::paths::{join, locate_with_facts, recheck_target, shown_path, shown_relative};
+use super::text::{escape_controls, noun};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,
@@ -126,7 +127,7 @@ fn render(relative: &str, entries: &[DirEntry], protected: &ProtectedPaths) -> S
             over_cap += 1;
             continue;
         }
-        let name = escape_name(&entry.name);
+        let name = escape_controls(&entry.name);
         lines.push(match entry.kind {
             EntryKind::Directory => format!("{name}/"),
             EntryKind::File => format!("{name} ({})", bytes(entry.size)),
@@ -145,25 +146,16 @@ fn render(relative: &str, entries: &[DirEntry], protected: &ProtectedPaths) -> S
     if over_cap > 0 {
         out.push_str(&format!(
             "{over_cap} more {} not shown (at most {MAX_ENTRIES} are listed).\n",
-            plural(over_cap, "entry", "entries")
+            noun(over_cap, "entry", "entries")
         ));
     }
     if withheld > 0 {
         out.push_str(&format!(
             "{withheld} protected {} not shown.\n",
-            plural(withheld, "entry", "entries")
+            noun(withheld, "entry", "entries")
         ));
     }
     out
-}
-
-/// A name with control characters escaped, so one entry stays one line.
-fn escape_name(name: &str) -> String {
-    if name.chars().any(char::is_control) {
-        name.escape_debug().to_string()
-    } else {
-        name.to_string()
-    }
 }
 
 fn bytes(size: u64) -> String {
@@ -172,10 +164,6 @@ fn bytes(size: u64) -> String {
     } else {
         format!("{size} bytes")
     }
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ pub mod read_file;
 pub mod registry;
 pub mod search;
 pub mod skill_view;
+mod text;
 pub mod write_file;
 
 use std::future::Future;

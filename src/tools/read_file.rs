@@ -1,9 +1,8 @@
 //! `read_file`: reads one project file through the confined open and hands
 //! the model its lines, numbered. Owns the tool's arguments, its facts (a
-//! confined read of one target), the shape of its result, and the small text
-//! helpers the other file tools share. Never decides whether it may run,
-//! never reads a file while preparing, never follows a symbolic link, and
-//! never writes.
+//! confined read of one target) and the shape of its result. Never decides
+//! whether it may run, never reads a file while preparing, never follows a
+//! symbolic link, and never writes.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -15,6 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::blocking::run_blocking;
 use super::confine::FileContents;
 use super::paths::{inside, locate_with_facts, shown_path};
+use super::text::{count_lines, looks_binary, plural};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,
@@ -26,31 +26,9 @@ const NAME: &str = "read_file";
 /// The most bytes of one file that a read takes in.
 pub const READ_LIMIT: u64 = 1024 * 1024;
 
-/// A NUL byte within this many leading bytes marks a file as binary.
-pub const BINARY_PROBE: usize = 8 * 1024;
-
-/// Whether the start of `bytes` holds a NUL byte.
-pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
-    bytes.iter().take(BINARY_PROBE).any(|&b| b == 0)
-}
-
-/// Lines in `bytes`: every `\n` ends one, and a last line without one counts.
-pub(crate) fn count_lines(bytes: &[u8]) -> usize {
-    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
-    match bytes.last() {
-        Some(b'\n') | None => newlines,
-        Some(_) => newlines + 1,
-    }
-}
-
-/// `N`, followed by `unit` in the singular or plural as `N` needs.
-pub(crate) fn plural(n: usize, unit: &str) -> String {
-    if n == 1 {
-        format!("1 {unit}")
-    } else {
-        format!("{n} {unit}s")
-    }
-}
+/// How much of a file is probed for a NUL byte before it is called binary
+/// (shared with the other tools; still named here, where it was published).
+pub use super::text::BINARY_PROBE;
 
 /// Reads a project file, whole or a range of its lines.
 #[derive(Debug, Clone, Copy, Default)]
@@ -252,15 +230,6 @@ mod tests {
             truncated: false,
             size: bytes.len() as u64,
         }
-    }
-
-    #[test]
-    fn counts_lines_with_and_without_a_final_newline() {
-        assert_eq!(count_lines(b""), 0);
-        assert_eq!(count_lines(b"a"), 1);
-        assert_eq!(count_lines(b"a\n"), 1);
-        assert_eq!(count_lines(b"a\nb"), 2);
-        assert_eq!(count_lines(b"\n\n"), 2);
     }
 
     #[test]

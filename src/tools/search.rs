@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 use super::blocking::run_blocking;
 use super::confine::{ConfineError, DirEntry, EntryKind};
 use super::paths::{join, locate_with_facts, recheck_target, shown_path, shown_relative};
+use super::text::{escape_controls, looks_binary, noun};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,
@@ -43,8 +44,6 @@ pub const MAX_VISITED: usize = 200_000;
 /// The longest `pattern` or `glob` accepted, in bytes.
 pub const MAX_PATTERN_BYTES: usize = 1000;
 
-/// A file whose first bytes hold a NUL is binary and is skipped.
-const BINARY_SNIFF_BYTES: usize = 8 * 1024;
 /// `.gitignore` files larger than this are not read.
 const MAX_GITIGNORE_BYTES: u64 = 256 * 1024;
 /// Characters of context kept before the match in a shortened line.
@@ -437,7 +436,7 @@ impl Walk<'_> {
             return Flow::Continue;
         }
         let Some(regex) = &self.matcher.regex else {
-            return self.push(escape(relative));
+            return self.push(escape_controls(relative));
         };
         let contents = match self.project.read(relative, MAX_FILE_BYTES) {
             Ok(contents) => contents,
@@ -454,8 +453,7 @@ impl Walk<'_> {
                 return Flow::Continue;
             }
         };
-        let sniff = &contents.bytes[..contents.bytes.len().min(BINARY_SNIFF_BYTES)];
-        if sniff.contains(&0) {
+        if looks_binary(&contents.bytes) {
             self.tally.binary += 1;
             return Flow::Continue;
         }
@@ -466,7 +464,7 @@ impl Walk<'_> {
         if !regex.is_match(&text) {
             return Flow::Continue;
         }
-        let path = escape(relative);
+        let path = escape_controls(relative);
         let before = self.tally.results;
         for (index, line) in text.lines().enumerate() {
             let line = line.trim_end_matches('\r');
@@ -520,11 +518,11 @@ impl Walk<'_> {
             (None, 0) => format!("No files match the glob under {place}."),
             (Some(_), n) => format!(
                 "{n} matching {} in {} {}.",
-                plural(n, "line", "lines"),
+                noun(n, "line", "lines"),
                 t.files_with_results,
-                plural(t.files_with_results, "file", "files")
+                noun(t.files_with_results, "file", "files")
             ),
-            (None, n) => format!("{n} {} matched.", plural(n, "file", "files")),
+            (None, n) => format!("{n} {} matched.", noun(n, "file", "files")),
         };
         if !out.is_empty() {
             out.push('\n');
@@ -586,19 +584,6 @@ fn shorten(line: &str, at: usize) -> String {
         if start > 0 { "…" } else { "" },
         if more { "…" } else { "" }
     )
-}
-
-/// A path with control characters escaped, so one result stays one line.
-fn escape(path: &str) -> String {
-    if path.chars().any(char::is_control) {
-        path.escape_debug().to_string()
-    } else {
-        path.to_string()
-    }
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
 }
 
 #[cfg(test)]

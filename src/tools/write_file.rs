@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::confine::{Expected, FileContents, digest};
 use super::paths::{inside, locate_with_facts, shown_path};
-use super::read_file::{count_lines, looks_binary, plural};
+use super::text::{count_lines, looks_binary, plural};
 use super::{
     BoxFuture, ConfineError, Field, PreparedCall, Project, Tool, ToolContext, ToolError,
     ToolOutcome, ToolSpec, parse_args,
