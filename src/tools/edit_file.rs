@@ -15,7 +15,9 @@ use tokio_util::sync::CancellationToken;
 use super::confine::{Expected, digest};
 use super::paths::{locate_with_facts, shown_path};
 use super::text::{looks_binary, noun};
-use super::write_file::{CHANGE_LIMIT, read_for_change, size_summary, spawn_write, unified_diff};
+use super::write_file::{
+    CHANGE_LIMIT, read_for_change, size_summary, spawn_write, target_fields, unified_diff,
+};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,
@@ -143,13 +145,7 @@ impl PreparedCall for EditCall {
     }
 
     fn fields(&self) -> Vec<Field> {
-        let mut fields = vec![
-            Field::text("Path", shown_path(&self.target)),
-            Field::text(
-                "Project directory",
-                self.project.root().display().to_string(),
-            ),
-        ];
+        let mut fields = target_fields(&self.project, &self.target);
         if let Some(inspection) = &self.inspection {
             fields.push(Field::text("Starting line", inspection.line.to_string()));
         }

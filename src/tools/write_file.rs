@@ -42,6 +42,15 @@ pub(crate) fn size_summary(bytes: &[u8]) -> String {
     )
 }
 
+/// The fields a write's or an edit's confirmation opens with: the file and
+/// the project directory it is in.
+pub(crate) fn target_fields(project: &Project, target: &PathTarget) -> Vec<Field> {
+    vec![
+        Field::text("Path", shown_path(target)),
+        Field::text("Project directory", project.root().display().to_string()),
+    ]
+}
+
 /// The file a write or an edit would replace, read through the confined
 /// open: `None` when it does not exist. Refuses the project directory
 /// itself and files over `CHANGE_LIMIT`.
@@ -210,13 +219,7 @@ impl PreparedCall for WriteCall {
     }
 
     fn fields(&self) -> Vec<Field> {
-        let mut fields = vec![
-            Field::text("Path", shown_path(&self.target)),
-            Field::text(
-                "Project directory",
-                self.project.root().display().to_string(),
-            ),
-        ];
+        let mut fields = target_fields(&self.project, &self.target);
         if self.expected.is_some() {
             fields.push(Field::text(
                 "Resulting file",
