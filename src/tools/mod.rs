@@ -14,6 +14,7 @@ pub mod registry;
 pub mod search;
 pub mod skill_view;
 mod text;
+mod walk;
 pub mod write_file;
 
 use std::future::Future;
