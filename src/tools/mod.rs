@@ -3,6 +3,7 @@
 //! then runs (`run`). It never decides whether it may run: `policy` does.
 
 pub mod bash;
+mod bash_output;
 mod blocking;
 pub mod confine;
 pub mod edit_file;
