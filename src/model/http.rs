@@ -265,6 +265,17 @@ pub fn secret_header(
     Ok((HeaderName::from_static(name), header))
 }
 
+/// The headers of a service that takes its API key as `Authorization:
+/// Bearer` (both OpenAI formats); none when no key is set.
+pub fn bearer_headers(cfg: &ProviderConfig) -> Result<HeaderMap, ModelError> {
+    let mut headers = HeaderMap::new();
+    if let Some(key) = cfg.api_key.as_deref().filter(|key| !key.is_empty()) {
+        let (name, value) = secret_header("authorization", &format!("Bearer {key}"))?;
+        headers.insert(name, value);
+    }
+    Ok(headers)
+}
+
 /// The one place a reqwest client is built; the rustls provider must be
 /// installed first or building panics.
 fn client(connect_timeout: Duration) -> Result<reqwest::Client, ModelError> {

@@ -7,13 +7,12 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use eventsource_stream::Event;
-use reqwest::header::HeaderMap;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::config::ProviderConfig;
 use super::history::{Entry, entries};
-use super::http::{HttpEndpoint, secret_header};
+use super::http::{HttpEndpoint, bearer_headers};
 use super::sse::{Decoder, WireError, count, finish, json_data, stream_request};
 use super::{EventStream, ModelError, Provider, Request, StreamEvent, Usage, merge_extra_body};
 
@@ -27,11 +26,7 @@ pub struct OpenAiChat {
 
 impl OpenAiChat {
     pub fn new(cfg: &ProviderConfig) -> Result<Self, ModelError> {
-        let mut headers = HeaderMap::new();
-        if let Some(key) = cfg.api_key.as_deref().filter(|key| !key.is_empty()) {
-            let (name, value) = secret_header("authorization", &format!("Bearer {key}"))?;
-            headers.insert(name, value);
-        }
+        let headers = bearer_headers(cfg)?;
         Ok(Self {
             endpoint: Arc::new(HttpEndpoint::new(cfg, "chat/completions", headers)?),
             model: cfg.model.clone(),

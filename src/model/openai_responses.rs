@@ -8,13 +8,12 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use eventsource_stream::Event;
-use reqwest::header::HeaderMap;
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::config::ProviderConfig;
 use super::history::{Entry, entries};
-use super::http::{HttpEndpoint, secret_header};
+use super::http::{HttpEndpoint, bearer_headers};
 use super::openai_chat::error_text;
 use super::sse::{Decoder, WireError, count, event_name, finish, json_data, stream_request};
 use super::{EventStream, ModelError, Provider, Request, StreamEvent, Usage, merge_extra_body};
@@ -29,11 +28,7 @@ pub struct OpenAiResponses {
 
 impl OpenAiResponses {
     pub fn new(cfg: &ProviderConfig) -> Result<Self, ModelError> {
-        let mut headers = HeaderMap::new();
-        if let Some(key) = cfg.api_key.as_deref().filter(|key| !key.is_empty()) {
-            let (name, value) = secret_header("authorization", &format!("Bearer {key}"))?;
-            headers.insert(name, value);
-        }
+        let headers = bearer_headers(cfg)?;
         Ok(Self {
             endpoint: Arc::new(HttpEndpoint::new(cfg, "responses", headers)?),
             model: cfg.model.clone(),

@@ -13,13 +13,16 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::confine::{Expected, digest};
-use super::read_file::{looks_binary, shown_path};
-use super::write_file::{CHANGE_LIMIT, read_for_change, size_summary, spawn_write, unified_diff};
+use super::paths::{locate_with_facts, shown_path};
+use super::text::{looks_binary, noun};
+use super::write_file::{
+    CHANGE_LIMIT, read_for_change, size_summary, spawn_write, target_fields, unified_diff,
+};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,
 };
-use crate::policy::{CallFacts, CallKind, PathTarget, ToolKey};
+use crate::policy::{CallFacts, CallKind, PathTarget};
 
 const NAME: &str = "edit_file";
 
@@ -101,9 +104,8 @@ impl Tool for EditFile {
                 "old_string and new_string may be at most {CHANGE_LIMIT} bytes each"
             )));
         }
-        let target = cx.project.locate(&args.path)?;
-        let facts =
-            CallFacts::new(ToolKey::new(NAME), CallKind::FileWrite).with_target(target.clone());
+        let (target, facts) =
+            locate_with_facts(&cx.project, &args.path, NAME, CallKind::FileWrite)?;
         Ok(Box::new(EditCall {
             project: Arc::clone(&cx.project),
             target,
@@ -143,13 +145,7 @@ impl PreparedCall for EditCall {
     }
 
     fn fields(&self) -> Vec<Field> {
-        let mut fields = vec![
-            Field::text("Path", shown_path(&self.target)),
-            Field::text(
-                "Project directory",
-                self.project.root().display().to_string(),
-            ),
-        ];
+        let mut fields = target_fields(&self.project, &self.target);
         if let Some(inspection) = &self.inspection {
             fields.push(Field::text("Starting line", inspection.line.to_string()));
         }
@@ -303,7 +299,7 @@ fn locate_match(
     let plural_lines = |lines: &[usize]| {
         let mut distinct = lines.to_vec();
         distinct.dedup();
-        if distinct.len() == 1 { "line" } else { "lines" }
+        noun(distinct.len(), "line", "lines")
     };
     let Some(wanted) = start_line else {
         if let ([at], [line]) = (offsets.as_slice(), lines.as_slice()) {

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::confine::{Expected, Project, digest};
+use super::text::looks_binary;
 use super::{
     BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec, parse_args,
 };
@@ -210,7 +211,7 @@ async fn download(url: &reqwest::Url, timeout: Duration) -> Result<(Vec<u8>, Str
 
 /// The text the model receives for a body.
 fn readable(url: &reqwest::Url, body: &[u8], content_type: &str) -> String {
-    if body.iter().take(8192).any(|b| *b == 0) {
+    if looks_binary(body) {
         return format!(
             "{url} returned {} bytes of binary content ({content_type}); not shown.",
             body.len()

@@ -10,12 +10,15 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::blocking::run_blocking;
 use super::confine::{DirEntry, EntryKind};
+use super::paths::{join, locate_with_facts, recheck_target, shown_path, shown_relative};
+use super::text::{escape_controls, noun};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,
 };
-use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths, ToolKey};
+use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
 
 /// The tool's name, as the model calls it.
 pub const NAME: &str = "list_dir";
@@ -61,9 +64,8 @@ impl Tool for ListDir {
 
     fn prepare(&self, args: &Value, cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError> {
         let args: Args = parse_args(NAME, args)?;
-        let target = cx.project.locate(&args.path)?;
-        let facts =
-            CallFacts::new(ToolKey::new(NAME), CallKind::ConfinedRead).with_target(target.clone());
+        let (target, facts) =
+            locate_with_facts(&cx.project, &args.path, NAME, CallKind::ConfinedRead)?;
         Ok(Box::new(PreparedListDir {
             facts,
             target,
@@ -87,51 +89,22 @@ impl PreparedCall for PreparedListDir {
     }
 
     fn fields(&self) -> Vec<Field> {
-        vec![Field::text("Path", shown_target(&self.target))]
+        vec![Field::text("Path", shown_path(&self.target))]
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
-        Box::pin(async move {
-            if cancel.is_cancelled() {
-                return ToolOutcome::interrupted("The listing was cancelled.");
-            }
-            let work = tokio::task::spawn_blocking(move || self.list());
-            tokio::select! {
-                biased;
-                () = cancel.cancelled() => ToolOutcome::interrupted("The listing was cancelled."),
-                joined = work => joined.unwrap_or_else(|e| {
-                    ToolOutcome::error(format!("list_dir failed: {e}"))
-                }),
-            }
+        run_blocking(cancel, NAME, "The listing was cancelled.", move || {
+            self.list()
         })
     }
 }
 
 impl PreparedListDir {
     fn list(&self) -> ToolOutcome {
-        // The decision has already refused these; refusing again here keeps a
-        // caller that skipped it from listing what it must not.
-        let relative = match &self.target {
-            PathTarget::Inside {
-                through_link: Some(_),
-                relative,
-                ..
-            } => {
-                return ToolOutcome::error(format!(
-                    "{} passes through a symbolic link; file tools only follow real directories",
-                    display_dir(relative)
-                ));
-            }
-            PathTarget::Inside { relative, .. } => relative,
-            PathTarget::Outside { given } => {
-                return ToolOutcome::error(format!("{given} is outside the project directory"));
-            }
+        let relative = match recheck_target(&self.target, &self.protected) {
+            Ok(relative) => relative,
+            Err(refused) => return refused,
         };
-        if self.protected.is_protected(relative) {
-            return ToolOutcome::error(format!(
-                "{relative} is a protected path; file tools never read or write it."
-            ));
-        }
         match self.project.list(relative) {
             Ok(entries) => ToolOutcome::completed(render(relative, &entries, &self.protected)),
             Err(e) => ToolOutcome::error(e.to_string()),
@@ -154,7 +127,7 @@ fn render(relative: &str, entries: &[DirEntry], protected: &ProtectedPaths) -> S
             over_cap += 1;
             continue;
         }
-        let name = escape_name(&entry.name);
+        let name = escape_controls(&entry.name);
         lines.push(match entry.kind {
             EntryKind::Directory => format!("{name}/"),
             EntryKind::File => format!("{name} ({})", bytes(entry.size)),
@@ -164,7 +137,7 @@ fn render(relative: &str, entries: &[DirEntry], protected: &ProtectedPaths) -> S
     }
     let mut out = String::new();
     if lines.is_empty() && withheld == 0 {
-        out.push_str(&format!("{} is empty.\n", display_dir(relative)));
+        out.push_str(&format!("{} is empty.\n", shown_relative(relative)));
     }
     for line in &lines {
         out.push_str(line);
@@ -173,44 +146,16 @@ fn render(relative: &str, entries: &[DirEntry], protected: &ProtectedPaths) -> S
     if over_cap > 0 {
         out.push_str(&format!(
             "{over_cap} more {} not shown (at most {MAX_ENTRIES} are listed).\n",
-            plural(over_cap, "entry", "entries")
+            noun(over_cap, "entry", "entries")
         ));
     }
     if withheld > 0 {
         out.push_str(&format!(
             "{withheld} protected {} not shown.\n",
-            plural(withheld, "entry", "entries")
+            noun(withheld, "entry", "entries")
         ));
     }
     out
-}
-
-fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() {
-        name.to_string()
-    } else {
-        format!("{dir}/{name}")
-    }
-}
-
-fn display_dir(relative: &str) -> &str {
-    if relative.is_empty() { "." } else { relative }
-}
-
-fn shown_target(target: &PathTarget) -> String {
-    match target {
-        PathTarget::Inside { relative, .. } => display_dir(relative).to_string(),
-        PathTarget::Outside { given } => given.clone(),
-    }
-}
-
-/// A name with control characters escaped, so one entry stays one line.
-fn escape_name(name: &str) -> String {
-    if name.chars().any(char::is_control) {
-        name.escape_debug().to_string()
-    } else {
-        name.to_string()
-    }
 }
 
 fn bytes(size: u64) -> String {
@@ -219,10 +164,6 @@ fn bytes(size: u64) -> String {
     } else {
         format!("{size} bytes")
     }
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
 }
 
 #[cfg(test)]

@@ -3,14 +3,19 @@
 //! then runs (`run`). It never decides whether it may run: `policy` does.
 
 pub mod bash;
+mod bash_output;
+mod blocking;
 pub mod confine;
 pub mod edit_file;
 pub mod fetch_content;
 pub mod list_dir;
+mod paths;
 pub mod read_file;
 pub mod registry;
 pub mod search;
 pub mod skill_view;
+mod text;
+mod walk;
 pub mod write_file;
 
 use std::future::Future;

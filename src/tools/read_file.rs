@@ -1,9 +1,8 @@
 //! `read_file`: reads one project file through the confined open and hands
 //! the model its lines, numbered. Owns the tool's arguments, its facts (a
-//! confined read of one target), the shape of its result, and the small path
-//! helpers the other file tools share. Never decides whether it may run,
-//! never reads a file while preparing, never follows a symbolic link, and
-//! never writes.
+//! confined read of one target) and the shape of its result. Never decides
+//! whether it may run, never reads a file while preparing, never follows a
+//! symbolic link, and never writes.
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -12,63 +11,24 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::blocking::run_blocking;
 use super::confine::FileContents;
+use super::paths::{inside, locate_with_facts, shown_path};
+use super::text::{count_lines, looks_binary, plural};
 use super::{
-    BoxFuture, ConfineError, Field, PreparedCall, Project, Tool, ToolContext, ToolError,
-    ToolOutcome, ToolSpec, parse_args,
+    BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
+    parse_args,
 };
-use crate::policy::{CallFacts, CallKind, PathTarget, ToolKey};
+use crate::policy::{CallFacts, CallKind, PathTarget};
 
 const NAME: &str = "read_file";
 
 /// The most bytes of one file that a read takes in.
 pub const READ_LIMIT: u64 = 1024 * 1024;
 
-/// A NUL byte within this many leading bytes marks a file as binary.
-pub const BINARY_PROBE: usize = 8 * 1024;
-
-/// The project-relative path a target names, or why it names none.
-pub(crate) fn inside(target: &PathTarget) -> Result<&str, ConfineError> {
-    match target {
-        PathTarget::Inside { relative, .. } => Ok(relative),
-        PathTarget::Outside { given } => Err(ConfineError::Outside {
-            path: given.clone(),
-        }),
-    }
-}
-
-/// How a target is named in fields and results: the normalized relative
-/// path (`.` for the project itself), or the path as given when outside.
-pub(crate) fn shown_path(target: &PathTarget) -> String {
-    match target {
-        PathTarget::Inside { relative, .. } if relative.is_empty() => ".".to_string(),
-        PathTarget::Inside { relative, .. } => relative.clone(),
-        PathTarget::Outside { given } => given.clone(),
-    }
-}
-
-/// Whether the start of `bytes` holds a NUL byte.
-pub(crate) fn looks_binary(bytes: &[u8]) -> bool {
-    bytes.iter().take(BINARY_PROBE).any(|&b| b == 0)
-}
-
-/// Lines in `bytes`: every `\n` ends one, and a last line without one counts.
-pub(crate) fn count_lines(bytes: &[u8]) -> usize {
-    let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
-    match bytes.last() {
-        Some(b'\n') | None => newlines,
-        Some(_) => newlines + 1,
-    }
-}
-
-/// `N`, followed by `unit` in the singular or plural as `N` needs.
-pub(crate) fn plural(n: usize, unit: &str) -> String {
-    if n == 1 {
-        format!("1 {unit}")
-    } else {
-        format!("{n} {unit}s")
-    }
-}
+/// How much of a file is probed for a NUL byte before it is called binary
+/// (shared with the other tools; still named here, where it was published).
+pub use super::text::BINARY_PROBE;
 
 /// Reads a project file, whole or a range of its lines.
 #[derive(Debug, Clone, Copy, Default)]
@@ -133,9 +93,8 @@ impl Tool for ReadFile {
                 "end_line ({end}) is before start_line ({start})"
             )));
         }
-        let target = cx.project.locate(&args.path)?;
-        let facts =
-            CallFacts::new(ToolKey::new(NAME), CallKind::ConfinedRead).with_target(target.clone());
+        let (target, facts) =
+            locate_with_facts(&cx.project, &args.path, NAME, CallKind::ConfinedRead)?;
         Ok(Box::new(ReadCall {
             project: Arc::clone(&cx.project),
             target,
@@ -182,13 +141,8 @@ impl PreparedCall for ReadCall {
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
-        Box::pin(async move {
-            let work = tokio::task::spawn_blocking(move || self.execute());
-            tokio::select! {
-                biased;
-                () = cancel.cancelled() => ToolOutcome::interrupted("read_file was interrupted."),
-                done = work => done.unwrap_or_else(|e| ToolOutcome::error(format!("read_file failed: {e}"))),
-            }
+        run_blocking(cancel, NAME, "read_file was interrupted.", move || {
+            self.execute()
         })
     }
 }
@@ -276,15 +230,6 @@ mod tests {
             truncated: false,
             size: bytes.len() as u64,
         }
-    }
-
-    #[test]
-    fn counts_lines_with_and_without_a_final_newline() {
-        assert_eq!(count_lines(b""), 0);
-        assert_eq!(count_lines(b"a"), 1);
-        assert_eq!(count_lines(b"a\n"), 1);
-        assert_eq!(count_lines(b"a\nb"), 2);
-        assert_eq!(count_lines(b"\n\n"), 2);
     }
 
     #[test]

@@ -1,27 +1,28 @@
 //! `search`: finds files by glob and lines by regex under one project
-//! directory, a confined read. Owns the argument check, the facts (the
-//! directory searched as a `PathTarget`), the walk and the result text.
-//! Never decides, never follows a symbolic link, never descends into or
-//! reads a protected path (those are only counted), and reads files only
-//! through `Project::read`, so a link swapped in during the walk is refused.
+//! directory, a confined read. Owns the argument check (compiled into a
+//! `Matcher`), the facts (the directory searched as a `PathTarget`) and the
+//! run; the walk and the result text are `walk`'s. Never decides, never
+//! follows a symbolic link, never descends into or reads a protected path
+//! (those are only counted), and reads files only through `Project::read`,
+//! so a link swapped in during the walk is refused.
 
-use std::path::Path;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use globset::{GlobBuilder, GlobMatcher};
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use regex::{Regex, RegexBuilder};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::confine::{ConfineError, DirEntry, EntryKind};
+use super::blocking::run_blocking;
+use super::confine::ConfineError;
+use super::paths::{locate_with_facts, recheck_target, shown_path};
+use super::walk::{Flow, Walk};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,
 };
-use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths, ToolKey};
+use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
 
 /// The tool's name, as the model calls it.
 pub const NAME: &str = "search";
@@ -30,37 +31,11 @@ pub const NAME: &str = "search";
 pub const DEFAULT_MAX_RESULTS: usize = 200;
 /// The most results one call may ask for.
 pub const MAX_RESULTS_LIMIT: usize = 2000;
-/// Only this much of each file is searched.
-pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
-/// The result text stops growing here.
-pub const MAX_OUTPUT_BYTES: usize = 64 * 1024;
-/// Result lines longer than this (in characters) are shortened around the match.
-pub const MAX_LINE_CHARS: usize = 240;
-/// The walk stops after this many directory entries.
-pub const MAX_VISITED: usize = 200_000;
 /// The longest `pattern` or `glob` accepted, in bytes.
 pub const MAX_PATTERN_BYTES: usize = 1000;
-
-/// A file whose first bytes hold a NUL is binary and is skipped.
-const BINARY_SNIFF_BYTES: usize = 8 * 1024;
-/// `.gitignore` files larger than this are not read.
-const MAX_GITIGNORE_BYTES: u64 = 256 * 1024;
-/// Characters of context kept before the match in a shortened line.
-const LEAD_CHARS: usize = 60;
-
-/// The closing notes, in the order of the counts `Walk::finish` gives them:
-/// `{n}` is the count, `{s}` the plural ending.
-const NOTES: [&str; 9] = [
-    "Stopped after {n} result{s} (max_results); narrow the search to see the rest.",
-    "Output truncated at {n} KiB; narrow the search to see the rest.",
-    "Stopped after {n} entries; search a smaller directory.",
-    "Skipped {n} protected path{s}; they are never searched.",
-    "Did not follow {n} symbolic link{s}.",
-    "Skipped {n} binary file{s}.",
-    "Searched only the first MiB of {n} larger file{s}.",
-    "Refused {n} hard-linked file{s} (another name may be protected).",
-    "Could not read {n} path{s}.",
-];
+/// The walk's limits: how much of a file is searched, of the result text
+/// kept, of a result line shown, and how many entries are visited.
+pub use super::walk::{MAX_FILE_BYTES, MAX_LINE_CHARS, MAX_OUTPUT_BYTES, MAX_VISITED};
 
 /// Glob and regex search inside the project.
 #[derive(Debug, Clone, Copy, Default)]
@@ -109,9 +84,8 @@ impl Tool for Search {
     fn prepare(&self, args: &Value, cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError> {
         let args: Args = parse_args(NAME, args)?;
         let matcher = Matcher::new(&args)?;
-        let target = cx.project.locate(&args.path)?;
-        let facts =
-            CallFacts::new(ToolKey::new(NAME), CallKind::ConfinedRead).with_target(target.clone());
+        let (target, facts) =
+            locate_with_facts(&cx.project, &args.path, NAME, CallKind::ConfinedRead)?;
         Ok(Box::new(PreparedSearch {
             facts,
             target,
@@ -130,10 +104,10 @@ fn invalid(message: impl Into<String>) -> ToolError {
 }
 
 /// What a file must match: the compiled arguments.
-struct Matcher {
-    regex: Option<Regex>,
+pub(super) struct Matcher {
+    pub(super) regex: Option<Regex>,
     glob: Option<Glob>,
-    max_results: usize,
+    pub(super) max_results: usize,
 }
 
 struct Glob {
@@ -204,7 +178,7 @@ impl Matcher {
 
     /// Whether the file at `relative` (project-relative; `under` is the
     /// part below the searched directory) is selected by the glob.
-    fn selects(&self, relative: &str, under: &str) -> bool {
+    pub(super) fn selects(&self, relative: &str, under: &str) -> bool {
         let Some(glob) = &self.glob else {
             return true;
         };
@@ -232,13 +206,7 @@ impl PreparedCall for PreparedSearch {
     }
 
     fn fields(&self) -> Vec<Field> {
-        let mut fields = vec![Field::text(
-            "Path",
-            match &self.target {
-                PathTarget::Inside { relative, .. } => shown(relative).to_string(),
-                PathTarget::Outside { given } => given.clone(),
-            },
-        )];
+        let mut fields = vec![Field::text("Path", shown_path(&self.target))];
         if let Some(regex) = &self.matcher.regex {
             fields.push(Field::text("Pattern", regex.as_str()));
         }
@@ -249,60 +217,29 @@ impl PreparedCall for PreparedSearch {
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
-        Box::pin(async move {
-            if cancel.is_cancelled() {
-                return ToolOutcome::interrupted("The search was cancelled.");
-            }
-            let token = cancel.clone();
-            let work = tokio::task::spawn_blocking(move || self.search(&token));
-            tokio::select! {
-                biased;
-                () = cancel.cancelled() => ToolOutcome::interrupted("The search was cancelled."),
-                joined = work => joined.unwrap_or_else(|e| {
-                    ToolOutcome::error(format!("search failed: {e}"))
-                }),
-            }
+        let token = cancel.clone();
+        run_blocking(cancel, NAME, "The search was cancelled.", move || {
+            self.search(&token)
         })
     }
 }
 
 impl PreparedSearch {
     fn search(&self, cancel: &CancellationToken) -> ToolOutcome {
-        // The decision has already refused these; refusing again here keeps a
-        // caller that skipped it from searching what it must not.
-        let root = match &self.target {
-            PathTarget::Inside {
-                through_link: Some(_),
-                relative,
-                ..
-            } => {
-                return ToolOutcome::error(format!(
-                    "{} passes through a symbolic link; file tools only follow real directories",
-                    shown(relative)
-                ));
-            }
-            PathTarget::Inside { relative, .. } => relative.clone(),
-            PathTarget::Outside { given } => {
-                return ToolOutcome::error(format!("{given} is outside the project directory"));
-            }
+        let root = match recheck_target(&self.target, &self.protected) {
+            Ok(relative) => relative,
+            Err(refused) => return refused,
         };
-        if self.protected.is_protected(&root) {
-            return ToolOutcome::error(format!(
-                "{root} is a protected path; file tools never read or write it."
-            ));
-        }
-        let mut walk = Walk {
-            project: &self.project,
-            protected: &self.protected,
-            matcher: &self.matcher,
+        let mut walk = Walk::new(
+            &self.project,
+            &self.protected,
+            &self.matcher,
             cancel,
-            root: root.clone(),
-            out: String::new(),
-            tally: Tally::default(),
-        };
-        let finished = match self.project.list(&root) {
+            root.to_string(),
+        );
+        let finished = match self.project.list(root) {
             Ok(entries) => walk.tree(entries),
-            Err(ConfineError::NotADirectory { .. }) => walk.file(&root),
+            Err(ConfineError::NotADirectory { .. }) => walk.file(root),
             Err(e) => return ToolOutcome::error(e.to_string()),
         };
         if finished == Flow::Cancelled {
@@ -312,360 +249,16 @@ impl PreparedSearch {
     }
 }
 
-/// Whether the walk goes on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Flow {
-    Continue,
-    /// Results, output or visit limit reached: the rest is not searched.
-    Full,
-    Cancelled,
-}
-
-/// What the walk met besides results.
-#[derive(Debug, Default)]
-struct Tally {
-    results: usize,
-    files_with_results: usize,
-    visited: usize,
-    protected: usize,
-    links: usize,
-    binary: usize,
-    large: usize,
-    hard_linked: usize,
-    unreadable: usize,
-    output_full: bool,
-    results_full: bool,
-    visits_full: bool,
-}
-
-struct Walk<'a> {
-    project: &'a Project,
-    protected: &'a ProtectedPaths,
-    matcher: &'a Matcher,
-    cancel: &'a CancellationToken,
-    /// The searched directory, project-relative.
-    root: String,
-    out: String,
-    tally: Tally,
-}
-
-/// The `.gitignore` files that apply to one directory, innermost last.
-type Ignores = Rc<Vec<Gitignore>>;
-
-impl Walk<'_> {
-    /// Walks the tree under `self.root` (whose entries are `root_entries`),
-    /// depth first, in name order, listing every directory through
-    /// `Project::list`.
-    fn tree(&mut self, root_entries: Vec<DirEntry>) -> Flow {
-        let mut first = Some(root_entries);
-        let mut stack: Vec<(String, Ignores)> = vec![(self.root.clone(), self.ancestor_ignores())];
-        while let Some((dir, parent_ignores)) = stack.pop() {
-            if self.cancel.is_cancelled() {
-                return Flow::Cancelled;
-            }
-            let listed = match first.take() {
-                Some(entries) => Ok(entries),
-                None => self.project.list(&dir),
-            };
-            let entries = match listed {
-                Ok(entries) => entries,
-                Err(ConfineError::ThroughLink { .. }) => {
-                    self.tally.links += 1;
-                    continue;
-                }
-                Err(_) => {
-                    self.tally.unreadable += 1;
-                    continue;
-                }
-            };
-            let has_gitignore = entries
-                .iter()
-                .any(|e| e.name == ".gitignore" && e.kind == EntryKind::File);
-            let ignores = match has_gitignore.then(|| self.gitignore(&dir)).flatten() {
-                Some(own) => {
-                    let mut all = (*parent_ignores).clone();
-                    all.push(own);
-                    Rc::new(all)
-                }
-                None => parent_ignores,
-            };
-            let mut subdirs = Vec::new();
-            for entry in &entries {
-                if self.tally.visited >= MAX_VISITED {
-                    self.tally.visits_full = true;
-                    return Flow::Full;
-                }
-                self.tally.visited += 1;
-                let child = join(&dir, &entry.name);
-                if self.protected.is_protected(&child) {
-                    self.tally.protected += 1;
-                    continue;
-                }
-                let is_dir = entry.kind == EntryKind::Directory;
-                if ignored(&ignores, &self.project.root().join(&child), is_dir) {
-                    continue;
-                }
-                match entry.kind {
-                    EntryKind::Directory => subdirs.push(child),
-                    EntryKind::Link => self.tally.links += 1,
-                    EntryKind::File => match self.file(&child) {
-                        Flow::Continue => {}
-                        other => return other,
-                    },
-                    EntryKind::Other => {}
-                }
-            }
-            for sub in subdirs.into_iter().rev() {
-                stack.push((sub, Rc::clone(&ignores)));
-            }
-        }
-        Flow::Continue
-    }
-
-    /// The `.gitignore` files of the directories above the searched one.
-    fn ancestor_ignores(&self) -> Ignores {
-        let mut all = Vec::new();
-        let parts: Vec<&str> = self.root.split('/').filter(|p| !p.is_empty()).collect();
-        for depth in 0..parts.len() {
-            if let Some(gi) = self.gitignore(&parts[..depth].join("/")) {
-                all.push(gi);
-            }
-        }
-        Rc::new(all)
-    }
-
-    /// The `.gitignore` of `dir`, read through the confined open, if there is
-    /// one that can be read.
-    fn gitignore(&self, dir: &str) -> Option<Gitignore> {
-        let path = join(dir, ".gitignore");
-        if self.protected.is_protected(&path) {
-            return None;
-        }
-        let contents = self.project.read(&path, MAX_GITIGNORE_BYTES).ok()?;
-        if contents.truncated {
-            return None;
-        }
-        let base = self.project.root().join(dir);
-        let mut builder = GitignoreBuilder::new(&base);
-        let from = Some(base.join(".gitignore"));
-        for line in String::from_utf8_lossy(&contents.bytes).lines() {
-            // A line that is not a valid glob is skipped, as git does.
-            let _ = builder.add_line(from.clone(), line);
-        }
-        builder.build().ok()
-    }
-
-    /// Searches one regular file at `relative`.
-    fn file(&mut self, relative: &str) -> Flow {
-        if self.cancel.is_cancelled() {
-            return Flow::Cancelled;
-        }
-        if self.protected.is_protected(relative) {
-            self.tally.protected += 1;
-            return Flow::Continue;
-        }
-        let under = relative
-            .strip_prefix(self.root.as_str())
-            .map_or(relative, |rest| rest.trim_start_matches('/'));
-        if !self.matcher.selects(relative, under) {
-            return Flow::Continue;
-        }
-        let Some(regex) = &self.matcher.regex else {
-            return self.push(escape(relative));
-        };
-        let contents = match self.project.read(relative, MAX_FILE_BYTES) {
-            Ok(contents) => contents,
-            Err(ConfineError::ThroughLink { .. }) => {
-                self.tally.links += 1;
-                return Flow::Continue;
-            }
-            Err(ConfineError::HardLinked { .. }) => {
-                self.tally.hard_linked += 1;
-                return Flow::Continue;
-            }
-            Err(_) => {
-                self.tally.unreadable += 1;
-                return Flow::Continue;
-            }
-        };
-        let sniff = &contents.bytes[..contents.bytes.len().min(BINARY_SNIFF_BYTES)];
-        if sniff.contains(&0) {
-            self.tally.binary += 1;
-            return Flow::Continue;
-        }
-        if contents.truncated {
-            self.tally.large += 1;
-        }
-        let text = String::from_utf8_lossy(&contents.bytes);
-        if !regex.is_match(&text) {
-            return Flow::Continue;
-        }
-        let path = escape(relative);
-        let before = self.tally.results;
-        for (index, line) in text.lines().enumerate() {
-            let line = line.trim_end_matches('\r');
-            let Some(found) = regex.find(line) else {
-                continue;
-            };
-            let flow = self.push(format!(
-                "{path}:{}: {}",
-                index + 1,
-                shorten(line, found.start())
-            ));
-            if flow != Flow::Continue {
-                self.count_file(before);
-                return flow;
-            }
-        }
-        self.count_file(before);
-        Flow::Continue
-    }
-
-    /// Counts the file just searched when it added results beyond `before`.
-    fn count_file(&mut self, before: usize) {
-        if self.tally.results > before {
-            self.tally.files_with_results += 1;
-        }
-    }
-
-    /// Adds one result line, unless a limit is reached.
-    fn push(&mut self, line: String) -> Flow {
-        if self.tally.results >= self.matcher.max_results {
-            self.tally.results_full = true;
-            return Flow::Full;
-        }
-        if self.out.len() + line.len() + 1 > MAX_OUTPUT_BYTES {
-            self.tally.output_full = true;
-            return Flow::Full;
-        }
-        self.out.push_str(&line);
-        self.out.push('\n');
-        self.tally.results += 1;
-        Flow::Continue
-    }
-
-    /// The result text: the result lines, then a summary and the notes.
-    fn finish(self) -> String {
-        let t = &self.tally;
-        let place = shown(&self.root);
-        let mut out = self.out;
-        let summary = match (&self.matcher.regex, t.results) {
-            (Some(regex), 0) => format!("No matches for /{}/ under {place}.", regex.as_str()),
-            (None, 0) => format!("No files match the glob under {place}."),
-            (Some(_), n) => format!(
-                "{n} matching {} in {} {}.",
-                plural(n, "line", "lines"),
-                t.files_with_results,
-                plural(t.files_with_results, "file", "files")
-            ),
-            (None, n) => format!("{n} {} matched.", plural(n, "file", "files")),
-        };
-        if !out.is_empty() {
-            out.push('\n');
-        }
-        out.push_str(&summary);
-        out.push('\n');
-        let full = |hit: bool, n: usize| if hit { n } else { 0 };
-        let counts = [
-            full(t.results_full, self.matcher.max_results),
-            full(t.output_full, MAX_OUTPUT_BYTES / 1024),
-            full(t.visits_full, MAX_VISITED),
-            t.protected,
-            t.links,
-            t.binary,
-            t.large,
-            t.hard_linked,
-            t.unreadable,
-        ];
-        for (count, text) in counts.into_iter().zip(NOTES) {
-            if count > 0 {
-                let s = if count == 1 { "" } else { "s" };
-                out.push_str(&text.replace("{n}", &count.to_string()).replace("{s}", s));
-                out.push('\n');
-            }
-        }
-        out
-    }
-}
-
-/// Whether the innermost `.gitignore` with an opinion ignores `path`.
-fn ignored(ignores: &[Gitignore], path: &Path, is_dir: bool) -> bool {
-    for gi in ignores.iter().rev() {
-        let found = gi.matched(path, is_dir);
-        if found.is_ignore() {
-            return true;
-        }
-        if found.is_whitelist() {
-            return false;
-        }
-    }
-    false
-}
-
-/// `line`, or a window of it around the byte offset `at` when it is longer
-/// than `MAX_LINE_CHARS`.
-fn shorten(line: &str, at: usize) -> String {
-    if line.chars().count() <= MAX_LINE_CHARS {
-        return line.to_string();
-    }
-    let at = (0..=at)
-        .rev()
-        .find(|i| line.is_char_boundary(*i))
-        .unwrap_or(0);
-    let start = line[..at].chars().count().saturating_sub(LEAD_CHARS);
-    let window: String = line.chars().skip(start).take(MAX_LINE_CHARS).collect();
-    let more = line.chars().count() > start + MAX_LINE_CHARS;
-    format!(
-        "{}{window}{}",
-        if start > 0 { "…" } else { "" },
-        if more { "…" } else { "" }
-    )
-}
-
-fn join(dir: &str, name: &str) -> String {
-    if dir.is_empty() {
-        name.to_string()
-    } else {
-        format!("{dir}/{name}")
-    }
-}
-
-fn shown(relative: &str) -> &str {
-    if relative.is_empty() { "." } else { relative }
-}
-
-/// A path with control characters escaped, so one result stays one line.
-fn escape(path: &str) -> String {
-    if path.chars().any(char::is_control) {
-        path.escape_debug().to_string()
-    } else {
-        path.to_string()
-    }
-}
-
-fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
+    use std::path::Path;
+
     use super::*;
+    use crate::policy::ToolKey;
 
     fn args(value: Value) -> Args {
         serde_json::from_value(value).unwrap()
-    }
-
-    #[test]
-    fn short_lines_stay_and_long_lines_are_cut_around_the_match() {
-        assert_eq!(shorten("short", 0), "short");
-        let line = format!("{}NEEDLE{}", "a".repeat(500), "b".repeat(500));
-        let cut = shorten(&line, 500);
-        assert!(cut.starts_with('…') && cut.ends_with('…'));
-        assert!(cut.contains("NEEDLE"));
-        assert_eq!(cut.chars().count(), MAX_LINE_CHARS + 2);
-        let head = shorten(&"é".repeat(300), 3);
-        assert_eq!(head.chars().count(), MAX_LINE_CHARS + 1);
     }
 
     #[test]

@@ -11,12 +11,14 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::blocking::run_blocking;
 use super::confine::{ConfineError, EntryKind};
+use super::paths::{locate_with_facts, recheck_target};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,
 };
-use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths, ToolKey};
+use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
 
 /// The tool's name, as the model calls it.
 pub const NAME: &str = "skill_view";
@@ -110,9 +112,12 @@ impl Tool for SkillView {
                 ),
             });
         }
-        let target = cx.project.locate(&skill_path(&args.name))?;
-        let facts =
-            CallFacts::new(ToolKey::new(NAME), CallKind::ConfinedRead).with_target(target.clone());
+        let (target, facts) = locate_with_facts(
+            &cx.project,
+            &skill_path(&args.name),
+            NAME,
+            CallKind::ConfinedRead,
+        )?;
         Ok(Box::new(PreparedSkillView {
             facts,
             name: args.name,
@@ -142,46 +147,21 @@ impl PreparedCall for PreparedSkillView {
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
-        Box::pin(async move {
-            if cancel.is_cancelled() {
-                return ToolOutcome::interrupted("Reading the skill was cancelled.");
-            }
-            let work = tokio::task::spawn_blocking(move || self.view());
-            tokio::select! {
-                biased;
-                () = cancel.cancelled() => ToolOutcome::interrupted("Reading the skill was cancelled."),
-                joined = work => joined.unwrap_or_else(|e| {
-                    ToolOutcome::error(format!("skill_view failed: {e}"))
-                }),
-            }
-        })
+        run_blocking(
+            cancel,
+            NAME,
+            "Reading the skill was cancelled.",
+            move || self.view(),
+        )
     }
 }
 
 impl PreparedSkillView {
     fn view(&self) -> ToolOutcome {
-        // The decision has already refused these; refusing again here keeps a
-        // caller that skipped it from reading what it must not.
-        let relative = match &self.target {
-            PathTarget::Inside {
-                through_link: Some(_),
-                relative,
-                ..
-            } => {
-                return ToolOutcome::error(format!(
-                    "{relative} passes through a symbolic link; file tools only follow real directories"
-                ));
-            }
-            PathTarget::Inside { relative, .. } => relative,
-            PathTarget::Outside { given } => {
-                return ToolOutcome::error(format!("{given} is outside the project directory"));
-            }
+        let relative = match recheck_target(&self.target, &self.protected) {
+            Ok(relative) => relative,
+            Err(refused) => return refused,
         };
-        if self.protected.is_protected(relative) {
-            return ToolOutcome::error(format!(
-                "{relative} is a protected path; file tools never read or write it."
-            ));
-        }
         match self.project.read(relative, MAX_SKILL_BYTES) {
             Ok(contents) => {
                 let mut text = String::from_utf8_lossy(&contents.bytes).into_owned();

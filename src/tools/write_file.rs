@@ -15,12 +15,13 @@ use similar::{Algorithm, TextDiff};
 use tokio_util::sync::CancellationToken;
 
 use super::confine::{Expected, FileContents, digest};
-use super::read_file::{count_lines, inside, looks_binary, plural, shown_path};
+use super::paths::{inside, locate_with_facts, shown_path};
+use super::text::{count_lines, looks_binary, plural};
 use super::{
     BoxFuture, ConfineError, Field, PreparedCall, Project, Tool, ToolContext, ToolError,
     ToolOutcome, ToolSpec, parse_args,
 };
-use crate::policy::{CallFacts, CallKind, PathTarget, ToolKey};
+use crate::policy::{CallFacts, CallKind, PathTarget};
 
 const NAME: &str = "write_file";
 
@@ -39,6 +40,15 @@ pub(crate) fn size_summary(bytes: &[u8]) -> String {
         plural(bytes.len(), "byte"),
         plural(count_lines(bytes), "line")
     )
+}
+
+/// The fields a write's or an edit's confirmation opens with: the file and
+/// the project directory it is in.
+pub(crate) fn target_fields(project: &Project, target: &PathTarget) -> Vec<Field> {
+    vec![
+        Field::text("Path", shown_path(target)),
+        Field::text("Project directory", project.root().display().to_string()),
+    ]
 }
 
 /// The file a write or an edit would replace, read through the confined
@@ -180,9 +190,8 @@ impl Tool for WriteFile {
                 ),
             });
         }
-        let target = cx.project.locate(&args.path)?;
-        let facts =
-            CallFacts::new(ToolKey::new(NAME), CallKind::FileWrite).with_target(target.clone());
+        let (target, facts) =
+            locate_with_facts(&cx.project, &args.path, NAME, CallKind::FileWrite)?;
         Ok(Box::new(WriteCall {
             project: Arc::clone(&cx.project),
             target,
@@ -210,13 +219,7 @@ impl PreparedCall for WriteCall {
     }
 
     fn fields(&self) -> Vec<Field> {
-        let mut fields = vec![
-            Field::text("Path", shown_path(&self.target)),
-            Field::text(
-                "Project directory",
-                self.project.root().display().to_string(),
-            ),
-        ];
+        let mut fields = target_fields(&self.project, &self.target);
         if self.expected.is_some() {
             fields.push(Field::text(
                 "Resulting file",
