@@ -70,6 +70,25 @@ pub fn provider_config(settings: &Settings) -> ProviderConfig {
     }
 }
 
+/// A remote service without its key answers 401 at the first request; say
+/// so at the start instead. Local servers (Ollama, llama.cpp) need none.
+fn missing_key(settings: &Settings, config: &ProviderConfig) -> Option<String> {
+    if config.api_key.is_some() || config.kind == crate::config::ProviderKind::Scripted {
+        return None;
+    }
+    let host = reqwest::Url::parse(&config.base_url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default();
+    if matches!(host.as_str(), "127.0.0.1" | "localhost" | "[::1]" | "::1") {
+        return None;
+    }
+    Some(format!(
+        "the variable {} is not set, so requests to {} go out without an API key (set it, or name another variable with model.api_key_env)",
+        settings.model.api_key_env, config.base_url
+    ))
+}
+
 /// Everything needed to start the agent.
 pub struct Launch<'a> {
     pub home: &'a Home,
@@ -97,8 +116,12 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
     let user_soul = std::fs::read_to_string(home.soul_file()).ok();
     let system = system_prompt(user_soul, &project);
     let project_name = project.root().display().to_string();
-    let provider = build_provider(&provider_config(settings)).map_err(|e| e.to_string())?;
+    let config = provider_config(settings);
+    let provider = build_provider(&config).map_err(|e| e.to_string())?;
     let (events_tx, events_rx) = mpsc::unbounded_channel();
+    if let Some(warning) = missing_key(settings, &config) {
+        let _ = events_tx.send(super::events::AgentEvent::Warning(warning));
+    }
     let rt = Runtime {
         provider,
         registry: registry(settings),
@@ -125,4 +148,24 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
         resume,
     )?;
     Ok(spawn(agent, events_rx))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_key_is_said_for_remote_services_only() {
+        let mut settings = Settings::default();
+        settings.model.base_url = "https://api.openai.com/v1".into();
+        let mut config = provider_config(&settings);
+        config.api_key = None;
+        let warning = missing_key(&settings, &config).unwrap();
+        assert!(warning.contains("OPENAI_API_KEY"), "{warning}");
+        config.base_url = "http://127.0.0.1:11434/v1".into();
+        assert_eq!(missing_key(&settings, &config), None);
+        config.base_url = "https://api.openai.com/v1".into();
+        config.api_key = Some("k".into());
+        assert_eq!(missing_key(&settings, &config), None);
+    }
 }
