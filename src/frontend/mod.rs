@@ -4,3 +4,4 @@
 pub mod check;
 pub mod line;
 pub mod text;
+pub mod tui;
