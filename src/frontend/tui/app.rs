@@ -145,6 +145,9 @@ pub struct App {
     /// Ctrl-C was pressed once while idle.
     pub quit_armed: bool,
     pub last_answer: Option<String>,
+    /// Large pastes held out of the text area: (placeholder, text). The
+    /// placeholder stands in the input; sending puts the text back.
+    pub pastes: Vec<(String, String)>,
     /// Summaries of calls announced and not yet finished, by call id.
     pub calls: CallSummaries,
     pub layout: LayoutCache,
@@ -178,6 +181,7 @@ impl App {
             sessions_for_resume: false,
             quit_armed: false,
             last_answer: None,
+            pastes: Vec::new(),
             calls: CallSummaries::default(),
             layout: LayoutCache::default(),
         }
@@ -232,9 +236,41 @@ impl App {
     /// Replaces the input's text, cursor at the end.
     pub fn set_input(&mut self, text: &str) {
         self.input = new_input();
-        self.input.insert_str(text);
+        self.insert_text(text);
+    }
+
+    /// Inserts `text` at the cursor; a text larger than `PASTE_INLINE_MAX`
+    /// goes in as a placeholder, so the text area stays responsive.
+    pub fn insert_text(&mut self, text: &str) {
+        if text.len() <= PASTE_INLINE_MAX {
+            self.input.insert_str(text);
+            return;
+        }
+        let label = format!(
+            "[pasted text #{}: {} characters, {} lines]",
+            self.pastes.len() + 1,
+            text.chars().count(),
+            text.lines().count()
+        );
+        self.input.insert_str(&label);
+        self.pastes.push((label, text.to_string()));
+    }
+
+    /// The input's text with every placeholder still in it replaced by its
+    /// paste.
+    pub fn input_expanded(&self) -> String {
+        let mut text = self.input_text();
+        for (label, paste) in &self.pastes {
+            if let Some(at) = text.find(label.as_str()) {
+                text.replace_range(at..at + label.len(), paste);
+            }
+        }
+        text
     }
 }
+
+/// Pastes larger than this many bytes stand in the input as a placeholder.
+pub const PASTE_INLINE_MAX: usize = 64 * 1024;
 
 /// An empty input box with its placeholder and look.
 pub fn new_input() -> TextArea<'static> {

@@ -30,7 +30,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
         }
         Msg::Paste(text) => {
             let text = text.replace("\r\n", "\n").replace('\r', "\n");
-            app.input.insert_str(text);
+            app.insert_text(&text);
             edited(app);
         }
         Msg::HistoryPrev => history_prev(app),
@@ -81,7 +81,7 @@ fn history_prev(app: &mut App) {
     };
     let draft = match app.history.browsing.take() {
         Some((_, draft)) => draft,
-        None => app.input_text(),
+        None => app.input_expanded(),
     };
     let text = entries[index].clone();
     app.history.browsing = Some((index, draft));
@@ -105,7 +105,7 @@ fn history_next(app: &mut App) {
 
 /// Enter: a prompt, a command, or nothing for an empty input.
 fn submit(app: &mut App) -> Vec<Action> {
-    let text = app.input_text();
+    let text = app.input_expanded();
     let line = text.trim();
     if line.is_empty() {
         return Vec::new();
@@ -115,6 +115,7 @@ fn submit(app: &mut App) -> Vec<Action> {
         app.history.entries.push(line.clone());
     }
     app.history.browsing = None;
+    app.pastes.clear();
     app.set_input("");
     edited(app);
     app.transcript.to_bottom();

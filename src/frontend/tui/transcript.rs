@@ -79,6 +79,12 @@ impl ToolEntry {
         }
     }
 
+    /// True when collapsing hides anything (roughly: more lines than shown,
+    /// or lines long enough to be cut).
+    pub fn expandable(&self) -> bool {
+        self.output_lines > super::view::entry::COLLAPSED_LINES || self.output.len() > 400
+    }
+
     /// Records the result, keeping at most `OUTPUT_CAP` bytes of it.
     pub fn finish(&mut self, status: ResultStatus, output: &str) {
         let mut end = output.len().min(OUTPUT_CAP);
@@ -236,10 +242,11 @@ impl Transcript {
         i
     }
 
-    /// Flips the tool entry in `among` (the last one there), else the last
-    /// tool entry of all, between collapsed and expanded.
+    /// Flips the last expandable tool entry in `among` (else the last of
+    /// all) between collapsed and expanded.
     pub fn toggle_expand(&mut self, among: Range<usize>) -> bool {
-        let is_tool = |e: &Entry| matches!(e.kind, EntryKind::Tool(_));
+        let is_tool =
+            |e: &Entry| matches!(&e.kind, EntryKind::Tool(t) if t.expanded || t.expandable());
         let end = among.end.min(self.entries.len());
         let start = among.start.min(end);
         let found = self.entries[start..end]

@@ -125,6 +125,7 @@ fn stop_or_quit(app: &mut App) -> Vec<Action> {
         Layer::Input => {}
     }
     if !app.input_is_empty() {
+        app.pastes.clear();
         app.set_input("");
         app.quit_armed = false;
         return Vec::new();

@@ -185,7 +185,7 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
         Some(format!("… {} more bytes not shown", tool.cut_bytes))
     } else if tool.expanded && (hidden_lines > 0 || rows_cut || long_line) {
         Some("… (the rest is not shown)".to_string())
-    } else if tool.expanded {
+    } else if tool.expanded && tool.expandable() {
         Some("(Ctrl+O to collapse)".to_string())
     } else {
         None

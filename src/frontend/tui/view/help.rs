@@ -40,6 +40,10 @@ const KEYS: [(&str, &[(&str, &str)]); 4] = [
                 "expand or collapse the last tool result on screen",
             ),
             ("Ctrl+L", "redraw the screen"),
+            (
+                "Shift+drag",
+                "select text (the mouse wheel scrolls the chat)",
+            ),
         ],
     ),
     (
