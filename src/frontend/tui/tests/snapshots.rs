@@ -372,7 +372,7 @@ fn status_bar_turn_states() {
 fn help_overlay() {
     let mut app = app();
     press(&mut app, key(KeyCode::F(1)));
-    assert_snapshot!(shot(&app, 100, 40));
+    assert_snapshot!(shot(&app, 100, 52));
 }
 
 #[test]

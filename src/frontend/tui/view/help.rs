@@ -92,7 +92,9 @@ pub fn lines() -> Vec<Line<'static>> {
 
 pub fn draw(app: &App, scroll: u16, frame: &mut Frame, above: Rect) {
     let width = above.width.saturating_sub(4).clamp(1, 100);
-    let height = above.height.saturating_sub(2).max(1);
+    let body = wrap(&lines(), width.saturating_sub(4).max(1));
+    let wanted = u16::try_from(body.len() + 2).unwrap_or(u16::MAX);
+    let height = above.height.saturating_sub(2).clamp(1, wanted);
     let area = Rect::new(
         above.x + (above.width.saturating_sub(width)) / 2,
         above.y + (above.height.saturating_sub(height)) / 2,
@@ -108,7 +110,6 @@ pub fn draw(app: &App, scroll: u16, frame: &mut Frame, above: Rect) {
     let inside = block.inner(area);
     frame.render_widget(block, area);
     let inner = inside.width.saturating_sub(2).max(1);
-    let body = wrap(&lines(), inner);
     let total = u16::try_from(body.len()).unwrap_or(u16::MAX);
     app.layout.help_rows.set((inside.height, total));
     let scroll = scroll.min(total.saturating_sub(inside.height));
