@@ -4,7 +4,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear};
+use ratatui::widgets::{Block, BorderType, Clear, Padding};
 use unicode_width::UnicodeWidthStr;
 
 use super::super::app::{App, Layer};
@@ -41,7 +41,8 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     };
     let mut block = Block::bordered()
         .border_type(BorderType::Rounded)
-        .border_style(border);
+        .border_style(border)
+        .padding(Padding::left(1));
     if active && area.width > 50 {
         block = block.title_bottom(
             Line::styled(" Enter sends · Alt+Enter newline ", theme::dim()).right_aligned(),

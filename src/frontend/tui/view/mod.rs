@@ -34,7 +34,7 @@ pub struct Regions {
 pub fn regions(app: &App, area: Rect) -> Regions {
     let status = Rect::new(area.x, area.bottom().saturating_sub(1), area.width, 1);
     let max_text_rows = (area.height / 3).clamp(1, 8);
-    let text_rows = input::rows(app, area.width.saturating_sub(2), max_text_rows);
+    let text_rows = input::rows(app, area.width.saturating_sub(3), max_text_rows);
     let input_height = (text_rows + 2).min(area.height.saturating_sub(2));
     let input = Rect::new(
         area.x,
