@@ -8,9 +8,7 @@ use std::io::{self, Stdout, Write};
 use std::sync::Once;
 
 use crossterm::cursor::Show;
-use crossterm::event::{
-    DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture,
-};
+use crossterm::event::{DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -37,13 +35,9 @@ pub fn enter() -> io::Result<TerminalGuard> {
         }));
     });
     enable_raw_mode()?;
-    let setup = execute!(
-        io::stdout(),
-        EnterAlternateScreen,
-        EnableMouseCapture,
-        EnableBracketedPaste
-    )
-    .and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
+    let setup = execute!(io::stdout(), EnterAlternateScreen, EnableBracketedPaste)
+        .and_then(|()| enable_wheel(&mut io::stdout()))
+        .and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
     match setup {
         Ok(terminal) => Ok(TerminalGuard { terminal }),
         Err(e) => {
@@ -51,6 +45,14 @@ pub fn enter() -> io::Result<TerminalGuard> {
             Err(e)
         }
     }
+}
+
+/// Mouse reports for buttons and the wheel only (SGR encoding). Unlike
+/// crossterm's `EnableMouseCapture` this asks for no motion events, so
+/// moving the mouse does not wake the loop.
+fn enable_wheel(out: &mut impl Write) -> io::Result<()> {
+    out.write_all(b"\x1b[?1000h\x1b[?1006h")?;
+    out.flush()
 }
 
 /// Leaves full-screen mode. Safe to call more than once, and on a terminal
