@@ -10,6 +10,7 @@ use mino::agent::build::{Launch, launch};
 use mino::config::{CliOverrides, EnvOverrides, Settings};
 use mino::frontend::check::{CheckRequest, check};
 use mino::frontend::line::{self, OutputFormat};
+use mino::frontend::tui;
 use mino::home::Home;
 use mino::policy::{CanAsk, Mode};
 
@@ -47,7 +48,8 @@ struct Cli {
     /// Output of -p: text, json, or stream-json (one JSON object a line).
     #[arg(long, value_enum, default_value = "text")]
     output_format: OutputFormat,
-    /// Interactive line mode instead of the full screen.
+    /// Interactive line mode instead of the full screen (the default when
+    /// stdin and stdout are terminals).
     #[arg(long)]
     line: bool,
     /// The built-in demo: a scripted model in a temporary project; no key, no network.
@@ -185,6 +187,8 @@ async fn run(mut cli: Cli) -> i32 {
         };
     }
     let interactive = std::io::stdin().is_terminal();
+    let full_screen =
+        cli.prompt.is_none() && !cli.line && interactive && std::io::stdout().is_terminal();
     let can_ask = if cli.prompt.is_some() || !interactive {
         CanAsk::No
     } else {
@@ -205,6 +209,7 @@ async fn run(mut cli: Cli) -> i32 {
     };
     match cli.prompt {
         Some(prompt) => line::run_once(handle, prompt, cli.output_format).await,
+        None if full_screen => tui::run(handle, &project_dir).await,
         None => line::run_interactive(handle).await,
     }
 }

@@ -1,2 +1,233 @@
+//! The full-screen front end: sets the terminal up, runs the event loop and
+//! restores the terminal on every way out. The loop sleeps until a terminal
+//! event, an agent event or a signal arrives (a tick exists only while a
+//! turn runs), drains everything queued, and draws at most once per frame,
+//! and only when something changed. It draws and reads keys; it never
+//! decides: a dialog only collects an answer and hands it back.
+
+pub mod app;
+pub mod consent;
+pub mod events;
+pub mod format;
+pub mod keymap;
 pub mod markdown;
+pub mod msg;
+pub mod prompt;
+pub mod term;
+pub mod transcript;
+pub mod update;
+pub mod view;
 pub mod wrap;
+
+#[cfg(test)]
+mod tests;
+
+use std::future::poll_fn;
+use std::path::Path;
+use std::task::Poll;
+use std::time::{Duration, Instant};
+
+use crossterm::event::EventStream;
+use futures_util::StreamExt;
+use tokio::signal::unix::{Signal, SignalKind, signal};
+use tokio::time::{Interval, MissedTickBehavior};
+
+use crate::agent::{AgentEvent, AgentHandle};
+
+use app::App;
+use msg::{Action, Msg};
+use term::Tui;
+
+/// At most one frame per this long.
+const FRAME: Duration = Duration::from_millis(16);
+/// The spinner's and elapsed time's tick, while a turn runs.
+const TICK: Duration = Duration::from_millis(100);
+/// Terminal events handled before the screen gets a chance to draw.
+const BATCH: usize = 1024;
+/// How long quitting waits for an interrupted turn to end.
+const QUIT_GRACE: Duration = Duration::from_secs(2);
+
+/// Why the loop ended.
+enum Exit {
+    Quit,
+    Signal(i32),
+    AgentGone,
+}
+
+/// Runs the full-screen front end until the user quits. Returns the exit
+/// status.
+pub async fn run(handle: AgentHandle, project_dir: &Path) -> i32 {
+    let project = project_dir.file_name().map_or_else(
+        || project_dir.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let mut guard = match term::enter() {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!("mino: the full-screen view could not start: {e}; try --line");
+            return 2;
+        }
+    };
+    let result = event_loop(&mut guard.terminal, handle, &project).await;
+    drop(guard);
+    match result {
+        Ok(Exit::Quit) => 0,
+        Ok(Exit::Signal(signal)) => 128 + signal,
+        Ok(Exit::AgentGone) => {
+            eprintln!("mino: the agent stopped unexpectedly; see the log under mino's home.");
+            1
+        }
+        Err(e) => {
+            eprintln!("mino: the terminal failed: {e}");
+            1
+        }
+    }
+}
+
+async fn next_signal(signal: &mut Option<Signal>) {
+    match signal {
+        Some(signal) => {
+            signal.recv().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+async fn next_tick(ticker: &mut Option<Interval>) {
+    match ticker {
+        Some(ticker) => {
+            ticker.tick().await;
+        }
+        None => std::future::pending().await,
+    }
+}
+
+async fn event_loop(
+    terminal: &mut Tui,
+    mut handle: AgentHandle,
+    project: &str,
+) -> std::io::Result<Exit> {
+    let mut app = App::new(project, Instant::now());
+    let mut terminal_events = EventStream::new();
+    let mut sigterm = signal(SignalKind::terminate()).ok();
+    let mut sighup = signal(SignalKind::hangup()).ok();
+    let mut ticker: Option<Interval> = None;
+    let mut dirty = true;
+    let mut last_draw: Option<Instant> = None;
+    loop {
+        if dirty && last_draw.is_none_or(|at| at.elapsed() >= FRAME) {
+            app.now = Instant::now();
+            terminal.draw(|frame| view::draw(&app, frame))?;
+            last_draw = Some(Instant::now());
+            dirty = false;
+        }
+        let frame_due = last_draw.map_or_else(Instant::now, |at| at + FRAME);
+        let mut msgs = Vec::new();
+        tokio::select! {
+            event = terminal_events.next() => match event {
+                Some(Ok(event)) => msgs.extend(keymap::map(&app, &event)),
+                Some(Err(e)) => return Err(e),
+                None => return Ok(Exit::Quit),
+            },
+            event = handle.events.recv() => match event {
+                Some(event) => msgs.push(Msg::Agent(event)),
+                None => return Ok(Exit::AgentGone),
+            },
+            () = next_tick(&mut ticker) => msgs.push(Msg::Tick),
+            () = tokio::time::sleep_until(frame_due.into()), if dirty => {}
+            () = next_signal(&mut sigterm) => return Ok(Exit::Signal(15)),
+            () = next_signal(&mut sighup) => return Ok(Exit::Signal(1)),
+        }
+        app.now = Instant::now();
+        let mut exit = false;
+        // Apply what arrived, then everything else already queued. Keys
+        // are mapped one at a time: what a key means depends on what the
+        // previous one opened.
+        let mut pending_terminal = BATCH;
+        let mut budget = 16 * BATCH;
+        loop {
+            budget = budget.saturating_sub(msgs.len());
+            for msg in msgs.drain(..) {
+                dirty = true;
+                for action in update::update(&mut app, msg) {
+                    exit |= perform(terminal, &handle, action)?;
+                }
+            }
+            if exit || budget == 0 {
+                break;
+            }
+            while msgs.len() < budget {
+                match handle.events.try_recv() {
+                    Ok(event) => msgs.push(Msg::Agent(event)),
+                    Err(_) => break,
+                }
+            }
+            if msgs.is_empty() && pending_terminal > 0 {
+                pending_terminal -= 1;
+                let ready = poll_fn(|cx| Poll::Ready(terminal_events.poll_next_unpin(cx))).await;
+                match ready {
+                    Poll::Ready(Some(Ok(event))) => msgs.extend(keymap::map(&app, &event)),
+                    Poll::Ready(Some(Err(e))) => return Err(e),
+                    Poll::Ready(None) => return Ok(Exit::Quit),
+                    Poll::Pending => {}
+                }
+            }
+            if msgs.is_empty() {
+                break;
+            }
+        }
+        if exit {
+            finish_turn(&app, &mut handle).await;
+            return Ok(Exit::Quit);
+        }
+        match (app.turn_running(), ticker.is_some()) {
+            (true, false) => {
+                let mut interval = tokio::time::interval(TICK);
+                interval.set_missed_tick_behavior(MissedTickBehavior::Skip);
+                ticker = Some(interval);
+            }
+            (false, true) => ticker = None,
+            _ => {}
+        }
+    }
+}
+
+/// Performs one action; true when the loop should end.
+fn perform(terminal: &mut Tui, handle: &AgentHandle, action: Action) -> std::io::Result<bool> {
+    match action {
+        Action::Send(input) => {
+            // A stopped agent is noticed by the loop when its events end.
+            let _ = handle.inputs.send(input);
+        }
+        Action::Interrupt => {
+            let _ = handle.interrupt.send(());
+        }
+        Action::Answer { reply, answer } => {
+            // The agent may have dropped the question (an interrupt).
+            let _ = reply.send(answer);
+        }
+        Action::Copy(text) => term::copy_to_clipboard(terminal.backend_mut(), &text)?,
+        Action::Redraw => terminal.clear()?,
+        Action::Quit => return Ok(true),
+    }
+    Ok(false)
+}
+
+/// Quitting during a turn interrupts it and waits (briefly) for it to end,
+/// so a running command's process group is killed before mino leaves.
+async fn finish_turn(app: &App, handle: &mut AgentHandle) {
+    if !app.turn_running() {
+        return;
+    }
+    let _ = handle.interrupt.send(());
+    let _ = tokio::time::timeout(QUIT_GRACE, async {
+        while let Some(event) = handle.events.recv().await {
+            match event {
+                AgentEvent::TurnEnd { .. } | AgentEvent::Quit => break,
+                // Questions still open are dropped (a rejection).
+                _ => {}
+            }
+        }
+    })
+    .await;
+}

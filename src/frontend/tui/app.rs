@@ -1,0 +1,284 @@
+//! The TUI's state: the transcript, the input box and its history, what the
+//! status bar shows, the open overlays (questions, pickers, help), and the
+//! layout cache the views write and `update` reads. It holds what the agent
+//! said; it never decides anything and never draws.
+
+use std::cell::Cell;
+use std::time::Instant;
+
+use ratatui::style::{Modifier, Style};
+use ratatui_textarea::{TextArea, WrapMode};
+
+use crate::agent::commands::COMMANDS;
+use crate::policy::Mode;
+
+use super::consent::ConsentQueue;
+use super::events::CallSummaries;
+use super::transcript::{EntryKind, Transcript};
+
+/// What the status bar shows about the session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    pub mode: Mode,
+    pub session_id: String,
+    pub model: String,
+    pub context_window: u64,
+    pub input_tokens: u64,
+}
+
+/// What a running turn is doing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Activity {
+    /// Waiting for the model's first byte.
+    Thinking,
+    Streaming,
+    Running(String),
+}
+
+/// A turn that runs.
+#[derive(Debug, Clone)]
+pub struct Turn {
+    pub started: Instant,
+    pub activity: Activity,
+}
+
+/// `Switch to this mode? [y/N]`, open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModeQuestion {
+    pub from: Mode,
+    pub to: Mode,
+    pub warning: &'static str,
+}
+
+/// What a picker picks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PickerKind {
+    Mode,
+    Session,
+}
+
+/// One row of a picker: what it shows and what choosing it sends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PickerItem {
+    pub label: String,
+    pub detail: String,
+    pub value: String,
+    pub current: bool,
+}
+
+/// A list to choose from (Enter chooses, Esc closes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Picker {
+    pub kind: PickerKind,
+    pub title: String,
+    pub items: Vec<PickerItem>,
+    pub selected: usize,
+}
+
+/// Prompts sent earlier, for Up/Down.
+#[derive(Debug, Default)]
+pub struct PromptHistory {
+    pub entries: Vec<String>,
+    /// While browsing: the index shown and the draft it replaced.
+    pub browsing: Option<(usize, String)>,
+}
+
+/// Sizes the last frame had, written by the views (through `Cell`s) and
+/// read by `update` for paging and clamping. An explicit cache: drawing
+/// never changes the state it draws.
+#[derive(Debug)]
+pub struct LayoutCache {
+    pub chat_width: Cell<u16>,
+    pub chat_height: Cell<u16>,
+    /// Entries drawn in the chat pane (for Ctrl+O).
+    pub chat_entries: Cell<(usize, usize)>,
+    /// Body rows of the open dialog and how many the body has.
+    pub dialog_rows: Cell<(u16, u16)>,
+    pub help_rows: Cell<(u16, u16)>,
+}
+
+impl Default for LayoutCache {
+    fn default() -> Self {
+        Self {
+            chat_width: Cell::new(80),
+            chat_height: Cell::new(20),
+            chat_entries: Cell::new((0, 0)),
+            dialog_rows: Cell::new((0, 0)),
+            help_rows: Cell::new((0, 0)),
+        }
+    }
+}
+
+/// Which layer gets the keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer {
+    Consent,
+    ModeQuestion,
+    Picker,
+    Help,
+    Input,
+}
+
+/// The whole state of the TUI.
+#[derive(Debug)]
+pub struct App {
+    pub transcript: Transcript,
+    pub input: TextArea<'static>,
+    pub history: PromptHistory,
+    pub status: Status,
+    pub turn: Option<Turn>,
+    /// The clock the views read (set by the loop; fixed in tests).
+    pub now: Instant,
+    /// Advances on every tick of a running turn.
+    pub spinner: usize,
+    pub consents: ConsentQueue,
+    pub mode_question: Option<ModeQuestion>,
+    pub picker: Option<Picker>,
+    /// The help overlay and its scroll.
+    pub help: Option<u16>,
+    /// The selected line of the command popup.
+    pub completion: usize,
+    /// The popup was closed with Esc for the text typed so far.
+    pub completion_dismissed: bool,
+    /// The next session list answers `/resume` without an id.
+    pub sessions_for_resume: bool,
+    /// Ctrl-C was pressed once while idle.
+    pub quit_armed: bool,
+    pub last_answer: Option<String>,
+    /// Large pastes held out of the text area: (placeholder, text). The
+    /// placeholder stands in the input; sending puts the text back.
+    pub pastes: Vec<(String, String)>,
+    /// Summaries of calls announced and not yet finished, by call id.
+    pub calls: CallSummaries,
+    pub layout: LayoutCache,
+}
+
+impl App {
+    /// A new state for the project named `project`.
+    pub fn new(project: &str, now: Instant) -> Self {
+        let mut transcript = Transcript::default();
+        transcript.push(EntryKind::Title(project.to_string()));
+        Self {
+            transcript,
+            input: new_input(),
+            history: PromptHistory::default(),
+            status: Status {
+                mode: Mode::Manual,
+                session_id: String::new(),
+                model: String::new(),
+                context_window: crate::frontend::text::DEFAULT_CONTEXT_WINDOW,
+                input_tokens: 0,
+            },
+            turn: None,
+            now,
+            spinner: 0,
+            consents: ConsentQueue::default(),
+            mode_question: None,
+            picker: None,
+            help: None,
+            completion: 0,
+            completion_dismissed: false,
+            sessions_for_resume: false,
+            quit_armed: false,
+            last_answer: None,
+            pastes: Vec::new(),
+            calls: CallSummaries::default(),
+            layout: LayoutCache::default(),
+        }
+    }
+
+    /// Who gets the keys: an open question first, then the mode question,
+    /// a picker, help, and last the input.
+    pub fn layer(&self) -> Layer {
+        if !self.consents.is_empty() {
+            Layer::Consent
+        } else if self.mode_question.is_some() {
+            Layer::ModeQuestion
+        } else if self.picker.is_some() {
+            Layer::Picker
+        } else if self.help.is_some() {
+            Layer::Help
+        } else {
+            Layer::Input
+        }
+    }
+
+    pub fn turn_running(&self) -> bool {
+        self.turn.is_some()
+    }
+
+    pub fn input_text(&self) -> String {
+        self.input.lines().join("\n")
+    }
+
+    pub fn input_is_empty(&self) -> bool {
+        self.input.is_empty()
+    }
+
+    /// The commands the popup offers for what is typed: a `/word` alone on
+    /// the input's only line.
+    pub fn completions(&self) -> Vec<(&'static str, &'static str)> {
+        if self.completion_dismissed {
+            return Vec::new();
+        }
+        let lines = self.input.lines();
+        let [line] = lines else { return Vec::new() };
+        if !line.starts_with('/') || line.contains(char::is_whitespace) {
+            return Vec::new();
+        }
+        COMMANDS
+            .iter()
+            .copied()
+            .filter(|(name, _)| name.starts_with(line.as_str()) && *name != line)
+            .collect()
+    }
+
+    /// Replaces the input's text, cursor at the end.
+    pub fn set_input(&mut self, text: &str) {
+        self.input = new_input();
+        self.insert_text(text);
+    }
+
+    /// Inserts `text` at the cursor; a text larger than `PASTE_INLINE_MAX`
+    /// goes in as a placeholder, so the text area stays responsive.
+    pub fn insert_text(&mut self, text: &str) {
+        if text.len() <= PASTE_INLINE_MAX {
+            self.input.insert_str(text);
+            return;
+        }
+        let label = format!(
+            "[pasted text #{}: {} characters, {} lines]",
+            self.pastes.len() + 1,
+            text.chars().count(),
+            text.lines().count()
+        );
+        self.input.insert_str(&label);
+        self.pastes.push((label, text.to_string()));
+    }
+
+    /// The input's text with every placeholder still in it replaced by its
+    /// paste.
+    pub fn input_expanded(&self) -> String {
+        let mut text = self.input_text();
+        for (label, paste) in &self.pastes {
+            if let Some(at) = text.find(label.as_str()) {
+                text.replace_range(at..at + label.len(), paste);
+            }
+        }
+        text
+    }
+}
+
+/// Pastes larger than this many bytes stand in the input as a placeholder.
+pub const PASTE_INLINE_MAX: usize = 64 * 1024;
+
+/// An empty input box with its placeholder and look.
+pub fn new_input() -> TextArea<'static> {
+    let mut input = TextArea::default();
+    input.set_placeholder_text("ask mino…  (/ for commands, ? for help)");
+    input.set_placeholder_style(Style::new().add_modifier(Modifier::DIM));
+    input.set_cursor_line_style(Style::new());
+    input.set_wrap_mode(WrapMode::WordOrGlyph);
+    input.set_max_histories(200);
+    input
+}

@@ -1,0 +1,184 @@
+//! What the agent said, applied to the TUI's state: chat entries, the status
+//! bar, questions opened and closed, pickers for lists that were asked for.
+//! Mirrors the line front end's handling of the same events. It never
+//! decides: a question is queued as it came and answered only by the user.
+
+use std::collections::HashMap;
+
+use crate::agent::events::SessionLine;
+use crate::agent::{AgentEvent, record};
+use crate::frontend::text;
+
+use super::app::{Activity, App, ModeQuestion, Picker, PickerItem, PickerKind, Turn};
+use super::format;
+use super::msg::Action;
+use super::transcript::{EntryKind, ToolEntry};
+
+/// One-line summaries of calls announced but not yet shown, by call id.
+pub type CallSummaries = HashMap<String, String>;
+
+/// Applies one agent event.
+pub fn apply(app: &mut App, event: AgentEvent) -> Vec<Action> {
+    let actions = apply_event(app, event);
+    // A question whose turn was interrupted is dropped by the agent: close it.
+    app.consents.prune_closed();
+    actions
+}
+
+fn set_activity(app: &mut App, activity: Activity) {
+    if let Some(turn) = app.turn.as_mut() {
+        turn.activity = activity;
+    }
+}
+
+fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
+    match event {
+        AgentEvent::Session {
+            id,
+            mode,
+            model,
+            context_window,
+        } => {
+            app.transcript
+                .push(EntryKind::Banner(text::banner(&id, mode, context_window)));
+            app.status.session_id = id;
+            app.status.mode = mode;
+            app.status.model = model;
+            app.status.context_window = context_window;
+            app.status.input_tokens = 0;
+        }
+        AgentEvent::Notice(line) => app.transcript.push(EntryKind::Notice(line)),
+        AgentEvent::Warning(line) => app.transcript.push(EntryKind::Warning(line)),
+        AgentEvent::Error(line) => app.transcript.push(EntryKind::Error(line)),
+        AgentEvent::Prompt(prompt) => {
+            app.transcript.push(EntryKind::User(prompt));
+            app.turn = Some(Turn {
+                started: app.now,
+                activity: Activity::Thinking,
+            });
+        }
+        AgentEvent::AssistantDelta(delta) => {
+            app.transcript.append_assistant(&delta);
+            set_activity(app, Activity::Streaming);
+        }
+        AgentEvent::AssistantDone => {
+            if let Some(answer) = app.transcript.finish_assistant() {
+                app.last_answer = Some(answer);
+            }
+            set_activity(app, Activity::Thinking);
+        }
+        AgentEvent::ToolCall {
+            call_id, arguments, ..
+        } => {
+            app.calls.insert(call_id, format::call_summary(&arguments));
+        }
+        AgentEvent::Decision { .. } => {}
+        AgentEvent::Record {
+            tool,
+            shown,
+            fields,
+            ..
+        } => {
+            let lines = record::lines(&tool, shown, &fields);
+            if !lines.is_empty() {
+                app.transcript.push(EntryKind::Record { lines, shown });
+            }
+        }
+        AgentEvent::Consent(request) => app.consents.push(request),
+        AgentEvent::Answered { answer, line, .. } => app.transcript.push(EntryKind::Answer {
+            text: line,
+            allowed: answer.allows(),
+        }),
+        AgentEvent::ToolRunning { call_id, tool } => {
+            tool_entry(app, &call_id, &tool);
+            set_activity(app, Activity::Running(tool));
+        }
+        AgentEvent::ToolResult {
+            call_id,
+            tool,
+            status,
+            output,
+        } => {
+            let index = tool_entry(app, &call_id, &tool);
+            app.calls.remove(&call_id);
+            app.transcript.edit(index, |kind| {
+                if let EntryKind::Tool(entry) = kind {
+                    entry.finish(status, &output);
+                }
+            });
+            set_activity(app, Activity::Thinking);
+        }
+        AgentEvent::TurnEnd { .. } => {
+            app.turn = None;
+            if let Some(answer) = app.transcript.finish_assistant() {
+                app.last_answer = Some(answer);
+            }
+        }
+        AgentEvent::Usage {
+            input_tokens,
+            context_window,
+        } => {
+            app.status.input_tokens = input_tokens;
+            app.status.context_window = context_window;
+        }
+        AgentEvent::ModeChanged(mode) => app.status.mode = mode,
+        AgentEvent::ConfirmMode { from, to, warning } => {
+            app.mode_question = Some(ModeQuestion { from, to, warning });
+        }
+        AgentEvent::Sessions(list) => sessions(app, list),
+        AgentEvent::Quit => return vec![Action::Quit],
+    }
+    Vec::new()
+}
+
+/// The chat entry of a call, made when it does not exist yet.
+fn tool_entry(app: &mut App, call_id: &str, tool: &str) -> usize {
+    let summary = app.calls.get(call_id).cloned().unwrap_or_default();
+    app.transcript
+        .tool_entry(call_id, || ToolEntry::new(tool, summary))
+}
+
+/// A session list: a picker when `/resume` asked for it, else lines.
+fn sessions(app: &mut App, list: Vec<SessionLine>) {
+    let for_resume = std::mem::take(&mut app.sessions_for_resume);
+    if list.is_empty() {
+        app.transcript
+            .push(EntryKind::Notice("No saved sessions.".into()));
+        return;
+    }
+    if for_resume {
+        let items = list
+            .iter()
+            .map(|s| PickerItem {
+                label: s.id.chars().take(8).collect(),
+                detail: format!(
+                    "{}  {}",
+                    format::date(s.started),
+                    format::one_line(&s.first_prompt, 60)
+                ),
+                value: s.id.clone(),
+                current: s.id == app.status.session_id,
+            })
+            .collect();
+        app.picker = Some(Picker {
+            kind: PickerKind::Session,
+            title: "Resume a session".into(),
+            items,
+            selected: 0,
+        });
+        return;
+    }
+    let lines: Vec<String> = list
+        .iter()
+        .map(|s| {
+            format!(
+                "{}  {}  {:>8}  {}",
+                s.id,
+                format::date(s.started),
+                format::bytes(s.size),
+                format::one_line(&s.first_prompt, 60)
+            )
+        })
+        .collect();
+    app.transcript.push(EntryKind::Notice(lines.join("\n")));
+}

@@ -1,0 +1,112 @@
+//! Small text formats the TUI shows: elapsed time, context use, dates,
+//! byte counts, a call's one-line summary. Pure functions of their inputs.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::frontend::text::visible;
+
+/// `m:ss`, or `h:mm:ss` past an hour.
+pub fn elapsed(d: Duration) -> String {
+    let s = d.as_secs();
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
+    }
+}
+
+/// `128k`, `1M`, `8192`.
+pub fn tokens(n: u64) -> String {
+    if n >= 1_000_000 && n.is_multiple_of(1_000_000) {
+        format!("{}M", n / 1_000_000)
+    } else if n >= 1000 {
+        format!("{}k", n / 1000)
+    } else {
+        n.to_string()
+    }
+}
+
+/// `2% of 128k`.
+pub fn context_use(input_tokens: u64, window: u64) -> String {
+    let percent = (input_tokens * 100).checked_div(window).unwrap_or(0);
+    format!("{percent}% of {}", tokens(window))
+}
+
+/// `2026-10-26 14:03` (UTC) from seconds since the epoch.
+pub fn date(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
+        rem / 3600,
+        (rem / 60) % 60
+    )
+}
+
+/// `412 B`, `3 KiB`, `2 MiB`.
+pub fn bytes(n: u64) -> String {
+    if n >= 1 << 20 {
+        format!("{} MiB", n >> 20)
+    } else if n >= 1 << 10 {
+        format!("{} KiB", n >> 10)
+    } else {
+        format!("{n} B")
+    }
+}
+
+/// At most `max` characters of the first line of `text`, control
+/// characters visible, `…` when cut.
+pub fn one_line(text: &str, max: usize) -> String {
+    let first = text.lines().next().unwrap_or_default();
+    let more = text.lines().nth(1).is_some();
+    let mut out: String = visible(first).chars().take(max).collect();
+    if more || visible(first).chars().count() > max {
+        out.push('…');
+    }
+    out
+}
+
+/// A call's main argument: its command, path, URL or name; else the
+/// arguments themselves, shortened.
+pub fn call_summary(arguments: &str) -> String {
+    const MAX: usize = 160;
+    if let Ok(Value::Object(map)) = serde_json::from_str::<Value>(arguments) {
+        for key in ["command", "path", "url", "name", "pattern"] {
+            if let Some(Value::String(s)) = map.get(key) {
+                return one_line(s, MAX);
+            }
+        }
+    }
+    one_line(arguments, MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(elapsed(Duration::from_secs(4)), "0:04");
+        assert_eq!(elapsed(Duration::from_secs(3725)), "1:02:05");
+        assert_eq!(context_use(2560, 128_000), "2% of 128k");
+        assert_eq!(context_use(0, 0), "0% of 0");
+        assert_eq!(date(0), "1970-01-01 00:00");
+        assert_eq!(date(1_798_243_380), "2026-12-26 00:03");
+        assert_eq!(bytes(412), "412 B");
+        assert_eq!(call_summary(r#"{"path":"notes.md"}"#), "notes.md");
+        assert_eq!(call_summary(r#"{"command":"ls\nrm"}"#), "ls…");
+        assert_eq!(one_line("a\u{1b}b", 10), "a\\u{1b}b");
+    }
+}

@@ -1,0 +1,135 @@
+//! Terminal events to intents. What a key means depends on what is open:
+//! while a question is open its keys are the only ones that do anything, so
+//! nothing typed there ever reaches the input. The only file that reads key
+//! codes; it never changes state.
+
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind,
+};
+
+use crate::policy::ConsentAnswer;
+
+use super::app::{App, Layer};
+use super::msg::Msg;
+
+/// Lines one wheel step scrolls.
+const WHEEL_LINES: u16 = 3;
+
+/// The intent of one terminal event, if it has one.
+pub fn map(app: &App, event: &Event) -> Option<Msg> {
+    match event {
+        Event::Key(key) if key.kind != KeyEventKind::Release => key_msg(app, key),
+        Event::Mouse(mouse) => mouse_msg(mouse),
+        Event::Paste(text) => (app.layer() == Layer::Input).then(|| Msg::Paste(text.clone())),
+        Event::Resize(..) => Some(Msg::Resize),
+        _ => None,
+    }
+}
+
+fn mouse_msg(mouse: &MouseEvent) -> Option<Msg> {
+    match mouse.kind {
+        MouseEventKind::ScrollUp => Some(Msg::ScrollUp(WHEEL_LINES)),
+        MouseEventKind::ScrollDown => Some(Msg::ScrollDown(WHEEL_LINES)),
+        _ => None,
+    }
+}
+
+fn ctrl(key: &KeyEvent) -> bool {
+    key.modifiers.contains(KeyModifiers::CONTROL)
+}
+
+fn alt(key: &KeyEvent) -> bool {
+    key.modifiers.contains(KeyModifiers::ALT)
+}
+
+/// The intent of a key press.
+pub fn key_msg(app: &App, key: &KeyEvent) -> Option<Msg> {
+    // Keys that mean the same everywhere.
+    match key.code {
+        KeyCode::Char('c') if ctrl(key) => {
+            return Some(if app.turn_running() {
+                Msg::Interrupt
+            } else {
+                Msg::StopOrQuit
+            });
+        }
+        KeyCode::Char('l') if ctrl(key) => return Some(Msg::Redraw),
+        _ => {}
+    }
+    match app.layer() {
+        Layer::Consent => consent_key(key),
+        Layer::ModeQuestion => Some(Msg::ConfirmMode(matches!(
+            key.code,
+            KeyCode::Char('y' | 'Y')
+        ))),
+        Layer::Picker => overlay_key(key, true),
+        Layer::Help => overlay_key(key, false),
+        Layer::Input => input_key(app, key),
+    }
+}
+
+fn consent_key(key: &KeyEvent) -> Option<Msg> {
+    if ctrl(key) || alt(key) {
+        return None;
+    }
+    Some(match key.code {
+        KeyCode::Char('y') => Msg::Answer(ConsentAnswer::AllowOnce),
+        KeyCode::Char('a') => Msg::Answer(ConsentAnswer::AllowForSession),
+        KeyCode::Char('n') | KeyCode::Esc => Msg::Answer(ConsentAnswer::Reject),
+        KeyCode::Char('v') => Msg::Answer(ConsentAnswer::NeverThisSession),
+        KeyCode::Enter => Msg::AnswerFocused,
+        KeyCode::Right | KeyCode::Tab => Msg::FocusNext,
+        KeyCode::Left | KeyCode::BackTab => Msg::FocusPrev,
+        KeyCode::Up => Msg::OverlayUp,
+        KeyCode::Down => Msg::OverlayDown,
+        KeyCode::PageUp => Msg::OverlayPageUp,
+        KeyCode::PageDown => Msg::OverlayPageDown,
+        _ => return None,
+    })
+}
+
+/// Pickers and help: move, page, choose (pickers only), close.
+fn overlay_key(key: &KeyEvent, picker: bool) -> Option<Msg> {
+    Some(match key.code {
+        KeyCode::Up | KeyCode::Char('k') => Msg::OverlayUp,
+        KeyCode::Down | KeyCode::Char('j') => Msg::OverlayDown,
+        KeyCode::PageUp => Msg::OverlayPageUp,
+        KeyCode::PageDown => Msg::OverlayPageDown,
+        KeyCode::Enter if picker => Msg::PickerSelect,
+        KeyCode::BackTab if picker => Msg::OverlayDown,
+        KeyCode::Tab if picker => Msg::OverlayDown,
+        KeyCode::Esc | KeyCode::Char('q') | KeyCode::F(1) => Msg::Dismiss,
+        KeyCode::Char('?') | KeyCode::Enter if !picker => Msg::Dismiss,
+        _ => return None,
+    })
+}
+
+fn input_key(app: &App, key: &KeyEvent) -> Option<Msg> {
+    let popup = !app.completions().is_empty();
+    let row = app.input.cursor().0;
+    let last_row = app.input.lines().len().saturating_sub(1);
+    Some(match key.code {
+        KeyCode::Enter if alt(key) => Msg::Newline,
+        KeyCode::Char('j') if ctrl(key) => Msg::Newline,
+        KeyCode::Enter if popup => Msg::Complete { submit: true },
+        KeyCode::Enter => Msg::Submit,
+        KeyCode::Esc if app.turn_running() => Msg::Interrupt,
+        KeyCode::Esc => Msg::Dismiss,
+        KeyCode::BackTab => Msg::OpenModePicker,
+        KeyCode::Tab if popup => Msg::Complete { submit: false },
+        KeyCode::Tab => return None,
+        KeyCode::Up if popup => Msg::CompletionPrev,
+        KeyCode::Down if popup => Msg::CompletionNext,
+        KeyCode::Up if row == 0 && !alt(key) && !ctrl(key) => Msg::HistoryPrev,
+        KeyCode::Down if row == last_row && !alt(key) && !ctrl(key) => Msg::HistoryNext,
+        KeyCode::PageUp => Msg::PageUp,
+        KeyCode::PageDown => Msg::PageDown,
+        KeyCode::Home if ctrl(key) || app.input_is_empty() => Msg::ScrollTop,
+        KeyCode::End if ctrl(key) || app.input_is_empty() => Msg::ScrollBottom,
+        KeyCode::F(1) => Msg::OpenHelp,
+        KeyCode::Char('?') if app.input_is_empty() && !ctrl(key) && !alt(key) => Msg::OpenHelp,
+        KeyCode::Char('d') if ctrl(key) && app.input_is_empty() => Msg::Quit,
+        KeyCode::Char('o') if ctrl(key) => Msg::ToggleExpand,
+        _ => Msg::Edit((*key).into()),
+    })
+}

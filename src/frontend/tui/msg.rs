@@ -1,0 +1,83 @@
+//! The typed intents the TUI acts on (from keys, the mouse, the terminal and
+//! the agent) and the actions `update` hands back for the loop to perform.
+//! Nothing here reads a key code or performs I/O.
+
+use ratatui_textarea::Input as TextInput;
+use tokio::sync::oneshot;
+
+use crate::agent::{AgentEvent, Input};
+use crate::policy::ConsentAnswer;
+
+/// One intent. The keymap makes these from key events; the loop wraps agent
+/// events and the tick.
+#[derive(Debug)]
+pub enum Msg {
+    // The input box.
+    Submit,
+    Newline,
+    /// A key the text area handles itself (typing, cursor moves, deletion).
+    Edit(TextInput),
+    Paste(String),
+    HistoryPrev,
+    HistoryNext,
+    /// Tab (or Enter) with the command popup open: complete the selected
+    /// command; with `submit`, send it when it takes no arguments.
+    Complete {
+        submit: bool,
+    },
+    CompletionPrev,
+    CompletionNext,
+    // The chat pane.
+    ScrollUp(u16),
+    ScrollDown(u16),
+    PageUp,
+    PageDown,
+    ScrollTop,
+    ScrollBottom,
+    /// Expand or collapse the selected (else the last) tool result.
+    ToggleExpand,
+    // The turn and the program.
+    /// Stop the running turn at once.
+    Interrupt,
+    /// Ctrl-C: interrupt a turn, else clear the input, else (twice) quit.
+    StopOrQuit,
+    Quit,
+    // Overlays.
+    OpenHelp,
+    OpenModePicker,
+    /// Close the help overlay, a picker or the command popup.
+    Dismiss,
+    OverlayUp,
+    OverlayDown,
+    OverlayPageUp,
+    OverlayPageDown,
+    PickerSelect,
+    // The permission dialog.
+    Answer(ConsentAnswer),
+    AnswerFocused,
+    FocusNext,
+    FocusPrev,
+    // The mode question.
+    ConfirmMode(bool),
+    // The terminal and the loop.
+    Resize,
+    Redraw,
+    Tick,
+    Agent(AgentEvent),
+}
+
+/// What the loop performs for `update`.
+#[derive(Debug)]
+pub enum Action {
+    Send(Input),
+    Interrupt,
+    Answer {
+        reply: oneshot::Sender<ConsentAnswer>,
+        answer: ConsentAnswer,
+    },
+    /// Put this text on the clipboard (OSC 52).
+    Copy(String),
+    /// Clear the terminal and draw everything again.
+    Redraw,
+    Quit,
+}

@@ -1,0 +1,85 @@
+//! The terminal: raw mode, the alternate screen, mouse capture and
+//! bracketed paste on the way in, and all of it undone on the way out, on
+//! every path: a normal return (the guard's `Drop`), an error, and a panic
+//! (a hook that restores before the panic message prints). Signals are the
+//! loop's business; it returns, and the guard restores.
+
+use std::io::{self, Stdout, Write};
+use std::sync::Once;
+
+use crossterm::cursor::Show;
+use crossterm::event::{DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste};
+use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+
+pub type Tui = Terminal<CrosstermBackend<Stdout>>;
+
+/// The terminal in full-screen mode; dropping it restores the terminal.
+pub struct TerminalGuard {
+    pub terminal: Tui,
+}
+
+static PANIC_HOOK: Once = Once::new();
+
+/// Puts the terminal into full-screen mode.
+pub fn enter() -> io::Result<TerminalGuard> {
+    PANIC_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore();
+            previous(info);
+        }));
+    });
+    enable_raw_mode()?;
+    let setup = execute!(io::stdout(), EnterAlternateScreen, EnableBracketedPaste)
+        .and_then(|()| enable_wheel(&mut io::stdout()))
+        .and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
+    match setup {
+        Ok(terminal) => Ok(TerminalGuard { terminal }),
+        Err(e) => {
+            restore();
+            Err(e)
+        }
+    }
+}
+
+/// Mouse reports for buttons and the wheel only (SGR encoding). Unlike
+/// crossterm's `EnableMouseCapture` this asks for no motion events, so
+/// moving the mouse does not wake the loop.
+fn enable_wheel(out: &mut impl Write) -> io::Result<()> {
+    out.write_all(b"\x1b[?1000h\x1b[?1006h")?;
+    out.flush()
+}
+
+/// Leaves full-screen mode. Safe to call more than once, and on a terminal
+/// that has gone away (errors are ignored: there is nowhere to report them).
+pub fn restore() {
+    let _ = disable_raw_mode();
+    let mut out = io::stdout();
+    let _ = execute!(
+        out,
+        DisableBracketedPaste,
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        Show
+    );
+    let _ = out.flush();
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+/// Writes `text` to the clipboard with OSC 52.
+pub fn copy_to_clipboard(out: &mut impl Write, text: &str) -> io::Result<()> {
+    use base64::Engine as _;
+    let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+    write!(out, "\x1b]52;c;{encoded}\x07")?;
+    out.flush()
+}

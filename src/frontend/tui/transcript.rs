@@ -1,0 +1,415 @@
+//! The chat's entries, a cache of each entry's wrapped lines for the width
+//! it was last laid out at, and where the view stands (following the bottom,
+//! or anchored at a line). Only entries that reach the screen are laid out;
+//! an entry that changes drops its own cache and no other. It never draws.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::Range;
+
+use ratatui::text::Line;
+
+use crate::model::ResultStatus;
+use crate::policy::Shown;
+
+use super::view::entry;
+
+/// A tool result keeps at most this much text for display.
+pub const OUTPUT_CAP: usize = 256 * 1024;
+
+/// One thing the chat shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EntryKind {
+    /// The first line: `mino · PROJECT`.
+    Title(String),
+    /// The three banner lines.
+    Banner(String),
+    User(String),
+    Assistant {
+        text: String,
+        streaming: bool,
+    },
+    Tool(ToolEntry),
+    /// A call that runs without a question: the record's lines.
+    Record {
+        lines: Vec<String>,
+        shown: Shown,
+    },
+    /// What an answer to a question means (`Allowed bash for this session.`).
+    Answer {
+        text: String,
+        allowed: bool,
+    },
+    Notice(String),
+    Warning(String),
+    Error(String),
+}
+
+/// A tool call and, once it ends, its result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolEntry {
+    pub tool: String,
+    /// The call's main argument (command, path, URL), one line.
+    pub summary: String,
+    pub state: ToolState,
+    /// The result, cut to `OUTPUT_CAP`.
+    pub output: String,
+    /// Bytes of the result that were not kept.
+    pub cut_bytes: usize,
+    pub output_lines: usize,
+    pub expanded: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolState {
+    Running,
+    Done(ResultStatus),
+}
+
+impl ToolEntry {
+    pub fn new(tool: &str, summary: String) -> Self {
+        Self {
+            tool: tool.to_string(),
+            summary,
+            state: ToolState::Running,
+            output: String::new(),
+            cut_bytes: 0,
+            output_lines: 0,
+            expanded: false,
+        }
+    }
+
+    /// True when collapsing hides anything (roughly: more lines than shown,
+    /// or lines long enough to be cut).
+    pub fn expandable(&self) -> bool {
+        self.output_lines > super::view::entry::COLLAPSED_LINES || self.output.len() > 400
+    }
+
+    /// Records the result, keeping at most `OUTPUT_CAP` bytes of it.
+    pub fn finish(&mut self, status: ResultStatus, output: &str) {
+        let mut end = output.len().min(OUTPUT_CAP);
+        while !output.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.output = output[..end].trim_end_matches('\n').to_string();
+        self.cut_bytes = output.len() - end;
+        self.output_lines = if self.output.is_empty() {
+            0
+        } else {
+            self.output.split('\n').count()
+        };
+        self.state = ToolState::Done(status);
+    }
+}
+
+/// An entry and its wrapped lines at the width last asked for.
+#[derive(Debug)]
+struct Entry {
+    kind: EntryKind,
+    cache: RefCell<Option<(u16, Vec<Line<'static>>)>>,
+}
+
+/// Where the chat view stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scroll {
+    /// The last line is at the bottom; new output scrolls into view.
+    Follow,
+    /// This line of this entry is at the top.
+    Anchored { entry: usize, line: usize },
+}
+
+/// The entries of the chat pane.
+#[derive(Debug)]
+pub struct Transcript {
+    entries: Vec<Entry>,
+    scroll: Scroll,
+    new_below: bool,
+    tools: HashMap<String, usize>,
+}
+
+impl Default for Transcript {
+    fn default() -> Self {
+        Self {
+            entries: Vec::new(),
+            scroll: Scroll::Follow,
+            new_below: false,
+            tools: HashMap::new(),
+        }
+    }
+}
+
+impl Transcript {
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn kind(&self, index: usize) -> Option<&EntryKind> {
+        self.entries.get(index).map(|e| &e.kind)
+    }
+
+    pub fn scroll(&self) -> Scroll {
+        self.scroll
+    }
+
+    /// True when output arrived while the view was scrolled up.
+    pub fn new_below(&self) -> bool {
+        self.new_below
+    }
+
+    fn grew(&mut self) {
+        if self.scroll != Scroll::Follow {
+            self.new_below = true;
+        }
+    }
+
+    pub fn push(&mut self, kind: EntryKind) {
+        self.entries.push(Entry {
+            kind,
+            cache: RefCell::new(None),
+        });
+        self.grew();
+    }
+
+    /// Changes one entry; only its cache is dropped.
+    pub fn edit(&mut self, index: usize, change: impl FnOnce(&mut EntryKind)) {
+        if let Some(entry) = self.entries.get_mut(index) {
+            change(&mut entry.kind);
+            *entry.cache.get_mut() = None;
+        }
+        if index + 1 >= self.entries.len() {
+            self.grew();
+        }
+    }
+
+    /// Adds streamed text to the answer being streamed, or starts one.
+    pub fn append_assistant(&mut self, delta: &str) {
+        let last = self.entries.len().checked_sub(1);
+        let streaming = last.filter(|&i| {
+            matches!(
+                self.entries[i].kind,
+                EntryKind::Assistant {
+                    streaming: true,
+                    ..
+                }
+            )
+        });
+        match streaming {
+            Some(i) => self.edit(i, |kind| {
+                if let EntryKind::Assistant { text, .. } = kind {
+                    text.push_str(delta);
+                }
+            }),
+            None => self.push(EntryKind::Assistant {
+                text: delta.to_string(),
+                streaming: true,
+            }),
+        }
+    }
+
+    /// Ends the streamed answer; returns its text.
+    pub fn finish_assistant(&mut self) -> Option<String> {
+        let i = self.entries.iter().rposition(|e| {
+            matches!(
+                e.kind,
+                EntryKind::Assistant {
+                    streaming: true,
+                    ..
+                }
+            )
+        })?;
+        let mut answer = None;
+        self.edit(i, |kind| {
+            if let EntryKind::Assistant { text, streaming } = kind {
+                *streaming = false;
+                answer = Some(text.clone());
+            }
+        });
+        answer
+    }
+
+    /// The entry of call `call_id`, made (running) when it does not exist.
+    pub fn tool_entry(&mut self, call_id: &str, make: impl FnOnce() -> ToolEntry) -> usize {
+        if let Some(&i) = self.tools.get(call_id) {
+            return i;
+        }
+        self.push(EntryKind::Tool(make()));
+        let i = self.entries.len() - 1;
+        self.tools.insert(call_id.to_string(), i);
+        i
+    }
+
+    /// Flips the last expandable tool entry in `among` (else the last of
+    /// all) between collapsed and expanded.
+    pub fn toggle_expand(&mut self, among: Range<usize>) -> bool {
+        let is_tool =
+            |e: &Entry| matches!(&e.kind, EntryKind::Tool(t) if t.expanded || t.expandable());
+        let end = among.end.min(self.entries.len());
+        let start = among.start.min(end);
+        let found = self.entries[start..end]
+            .iter()
+            .rposition(is_tool)
+            .map(|i| i + start)
+            .or_else(|| self.entries.iter().rposition(is_tool));
+        let Some(i) = found else { return false };
+        self.edit(i, |kind| {
+            if let EntryKind::Tool(tool) = kind {
+                tool.expanded = !tool.expanded;
+            }
+        });
+        true
+    }
+
+    /// Runs `f` on entry `index`'s lines at `width`, laying it out if its
+    /// cache is for another width.
+    pub fn with_lines<R>(
+        &self,
+        index: usize,
+        width: u16,
+        f: impl FnOnce(&[Line<'static>]) -> R,
+    ) -> Option<R> {
+        let entry = self.entries.get(index)?;
+        let mut cache = entry.cache.borrow_mut();
+        let fresh = matches!(&*cache, Some((w, _)) if *w == width);
+        if !fresh {
+            *cache = Some((width, entry::lines(&entry.kind, width)));
+        }
+        cache.as_ref().map(|(_, lines)| f(lines))
+    }
+
+    pub fn height(&self, index: usize, width: u16) -> usize {
+        self.with_lines(index, width, <[Line]>::len).unwrap_or(0)
+    }
+
+    /// The top line when the last line is at the bottom of `height` rows.
+    fn bottom_top(&self, width: u16, height: usize) -> (usize, usize) {
+        let mut need = height;
+        for i in (0..self.entries.len()).rev() {
+            let h = self.height(i, width);
+            if h >= need {
+                return (i, h - need);
+            }
+            need -= h;
+        }
+        (0, 0)
+    }
+
+    /// The top line of the view.
+    fn top(&self, width: u16, height: usize) -> (usize, usize) {
+        match self.scroll {
+            Scroll::Follow => self.bottom_top(width, height),
+            Scroll::Anchored { entry, line } => {
+                let entry = entry.min(self.entries.len().saturating_sub(1));
+                let line = line.min(self.height(entry, width).saturating_sub(1));
+                (entry, line)
+            }
+        }
+    }
+
+    /// What `height` rows at `width` show: entry and line range, top down.
+    pub fn visible(&self, width: u16, height: usize) -> Vec<(usize, Range<usize>)> {
+        let (mut entry, mut line) = self.top(width, height);
+        let mut rows = Vec::new();
+        let mut left = height;
+        while left > 0 && entry < self.entries.len() {
+            let h = self.height(entry, width);
+            if line < h {
+                let take = (h - line).min(left);
+                rows.push((entry, line..line + take));
+                left -= take;
+            }
+            entry += 1;
+            line = 0;
+        }
+        rows
+    }
+
+    /// Scrolls `n` lines towards the top.
+    pub fn scroll_up(&mut self, n: usize, width: u16, height: usize) {
+        let (mut entry, mut line) = self.top(width, height);
+        let mut left = n;
+        loop {
+            if line >= left {
+                line -= left;
+                break;
+            }
+            left -= line;
+            // Find the previous entry with any lines.
+            let mut moved = false;
+            while entry > 0 {
+                entry -= 1;
+                let h = self.height(entry, width);
+                if h > 0 {
+                    line = h;
+                    moved = true;
+                    break;
+                }
+            }
+            if !moved {
+                line = 0;
+                break;
+            }
+        }
+        if self.scroll == Scroll::Follow && (entry, line) == self.bottom_top(width, height) {
+            return;
+        }
+        self.scroll = Scroll::Anchored { entry, line };
+    }
+
+    /// Scrolls `n` lines towards the bottom; reaching it follows again.
+    pub fn scroll_down(&mut self, n: usize, width: u16, height: usize) {
+        let Scroll::Anchored { entry, line } = self.scroll else {
+            return;
+        };
+        let (mut entry, mut line) = (entry, line);
+        let mut left = n;
+        while entry < self.entries.len() {
+            let h = self.height(entry, width);
+            if line + left < h {
+                line += left;
+                break;
+            }
+            left -= h.saturating_sub(line);
+            entry += 1;
+            line = 0;
+        }
+        self.scroll = Scroll::Anchored { entry, line };
+        if self.rows_below_top(width, height) <= height {
+            self.to_bottom();
+        }
+    }
+
+    /// Rows from the top of the view to the end, counted up to `limit + 1`.
+    fn rows_below_top(&self, width: u16, limit: usize) -> usize {
+        let Scroll::Anchored { entry, line } = self.scroll else {
+            return 0;
+        };
+        let mut rows = 0;
+        for i in entry..self.entries.len() {
+            let h = self.height(i, width);
+            rows += if i == entry {
+                h.saturating_sub(line)
+            } else {
+                h
+            };
+            if rows > limit {
+                break;
+            }
+        }
+        rows
+    }
+
+    pub fn to_top(&mut self, width: u16, height: usize) {
+        if self.bottom_top(width, height) != (0, 0) {
+            self.scroll = Scroll::Anchored { entry: 0, line: 0 };
+        }
+    }
+
+    pub fn to_bottom(&mut self) {
+        self.scroll = Scroll::Follow;
+        self.new_below = false;
+    }
+}

@@ -1,0 +1,265 @@
+//! `update`: one intent in, the state changed, the actions out (send an
+//! input, interrupt, answer a question, copy, quit). It never reads key
+//! codes, never performs I/O and never decides a call: a dialog's answer is
+//! handed back exactly as the user gave it.
+
+use crate::agent::{Command, Input};
+use crate::policy::{ConsentAnswer, Mode};
+
+use super::app::{App, Layer, Picker, PickerItem, PickerKind};
+use super::events;
+use super::msg::{Action, Msg};
+use super::prompt;
+use super::transcript::EntryKind;
+
+/// The notice for a command typed while a turn runs.
+pub const COMMAND_WAITS: &str = "The command runs when the turn ends.";
+
+/// Applies `msg` to `app`; returns what the loop must do.
+pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
+    if !matches!(
+        msg,
+        Msg::StopOrQuit | Msg::Agent(_) | Msg::Tick | Msg::Resize | Msg::Redraw
+    ) {
+        app.quit_armed = false;
+    }
+    match msg {
+        Msg::Agent(event) => events::apply(app, event),
+        Msg::Tick => {
+            app.spinner = app.spinner.wrapping_add(1);
+            Vec::new()
+        }
+        Msg::Resize => Vec::new(),
+        Msg::Redraw => vec![Action::Redraw],
+        Msg::Quit => vec![Action::Quit],
+        Msg::Interrupt => interrupt(app),
+        Msg::StopOrQuit => stop_or_quit(app),
+        Msg::Answer(answer) => answer_consent(app, answer),
+        Msg::AnswerFocused => match app.consents.front() {
+            Some(open) => answer_consent(app, open.focus.answer()),
+            None => Vec::new(),
+        },
+        Msg::FocusNext | Msg::FocusPrev => {
+            if let Some(open) = app.consents.front_mut() {
+                open.focus = if matches!(msg, Msg::FocusNext) {
+                    open.focus.next()
+                } else {
+                    open.focus.prev()
+                };
+            }
+            Vec::new()
+        }
+        Msg::ConfirmMode(yes) => match app.mode_question.take() {
+            Some(question) => vec![Action::Send(Input::ConfirmMode {
+                to: question.to,
+                yes,
+            })],
+            None => Vec::new(),
+        },
+        Msg::OverlayUp => overlay_move(app, -1, false),
+        Msg::OverlayDown => overlay_move(app, 1, false),
+        Msg::OverlayPageUp => overlay_move(app, -1, true),
+        Msg::OverlayPageDown => overlay_move(app, 1, true),
+        Msg::PickerSelect => picker_select(app),
+        Msg::Dismiss => dismiss(app),
+        Msg::OpenHelp => {
+            app.help = Some(0);
+            Vec::new()
+        }
+        Msg::OpenModePicker => {
+            app.picker = Some(mode_picker(app.status.mode));
+            Vec::new()
+        }
+        Msg::ScrollUp(_)
+        | Msg::ScrollDown(_)
+        | Msg::PageUp
+        | Msg::PageDown
+        | Msg::ScrollTop
+        | Msg::ScrollBottom
+        | Msg::ToggleExpand => {
+            chat(app, msg);
+            Vec::new()
+        }
+        Msg::Submit
+        | Msg::Newline
+        | Msg::Edit(_)
+        | Msg::Paste(_)
+        | Msg::HistoryPrev
+        | Msg::HistoryNext
+        | Msg::Complete { .. }
+        | Msg::CompletionPrev
+        | Msg::CompletionNext => {
+            // Belt and braces: nothing reaches the input while anything
+            // else is open.
+            if app.layer() == Layer::Input {
+                prompt::update(app, msg)
+            } else {
+                Vec::new()
+            }
+        }
+    }
+}
+
+fn page(rows: u16) -> i32 {
+    i32::from(rows.saturating_sub(1).max(1))
+}
+
+fn interrupt(app: &mut App) -> Vec<Action> {
+    if app.turn_running() {
+        vec![Action::Interrupt]
+    } else {
+        Vec::new()
+    }
+}
+
+/// Ctrl-C while idle: close what is open, else clear the input, else arm;
+/// the second press quits.
+fn stop_or_quit(app: &mut App) -> Vec<Action> {
+    if app.turn_running() {
+        return vec![Action::Interrupt];
+    }
+    match app.layer() {
+        Layer::ModeQuestion => return update(app, Msg::ConfirmMode(false)),
+        Layer::Picker | Layer::Help => return dismiss(app),
+        Layer::Consent => return answer_consent(app, ConsentAnswer::Reject),
+        Layer::Input => {}
+    }
+    if !app.input_is_empty() {
+        app.pastes.clear();
+        app.set_input("");
+        app.quit_armed = false;
+        return Vec::new();
+    }
+    if app.quit_armed {
+        return vec![Action::Quit];
+    }
+    app.quit_armed = true;
+    Vec::new()
+}
+
+fn answer_consent(app: &mut App, answer: ConsentAnswer) -> Vec<Action> {
+    match app.consents.pop_front() {
+        Some(open) => vec![Action::Answer {
+            reply: open.request.reply,
+            answer,
+        }],
+        None => Vec::new(),
+    }
+}
+
+/// Moves the open overlay one line (or one page) in `direction`.
+fn overlay_move(app: &mut App, direction: i32, by_page: bool) -> Vec<Action> {
+    let clamp = |value: u16, delta: i32, max: u16| -> u16 {
+        let moved = i32::from(value) + delta;
+        u16::try_from(moved.clamp(0, i32::from(max))).unwrap_or(0)
+    };
+    let step = |rows: u16| {
+        if by_page {
+            page(rows) * direction
+        } else {
+            direction
+        }
+    };
+    match app.layer() {
+        Layer::Consent => {
+            let (rows, total) = app.layout.dialog_rows.get();
+            if let Some(open) = app.consents.front_mut() {
+                open.scroll = clamp(open.scroll, step(rows), total.saturating_sub(rows));
+            }
+        }
+        Layer::Picker => {
+            if let Some(picker) = app.picker.as_mut() {
+                let last = picker.items.len().saturating_sub(1);
+                let delta = if by_page { direction * 10 } else { direction };
+                let moved = i64::try_from(picker.selected).unwrap_or(0) + i64::from(delta);
+                picker.selected = usize::try_from(moved.max(0)).unwrap_or(0).min(last);
+            }
+        }
+        Layer::Help => {
+            let (rows, total) = app.layout.help_rows.get();
+            let max = total.saturating_sub(rows);
+            app.help = app.help.map(|s| clamp(s, step(rows), max));
+        }
+        Layer::ModeQuestion | Layer::Input => {}
+    }
+    Vec::new()
+}
+
+fn dismiss(app: &mut App) -> Vec<Action> {
+    if app.picker.take().is_some() {
+        app.sessions_for_resume = false;
+    } else if app.help.take().is_none() && !app.completions().is_empty() {
+        app.completion_dismissed = true;
+    }
+    Vec::new()
+}
+
+/// The four modes, the current one marked and selected.
+pub fn mode_picker(current: Mode) -> Picker {
+    let items: Vec<PickerItem> = Mode::ALL
+        .iter()
+        .map(|mode| PickerItem {
+            label: mode.name().to_string(),
+            detail: match mode {
+                Mode::Manual => "asks before every write, command, fetch and MCP call",
+                Mode::AcceptEdits => "edits project files without asking; commands still ask",
+                Mode::Auto => "also runs commands the shell gate finds safe",
+                Mode::Bypass => "runs every call without asking",
+            }
+            .to_string(),
+            value: mode.name().to_string(),
+            current: *mode == current,
+        })
+        .collect();
+    Picker {
+        kind: PickerKind::Mode,
+        title: "Permission mode".into(),
+        selected: items.iter().position(|i| i.current).unwrap_or(0),
+        items,
+    }
+}
+
+fn picker_select(app: &mut App) -> Vec<Action> {
+    let Some(picker) = app.picker.take() else {
+        return Vec::new();
+    };
+    let Some(item) = picker.items.get(picker.selected) else {
+        return Vec::new();
+    };
+    let (command, typed) = match picker.kind {
+        PickerKind::Mode => match item.value.parse::<Mode>() {
+            Ok(mode) => (Command::Mode(Some(mode)), format!("/mode {mode}")),
+            Err(_) => return Vec::new(),
+        },
+        PickerKind::Session => (
+            Command::Resume(Some(item.value.clone())),
+            format!("/resume {}", item.value),
+        ),
+    };
+    app.transcript.push(EntryKind::User(typed));
+    prompt::send_command(app, command)
+}
+
+fn chat(app: &mut App, msg: Msg) {
+    let width = app.layout.chat_width.get();
+    let height = usize::from(app.layout.chat_height.get().max(1));
+    let page = height.saturating_sub(1).max(1);
+    let transcript = &mut app.transcript;
+    match msg {
+        Msg::ScrollUp(n) => transcript.scroll_up(usize::from(n), width, height),
+        Msg::ScrollDown(n) => transcript.scroll_down(usize::from(n), width, height),
+        Msg::PageUp => transcript.scroll_up(page, width, height),
+        Msg::PageDown => transcript.scroll_down(page, width, height),
+        Msg::ScrollTop => transcript.to_top(width, height),
+        Msg::ScrollBottom => transcript.to_bottom(),
+        Msg::ToggleExpand => {
+            let (first, end) = app.layout.chat_entries.get();
+            if !transcript.toggle_expand(first..end) {
+                transcript.push(EntryKind::Notice(
+                    "There is no tool result to expand.".into(),
+                ));
+            }
+        }
+        _ => {}
+    }
+}

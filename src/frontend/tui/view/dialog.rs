@@ -1,0 +1,249 @@
+//! The modal dialogs over the chat: the permission question (a title naming
+//! the tool, every field, the diff coloured and scrollable, the warning, the
+//! four answers with their fixed letters, and how many more wait) and the
+//! mode question (`Switch to this mode? [y/N]`). They only show; the keys
+//! that answer are in the keymap.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear};
+
+use crate::agent::record;
+use crate::frontend::text::visible;
+use crate::policy::Mode;
+use crate::tools::{Field, FieldKind};
+
+use super::super::app::{App, ModeQuestion};
+use super::super::consent::{Choice, OpenConsent};
+use super::super::format::one_line;
+use super::super::wrap::wrap;
+use super::theme;
+
+/// Widest a dialog gets.
+const MAX_WIDTH: u16 = 110;
+
+/// The title: the tool and what it wants.
+pub fn title(tool: &str, fields: &[Field]) -> String {
+    let field = |label: &str| {
+        fields
+            .iter()
+            .find(|f| f.kind == FieldKind::Text && f.label == label)
+            .map(|f| one_line(&f.value, 60))
+    };
+    let new_file = fields
+        .iter()
+        .any(|f| f.kind == FieldKind::Diff && f.value.contains("--- /dev/null"));
+    match (tool, field("Path"), field("URL"), field("Server")) {
+        ("bash", ..) => "bash wants to run a command".into(),
+        ("edit_file", Some(path), ..) => format!("edit_file wants to edit {path}"),
+        ("write_file", Some(path), ..) if new_file => format!("write_file wants to create {path}"),
+        ("write_file", Some(path), ..) => format!("write_file wants to write {path}"),
+        (_, _, Some(url), _) => format!("{tool} wants to fetch {url}"),
+        (_, _, _, Some(server)) => format!("{tool} wants to call {server}"),
+        _ => format!("{tool} wants to run"),
+    }
+}
+
+/// The body: text fields as `Label: "value"`, the diff coloured, the
+/// warning last.
+fn body(fields: &[Field]) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    for field in fields.iter().filter(|f| f.kind == FieldKind::Text) {
+        let text = record::field_line(field);
+        let (label, value) = text.split_at(field.label.len().min(text.len()));
+        out.push(Line::from(vec![
+            Span::styled(label.to_string(), theme::bold()),
+            Span::raw(value.to_string()),
+        ]));
+    }
+    for field in fields.iter().filter(|f| f.kind == FieldKind::Diff) {
+        out.push(Line::default());
+        for line in visible(&field.value).trim_end_matches('\n').split('\n') {
+            let style = if line.starts_with("+++") || line.starts_with("---") {
+                theme::bold()
+            } else if line.starts_with('+') {
+                theme::diff_added()
+            } else if line.starts_with('-') {
+                theme::diff_removed()
+            } else if line.starts_with("@@") {
+                theme::diff_hunk()
+            } else {
+                Style::new()
+            };
+            out.push(Line::styled(line.replace('\t', "    "), style));
+        }
+    }
+    for field in fields.iter().filter(|f| f.kind == FieldKind::Warning) {
+        out.push(Line::default());
+        out.push(Line::styled(visible(&field.value), theme::warning()));
+    }
+    out
+}
+
+/// The four answers laid out in rows no wider than `width`.
+fn choices(tool: &str, focus: Choice, width: u16) -> Vec<Line<'static>> {
+    let mut rows: Vec<Line<'static>> = vec![Line::default(), Line::default()];
+    let mut used = 0usize;
+    for choice in Choice::ALL {
+        let label = choice.label(tool);
+        let focused = choice == focus;
+        let (open, close) = if focused { ("[", "]") } else { (" ", " ") };
+        let base = if focused {
+            theme::focused()
+        } else {
+            Style::new()
+        };
+        let spans = vec![
+            Span::styled(open, base),
+            Span::styled(choice.key().to_string(), theme::key().patch(base)),
+            Span::styled(format!(" {label}"), base),
+            Span::styled(close, base),
+            Span::raw("  "),
+        ];
+        let w: usize = spans.iter().map(Span::width).sum();
+        if used > 0 && used + w > usize::from(width) {
+            rows.push(Line::default());
+            used = 0;
+        }
+        if let Some(row) = rows.last_mut() {
+            row.spans.extend(spans);
+        }
+        used += w;
+    }
+    rows
+}
+
+/// How wide a dialog is in `above`, at most `max`.
+fn dialog_width(above: Rect, max: u16) -> u16 {
+    let margin = if above.width > 60 { 4 } else { 0 };
+    above.width.saturating_sub(margin).clamp(1, max)
+}
+
+/// Where a dialog of `width` by `height` goes: over the bottom of the chat
+/// when it fits there, else over everything above the status bar.
+fn place(chat: Rect, above: Rect, width: u16, height: u16) -> Rect {
+    let x = above.x + (above.width.saturating_sub(width)) / 2;
+    let (bottom, room) = if height <= chat.height {
+        (chat.bottom(), chat.height)
+    } else {
+        (above.bottom(), above.height)
+    };
+    let height = height.min(room);
+    Rect::new(x, bottom.saturating_sub(height), width, height)
+}
+
+pub fn draw_consent(
+    app: &App,
+    open: &OpenConsent,
+    waiting: usize,
+    frame: &mut Frame,
+    chat: Rect,
+    above: Rect,
+) {
+    let tool = open.request.tool.as_str();
+    let width = dialog_width(above, MAX_WIDTH);
+    let inner = width.saturating_sub(4).max(1);
+    let body = wrap(&body(&open.request.fields), inner);
+    let choice_rows = choices(tool, open.focus, inner);
+    let wanted = body.len() + choice_rows.len() + 2;
+    let area = place(
+        chat,
+        above,
+        width,
+        u16::try_from(wanted).unwrap_or(u16::MAX),
+    );
+    let body_rows = area.height.saturating_sub(2 + choice_rows.len() as u16);
+    let total = u16::try_from(body.len()).unwrap_or(u16::MAX);
+    app.layout.dialog_rows.set((body_rows, total));
+    let scroll = open.scroll.min(total.saturating_sub(body_rows));
+    let mut block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .border_style(theme::warning())
+        .title(Line::styled(
+            format!(" {} ", one_line(&title(tool, &open.request.fields), 80)),
+            theme::bold(),
+        ));
+    if waiting > 0 {
+        let s = if waiting == 1 { "" } else { "s" };
+        block = block.title_bottom(
+            Line::styled(
+                format!(" {waiting} more request{s} waiting "),
+                theme::bold(),
+            )
+            .right_aligned(),
+        );
+    }
+    if total > body_rows {
+        block = block.title_bottom(Line::styled(
+            format!(
+                " ↑↓ scroll {}-{} of {} ",
+                scroll + 1,
+                (scroll + body_rows).min(total),
+                total
+            ),
+            theme::dim(),
+        ));
+    }
+    frame.render_widget(Clear, area);
+    let inside = block.inner(area);
+    frame.render_widget(block, area);
+    let buf = frame.buffer_mut();
+    let x = inside.x + 1;
+    let shown = body
+        .iter()
+        .skip(usize::from(scroll))
+        .take(usize::from(body_rows));
+    for (y, line) in (inside.y..).zip(shown) {
+        buf.set_line(x, y, line, inner);
+    }
+    let first = inside.bottom().saturating_sub(choice_rows.len() as u16);
+    for (y, line) in (first..).zip(&choice_rows) {
+        if y >= inside.y {
+            buf.set_line(x, y, line, inner);
+        }
+    }
+}
+
+pub fn draw_mode_question(question: &ModeQuestion, frame: &mut Frame, chat: Rect, above: Rect) {
+    let width = dialog_width(above, 90);
+    let inner = width.saturating_sub(4).max(1);
+    let mut lines = wrap(&[Line::raw(question.warning)], inner);
+    lines.push(Line::default());
+    lines.push(Line::styled(
+        "Switch to this mode? [y/N]",
+        theme::bold().add_modifier(Modifier::BOLD),
+    ));
+    let area = place(chat, above, width, lines.len() as u16 + 2);
+    let color = theme::mode_color(question.to);
+    let border = if question.to == Mode::Bypass {
+        Style::new().fg(color).add_modifier(Modifier::BOLD)
+    } else {
+        Style::new().fg(color)
+    };
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .border_style(border)
+        .title(Line::styled(
+            format!(
+                " /mode {}: from {} to {} ",
+                question.to, question.from, question.to
+            ),
+            theme::bold(),
+        ))
+        .title_bottom(
+            Line::styled(
+                format!(" y switches · any other key keeps {} ", question.from),
+                theme::dim(),
+            )
+            .right_aligned(),
+        );
+    frame.render_widget(Clear, area);
+    let inside = block.inner(area);
+    frame.render_widget(block, area);
+    let buf = frame.buffer_mut();
+    for (i, line) in lines.iter().take(usize::from(inside.height)).enumerate() {
+        buf.set_line(inside.x + 1, inside.y + i as u16, line, inner);
+    }
+}

@@ -1,0 +1,217 @@
+//! How one chat entry looks: its lines at a width, wrapped, with the left
+//! margin or bar that marks its kind. Record lines get a bar in the colour
+//! of the mode that let the call through and never read as a question. Tool
+//! output is collapsed before it is wrapped, so a huge result costs only
+//! what is shown. Pure: text in, lines out.
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use crate::model::ResultStatus;
+use crate::policy::Shown;
+
+use super::super::markdown;
+use super::super::transcript::{EntryKind, ToolEntry, ToolState};
+use super::super::wrap::wrap;
+use super::theme;
+
+/// Result lines shown while collapsed.
+pub const COLLAPSED_LINES: usize = 4;
+
+/// An expanded result shows at most this many lines.
+const EXPANDED_LINES: usize = 5000;
+
+/// The lines of `kind` at `width` columns.
+pub fn lines(kind: &EntryKind, width: u16) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    match kind {
+        EntryKind::Title(project) => out.push(Line::from(vec![
+            Span::raw(" "),
+            Span::styled("mino", theme::bold()),
+            Span::styled(format!(" · {project}"), theme::dim()),
+        ])),
+        EntryKind::Banner(text) => {
+            out.push(Line::default());
+            out.extend(margin(markdown::plain(text), width, Style::new()));
+        }
+        EntryKind::User(text) => {
+            out.push(Line::default());
+            let body = styled(markdown::plain(text), theme::bold());
+            out.extend(gutter(
+                &body,
+                width,
+                Span::styled(" > ", theme::user()),
+                Span::raw("   "),
+            ));
+        }
+        EntryKind::Assistant { text, .. } => {
+            out.push(Line::default());
+            out.extend(margin(markdown::render(text), width, Style::new()));
+        }
+        EntryKind::Tool(tool) => tool_lines(tool, width, &mut out),
+        EntryKind::Record { lines, shown } => record_lines(lines, *shown, width, &mut out),
+        EntryKind::Answer { text, allowed } => {
+            let style = if *allowed {
+                theme::ok()
+            } else {
+                theme::warning()
+            };
+            out.extend(margin(markdown::plain(text), width, style));
+        }
+        EntryKind::Notice(text) => out.extend(margin(markdown::plain(text), width, Style::new())),
+        EntryKind::Warning(text) => out.extend(margin(
+            markdown::plain(&format!("warning: {text}")),
+            width,
+            theme::warning(),
+        )),
+        EntryKind::Error(text) => {
+            out.extend(margin(markdown::plain(text), width, theme::error()));
+        }
+    }
+    out
+}
+
+fn styled(lines: Vec<Line<'static>>, style: Style) -> Vec<Line<'static>> {
+    lines.into_iter().map(|l| l.patch_style(style)).collect()
+}
+
+/// Wraps `lines` one column in from the left edge.
+fn margin(lines: Vec<Line<'static>>, width: u16, style: Style) -> Vec<Line<'static>> {
+    gutter(&styled(lines, style), width, Span::raw(" "), Span::raw(" "))
+}
+
+/// Wraps `lines` beside a gutter: `first` before the first row, `rest`
+/// before every other.
+fn gutter(
+    lines: &[Line<'static>],
+    width: u16,
+    first: Span<'static>,
+    rest: Span<'static>,
+) -> Vec<Line<'static>> {
+    let inner = width.saturating_sub(first.width() as u16).max(1);
+    wrap(lines, inner)
+        .into_iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let lead = if i == 0 { first.clone() } else { rest.clone() };
+            let style = line.style;
+            let mut spans = vec![lead];
+            spans.extend(line.spans);
+            Line::from(spans).style(style)
+        })
+        .collect()
+}
+
+fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
+    let (icon, icon_style) = match tool.state {
+        ToolState::Running => ("…", theme::dim()),
+        ToolState::Done(ResultStatus::Completed) => ("✓", theme::ok()),
+        ToolState::Done(ResultStatus::Denied | ResultStatus::Rejected) => ("✗", theme::error()),
+        ToolState::Done(ResultStatus::Error) => ("!", theme::error()),
+        ToolState::Done(ResultStatus::Interrupted) => ("■", theme::warning()),
+    };
+    let mut head = vec![
+        Span::styled(tool.tool.clone(), theme::bold()),
+        Span::raw(" "),
+        Span::raw(tool.summary.clone()),
+    ];
+    let status_word = match tool.state {
+        ToolState::Running => None,
+        ToolState::Done(ResultStatus::Completed) if tool.output_lines == 1 => {
+            Some("(1 line)".to_string())
+        }
+        ToolState::Done(ResultStatus::Completed) => Some(format!("({} lines)", tool.output_lines)),
+        ToolState::Done(status) => Some(format!("({})", status.as_str())),
+    };
+    if let Some(word) = status_word {
+        head.push(Span::styled(format!("  {word}"), theme::dim()));
+    }
+    out.extend(gutter(
+        &[Line::from(head)],
+        width,
+        Span::styled(format!(" {icon} "), icon_style),
+        Span::raw("   "),
+    ));
+    if tool.output.is_empty() {
+        return;
+    }
+    let body_style = match tool.state {
+        ToolState::Done(ResultStatus::Denied | ResultStatus::Rejected | ResultStatus::Error) => {
+            theme::error()
+        }
+        _ => theme::dim(),
+    };
+    let inner = width.saturating_sub(3).max(1);
+    let limit = if tool.expanded {
+        EXPANDED_LINES
+    } else {
+        COLLAPSED_LINES
+    };
+    // Cut before wrapping: a row never holds more than `inner` cells, so
+    // `limit` rows never need more than `limit * inner` characters.
+    let max_chars = limit * usize::from(inner);
+    let shown: Vec<&str> = tool.output.split('\n').take(limit).collect();
+    let mut source = String::new();
+    let mut long_line = false;
+    for (i, line) in shown.iter().enumerate() {
+        if i > 0 {
+            source.push('\n');
+        }
+        match line.char_indices().nth(max_chars) {
+            Some((cut, _)) => {
+                source.push_str(&line[..cut]);
+                long_line = true;
+            }
+            None => source.push_str(line),
+        }
+    }
+    let mut rows = wrap(&styled(markdown::plain(&source), body_style), inner);
+    let rows_cut = rows.len() > limit;
+    rows.truncate(limit);
+    let pad = Span::raw("   ");
+    out.extend(rows.into_iter().map(|row| {
+        let mut spans = vec![pad.clone()];
+        spans.extend(row.spans);
+        Line::from(spans)
+    }));
+    let hidden_lines = tool.output_lines.saturating_sub(shown.len());
+    let footer = if !tool.expanded && (hidden_lines > 0 || rows_cut || long_line) {
+        Some(if hidden_lines > 0 {
+            format!("… {hidden_lines} more lines (Ctrl+O to expand)")
+        } else {
+            "… (Ctrl+O to expand)".to_string()
+        })
+    } else if tool.expanded && tool.cut_bytes > 0 {
+        Some(format!("… {} more bytes not shown", tool.cut_bytes))
+    } else if tool.expanded && (hidden_lines > 0 || rows_cut || long_line) {
+        Some("… (the rest is not shown)".to_string())
+    } else if tool.expanded && tool.expandable() {
+        Some("(Ctrl+O to collapse)".to_string())
+    } else {
+        None
+    };
+    if let Some(footer) = footer {
+        out.push(Line::from(vec![pad, Span::styled(footer, theme::dim())]));
+    }
+}
+
+fn record_lines(lines: &[String], shown: Shown, width: u16, out: &mut Vec<Line<'static>>) {
+    let color = match shown {
+        Shown::ByMode(mode) => theme::mode_color(mode),
+        Shown::ForSession | Shown::Quietly => theme::warning().fg.unwrap_or_default(),
+    };
+    let bar = Span::styled("▎", Style::new().fg(color));
+    for (i, text) in lines.iter().enumerate() {
+        let style = if i == 0 {
+            theme::warning()
+        } else {
+            theme::record_text()
+        };
+        out.extend(gutter(
+            &styled(markdown::plain(text), style),
+            width,
+            bar.clone(),
+            bar.clone(),
+        ));
+    }
+}

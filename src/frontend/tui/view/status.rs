@@ -1,0 +1,114 @@
+//! The status bar: the mode badge (one colour per mode, bypass loud), the
+//! short session id, the model, context use, and the turn's state with its
+//! elapsed time. Reads the state; never changes it.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+
+use super::super::app::{Activity, App};
+use super::super::format;
+use super::theme;
+
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+/// The turn's state in words: idle, thinking, streaming, running NAME,
+/// waiting for you.
+pub fn turn_state(app: &App) -> String {
+    let waiting = !app.consents.is_empty() || app.mode_question.is_some();
+    let Some(turn) = &app.turn else {
+        return if waiting { "waiting for you" } else { "idle" }.into();
+    };
+    let what = if waiting {
+        "waiting for you".to_string()
+    } else {
+        match &turn.activity {
+            Activity::Thinking => "thinking".into(),
+            Activity::Streaming => "streaming".into(),
+            Activity::Running(tool) => format!("running {tool}"),
+        }
+    };
+    let spin = if waiting {
+        ""
+    } else {
+        SPINNER[app.spinner % SPINNER.len()]
+    };
+    let elapsed = format::elapsed(app.now.saturating_duration_since(turn.started));
+    if spin.is_empty() {
+        format!("{what} {elapsed}")
+    } else {
+        format!("{spin} {what} {elapsed}")
+    }
+}
+
+pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
+    let status = &app.status;
+    let state = if app.quit_armed {
+        Span::styled("Press Ctrl-C again to quit", theme::warning())
+    } else {
+        Span::raw(turn_state(app))
+    };
+    // (text, priority): the lowest priority goes first when space is short.
+    let mut parts: Vec<(Span<'static>, u8)> = vec![
+        (
+            Span::raw(status.session_id.chars().take(8).collect::<String>()),
+            3,
+        ),
+        (Span::raw(status.model.clone()), 1),
+        (
+            Span::raw(format::context_use(
+                status.input_tokens,
+                status.context_window,
+            )),
+            2,
+        ),
+        (state, u8::MAX),
+    ];
+    let badge = Span::styled(
+        format!(" {} ", status.mode.name().to_uppercase()),
+        theme::mode_badge(status.mode),
+    );
+    let hint = if app.turn.is_some() {
+        "Esc interrupts "
+    } else {
+        "? help "
+    };
+    let width = usize::from(area.width);
+    let used = |parts: &[(Span, u8)]| -> usize {
+        badge.width() + parts.iter().map(|(s, _)| s.width() + 3).sum::<usize>()
+    };
+    while used(&parts) > width {
+        let lowest = parts
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, p))| *p < u8::MAX)
+            .min_by_key(|(_, (_, p))| *p)
+            .map(|(i, _)| i);
+        match lowest {
+            Some(i) => {
+                parts.remove(i);
+            }
+            None => break,
+        }
+    }
+    let mut spans = vec![badge];
+    for (span, _) in &parts {
+        spans.push(Span::styled(" │ ", theme::dim()));
+        spans.push(span.clone());
+    }
+    let line = Line::from(spans);
+    let used = line.width();
+    frame
+        .buffer_mut()
+        .set_line(area.x, area.y, &line, area.width);
+    let hint_width = hint.chars().count();
+    if used + hint_width + 2 <= width {
+        let x = area.right() - hint_width as u16;
+        frame.buffer_mut().set_line(
+            x,
+            area.y,
+            &Line::styled(hint, theme::dim()),
+            hint_width as u16,
+        );
+    }
+}
