@@ -94,6 +94,15 @@ pub async fn run_turn(
             Effect::AnnounceDecision(decision) => {
                 if let Some(hand) = &hand {
                     let view = DecisionView::of(&decision);
+                    tracing::info!(
+                        session = %session.id,
+                        call = %hand.call_id,
+                        tool = %hand.tool,
+                        mode = %session.mode,
+                        decision = view.decision,
+                        code = view.code.unwrap_or(""),
+                        "decision"
+                    );
                     if let Some(audit) = &rt.audit
                         && let Err(e) = audit.decision(
                             &session.id,
@@ -159,6 +168,13 @@ pub async fn run_turn(
                 None => Event::PrepareFailed("internal error: no prepared call to run".into()),
             }),
             Effect::End(stop) => {
+                tracing::info!(
+                    session = %session.id,
+                    requests = turn.requests(),
+                    tool_calls = turn.tool_calls(),
+                    stop = stop.as_str(),
+                    "turn ended"
+                );
                 if let Some(message) = stop.message() {
                     match &stop {
                         TurnStop::Interrupted => rt.emit(AgentEvent::Notice(message)),
@@ -243,6 +259,7 @@ async fn request(
                     response.apply(&event);
                 }
                 Some(Err(error)) => {
+                    tracing::warn!(session = %session.id, %error, "model request failed");
                     if !response.text.is_empty() {
                         rt.emit(AgentEvent::AssistantDone);
                     }
