@@ -240,13 +240,6 @@ impl Screen {
         })
     }
 
-    /// Waits until the screen no longer contains `needle`.
-    pub fn wait_gone(&mut self, needle: &str) -> String {
-        self.wait_until(&format!("{needle:?} to go"), |screen| {
-            !screen.contains(needle)
-        })
-    }
-
     /// Writes bytes as typed: `\x1b` is Esc, `\r` Enter, `\x04` Ctrl-D.
     pub fn send(&mut self, bytes: &[u8]) {
         self.pty.send_raw(bytes);
