@@ -1,6 +1,6 @@
 //! Test support: a loopback model service (raw frames in `server`, whole
 //! answers in each wire format in `llm`) and the built binary in a
-//! pseudo-terminal (`pty`).
+//! pseudo-terminal, its output or its screen as `vt100` parses it (`pty`).
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 

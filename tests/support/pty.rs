@@ -1,9 +1,13 @@
-//! The built binary in a pseudo-terminal: type lines, wait for text.
+//! The built binary in a pseudo-terminal: type lines, wait for text in the
+//! output (`Pty`), or read the screen a terminal would show, parsed with
+//! `vt100`, and wait for it to contain a text (`Screen`).
 
 #![allow(dead_code)]
 
 use std::io::{Read, Write};
+use std::num::NonZeroU16;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -12,6 +16,10 @@ use portable_pty::{CommandBuilder, PtySize, native_pty_system};
 pub struct Pty {
     writer: Box<dyn Write + Send>,
     output: Arc<Mutex<String>>,
+    /// Every byte the program wrote, as it came.
+    bytes: Arc<Mutex<Vec<u8>>>,
+    /// Set when the reader reached the end of the output.
+    closed: Arc<AtomicBool>,
     child: Box<dyn portable_pty::Child + Send + Sync>,
     /// How much of the output earlier `expect`s consumed.
     seen: usize,
@@ -22,8 +30,8 @@ impl Pty {
     pub fn spawn(program: &str, args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Self {
         let pair = native_pty_system()
             .openpty(PtySize {
-                rows: 40,
-                cols: 120,
+                rows: ROWS,
+                cols: COLS,
                 pixel_width: 0,
                 pixel_height: 0,
             })
@@ -39,21 +47,29 @@ impl Pty {
         let mut reader = pair.master.try_clone_reader().unwrap();
         let writer = pair.master.take_writer().unwrap();
         let output = Arc::new(Mutex::new(String::new()));
+        let bytes = Arc::new(Mutex::new(Vec::new()));
         let out = output.clone();
+        let raw = bytes.clone();
+        let closed = Arc::new(AtomicBool::new(false));
+        let reader_closed = closed.clone();
         std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
             while let Ok(n) = reader.read(&mut buf) {
                 if n == 0 {
                     break;
                 }
+                raw.lock().unwrap().extend_from_slice(&buf[..n]);
                 out.lock()
                     .unwrap()
                     .push_str(&String::from_utf8_lossy(&buf[..n]));
             }
+            reader_closed.store(true, Ordering::SeqCst);
         });
         Self {
             writer,
             output,
+            bytes,
+            closed,
             child,
             seen: 0,
             _master: pair.master,
@@ -110,6 +126,22 @@ impl Pty {
         }
     }
 
+    /// Every byte written so far, from `from` on.
+    pub fn bytes_from(&self, from: usize) -> Vec<u8> {
+        let bytes = self.bytes.lock().unwrap();
+        bytes[from.min(bytes.len())..].to_vec()
+    }
+
+    /// True once the reader reached the end of the output.
+    pub fn closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    /// True once the program has exited.
+    pub fn exited(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
+    }
+
     pub fn all(&self) -> String {
         self.output.lock().unwrap().clone()
     }
@@ -122,5 +154,124 @@ impl Pty {
 impl Drop for Pty {
     fn drop(&mut self) {
         let _ = self.child.kill();
+    }
+}
+
+/// Rows and columns of the terminal every `Pty` gets.
+pub const ROWS: u16 = 40;
+pub const COLS: u16 = 120;
+
+/// How long a wait lasts before the test fails (only against hangs).
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// The program's screen: every byte it writes goes through a `vt100`
+/// parser of the pty's size.
+pub struct Screen {
+    pub pty: Pty,
+    parser: vt100::Parser,
+    fed: usize,
+}
+
+impl Screen {
+    pub fn spawn(program: &str, args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Self {
+        Self {
+            pty: Pty::spawn(program, args, cwd, env),
+            parser: vt100::Parser::new(
+                NonZeroU16::new(ROWS).unwrap(),
+                NonZeroU16::new(COLS).unwrap(),
+                0,
+            ),
+            fed: 0,
+        }
+    }
+
+    /// Feeds the parser what arrived since the last call.
+    fn feed(&mut self) {
+        let new = self.pty.bytes_from(self.fed);
+        self.fed += new.len();
+        self.parser.process(&new);
+    }
+
+    /// The screen now, one line per row.
+    pub fn text(&mut self) -> String {
+        self.feed();
+        self.parser.screen().contents()
+    }
+
+    /// The parsed terminal now (modes, cursor, cells).
+    pub fn terminal(&mut self) -> &vt100::Screen {
+        self.feed();
+        self.parser.screen()
+    }
+
+    /// Waits until `ready` holds for the screen; returns the screen. `what`
+    /// names the wait in the failure message.
+    pub fn wait_until(&mut self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let exited = self.pty.exited();
+            if exited {
+                // Collect the last output before judging.
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            let text = self.text();
+            if ready(&text) {
+                return text;
+            }
+            if exited {
+                panic!("the program exited before {what}; the screen:\n{text}");
+            }
+            if Instant::now() > deadline {
+                panic!("timed out waiting for {what}; the screen:\n{text}");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    /// Waits until the screen contains `needle`; returns the screen.
+    pub fn wait_for(&mut self, needle: &str) -> String {
+        self.wait_until(&format!("{needle:?}"), |screen| screen.contains(needle))
+    }
+
+    /// Waits until the screen contains every one of `needles`.
+    pub fn wait_for_all(&mut self, needles: &[&str]) -> String {
+        self.wait_until(&format!("{needles:?}"), |screen| {
+            needles.iter().all(|n| screen.contains(n))
+        })
+    }
+
+    /// Writes bytes as typed: `\x1b` is Esc, `\r` Enter, `\x04` Ctrl-D.
+    pub fn send(&mut self, bytes: &[u8]) {
+        self.pty.send_raw(bytes);
+    }
+
+    /// Types `text` and presses Enter.
+    pub fn submit(&mut self, text: &str) {
+        self.pty.send_raw(format!("{text}\r").as_bytes());
+    }
+
+    /// Presses Esc alone (a later byte in the same write would make it Alt).
+    pub fn esc(&mut self) {
+        self.pty.send_raw(b"\x1b");
+    }
+
+    /// Waits for the program to exit; returns its exit code and every byte
+    /// it wrote.
+    pub fn wait_exit(&mut self) -> (u32, Vec<u8>) {
+        let deadline = Instant::now() + PATIENCE;
+        while !self.pty.exited() {
+            if Instant::now() > deadline {
+                panic!("the program did not exit; the screen:\n{}", self.text());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let code = self.pty.wait();
+        // The reader ends at end of file once every writer is gone.
+        let deadline = Instant::now() + Duration::from_secs(2);
+        while !self.pty.closed() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.feed();
+        (code, self.pty.bytes_from(0))
     }
 }
