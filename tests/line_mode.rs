@@ -7,31 +7,13 @@
 mod support;
 
 use serde_json::json;
-use support::llm::{Llm, Reply, text, tool};
+use support::llm::{Reply, text, tool};
 use support::pty::Pty;
-use tempfile::TempDir;
-
-struct World {
-    home: TempDir,
-    project: TempDir,
-    llm: Llm,
-}
+use support::world::World;
 
 impl World {
     async fn new(replies: Vec<Reply>) -> Self {
-        let llm = Llm::start("openai-chat", replies).await;
-        let home = TempDir::new().unwrap();
-        let project = TempDir::new().unwrap();
-        std::fs::write(project.path().join("notes.md"), "# notes\n").unwrap();
-        std::fs::write(
-            home.path().join("config.toml"),
-            format!(
-                "[model]\nprovider = \"openai-chat\"\nbase_url = \"{}\"\nmodel = \"test-model\"\n",
-                llm.base_url()
-            ),
-        )
-        .unwrap();
-        Self { home, project, llm }
+        World::with("openai-chat", replies, "").await
     }
 
     fn start(&self) -> Pty {

@@ -7,6 +7,7 @@
 pub mod llm;
 pub mod pty;
 pub mod server;
+pub mod world;
 
 #[allow(unused_imports)]
 pub use server::*;
