@@ -352,3 +352,26 @@ async fn quitting_restores_the_terminal_and_exits_0() {
         vt100::MouseProtocolMode::None
     );
 }
+
+/// SIGTERM and SIGHUP end mino with 128 + the signal, and the terminal is
+/// restored first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_and_sighup_restore_the_terminal() {
+    for (signal, code) in [("-TERM", 143), ("-HUP", 129)] {
+        let world = World::new(vec![]).await;
+        let mut screen = world.start(&[]);
+        assert!(screen.terminal().alternate_screen());
+        let pid = screen.pty.pid().to_string();
+        let status = std::process::Command::new("kill")
+            .args([signal, &pid])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let (exit, _bytes) = screen.wait_exit();
+        assert_eq!(exit, code, "{signal}");
+        let terminal = screen.terminal();
+        assert!(!terminal.alternate_screen(), "{signal}");
+        assert!(!terminal.bracketed_paste(), "{signal}");
+        assert!(!terminal.hide_cursor(), "{signal}");
+    }
+}

@@ -142,6 +142,11 @@ impl Pty {
         matches!(self.child.try_wait(), Ok(Some(_)))
     }
 
+    /// The program's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.process_id().unwrap()
+    }
+
     pub fn all(&self) -> String {
         self.output.lock().unwrap().clone()
     }
