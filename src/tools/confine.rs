@@ -343,7 +343,7 @@ impl Project {
             }
             Err(e) => return Err(e),
         };
-        let current = match rustix::fs::openat(
+        let current: Option<([u8; 32], u32)> = match rustix::fs::openat(
             &dir,
             name,
             OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC,
@@ -352,14 +352,14 @@ impl Project {
             Ok(fd) => {
                 let stat = rustix::fs::fstat(&fd).map_err(|e| io_error(relative, e))?;
                 check_regular(relative, &stat)?;
-                let mut old = Vec::new();
-                File::from(fd)
-                    .read_to_end(&mut old)
-                    .map_err(|e| ConfineError::Io {
-                        path: shown(relative),
-                        message: e.to_string(),
-                    })?;
-                Some((digest(&old), permission_bits(&stat)))
+                // Hashed as it is read: a file that grew since inspection
+                // costs no memory to refuse.
+                let mut hasher = Sha256::new();
+                std::io::copy(&mut File::from(fd), &mut hasher).map_err(|e| ConfineError::Io {
+                    path: shown(relative),
+                    message: e.to_string(),
+                })?;
+                Some((hasher.finalize().into(), permission_bits(&stat)))
             }
             Err(Errno::NOENT) => None,
             Err(e) => return Err(io_error(relative, e)),
