@@ -76,7 +76,8 @@ pub fn draw_completions(app: &App, frame: &mut Frame, chat: Rect, input: Rect) {
     let height = (options.len() as u16 + 2).min(chat.height);
     let width = options
         .iter()
-        .map(|(name, what)| name.len() + what.len() + 4)
+        // " NAME" padded to 10, then " WHAT ".
+        .map(|(name, what)| 1 + name.len().max(10) + what.len() + 2)
         .max()
         .unwrap_or(20) as u16;
     let width = (width + 2).min(input.width);
