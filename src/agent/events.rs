@@ -77,6 +77,9 @@ pub enum AgentEvent {
         model: String,
         context_window: u64,
     },
+    /// A resumed session's earlier history, after its banner, so a front end
+    /// can show the conversation the user comes back to.
+    History(Vec<crate::model::Item>),
     /// A plain line of information (mode changes, recoveries, command output).
     Notice(String),
     /// Something the user should notice that is not an error.

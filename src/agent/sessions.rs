@@ -72,6 +72,7 @@ impl Agent {
             pending_mode: None,
         };
         agent.banner();
+        agent.replay();
         Ok(agent)
     }
 
@@ -225,8 +226,17 @@ impl Agent {
                 self.remember_current();
                 self.current = session;
                 self.banner();
+                self.replay();
             }
             Err(e) => self.rt.emit(AgentEvent::Error(e)),
+        }
+    }
+
+    /// The history of the session in use, for the front end to show.
+    fn replay(&self) {
+        if !self.current.history.is_empty() {
+            self.rt
+                .emit(AgentEvent::History(self.current.history.clone()));
         }
     }
 

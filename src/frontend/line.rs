@@ -88,6 +88,11 @@ impl Sink {
                 self.json(json!({"type": "error", "message": message}));
             }
             AgentEvent::Prompt(_) => {}
+            AgentEvent::History(items) => {
+                if text_mode {
+                    self.info(&text::history(&items, 40));
+                }
+            }
             AgentEvent::AssistantDelta(delta) => {
                 if text_mode {
                     if self.answer.is_empty() && self.interactive {

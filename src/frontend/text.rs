@@ -2,7 +2,7 @@
 //! a question's fields, results. Control characters in model or tool text
 //! are shown as visible escapes, never sent to the terminal raw.
 
-use crate::model::ResultStatus;
+use crate::model::{Item, ResultStatus};
 use crate::policy::Mode;
 use crate::tools::{Field, FieldKind};
 
@@ -66,6 +66,39 @@ pub fn result(status: ResultStatus, output: &str, max_lines: usize) -> String {
     }
     if lines.len() > max_lines {
         out.push_str(&format!("... ({} more lines)\n", lines.len() - max_lines));
+    }
+    out
+}
+
+/// A resumed session's history, briefly: the last `max_items` items, one
+/// or a few lines each.
+pub fn history(items: &[Item], max_items: usize) -> String {
+    let skip = items.len().saturating_sub(max_items);
+    let mut out = String::new();
+    if skip > 0 {
+        out.push_str(&format!("({skip} earlier items not shown)\n"));
+    }
+    for item in &items[skip..] {
+        match item {
+            Item::User { text } => out.push_str(&format!("You> {}\n", visible(text))),
+            Item::Assistant { text, tool_calls } => {
+                if !text.is_empty() {
+                    out.push_str(&format!("Assistant> {}\n", visible(text)));
+                }
+                for call in tool_calls {
+                    out.push_str(&format!(
+                        "[Tool: {}] {}\n",
+                        call.name,
+                        visible(&call.arguments)
+                    ));
+                }
+            }
+            Item::ToolResult { status, output, .. } => out.push_str(&result(*status, output, 2)),
+            Item::Summary { text } => out.push_str(&format!(
+                "[Summary of earlier conversation, lossy]\n{}\n",
+                visible(text)
+            )),
+        }
     }
     out
 }

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use crate::agent::events::SessionLine;
 use crate::agent::{AgentEvent, record};
 use crate::frontend::text;
+use crate::model::Item;
 
 use super::app::{Activity, App, ModeQuestion, Picker, PickerItem, PickerKind, Turn};
 use super::format;
@@ -47,6 +48,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             app.status.context_window = context_window;
             app.status.input_tokens = 0;
         }
+        AgentEvent::History(items) => history(app, &items),
         AgentEvent::Notice(line) => app.transcript.push(EntryKind::Notice(line)),
         AgentEvent::Warning(line) => app.transcript.push(EntryKind::Warning(line)),
         AgentEvent::Error(line) => app.transcript.push(EntryKind::Error(line)),
@@ -129,6 +131,55 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         AgentEvent::Quit => return vec![Action::Quit],
     }
     Vec::new()
+}
+
+/// The most items of a resumed session shown again.
+const HISTORY_SHOWN: usize = 200;
+
+/// A resumed session's earlier conversation, as chat entries.
+fn history(app: &mut App, items: &[Item]) {
+    let skip = items.len().saturating_sub(HISTORY_SHOWN);
+    if skip > 0 {
+        app.transcript.push(EntryKind::Notice(format!(
+            "{skip} earlier items of this session are not shown."
+        )));
+    }
+    let mut calls: HashMap<&str, (&str, String)> = HashMap::new();
+    for item in &items[skip..] {
+        match item {
+            Item::User { text } => app.transcript.push(EntryKind::User(text.clone())),
+            Item::Assistant { text, tool_calls } => {
+                if !text.is_empty() {
+                    app.transcript.push(EntryKind::Assistant {
+                        text: text.clone(),
+                        streaming: false,
+                    });
+                    app.last_answer = Some(text.clone());
+                }
+                for call in tool_calls {
+                    calls.insert(
+                        &call.id,
+                        (&call.name, format::call_summary(&call.arguments)),
+                    );
+                }
+            }
+            Item::ToolResult {
+                call_id,
+                status,
+                output,
+            } => {
+                let (tool, summary) = calls
+                    .remove(call_id.as_str())
+                    .unwrap_or(("tool", String::new()));
+                let mut entry = ToolEntry::new(tool, summary);
+                entry.finish(*status, output);
+                app.transcript.push(EntryKind::Tool(entry));
+            }
+            Item::Summary { text } => app.transcript.push(EntryKind::Notice(format!(
+                "Summary of the earlier conversation (lossy context):\n{text}"
+            ))),
+        }
+    }
 }
 
 /// The chat entry of a call, made when it does not exist yet.

@@ -450,3 +450,47 @@ fn control_characters_are_visible() {
     assert!(text.contains("␛]52;c;AAAA␇"), "{text}");
     assert!(!text.contains('\u{1b}'));
 }
+
+#[test]
+fn a_resumed_session_shows_its_earlier_conversation() {
+    use crate::model::{Item, ToolCall};
+    let mut app = app();
+    agent(
+        &mut app,
+        AgentEvent::History(vec![
+            Item::Summary {
+                text: "Earlier we fixed the build.".into(),
+            },
+            Item::User {
+                text: "Summarize notes.md".into(),
+            },
+            Item::Assistant {
+                text: String::new(),
+                tool_calls: vec![ToolCall {
+                    id: "c1".into(),
+                    name: "read_file".into(),
+                    arguments: "{\"path\":\"notes.md\"}".into(),
+                }],
+            },
+            Item::ToolResult {
+                call_id: "c1".into(),
+                status: ResultStatus::Completed,
+                output: "# Relase notes".into(),
+            },
+            Item::Assistant {
+                text: "It lists the **release** changes.".into(),
+                tool_calls: Vec::new(),
+            },
+        ]),
+    );
+    let text = shot(&app, 80, 24);
+    assert!(text.contains("lossy context"), "{text}");
+    assert!(text.contains("> Summarize notes.md"), "{text}");
+    assert!(text.contains("read_file notes.md"), "{text}");
+    assert!(text.contains("# Relase notes"), "{text}");
+    assert!(text.contains("It lists the release changes."), "{text}");
+    assert_eq!(
+        app.last_answer.as_deref(),
+        Some("It lists the **release** changes.")
+    );
+}
