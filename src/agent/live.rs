@@ -14,6 +14,9 @@ pub struct LiveSession {
     pub consent: SessionConsent,
     /// Input tokens of the last response, as the service reported them.
     pub input_tokens: u64,
+    /// Calls acknowledged as interrupted when the session was opened, to be
+    /// told after its banner.
+    pub recovered: usize,
 }
 
 impl LiveSession {

@@ -60,7 +60,7 @@ impl Agent {
             Some(id) => open_session(&store, id, start_mode, &rt)?,
             None => new_session(&store, &project, &model, start_mode)?,
         };
-        let agent = Self {
+        let mut agent = Self {
             rt,
             store,
             start_mode,
@@ -232,11 +232,18 @@ impl Agent {
         }
     }
 
-    /// The history of the session in use, for the front end to show.
-    fn replay(&self) {
+    /// The history of the session in use, for the front end to show, and
+    /// what recovery did when it was opened.
+    fn replay(&mut self) {
         if !self.current.history.is_empty() {
             self.rt
                 .emit(AgentEvent::History(self.current.history.clone()));
+        }
+        let recovered = std::mem::take(&mut self.current.recovered);
+        if recovered > 0 {
+            self.notice(format!(
+                "Recovered an interrupted turn: {recovered} call(s) without a result were recorded as interrupted with an unknown outcome; nothing was run again."
+            ));
         }
     }
 
@@ -287,6 +294,7 @@ fn new_session(
         mode,
         consent: SessionConsent::default(),
         input_tokens: 0,
+        recovered: 0,
     })
 }
 
@@ -308,14 +316,10 @@ fn open_session(
         mode,
         consent: SessionConsent::default(),
         input_tokens: 0,
+        recovered: 0,
     };
     let recovered = recover(&session.history);
-    if !recovered.is_empty() {
-        rt.emit(AgentEvent::Notice(format!(
-            "Recovered an interrupted turn: {} call(s) without a result were recorded as interrupted with an unknown outcome; nothing was run again.",
-            recovered.len()
-        )));
-    }
+    session.recovered = recovered.len();
     for item in recovered {
         session.save(item)?;
     }
