@@ -40,6 +40,12 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             model,
             context_window,
         } => {
+            // Another session (/new, /resume): the chat shows that one.
+            if !app.status.session_id.is_empty() && app.status.session_id != id {
+                app.transcript.restart();
+                app.calls.clear();
+                app.last_answer = None;
+            }
             app.transcript
                 .push(EntryKind::Banner(text::banner(&id, mode, context_window)));
             app.status.session_id = id;

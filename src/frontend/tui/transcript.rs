@@ -166,6 +166,15 @@ impl Transcript {
         }
     }
 
+    /// Starts over for another session: only the title line stays.
+    pub fn restart(&mut self) {
+        self.entries
+            .retain(|entry| matches!(entry.kind, EntryKind::Title(_)));
+        self.scroll = Scroll::Follow;
+        self.new_below = false;
+        self.tools.clear();
+    }
+
     pub fn push(&mut self, kind: EntryKind) {
         self.entries.push(Entry {
             kind,

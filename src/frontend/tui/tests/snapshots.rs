@@ -494,3 +494,33 @@ fn a_resumed_session_shows_its_earlier_conversation() {
         Some("It lists the **release** changes.")
     );
 }
+
+#[test]
+fn another_session_starts_a_clean_chat() {
+    let mut app = app();
+    start_turn(&mut app, "from the first session", 0);
+    agent(
+        &mut app,
+        AgentEvent::TurnEnd {
+            requests: 1,
+            tool_calls: 0,
+            stop: crate::agent::TurnStop::Completed,
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::Session {
+            id: "b".repeat(32),
+            mode: Mode::Manual,
+            model: "gpt-5-mini".into(),
+            context_window: 128_000,
+        },
+    );
+    let text = shot(&app, 80, 20);
+    assert!(!text.contains("from the first session"), "{text}");
+    assert!(
+        text.contains(&format!("Session: {}", "b".repeat(32))),
+        "{text}"
+    );
+    assert!(text.contains("mino · notes-demo"), "{text}");
+}
