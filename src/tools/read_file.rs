@@ -26,6 +26,10 @@ const NAME: &str = "read_file";
 /// The most bytes of one file that a read takes in.
 pub const READ_LIMIT: u64 = 1024 * 1024;
 
+/// The most bytes of numbered lines one result carries, so a single read
+/// cannot fill the model's context; the rest is reached with `start_line`.
+pub const OUTPUT_LIMIT: usize = 128 * 1024;
+
 /// How much of a file is probed for a NUL byte before it is called binary
 /// (shared with the other tools; still named here, where it was published).
 pub use super::text::BINARY_PROBE;
@@ -213,6 +217,13 @@ fn render(path: &str, file: &FileContents, start: Option<u64>, end: Option<u64>)
             break;
         }
         let line = line.strip_suffix('\n').unwrap_or(line);
+        if out.len() + line.len() > OUTPUT_LIMIT && number > start {
+            out.push_str(&format!(
+                "[output stopped before line {number} to keep this result under {OUTPUT_LIMIT} bytes; \
+                 read on with start_line {number}]\n"
+            ));
+            break;
+        }
         out.push_str(&format!("{number:>6}\t{line}\n"));
     }
     ToolOutcome::completed(out)
@@ -230,6 +241,34 @@ mod tests {
             truncated: false,
             size: bytes.len() as u64,
         }
+    }
+
+    #[test]
+    fn a_long_file_is_cut_with_a_note_saying_where_to_read_on() {
+        let text: String = (1..=20_000)
+            .map(|n| format!("line {n} of a long file\n"))
+            .collect();
+        let out = render("big.txt", &contents(text.as_bytes()), None, None);
+        assert!(
+            out.output.len() < OUTPUT_LIMIT + 200,
+            "{}",
+            out.output.len()
+        );
+        let note = out.output.lines().last().unwrap();
+        let next: u64 = note
+            .split("read on with start_line ")
+            .nth(1)
+            .unwrap()
+            .trim_end_matches(']')
+            .parse()
+            .unwrap();
+        assert!(
+            out.output
+                .contains(&format!("{:>6}\tline {} of", next - 1, next - 1))
+        );
+        assert!(!out.output.contains(&format!("\tline {next} of")));
+        let rest = render("big.txt", &contents(text.as_bytes()), Some(next), None);
+        assert!(rest.output.contains(&format!("{next:>6}\tline {next} of")));
     }
 
     #[test]
