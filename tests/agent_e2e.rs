@@ -631,3 +631,43 @@ async fn a_record_that_cannot_be_saved_stops_the_turn_and_names_the_file() {
         "chat never goes on with unsaved history"
     );
 }
+
+#[tokio::test]
+async fn a_torn_last_line_is_dropped_with_a_warning_and_nothing_before_it_is_lost() {
+    let world = World::new(
+        "openai-chat",
+        vec![text("first answer"), text("second answer")],
+        "",
+    )
+    .await;
+    let (events, stderr, out) = world.print("remember FIRST-PROMPT", &[]).await;
+    assert!(out.status.success(), "{stderr}");
+    let session = of_type(&events, "session")[0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let file = world
+        .home
+        .path()
+        .join("sessions")
+        .join(format!("{session}.jsonl"));
+    // A crash in the middle of writing a record.
+    let mut log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    std::io::Write::write_all(&mut log, b"{\"type\":\"user\",\"te").unwrap();
+    drop(log);
+    let (events, stderr, out) = world.print("and now?", &["--resume", &session]).await;
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("warning"), "{stderr}");
+    assert!(stderr.contains(&file.display().to_string()), "{stderr}");
+    assert_eq!(of_type(&events, "assistant")[0]["text"], "second answer");
+    let bodies = world.llm.bodies();
+    assert!(
+        bodies[1].contains("remember FIRST-PROMPT"),
+        "earlier history kept"
+    );
+    assert!(bodies[1].contains("first answer"));
+    assert!(bodies[1].contains("and now?"));
+}
