@@ -264,3 +264,49 @@ async fn sessions_lists_id_start_first_prompt_and_size() {
     pty.send_line("/quit");
     assert_eq!(pty.wait(), 0);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_stops_a_streaming_answer_at_once() {
+    let world = World::new(vec![]).await;
+    let script = world.home.path().join("slow.json");
+    let long = "word ".repeat(400);
+    std::fs::write(
+        &script,
+        serde_json::to_string(&json!({"responses": [
+            {"text": format!("BEGIN {long} END"), "chunk_chars": 10, "delay_ms": 20},
+            {"text": "after the interrupt"}
+        ]}))
+        .unwrap(),
+    )
+    .unwrap();
+    std::fs::write(
+        world.home.path().join("config.toml"),
+        format!(
+            "[model]\nprovider = \"scripted\"\nmodel = \"slow\"\nscript = \"{}\"\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    let mut pty = world.start();
+    pty.expect("Use /mode to change it.");
+    pty.send_line("talk");
+    pty.expect("BEGIN");
+    pty.send_raw(b"\x03");
+    pty.expect("Interrupted.");
+    pty.send_line("go on");
+    pty.expect("after the interrupt");
+    // The rest of the answer (about 4 s of it) never arrived.
+    assert!(!pty.all().contains(" END"), "{}", pty.all());
+    pty.send_line("/quit");
+    assert_eq!(pty.wait(), 0);
+    // The cut answer is in the session, marked as interrupted.
+    let sessions = world.home.path().join("sessions");
+    let file = std::fs::read_dir(&sessions)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let log = std::fs::read_to_string(file).unwrap();
+    assert!(log.contains("[interrupted by the user]"), "{log}");
+}
