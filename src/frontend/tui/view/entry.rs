@@ -117,9 +117,8 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
     ];
     let status_word = match tool.state {
         ToolState::Running => None,
-        ToolState::Done(ResultStatus::Completed) if tool.output_lines == 1 => {
-            Some("(1 line)".to_string())
-        }
+        // A count only where lines are folded away; a short result shows whole.
+        ToolState::Done(ResultStatus::Completed) if tool.output_lines <= COLLAPSED_LINES => None,
         ToolState::Done(ResultStatus::Completed) => Some(format!("({} lines)", tool.output_lines)),
         ToolState::Done(status) => Some(format!("({})", status.as_str())),
     };
