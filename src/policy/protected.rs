@@ -90,7 +90,7 @@ impl ProtectedPaths {
                     dirs.add(glob(dir)?);
                 }
             } else if p.contains('/') {
-                whole.add(glob(p.trim_start_matches('/'))?);
+                whole.add(glob(p.trim_start_matches("./").trim_start_matches('/'))?);
             } else {
                 names.add(glob(p)?);
             }
@@ -118,8 +118,19 @@ impl ProtectedPaths {
     }
 
     /// Whether `relative` (a normalized project-relative path with `/`
-    /// separators) is protected.
+    /// separators) is protected. Names are matched as given and with full
+    /// Unicode case folding, because a case-insensitive file system maps
+    /// `tls.\u{212A}ey` (a Kelvin sign) or `id_r\u{17F}a` (a long s) to the
+    /// same file as `tls.key` and `id_rsa`.
     pub fn is_protected(&self, relative: &str) -> bool {
+        if self.matches(relative) {
+            return true;
+        }
+        let folded = fold(relative);
+        folded != relative && self.matches(&folded)
+    }
+
+    fn matches(&self, relative: &str) -> bool {
         let components: Vec<&str> = relative.split('/').filter(|c| !c.is_empty()).collect();
         let Some(last) = components.last() else {
             return false;
@@ -132,6 +143,14 @@ impl ProtectedPaths {
         }
         !self.whole.is_empty() && self.whole.is_match(relative)
     }
+}
+
+/// Full case folding, approximated by upper- then lower-casing.
+fn fold(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
+    text.to_uppercase().to_lowercase()
 }
 
 #[cfg(test)]
@@ -221,6 +240,27 @@ mod tests {
         assert!(!p.is_protected("other/config/prod.toml"));
         assert!(p.is_protected(".env"), "built-ins stay");
         assert!(!p.is_protected("config/dev.toml"));
+    }
+
+    #[test]
+    fn unicode_case_variants_are_protected_too() {
+        let p = builtin();
+        for path in [
+            "tls.\u{212A}ey",
+            "id_r\u{17F}a",
+            ".\u{17F}sh/config",
+            ".aw\u{17F}/credentials",
+            ".ENV",
+        ] {
+            assert!(p.is_protected(path), "{path} should be protected");
+        }
+        assert!(!p.is_protected("caf\u{e9}.md"));
+    }
+
+    #[test]
+    fn a_dot_slash_user_pattern_matches_its_path() {
+        let p = ProtectedPaths::new(&["./config/prod.toml"]).unwrap();
+        assert!(p.is_protected("config/prod.toml"));
     }
 
     #[test]
