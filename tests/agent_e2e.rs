@@ -671,3 +671,25 @@ async fn a_torn_last_line_is_dropped_with_a_warning_and_nothing_before_it_is_los
     assert!(bodies[1].contains("first answer"));
     assert!(bodies[1].contains("and now?"));
 }
+
+#[tokio::test]
+async fn protected_project_instructions_and_skills_never_reach_the_model() {
+    let world = World::new("openai-chat", vec![text("hi")], "").await;
+    let p = world.project.path();
+    std::fs::write(p.join("AGENTS.md"), "AGENTS-MARKER-91c\n").unwrap();
+    std::fs::create_dir_all(p.join(".mino/skills/deploy")).unwrap();
+    std::fs::write(
+        p.join(".mino/skills/deploy/SKILL.md"),
+        "---\nname: deploy\ndescription: SKILL-MARKER-3d7\n---\n",
+    )
+    .unwrap();
+    let config = world.home.path().join("config.toml");
+    let mut settings = std::fs::read_to_string(&config).unwrap();
+    settings.push_str("\n[protected]\npatterns = [\"AGENTS.md\", \".mino/\"]\n");
+    std::fs::write(&config, settings).unwrap();
+    let (_events, stderr, out) = world.print("hello", &[]).await;
+    assert!(out.status.success(), "{stderr}");
+    let body = &world.llm.bodies()[0];
+    assert!(!body.contains("AGENTS-MARKER-91c"), "{body}");
+    assert!(!body.contains("SKILL-MARKER-3d7"), "{body}");
+}

@@ -114,7 +114,7 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
         )
     })?;
     let user_soul = std::fs::read_to_string(home.soul_file()).ok();
-    let system = system_prompt(user_soul, &project);
+    let system = system_prompt(user_soul, &project, &settings.protected());
     let project_name = project.root().display().to_string();
     let config = provider_config(settings);
     let provider = build_provider(&config).map_err(|e| e.to_string())?;

@@ -2,8 +2,9 @@
 //! the built-in one), the project's `AGENTS.md`, and the list of project
 //! skills. Reads files only through the confined project access.
 
+use crate::policy::ProtectedPaths;
 use crate::tools::confine::Project;
-use crate::tools::skill_view::{SkillInfo, discover};
+use crate::tools::skill_view::{SkillInfo, discover_with};
 
 /// The built-in SOUL, used unless the user's home has its own.
 pub const DEFAULT_SOUL: &str = include_str!("../../assets/SOUL.md");
@@ -11,19 +12,30 @@ pub const DEFAULT_SOUL: &str = include_str!("../../assets/SOUL.md");
 /// The largest `AGENTS.md` included, in bytes.
 const AGENTS_LIMIT: u64 = 64 * 1024;
 
+/// The project file read as project instructions.
+const AGENTS_FILE: &str = "AGENTS.md";
+
 /// Builds the system prompt. `user_soul` is the user's `SOUL.md`, if any.
-pub fn system_prompt(user_soul: Option<String>, project: &Project) -> String {
+/// A protected `AGENTS.md` or skill is left out: its bytes never reach the
+/// model service.
+pub fn system_prompt(
+    user_soul: Option<String>,
+    project: &Project,
+    protected: &ProtectedPaths,
+) -> String {
     let mut prompt = user_soul.unwrap_or_else(|| DEFAULT_SOUL.to_string());
     prompt.push_str(&format!(
         "\n\n## Project\n\nThe project directory is {}. Tool paths are relative to it.\n",
         project.root().display()
     ));
-    if let Ok(agents) = project.read("AGENTS.md", AGENTS_LIMIT) {
+    if protected.is_protected(AGENTS_FILE) {
+        // Never opened, like any protected file.
+    } else if let Ok(agents) = project.read(AGENTS_FILE, AGENTS_LIMIT) {
         prompt.push_str("\n## Project instructions (AGENTS.md)\n\n");
         prompt.push_str(&String::from_utf8_lossy(&agents.bytes));
         prompt.push('\n');
     }
-    let skills = discover(project);
+    let skills = discover_with(project, protected);
     if !skills.is_empty() {
         prompt.push_str(&skills_section(&skills));
     }
