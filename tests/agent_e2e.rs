@@ -693,3 +693,110 @@ async fn protected_project_instructions_and_skills_never_reach_the_model() {
     assert!(!body.contains("AGENTS-MARKER-91c"), "{body}");
     assert!(!body.contains("SKILL-MARKER-3d7"), "{body}");
 }
+
+/// Starts `mino -p PROMPT` (stream-json) in the world, waits until `ready`
+/// holds, sends it SIGINT, and returns its events.
+async fn interrupted_print(
+    world: &World,
+    prompt: &str,
+    extra: &[&str],
+    ready: impl Fn() -> bool,
+) -> Vec<Value> {
+    let mut args = vec!["-p", prompt, "--output-format", "stream-json"];
+    args.extend_from_slice(extra);
+    let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mino"))
+        .args(&args)
+        .arg("--cd")
+        .arg(world.project.path())
+        .env("MINO_HOME", world.home.path())
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("AGENT_YOLO")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !ready() {
+        assert!(std::time::Instant::now() < deadline, "never got ready");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let pid = child.id().unwrap().to_string();
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().await.unwrap();
+    assert!(
+        !out.status.success(),
+        "an interrupted turn is not a completed one"
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn an_interrupt_while_the_hook_runs_stops_the_call_before_it_starts() {
+    let world = World::new(
+        "openai-chat",
+        vec![
+            tool("write_file", json!({"path": "written.txt", "content": "x"})),
+            text("never"),
+        ],
+        "",
+    )
+    .await;
+    let marker = world.home.path().join("hook-started");
+    let config = world.home.path().join("config.toml");
+    let mut settings = std::fs::read_to_string(&config).unwrap();
+    settings.push_str(&format!(
+        "\n[hooks]\npre_tool_call = [\"/bin/sh\", \"-c\", \"touch {}; sleep 5\"]\n",
+        marker.display()
+    ));
+    std::fs::write(&config, settings).unwrap();
+    let events = interrupted_print(&world, "write it", &["--yolo"], || marker.exists()).await;
+    assert_eq!(statuses(&events), vec!["interrupted"]);
+    let result = of_type(&events, "tool_result")[0]["output"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(result.contains("before this call started"), "{result}");
+    assert_eq!(of_type(&events, "turn_end")[0]["stop"], "interrupted");
+    assert!(!world.project.path().join("written.txt").exists());
+    assert_eq!(world.llm.bodies().len(), 1);
+}
+
+#[tokio::test]
+async fn an_interrupt_during_compaction_ends_the_turn() {
+    let long = "OLD-DETAIL ".repeat(200);
+    let world = World::new(
+        "openai-chat",
+        vec![
+            text(&long),
+            Reply::Hang,
+            tool("write_file", json!({"path": "written.txt", "content": "x"})),
+        ],
+        "context_window = 400\n",
+    )
+    .await;
+    let (events, stderr, out) = world.print("first", &[]).await;
+    assert!(out.status.success(), "{stderr}");
+    let session = of_type(&events, "session")[0]["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let events = interrupted_print(&world, "second", &["--yolo", "--resume", &session], || {
+        world.llm.bodies().len() >= 2
+    })
+    .await;
+    assert_eq!(of_type(&events, "turn_end")[0]["stop"], "interrupted");
+    assert_eq!(
+        world.llm.bodies().len(),
+        2,
+        "no request after the interrupted compaction"
+    );
+    assert!(!world.project.path().join("written.txt").exists());
+}

@@ -42,12 +42,32 @@ fn estimate(rt: &Runtime, history: &[Item]) -> u64 {
     ((rt.system.len() + text) / 4) as u64
 }
 
+/// Why compaction did not happen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CompactError {
+    /// Esc or Ctrl-C: the turn stops too.
+    Interrupted,
+    /// The sentence says what failed; history is unchanged.
+    Failed(String),
+}
+
+impl std::fmt::Display for CompactError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CompactError::Interrupted => {
+                f.write_str("Compaction was interrupted; history is unchanged.")
+            }
+            CompactError::Failed(e) => f.write_str(e),
+        }
+    }
+}
+
 /// Compacts before a request that would overflow the window.
 pub async fn compact_if_needed(
     rt: &Runtime,
     session: &mut LiveSession,
     interrupt: &mut mpsc::UnboundedReceiver<()>,
-) -> Result<(), String> {
+) -> Result<(), CompactError> {
     let used = estimate(rt, &session.history).max(session.input_tokens);
     if used * 100 <= rt.context_window * THRESHOLD_PERCENT {
         return Ok(());
@@ -65,14 +85,16 @@ pub async fn compact(
     rt: &Runtime,
     session: &mut LiveSession,
     interrupt: &mut mpsc::UnboundedReceiver<()>,
-) -> Result<String, String> {
+) -> Result<String, CompactError> {
     let split = session
         .history
         .iter()
         .rposition(|item| matches!(item, Item::User { .. }))
         .unwrap_or(session.history.len());
     if split == 0 {
-        return Err("There is no earlier history to summarise.".to_string());
+        return Err(CompactError::Failed(
+            "There is no earlier history to summarise.".to_string(),
+        ));
     }
     let transcript = transcript(&session.history[..split]);
     let request = Request {
@@ -91,24 +113,32 @@ pub async fn compact(
         tokio::select! {
             _ = interrupt.recv() => {
                 cancel.cancel();
-                return Err("Compaction was interrupted; history is unchanged.".to_string());
+                return Err(CompactError::Interrupted);
             }
             next = stream.next() => match next {
                 Some(Ok(StreamEvent::TextDelta(text))) => summary.push_str(&text),
                 Some(Ok(StreamEvent::Done)) | None => break,
                 Some(Ok(_)) => {}
-                Some(Err(e)) => return Err(format!("Compaction failed; history is unchanged: {e}")),
+                Some(Err(e)) => {
+                    return Err(CompactError::Failed(format!(
+                        "Compaction failed; history is unchanged: {e}"
+                    )));
+                }
             }
         }
     }
     if summary.trim().is_empty() {
-        return Err("Compaction produced no summary; history is unchanged.".to_string());
+        return Err(CompactError::Failed(
+            "Compaction produced no summary; history is unchanged.".to_string(),
+        ));
     }
     let kept = session.history.len() - split;
-    session.record(&Record::Compact {
-        summary: summary.clone(),
-        kept,
-    })?;
+    session
+        .record(&Record::Compact {
+            summary: summary.clone(),
+            kept,
+        })
+        .map_err(CompactError::Failed)?;
     let mut history = vec![Item::Summary { text: summary }];
     history.extend(session.history.drain(split..));
     session.history = history;

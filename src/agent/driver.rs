@@ -14,6 +14,7 @@ use crate::policy::{CallKind, CanAsk, ConsentAnswer, ProtectedPaths, RunConsent,
 use crate::tools::{PreparedCall, Registry, ToolContext, ToolError};
 
 use super::audit::Audit;
+use super::compact::CompactError;
 use super::events::{AgentEvent, ConsentRequest, DecisionView};
 use super::hook::Hook;
 use super::live::LiveSession;
@@ -85,7 +86,7 @@ pub async fn run_turn(
                 None
             }
             Effect::Prepare(call) => {
-                let (event, prepared) = prepare(rt, &call).await;
+                let (event, prepared) = prepare(rt, &call, interrupt).await;
                 if let Some(hand) = hand.as_mut() {
                     hand.prepared = prepared;
                 }
@@ -218,8 +219,10 @@ async fn request(
     session: &mut LiveSession,
     interrupt: &mut mpsc::UnboundedReceiver<()>,
 ) -> Event {
-    if let Err(e) = super::compact::compact_if_needed(rt, session, interrupt).await {
-        rt.emit(AgentEvent::Warning(e));
+    match super::compact::compact_if_needed(rt, session, interrupt).await {
+        Ok(()) => {}
+        Err(CompactError::Interrupted) => return Event::Interrupted { partial: None },
+        Err(CompactError::Failed(e)) => rt.emit(AgentEvent::Warning(e)),
     }
     let request = Request {
         system: rt.system.clone(),
@@ -301,6 +304,7 @@ fn save(rt: &Runtime, session: &mut LiveSession, item: Item, hand: Option<&InHan
 async fn prepare(
     rt: &Runtime,
     call: &crate::model::ToolCall,
+    interrupt: &mut mpsc::UnboundedReceiver<()>,
 ) -> (Event, Option<Box<dyn PreparedCall>>) {
     let Some(tool) = rt.registry.get(&call.name) else {
         return (
@@ -337,7 +341,11 @@ async fn prepare(
     };
     let mut facts = prepared.facts().clone();
     if let Some(hook) = &rt.hook {
-        facts.hook = Some(hook.check(&call.name, &args, &facts).await);
+        tokio::select! {
+            biased;
+            _ = interrupt.recv() => return (Event::InterruptedBeforeRun, None),
+            verdict = hook.check(&call.name, &args, &facts) => facts.hook = Some(verdict),
+        }
     }
     let write = matches!(facts.kind, CallKind::FileWrite)
         || (matches!(facts.kind, CallKind::Fetch) && !facts.targets.is_empty());
@@ -388,6 +396,11 @@ async fn run_call(
     hand: &mut InHand,
     interrupt: &mut mpsc::UnboundedReceiver<()>,
 ) -> Event {
+    // An interrupt pressed while the call was prepared or inspected stops
+    // it before it starts.
+    if interrupt.try_recv().is_ok() {
+        return Event::InterruptedBeforeRun;
+    }
     let Some(prepared) = hand.prepared.take() else {
         return Event::PrepareFailed("internal error: the call was not prepared".into());
     };
@@ -398,7 +411,7 @@ async fn run_call(
     let cancel = CancellationToken::new();
     let mut running = prepared.run(cancel.clone());
     tokio::select! {
-        outcome = &mut running => Event::Ran(outcome),
+        biased;
         _ = interrupt.recv() => {
             cancel.cancel();
             // The tool stops at once (a killed process group, a dropped
@@ -406,5 +419,6 @@ async fn run_call(
             let _ = running.await;
             Event::Interrupted { partial: None }
         }
+        outcome = &mut running => Event::Ran(outcome),
     }
 }

@@ -133,7 +133,7 @@ impl Agent {
             Command::Compact => {
                 match super::compact::compact(&self.rt, &mut self.current, interrupt).await {
                     Ok(notice) => self.notice(notice),
-                    Err(e) => self.rt.emit(AgentEvent::Error(e)),
+                    Err(e) => self.rt.emit(AgentEvent::Error(e.to_string())),
                 }
             }
             Command::Copy => self.notice(

@@ -99,6 +99,8 @@ pub enum Event {
     Interrupted {
         partial: Option<Response>,
     },
+    /// Esc or Ctrl-C before the current call started: it never ran.
+    InterruptedBeforeRun,
 }
 
 /// What the driver should do next.
@@ -218,7 +220,14 @@ impl Turn {
                 };
                 self.finish(status, outcome.output)
             }
-            Event::Interrupted { partial } => self.on_interrupt(partial),
+            Event::Interrupted { partial } => self.on_interrupt(
+                partial,
+                "Interrupted by the user; the call was stopped and its outcome may be partial.",
+            ),
+            Event::InterruptedBeforeRun => self.on_interrupt(
+                None,
+                "Interrupted by the user before this call started; it did not run.",
+            ),
         }
     }
 
@@ -350,13 +359,13 @@ impl Turn {
         effects
     }
 
-    fn on_interrupt(&mut self, partial: Option<Response>) -> Vec<Effect> {
+    fn on_interrupt(&mut self, partial: Option<Response>, why: &str) -> Vec<Effect> {
         self.ending = Some(TurnStop::Interrupted);
         if let Some(current) = self.current.take() {
             return vec![Effect::Save(result(
                 &current.call,
                 ResultStatus::Interrupted,
-                "Interrupted by the user; the call was stopped and its outcome may be partial.",
+                why,
             ))];
         }
         match partial {
