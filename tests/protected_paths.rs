@@ -457,3 +457,32 @@ async fn no_result_carries_protected_contents() {
     assert_eq!(out.status, ToolStatus::Error);
     assert!(!out.output.contains(SECRET));
 }
+
+#[test]
+fn a_project_directory_swapped_for_a_link_is_not_followed() {
+    let base = TempDir::new().unwrap();
+    let project_dir = base.path().join("proj");
+    let outside = base.path().join("outside");
+    fs::create_dir(&project_dir).unwrap();
+    fs::create_dir(&outside).unwrap();
+    fs::write(project_dir.join("notes.md"), "inside\n").unwrap();
+    fs::write(outside.join("private.txt"), "OUTSIDE-SECRET\n").unwrap();
+    let project = Project::new(&project_dir).unwrap();
+    // After the start, the project directory is renamed and a link put in
+    // its place, pointing outside.
+    fs::rename(&project_dir, base.path().join("proj.real")).unwrap();
+    symlink(&outside, &project_dir).unwrap();
+    let read = project.read("private.txt", 1024);
+    assert!(
+        matches!(read, Err(ConfineError::NotFound { .. })),
+        "{read:?}"
+    );
+    assert_eq!(project.read("notes.md", 1024).unwrap().bytes, b"inside\n");
+    assert!(
+        project
+            .list(".")
+            .unwrap()
+            .iter()
+            .all(|e| e.name != "private.txt")
+    );
+}

@@ -8,8 +8,8 @@
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 use rustix::fs::{AtFlags, FileType, Mode, OFlags};
 use rustix::io::Errno;
@@ -106,23 +106,35 @@ pub struct DirEntry {
     pub size: u64,
 }
 
-/// The project directory, canonical.
+/// The project directory: its canonical path (for display and for
+/// absolute arguments) and a descriptor opened once at the start, through
+/// which every lookup and open goes, so a project directory renamed and
+/// replaced by a link later is never followed.
 #[derive(Debug, Clone)]
 pub struct Project {
     root: PathBuf,
+    root_fd: Arc<OwnedFd>,
 }
 
 impl Project {
     /// Opens the project at `root`, which must be an existing directory.
     pub fn new(root: &Path) -> std::io::Result<Self> {
         let root = root.canonicalize()?;
-        if !root.is_dir() {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::NotADirectory,
-                format!("{} is not a directory", root.display()),
-            ));
-        }
-        Ok(Self { root })
+        let root_fd = rustix::fs::open(
+            &root,
+            OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+            Mode::empty(),
+        )
+        .map_err(|e| {
+            std::io::Error::new(
+                std::io::Error::from(e).kind(),
+                format!("{} cannot be opened as a directory: {e}", root.display()),
+            )
+        })?;
+        Ok(Self {
+            root,
+            root_fd: Arc::new(root_fd),
+        })
     }
 
     pub fn root(&self) -> &Path {
@@ -195,21 +207,23 @@ impl Project {
         };
         let mut through_link = None;
         let mut hard_linked = false;
-        let mut prefix = PathBuf::new();
         let parts: Vec<&str> = relative.split('/').filter(|p| !p.is_empty()).collect();
-        for (i, part) in parts.iter().enumerate() {
-            prefix.push(part);
-            let Ok(meta) = std::fs::symlink_metadata(self.root.join(&prefix)) else {
+        for i in 0..parts.len() {
+            let prefix = parts[..=i].join("/");
+            let Ok(stat) =
+                rustix::fs::statat(&*self.root_fd, prefix.as_str(), AtFlags::SYMLINK_NOFOLLOW)
+            else {
                 break;
             };
-            if meta.file_type().is_symlink() {
-                through_link = Some(parts[..=i].join("/"));
+            let kind = FileType::from_raw_mode(stat.st_mode);
+            if kind == FileType::Symlink {
+                through_link = Some(prefix);
                 break;
             }
             let last = i + 1 == parts.len();
             if last {
-                hard_linked = meta.file_type().is_file() && meta.nlink() > 1;
-            } else if !meta.is_dir() {
+                hard_linked = kind == FileType::RegularFile && stat.st_nlink > 1;
+            } else if kind != FileType::Directory {
                 break;
             }
         }
@@ -220,9 +234,11 @@ impl Project {
         })
     }
 
+    /// A fresh descriptor of the project directory opened at the start.
     fn open_root(&self) -> Result<OwnedFd, ConfineError> {
-        rustix::fs::open(
-            &self.root,
+        rustix::fs::openat(
+            &*self.root_fd,
+            ".",
             OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
             Mode::empty(),
         )

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::confine::{Expected, Project, digest};
 use super::text::looks_binary;
+use super::write_file::CHANGE_LIMIT;
 use super::{
     BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec, parse_args,
 };
@@ -128,8 +129,13 @@ impl PreparedCall for Prepared {
 
     fn inspect(&mut self) -> Result<(), ToolError> {
         if let Some((path, project)) = &self.output {
-            let current = project.read_current(path, u64::MAX)?;
+            let current = project.read_current(path, CHANGE_LIMIT)?;
             self.expected = Some(match current {
+                Some(contents) if contents.truncated => {
+                    return Err(ToolError::Failed(format!(
+                        "{path} is larger than {CHANGE_LIMIT} bytes; fetch_content does not replace it"
+                    )));
+                }
                 Some(contents) => Expected::Digest(digest(&contents.bytes)),
                 None => Expected::Absent,
             });
