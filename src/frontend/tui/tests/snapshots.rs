@@ -524,3 +524,29 @@ fn another_session_starts_a_clean_chat() {
     );
     assert!(text.contains("mino · notes-demo"), "{text}");
 }
+
+#[test]
+fn a_tool_name_from_the_model_cannot_drive_the_terminal() {
+    let mut app = app();
+    start_turn(&mut app, "hi", 0);
+    agent(
+        &mut app,
+        AgentEvent::ToolCall {
+            call_id: "c1".into(),
+            tool: "evil\u{1b}[2J".into(),
+            arguments: "{}".into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::ToolResult {
+            call_id: "c1".into(),
+            tool: "evil\u{1b}[2J".into(),
+            status: ResultStatus::Error,
+            output: "There is no tool named \"evil\\u{1b}[2J\".".into(),
+        },
+    );
+    let text = shot(&app, 80, 20);
+    assert!(!text.contains('\u{1b}'), "{text}");
+    assert!(text.contains("! evil\\u{1b}[2J"), "{text}");
+}

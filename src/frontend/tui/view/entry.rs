@@ -10,6 +10,7 @@ use ratatui::text::{Line, Span};
 use crate::model::ResultStatus;
 use crate::policy::Shown;
 
+use super::super::format::one_line;
 use super::super::markdown;
 use super::super::transcript::{EntryKind, ToolEntry, ToolState};
 use super::super::wrap::wrap;
@@ -111,7 +112,7 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
         ToolState::Done(ResultStatus::Interrupted) => ("■", theme::warning()),
     };
     let mut head = vec![
-        Span::styled(tool.tool.clone(), theme::bold()),
+        Span::styled(one_line(&tool.tool, 60), theme::bold()),
         Span::raw(" "),
         Span::raw(tool.summary.clone()),
     ];
