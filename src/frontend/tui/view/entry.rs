@@ -29,7 +29,7 @@ pub fn lines(kind: &EntryKind, width: u16) -> Vec<Line<'static>> {
         EntryKind::Title(project) => out.push(Line::from(vec![
             Span::raw(" "),
             Span::styled("mino", theme::bold()),
-            Span::styled(format!(" · {project}"), theme::dim()),
+            Span::styled(format!(" · {}", one_line(project, 80)), theme::dim()),
         ])),
         EntryKind::Banner(text) => {
             out.push(Line::default());
