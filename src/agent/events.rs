@@ -58,15 +58,6 @@ impl DecisionView {
     }
 }
 
-/// One line of `/sessions`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SessionLine {
-    pub id: String,
-    pub started: u64,
-    pub first_prompt: String,
-    pub size: u64,
-}
-
 /// Everything the agent reports.
 #[derive(Debug)]
 pub enum AgentEvent {
@@ -144,7 +135,8 @@ pub enum AgentEvent {
         to: Mode,
         warning: &'static str,
     },
-    Sessions(Vec<SessionLine>),
+    /// `/sessions`: the saved sessions, newest first.
+    Sessions(Vec<crate::session::SessionSummary>),
     /// `/quit`: the agent has stopped.
     Quit,
 }

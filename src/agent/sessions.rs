@@ -13,7 +13,7 @@ use crate::session::{Record, SessionId, SessionStore, history, recover};
 
 use super::commands::{COMMANDS, Command};
 use super::driver::{Runtime, run_turn};
-use super::events::{AgentEvent, SessionLine};
+use super::events::AgentEvent;
 use super::live::LiveSession;
 use super::turn::TurnStop;
 
@@ -249,16 +249,7 @@ impl Agent {
 
     fn list_sessions(&self) {
         match self.store.list() {
-            Ok(list) => self.rt.emit(AgentEvent::Sessions(
-                list.into_iter()
-                    .map(|s| SessionLine {
-                        id: s.id.to_string(),
-                        started: s.started,
-                        first_prompt: s.first_prompt.unwrap_or_default(),
-                        size: s.bytes,
-                    })
-                    .collect(),
-            )),
+            Ok(list) => self.rt.emit(AgentEvent::Sessions(list)),
             Err(e) => self.rt.emit(AgentEvent::Error(e.to_string())),
         }
     }

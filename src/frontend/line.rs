@@ -197,8 +197,8 @@ impl Sink {
                         "{}  {}  {:>8} bytes  {}\n",
                         s.id,
                         humantime::format_rfc3339_seconds(started),
-                        s.size,
-                        text::visible(&s.first_prompt)
+                        s.bytes,
+                        text::visible(s.first_prompt.as_deref().unwrap_or(""))
                     ));
                 }
             }

@@ -5,10 +5,10 @@
 
 use std::collections::HashMap;
 
-use crate::agent::events::SessionLine;
 use crate::agent::{AgentEvent, record};
 use crate::frontend::text;
 use crate::model::Item;
+use crate::session::SessionSummary;
 
 use super::app::{Activity, App, ModeQuestion, Picker, PickerItem, PickerKind, Turn};
 use super::format;
@@ -196,7 +196,7 @@ fn tool_entry(app: &mut App, call_id: &str, tool: &str) -> usize {
 }
 
 /// A session list: a picker when `/resume` asked for it, else lines.
-fn sessions(app: &mut App, list: Vec<SessionLine>) {
+fn sessions(app: &mut App, list: Vec<SessionSummary>) {
     let for_resume = std::mem::take(&mut app.sessions_for_resume);
     if list.is_empty() {
         app.transcript
@@ -207,14 +207,14 @@ fn sessions(app: &mut App, list: Vec<SessionLine>) {
         let items = list
             .iter()
             .map(|s| PickerItem {
-                label: s.id.chars().take(8).collect(),
+                label: s.id.short().to_string(),
                 detail: format!(
                     "{}  {}",
                     format::date(s.started),
-                    format::one_line(&s.first_prompt, 60)
+                    format::one_line(s.first_prompt.as_deref().unwrap_or(""), 60)
                 ),
-                value: s.id.clone(),
-                current: s.id == app.status.session_id,
+                value: s.id.to_string(),
+                current: s.id.as_str() == app.status.session_id,
             })
             .collect();
         app.picker = Some(Picker {
@@ -232,8 +232,8 @@ fn sessions(app: &mut App, list: Vec<SessionLine>) {
                 "{}  {}  {:>8}  {}",
                 s.id,
                 format::date(s.started),
-                format::bytes(s.size),
-                format::one_line(&s.first_prompt, 60)
+                format::bytes(s.bytes),
+                format::one_line(s.first_prompt.as_deref().unwrap_or(""), 60)
             )
         })
         .collect();

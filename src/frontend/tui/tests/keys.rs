@@ -381,6 +381,17 @@ fn quitting() {
     ));
 }
 
+fn summary(id: &str, started: u64, prompt: &str, bytes: u64) -> crate::session::SessionSummary {
+    crate::session::SessionSummary {
+        id: crate::session::SessionId::parse(id).unwrap(),
+        started,
+        project: "/home/u/notes-demo".into(),
+        model: "gpt-5-mini".into(),
+        first_prompt: Some(prompt.into()),
+        bytes,
+    }
+}
+
 #[test]
 fn resume_without_an_id_opens_a_session_picker() {
     let mut app = app();
@@ -390,18 +401,13 @@ fn resume_without_an_id_opens_a_session_picker() {
     agent(
         &mut app,
         AgentEvent::Sessions(vec![
-            crate::agent::events::SessionLine {
-                id: "aaaaaaaabbbbbbbbccccccccdddddddd".into(),
-                started: 1_798_243_380,
-                first_prompt: "Summarize notes.md".into(),
-                size: 2048,
-            },
-            crate::agent::events::SessionLine {
-                id: SESSION.into(),
-                started: 1_798_243_400,
-                first_prompt: "Fix the typo".into(),
-                size: 512,
-            },
+            summary(
+                "aaaaaaaabbbbbbbbccccccccdddddddd",
+                1_798_243_380,
+                "Summarize notes.md",
+                2048,
+            ),
+            summary(SESSION, 1_798_243_400, "Fix the typo", 512),
         ]),
     );
     assert_eq!(app.layer(), Layer::Picker);
