@@ -114,8 +114,9 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
         )
     })?;
     let user_soul = std::fs::read_to_string(home.soul_file()).ok();
-    let system = system_prompt(user_soul, &project, &settings.protected());
-    let project_name = project.root().display().to_string();
+    let tool_cx = tool_context(settings, project);
+    let system = system_prompt(user_soul, &tool_cx.project, &tool_cx.protected);
+    let project_name = tool_cx.project.root().display().to_string();
     let config = provider_config(settings);
     let provider = build_provider(&config).map_err(|e| e.to_string())?;
     let (events_tx, events_rx) = mpsc::unbounded_channel();
@@ -125,8 +126,7 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
     let rt = Runtime {
         provider,
         registry: registry(settings),
-        protected: settings.protected(),
-        tool_cx: tool_context(settings, project),
+        tool_cx,
         limits: Limits {
             requests: settings.limits.turn_requests,
             tool_calls: settings.limits.turn_tool_calls,

@@ -10,7 +10,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::model::{Item, Provider, Request, Response, StreamEvent};
-use crate::policy::{CallKind, CanAsk, ConsentAnswer, ProtectedPaths, RunConsent, ToolKey};
+use crate::policy::{CallKind, CanAsk, ConsentAnswer, RunConsent, ToolKey};
 use crate::tools::{PreparedCall, Registry, ToolContext, ToolError};
 
 use super::audit::Audit;
@@ -24,8 +24,9 @@ use super::turn::{DecideCx, Effect, Event, Limits, Turn, TurnStop};
 pub struct Runtime {
     pub provider: Box<dyn Provider>,
     pub registry: Registry,
+    /// The project, limits and protected patterns the tools and the
+    /// decision share.
     pub tool_cx: ToolContext,
-    pub protected: ProtectedPaths,
     pub limits: Limits,
     pub system: String,
     pub can_ask: CanAsk,
@@ -206,7 +207,7 @@ fn feed(
 ) -> Vec<Effect> {
     let mut cx = DecideCx {
         mode: session.mode,
-        protected: &rt.protected,
+        protected: &rt.tool_cx.protected,
         session: &mut session.consent,
         run,
         can_ask: rt.can_ask,
@@ -227,7 +228,7 @@ async fn request(
     let request = Request {
         system: rt.system.clone(),
         items: session.history.clone(),
-        tools: rt.registry.specs(),
+        tools: rt.registry.specs().to_vec(),
     };
     let cancel = CancellationToken::new();
     let mut stream = rt.provider.stream(request, cancel.clone());

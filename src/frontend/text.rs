@@ -6,8 +6,7 @@ use crate::model::{Item, ResultStatus};
 use crate::policy::Mode;
 use crate::tools::{Field, FieldKind};
 
-/// The default context window, for the banner's "(default)".
-pub const DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
+use crate::config::DEFAULT_CONTEXT_WINDOW;
 
 /// The three banner lines of DESIGN section 6.
 pub fn banner(id: &str, mode: Mode, context_window: u64) -> String {

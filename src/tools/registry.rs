@@ -30,9 +30,11 @@ impl Default for Switches {
     }
 }
 
-/// The tools offered to the model, in a fixed order.
+/// The tools offered to the model, in a fixed order, with their specs
+/// built once (every request carries them).
 pub struct Registry {
     tools: Vec<Box<dyn Tool>>,
+    specs: Vec<ToolSpec>,
 }
 
 impl Registry {
@@ -53,21 +55,23 @@ impl Registry {
         if switches.fetch {
             tools.push(Box::new(FetchContent::default()));
         }
-        Self { tools }
+        let specs = tools.iter().map(|t| t.spec()).collect();
+        Self { tools, specs }
     }
 
     pub fn get(&self, name: &str) -> Option<&dyn Tool> {
-        self.tools
+        self.specs
             .iter()
-            .find(|t| t.spec().name == name)
+            .position(|spec| spec.name == name)
+            .and_then(|i| self.tools.get(i))
             .map(|t| t.as_ref())
     }
 
-    pub fn specs(&self) -> Vec<ToolSpec> {
-        self.tools.iter().map(|t| t.spec()).collect()
+    pub fn specs(&self) -> &[ToolSpec] {
+        &self.specs
     }
 
     pub fn names(&self) -> Vec<&'static str> {
-        self.tools.iter().map(|t| t.spec().name).collect()
+        self.specs.iter().map(|spec| spec.name).collect()
     }
 }

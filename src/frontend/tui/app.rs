@@ -166,7 +166,7 @@ impl App {
                 mode: Mode::Manual,
                 session_id: String::new(),
                 model: String::new(),
-                context_window: crate::frontend::text::DEFAULT_CONTEXT_WINDOW,
+                context_window: crate::config::DEFAULT_CONTEXT_WINDOW,
                 input_tokens: 0,
             },
             turn: None,
