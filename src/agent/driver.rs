@@ -10,7 +10,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::model::{Item, Provider, Request, Response, StreamEvent};
-use crate::policy::{CallKind, CanAsk, ConsentAnswer, RunConsent, ToolKey};
+use crate::policy::{CallKind, CanAsk, ConsentAnswer, Decision, RunConsent, ToolKey};
 use crate::tools::{PreparedCall, Registry, ToolContext, ToolError};
 
 use super::audit::Audit;
@@ -95,32 +95,7 @@ pub async fn run_turn(
             }
             Effect::AnnounceDecision(decision) => {
                 if let Some(hand) = &hand {
-                    let view = DecisionView::of(&decision);
-                    tracing::info!(
-                        session = %session.id,
-                        call = %hand.call_id,
-                        tool = %hand.tool,
-                        mode = %session.mode,
-                        decision = view.decision,
-                        code = view.code.unwrap_or(""),
-                        "decision"
-                    );
-                    if let Some(audit) = &rt.audit
-                        && let Err(e) = audit.decision(
-                            &session.id,
-                            &hand.call_id,
-                            &hand.tool,
-                            session.mode,
-                            &view,
-                        )
-                    {
-                        rt.emit(AgentEvent::Warning(e));
-                    }
-                    rt.emit(AgentEvent::Decision {
-                        call_id: hand.call_id.clone(),
-                        tool: hand.tool.clone(),
-                        view,
-                    });
+                    announce_decision(rt, session, hand, &decision);
                 }
                 None
             }
@@ -196,6 +171,30 @@ pub async fn run_turn(
         }
     }
     TurnStop::Completed
+}
+
+/// Reports a decision: to the log, the audit log and the front end.
+fn announce_decision(rt: &Runtime, session: &LiveSession, hand: &InHand, decision: &Decision) {
+    let view = DecisionView::of(decision);
+    tracing::info!(
+        session = %session.id,
+        call = %hand.call_id,
+        tool = %hand.tool,
+        mode = %session.mode,
+        decision = view.decision,
+        code = view.code.unwrap_or(""),
+        "decision"
+    );
+    if let Some(audit) = &rt.audit
+        && let Err(e) = audit.decision(&session.id, &hand.call_id, &hand.tool, session.mode, &view)
+    {
+        rt.emit(AgentEvent::Warning(e));
+    }
+    rt.emit(AgentEvent::Decision {
+        call_id: hand.call_id.clone(),
+        tool: hand.tool.clone(),
+        view,
+    });
 }
 
 fn feed(
