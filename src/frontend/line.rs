@@ -33,10 +33,19 @@ struct Sink {
     /// Everything said in `json` format, returned as one object at the end.
     collected: Vec<Value>,
     said_nobody_can_ask: bool,
-    model: String,
 }
 
 impl Sink {
+    fn new(format: OutputFormat, interactive: bool) -> Self {
+        Self {
+            format,
+            interactive,
+            answer: String::new(),
+            collected: Vec::new(),
+            said_nobody_can_ask: false,
+        }
+    }
+
     fn out(&self, text: &str) {
         let mut stdout = std::io::stdout().lock();
         let _ = stdout.write_all(text.as_bytes());
@@ -69,7 +78,6 @@ impl Sink {
                 model,
                 context_window,
             } => {
-                self.model.clone_from(&model);
                 if text_mode {
                     self.info(&format!("{}\n", text::banner(&id, mode, context_window)));
                 }
@@ -209,14 +217,7 @@ impl Sink {
 
 /// `mino -p PROMPT`: one turn, then exit. Returns the exit status.
 pub async fn run_once(mut handle: AgentHandle, prompt: String, format: OutputFormat) -> i32 {
-    let mut sink = Sink {
-        format,
-        interactive: false,
-        answer: String::new(),
-        collected: Vec::new(),
-        said_nobody_can_ask: false,
-        model: String::new(),
-    };
+    let mut sink = Sink::new(format, false);
     if handle.inputs.send(Input::Prompt(prompt)).is_err() {
         eprintln!("mino: the agent stopped before the prompt could be sent");
         return 1;
@@ -294,14 +295,7 @@ pub fn parse_answer(line: &str) -> ConsentAnswer {
 
 /// `mino --line`: an interactive session on plain lines.
 pub async fn run_interactive(mut handle: AgentHandle) -> i32 {
-    let mut sink = Sink {
-        format: OutputFormat::Text,
-        interactive: true,
-        answer: String::new(),
-        collected: Vec::new(),
-        said_nobody_can_ask: false,
-        model: String::new(),
-    };
+    let mut sink = Sink::new(OutputFormat::Text, true);
     let mut lines = stdin_lines();
     let mut pending = Pending::Nothing;
     let mut busy = false;
