@@ -7,7 +7,6 @@ use std::collections::HashMap;
 
 use tokio::sync::mpsc;
 
-use crate::model::Item;
 use crate::policy::{CanAsk, Mode, RunConsent, SessionConsent};
 use crate::session::{Record, SessionId, SessionStore, history, recover};
 
@@ -74,18 +73,6 @@ impl Agent {
         agent.banner();
         agent.replay();
         Ok(agent)
-    }
-
-    pub fn session_id(&self) -> &str {
-        &self.current.id
-    }
-
-    pub fn mode(&self) -> Mode {
-        self.current.mode
-    }
-
-    pub fn history(&self) -> &[Item] {
-        &self.current.history
     }
 
     fn banner(&self) {

@@ -189,11 +189,6 @@ impl Turn {
         self.tool_calls
     }
 
-    /// The call being handled, if any.
-    pub fn current_call(&self) -> Option<&ToolCall> {
-        self.current.as_ref().map(|c| &c.call)
-    }
-
     /// Feeds one event; returns the effects to perform, in order.
     pub fn on(&mut self, event: Event, cx: &mut DecideCx<'_>) -> Vec<Effect> {
         match event {
