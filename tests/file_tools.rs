@@ -390,7 +390,7 @@ async fn write_creates_a_new_file_with_parent_directories() {
         .permissions()
         .mode()
         & 0o777;
-    assert_eq!(mode, 0o644);
+    assert_eq!(mode, 0o666 & !process_umask(), "a new file gets 0666 less the umask");
     // No temporary file is left behind.
     let names: Vec<String> = fs::read_dir(fx.path("docs/guide"))
         .unwrap()
@@ -929,4 +929,11 @@ fn specs_name_the_tools_and_require_their_arguments() {
         specs[2].parameters["required"],
         json!(["path", "old_string", "new_string"])
     );
+}
+
+/// This process's umask, as the kernel reports it.
+fn process_umask() -> u32 {
+    let status = fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("Umask:")).unwrap();
+    u32::from_str_radix(line["Umask:".len()..].trim(), 8).unwrap()
 }

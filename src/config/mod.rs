@@ -123,8 +123,30 @@ impl Settings {
             settings.start_mode = mode;
         }
         apply_cli(&mut settings, cli)?;
+        if let Some(relative) = home_inside(home.root(), project_dir) {
+            settings.protected = settings.protected.with_mino_home(&relative);
+        }
         Ok(settings)
     }
+}
+
+/// Where mino's home lies inside the project, as a project-relative path
+/// (empty when the project is the home or inside it); `None` when they are
+/// apart. Both are compared canonical, so a home reached through a link is
+/// found too; a home that does not exist yet is compared as given.
+fn home_inside(home: &Path, project_dir: &Path) -> Option<String> {
+    let home = fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
+    let project = fs::canonicalize(project_dir).ok()?;
+    if project.starts_with(&home) {
+        return Some(String::new());
+    }
+    let rest = home.strip_prefix(&project).ok()?;
+    Some(
+        rest.components()
+            .map(|c| c.as_os_str().to_string_lossy())
+            .collect::<Vec<_>>()
+            .join("/"),
+    )
 }
 
 /// Whether both paths exist and are one file (a home inside the project).

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::{
     CallFacts, CallKind, DO_NOT_RETRY, GateVerdict, HookVerdict, Mode, PathTarget, ProtectedPaths,
-    RunConsent, SessionConsent,
+    Protection, RunConsent, SessionConsent,
 };
 
 /// Whether the front end has somebody who can answer a question.
@@ -30,6 +30,8 @@ pub enum Shown {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum DenyCode {
     ProtectedPath,
+    /// mino's own home (settings, sessions, logs, audit) inside the project.
+    MinoHome,
     SymbolicLink,
     OutsideProject,
     HardLink,
@@ -44,6 +46,7 @@ impl DenyCode {
     pub fn as_str(self) -> &'static str {
         match self {
             DenyCode::ProtectedPath => "MINO_DENY_PROTECTED_PATH",
+            DenyCode::MinoHome => "MINO_DENY_MINO_HOME",
             DenyCode::SymbolicLink => "MINO_DENY_SYMBOLIC_LINK",
             DenyCode::OutsideProject => "MINO_DENY_OUTSIDE_PROJECT",
             DenyCode::HardLink => "MINO_DENY_HARD_LINK",
@@ -70,17 +73,30 @@ fn deny(code: DenyCode, what: String) -> Decision {
     }
 }
 
-/// Steps 1 and 2: protected paths first (every target), then links,
-/// escapes and hard links.
+/// Steps 1 and 2: protected paths and mino's home first (every target),
+/// then links, escapes and hard links.
 fn check_paths(targets: &[PathTarget], protected: &ProtectedPaths) -> Option<Decision> {
     for target in targets {
-        if let PathTarget::Inside { relative, .. } = target
-            && protected.is_protected(relative)
-        {
-            return Some(deny(
-                DenyCode::ProtectedPath,
-                format!("{relative} is a protected path; file tools never read or write it."),
-            ));
+        let PathTarget::Inside { relative, .. } = target else {
+            continue;
+        };
+        match protected.protection(relative) {
+            Some(Protection::MinoHome) => {
+                return Some(deny(
+                    DenyCode::MinoHome,
+                    format!(
+                        "{} is mino's own home (settings, sessions, logs); file tools never read or write it.",
+                        if relative.is_empty() { "." } else { relative }
+                    ),
+                ));
+            }
+            Some(Protection::Pattern) => {
+                return Some(deny(
+                    DenyCode::ProtectedPath,
+                    format!("{relative} is a protected path; file tools never read or write it."),
+                ));
+            }
+            None => {}
         }
     }
     for target in targets {

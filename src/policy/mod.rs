@@ -12,7 +12,7 @@ pub use consent::{ConsentAnswer, RunConsent, SessionConsent, remember};
 pub use decide::{CanAsk, Decision, DenyCode, Shown, decide};
 pub use facts::{CallFacts, CallKind, GateVerdict, HookVerdict, PathTarget, ToolKey};
 pub use mode::{MODE_NAMES, Mode, UnknownMode};
-pub use protected::{PatternError, ProtectedPaths};
+pub use protected::{PatternError, ProtectedPaths, Protection};
 
 /// The sentence every denied result ends with.
 pub const DO_NOT_RETRY: &str = "Do not retry or work around this with another tool.";

@@ -1,6 +1,8 @@
-//! Protected paths: the fifteen built-in patterns and the user's additions,
-//! matched case-insensitively against a project-relative path. Pure: it sees
-//! names only, never the filesystem.
+//! Protected paths: the fifteen built-in patterns of the seed, the common
+//! credential stores a home directory holds, the user's additions, and
+//! mino's own home when it lies inside the project, all matched
+//! case-insensitively against a project-relative path. Pure: it sees names
+//! only, never the filesystem (where the home is comes in as a name).
 
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -23,6 +25,36 @@ pub const BUILTIN_FILE_PATTERNS: [&str; 11] = [
 /// last too: listing `.ssh` reveals what is inside it).
 pub const BUILTIN_DIR_PATTERNS: [&str; 4] = [".git/", ".ssh/", ".aws/", ".gnupg/"];
 
+/// Credential stores a home directory holds, beyond the seed's fifteen, so
+/// that a project that is `~` (or holds a dotfiles checkout) does not hand
+/// them out. Written like a user pattern: `NAME` for a final component,
+/// `DIR/` for a directory anywhere on the path, a pattern with an inner `/`
+/// for a path that ends the relative path (matched at any depth).
+pub const CREDENTIAL_STORE_PATTERNS: [&str; 13] = [
+    ".git-credentials",
+    ".pgpass",
+    ".envrc",
+    "*.env",
+    "id_dsa*",
+    ".vault-token",
+    ".terraformrc",
+    ".kube/",
+    ".azure/",
+    ".docker/config.json",
+    ".config/gh/hosts.yml",
+    ".config/gcloud/",
+    ".config/**/credentials.json",
+];
+
+/// Why a path is withheld from file tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protection {
+    /// It matches a protected pattern.
+    Pattern,
+    /// It is mino's own home (settings, sessions, logs, audit) or inside it.
+    MinoHome,
+}
+
 /// A user pattern that globset cannot compile.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("invalid protected-path pattern {pattern:?}: {message}")]
@@ -40,6 +72,12 @@ pub struct ProtectedPaths {
     dirs: GlobSet,
     /// User patterns containing a `/`: matched against the whole relative path.
     whole: GlobSet,
+    /// Built-in patterns containing a `/`: matched against the relative path
+    /// and every suffix of it that starts at a component (any depth).
+    nested: GlobSet,
+    /// mino's home, project-relative and case-folded, when it lies inside
+    /// the project (empty when the project itself is inside the home).
+    mino_home: Option<String>,
 }
 
 fn glob(pattern: &str) -> Result<Glob, PatternError> {
@@ -69,11 +107,29 @@ impl ProtectedPaths {
         let mut names = GlobSetBuilder::new();
         let mut dirs = GlobSetBuilder::new();
         let mut whole = GlobSetBuilder::new();
+        let mut nested = GlobSetBuilder::new();
         for p in BUILTIN_FILE_PATTERNS {
             names.add(glob(p)?);
         }
         for p in BUILTIN_DIR_PATTERNS {
             dirs.add(glob(p.trim_end_matches('/'))?);
+        }
+        for p in CREDENTIAL_STORE_PATTERNS {
+            match p.strip_suffix('/') {
+                Some(dir) if dir.contains('/') => nested.add(glob(&format!("{dir}/**"))?),
+                Some(dir) => dirs.add(glob(dir)?),
+                None if p.contains('/') => nested.add(glob(p)?),
+                None => names.add(glob(p)?),
+            };
+        }
+        // A directory store is protected as a final component too (listing
+        // `.config/gcloud` reveals what is inside it).
+        for p in CREDENTIAL_STORE_PATTERNS {
+            if let Some(dir) = p.strip_suffix('/')
+                && dir.contains('/')
+            {
+                nested.add(glob(dir)?);
+            }
         }
         for p in extra {
             let p = p.as_ref().trim();
@@ -99,7 +155,18 @@ impl ProtectedPaths {
             names: build(names, "file-name patterns")?,
             dirs: build(dirs, "directory patterns")?,
             whole: build(whole, "path patterns")?,
+            nested: build(nested, "credential store patterns")?,
+            mino_home: None,
         })
+    }
+
+    /// The same patterns, with mino's home at `relative` inside the project
+    /// (a normalized project-relative path; empty when the whole project
+    /// lies inside the home).
+    pub fn with_mino_home(mut self, relative: &str) -> Self {
+        let trimmed = relative.trim_matches('/');
+        self.mino_home = Some(fold(trimmed));
+        self
     }
 
     /// The built-in patterns only.
@@ -113,6 +180,8 @@ impl ProtectedPaths {
                 names: GlobSet::empty(),
                 dirs: GlobSet::empty(),
                 whole: GlobSet::empty(),
+                nested: GlobSet::empty(),
+                mino_home: None,
             },
         }
     }
@@ -123,11 +192,26 @@ impl ProtectedPaths {
     /// `tls.\u{212A}ey` (a Kelvin sign) or `id_r\u{17F}a` (a long s) to the
     /// same file as `tls.key` and `id_rsa`.
     pub fn is_protected(&self, relative: &str) -> bool {
-        if self.matches(relative) {
-            return true;
-        }
+        self.protection(relative).is_some()
+    }
+
+    /// Why `relative` is withheld, if it is: mino's home first, then the
+    /// patterns.
+    pub fn protection(&self, relative: &str) -> Option<Protection> {
         let folded = fold(relative);
-        folded != relative && self.matches(&folded)
+        if let Some(home) = &self.mino_home {
+            let path = folded.trim_matches('/');
+            if home.is_empty()
+                || path == home
+                || path.strip_prefix(home.as_str()).is_some_and(|rest| rest.starts_with('/'))
+            {
+                return Some(Protection::MinoHome);
+            }
+        }
+        if self.matches(relative) || (folded != relative && self.matches(&folded)) {
+            return Some(Protection::Pattern);
+        }
+        None
     }
 
     fn matches(&self, relative: &str) -> bool {
@@ -140,6 +224,13 @@ impl ProtectedPaths {
         }
         if components.iter().any(|c| self.dirs.is_match(c)) {
             return true;
+        }
+        if !self.nested.is_empty() {
+            for start in 0..components.len() {
+                if self.nested.is_match(components[start..].join("/")) {
+                    return true;
+                }
+            }
         }
         !self.whole.is_empty() && self.whole.is_match(relative)
     }
@@ -222,12 +313,99 @@ mod tests {
             "gitignore",
             ".gitignore",
             ".github/workflows/ci.yml",
-            "my.env",
             "pem",
             "docs/config",
         ] {
             assert!(!p.is_protected(path), "{path} should not be protected");
         }
+    }
+
+    #[test]
+    fn credential_stores_of_a_home_are_protected_at_any_depth() {
+        let p = builtin();
+        for path in [
+            ".git-credentials",
+            ".pgpass",
+            ".envrc",
+            "prod.env",
+            "config/Staging.ENV",
+            "id_dsa",
+            "id_dsa.pub",
+            ".vault-token",
+            ".terraformrc",
+            ".kube/config",
+            ".kube",
+            ".azure/msal_token_cache.json",
+            ".docker/config.json",
+            "dotfiles/.docker/config.json",
+            ".config/gh/hosts.yml",
+            "dotfiles/.config/gh/hosts.yml",
+            ".config/gcloud",
+            ".config/gcloud/application_default_credentials.json",
+            ".config/credentials.json",
+            ".config/some-tool/credentials.json",
+            ".config/a/b/credentials.json",
+        ] {
+            assert_eq!(
+                p.protection(path),
+                Some(Protection::Pattern),
+                "{path} should be protected"
+            );
+        }
+        for path in [
+            ".docker/daemon.json",
+            ".config/gh/config.yml",
+            "credentials.json",
+            "src/credentials.json",
+            ".config/mino.toml",
+            "environment.md",
+        ] {
+            assert!(!p.is_protected(path), "{path} should not be protected");
+        }
+    }
+
+    #[test]
+    fn the_seeds_fifteen_are_unchanged() {
+        assert_eq!(
+            BUILTIN_FILE_PATTERNS,
+            [
+                ".env",
+                ".env.*",
+                "*.pem",
+                "*.key",
+                "*.p12",
+                "id_rsa*",
+                "id_ecdsa*",
+                "id_ed25519*",
+                ".netrc",
+                ".npmrc",
+                ".pypirc",
+            ]
+        );
+        assert_eq!(BUILTIN_DIR_PATTERNS, [".git/", ".ssh/", ".aws/", ".gnupg/"]);
+    }
+
+    #[test]
+    fn minos_home_inside_the_project_is_withheld_in_every_letter_case() {
+        let p = builtin().with_mino_home(".config/mino");
+        for path in [
+            ".config/mino",
+            ".config/mino/config.toml",
+            ".config/mino/sessions/abc.jsonl",
+            ".CONFIG/Mino/audit.jsonl",
+            ".config/mino/logs/mino.log",
+            ".config/mino/anything-added-later",
+        ] {
+            assert_eq!(p.protection(path), Some(Protection::MinoHome), "{path}");
+        }
+        assert_eq!(p.protection(".config/mino-other/x"), None);
+        assert_eq!(p.protection(".config"), None);
+        assert_eq!(p.protection("README.md"), None);
+        assert_eq!(p.protection(".env"), Some(Protection::Pattern));
+        // A project inside the home: everything is the home's.
+        let all = builtin().with_mino_home("");
+        assert_eq!(all.protection(""), Some(Protection::MinoHome));
+        assert_eq!(all.protection("src/main.rs"), Some(Protection::MinoHome));
     }
 
     #[test]

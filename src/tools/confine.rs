@@ -380,9 +380,11 @@ impl Project {
             Err(Errno::NOENT) => None,
             Err(e) => return Err(io_error(relative, e)),
         };
+        // A new file gets 0666 less the process umask (applied by the kernel
+        // at creation); an existing one keeps its mode.
         let mode = match (current, expected) {
-            (None, Expected::Absent) => 0o644,
-            (Some((found, mode)), Expected::Digest(want)) if found == want => mode,
+            (None, Expected::Absent) => None,
+            (Some((found, mode)), Expected::Digest(want)) if found == want => Some(mode),
             _ => {
                 return Err(ConfineError::Changed {
                     path: shown(relative),
@@ -414,7 +416,7 @@ impl Project {
             let next = match rustix::fs::openat(&dir, part, flags, Mode::empty()) {
                 Ok(fd) => fd,
                 Err(Errno::NOENT) => {
-                    match rustix::fs::mkdirat(&dir, part, Mode::from_raw_mode(0o755)) {
+                    match rustix::fs::mkdirat(&dir, part, Mode::from_raw_mode(0o777)) {
                         Ok(()) | Err(Errno::EXIST) => {}
                         Err(e) => return Err(io_error(parent, e)),
                     }
@@ -465,14 +467,24 @@ fn check_regular(relative: &str, stat: &rustix::fs::Stat) -> Result<(), ConfineE
     Ok(())
 }
 
-fn write_temp(dir: BorrowedFd<'_>, temp: &str, bytes: &[u8], mode: u32) -> Result<(), Errno> {
+/// Writes the temporary file: with `keep` (an existing file's mode) it is
+/// created private and then given that mode; without, it is created 0666
+/// and the kernel takes the process umask away, as for any new file.
+fn write_temp(
+    dir: BorrowedFd<'_>,
+    temp: &str,
+    bytes: &[u8],
+    keep: Option<u32>,
+) -> Result<(), Errno> {
     let fd = rustix::fs::openat(
         dir,
         temp,
         OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o600),
+        Mode::from_raw_mode(if keep.is_some() { 0o600 } else { 0o666 }),
     )?;
-    rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode))?;
+    if let Some(mode) = keep {
+        rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode))?;
+    }
     let mut file = File::from(fd);
     file.write_all(bytes)
         .and_then(|()| file.sync_all())

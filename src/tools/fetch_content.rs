@@ -24,15 +24,18 @@ const DOWNLOAD_LIMIT: usize = 2 * 1024 * 1024;
 /// The most characters of text returned to the model.
 const TEXT_LIMIT: usize = 100 * 1024;
 
-/// The tool. `timeout` bounds the whole request.
+/// The tool. `timeout` bounds the whole request; `output` is a write, so it
+/// exists only where the edit tools do (`[tools] edit`).
 pub struct FetchContent {
     pub timeout: Duration,
+    pub output: bool,
 }
 
 impl Default for FetchContent {
     fn default() -> Self {
         Self {
             timeout: Duration::from_secs(30),
+            output: true,
         }
     }
 }
@@ -55,15 +58,22 @@ struct Prepared {
 
 impl Tool for FetchContent {
     fn spec(&self) -> ToolSpec {
+        let mut properties = json!({
+            "url": {"type": "string", "description": "http or https URL"}
+        });
+        if self.output {
+            properties["output"] = json!({"type": "string", "description": "project-relative file to save the body into"});
+        }
         ToolSpec {
             name: "fetch_content",
-            description: "Fetch an http(s) URL and return its readable text. With `output`, save the body into that project file instead.",
+            description: if self.output {
+                "Fetch an http(s) URL and return its readable text. With `output`, save the body into that project file instead."
+            } else {
+                "Fetch an http(s) URL and return its readable text."
+            },
             parameters: json!({
                 "type": "object",
-                "properties": {
-                    "url": {"type": "string", "description": "http or https URL"},
-                    "output": {"type": "string", "description": "project-relative file to save the body into"}
-                },
+                "properties": properties,
                 "required": ["url"],
                 "additionalProperties": false
             }),
@@ -72,6 +82,12 @@ impl Tool for FetchContent {
 
     fn prepare(&self, args: &Value, cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError> {
         let args: Args = parse_args("fetch_content", args)?;
+        if args.output.is_some() && !self.output {
+            return Err(ToolError::InvalidArguments {
+                tool: "fetch_content",
+                message: "`output` is not accepted: the edit tools are turned off ([tools] edit = false), and saving a file is an edit; only `url` is accepted".to_string(),
+            });
+        }
         let url = reqwest::Url::parse(&args.url).map_err(|e| ToolError::InvalidArguments {
             tool: "fetch_content",
             message: format!(

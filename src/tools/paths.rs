@@ -5,7 +5,7 @@
 //! look goes through `Project`.
 
 use super::{ConfineError, Project, ToolError, ToolOutcome};
-use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths, ToolKey};
+use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths, Protection, ToolKey};
 
 /// Locates `path` in the project and states the facts of a `kind` call by
 /// `tool` on it.
@@ -79,10 +79,19 @@ pub(crate) fn recheck_target<'a>(
             )));
         }
     };
-    if protected.is_protected(relative) {
-        return Err(ToolOutcome::error(format!(
-            "{relative} is a protected path; file tools never read or write it."
-        )));
+    match protected.protection(relative) {
+        Some(Protection::MinoHome) => {
+            return Err(ToolOutcome::error(format!(
+                "{} is mino's own home; file tools never read or write it.",
+                shown_relative(relative)
+            )));
+        }
+        Some(Protection::Pattern) => {
+            return Err(ToolOutcome::error(format!(
+                "{relative} is a protected path; file tools never read or write it."
+            )));
+        }
+        None => {}
     }
     Ok(relative)
 }

@@ -53,7 +53,10 @@ impl Registry {
             tools.push(Box::new(Bash));
         }
         if switches.fetch {
-            tools.push(Box::new(FetchContent::default()));
+            tools.push(Box::new(FetchContent {
+                output: switches.edit,
+                ..FetchContent::default()
+            }));
         }
         let specs = tools.iter().map(|t| t.spec()).collect();
         Self { tools, specs }

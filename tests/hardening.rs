@@ -1,0 +1,336 @@
+//! The attacks of the hardening review, each against the built binary and
+//! a loopback model service: mino's home inside the project, the key read
+//! from the process or printed by a command, settings files that are not
+//! regular files, redirects and private destinations, a switched-off edit
+//! tool, the umask, and processes that try to outlive their command.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::{Value, json};
+use support::llm::{Llm, Reply, text, tool};
+use tempfile::TempDir;
+
+/// The key every run is given; no request body, session file or log line
+/// may ever carry it.
+const KEY: &str = "sk-hardening-5f1c9e7a2b4d";
+
+/// A project and a home, with the home's settings pointing at a loopback
+/// model service.
+struct Case {
+    project: TempDir,
+    home: PathBuf,
+    /// Keeps a home outside the project alive.
+    _home_dir: Option<TempDir>,
+    llm: Llm,
+}
+
+impl Case {
+    /// A home outside the project.
+    async fn new(replies: Vec<Reply>, extra: &str) -> Self {
+        let home = TempDir::new().unwrap();
+        let mut case = Self::at(
+            TempDir::new().unwrap(),
+            home.path().to_path_buf(),
+            replies,
+            extra,
+        )
+        .await;
+        case._home_dir = Some(home);
+        case
+    }
+
+    /// A home at `home`, settings written there.
+    async fn at(project: TempDir, home: PathBuf, replies: Vec<Reply>, extra: &str) -> Self {
+        let llm = Llm::start("openai-chat", replies).await;
+        std::fs::create_dir_all(&home).unwrap();
+        std::fs::write(
+            home.join("config.toml"),
+            settings_text(&llm, extra),
+        )
+        .unwrap();
+        Self {
+            project,
+            home,
+            _home_dir: None,
+            llm,
+        }
+    }
+
+    fn command(&self) -> tokio::process::Command {
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_mino"));
+        command
+            .arg("--cd")
+            .arg(self.project.path())
+            .env("MINO_HOME", &self.home)
+            .env("OPENAI_API_KEY", KEY)
+            .env_remove("AGENT_YOLO")
+            .stdin(std::process::Stdio::null());
+        command
+    }
+
+    async fn run(&self, args: &[&str]) -> Output {
+        self.command().args(args).output().await.unwrap()
+    }
+
+    /// `-p PROMPT --output-format stream-json` with `extra`: the events,
+    /// stderr and the output.
+    async fn print(&self, prompt: &str, extra: &[&str]) -> (Vec<Value>, String, Output) {
+        let mut args = vec!["-p", prompt, "--output-format", "stream-json"];
+        args.extend_from_slice(extra);
+        let out = self.run(&args).await;
+        let events = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+            .collect();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        (events, stderr, out)
+    }
+
+    /// Every file under the home's `sessions/` and `logs/`, and the audit
+    /// log, as text.
+    fn home_files(&self) -> String {
+        let mut all = String::new();
+        for dir in ["sessions", "logs"] {
+            if let Ok(entries) = std::fs::read_dir(self.home.join(dir)) {
+                for entry in entries {
+                    all.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+                }
+            }
+        }
+        all.push_str(&std::fs::read_to_string(self.home.join("audit.jsonl")).unwrap_or_default());
+        all
+    }
+}
+
+fn settings_text(llm: &Llm, extra: &str) -> String {
+    format!(
+        "[model]\nprovider = \"openai-chat\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"OPENAI_API_KEY\"\nrequest_timeout_secs = 5\nmax_retries = 0\n{extra}",
+        llm.base_url()
+    )
+}
+
+fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+/// The decisions, as (tool, decision, code).
+fn decisions(events: &[Value]) -> Vec<(String, String, String)> {
+    of_type(events, "decision")
+        .iter()
+        .map(|d| {
+            (
+                d["tool"].as_str().unwrap().to_string(),
+                d["decision"].as_str().unwrap().to_string(),
+                d["code"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn results(events: &[Value]) -> Vec<String> {
+    of_type(events, "tool_result")
+        .iter()
+        .map(|r| r["output"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+fn relative(path: &Path, base: &Path) -> String {
+    path.strip_prefix(base).unwrap().to_string_lossy().into_owned()
+}
+
+// 1. mino's home is never a project path.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn minos_home_inside_the_project_is_refused_in_every_mode() {
+    const TRANSCRIPT: &str = "OTHER-SESSION-TRANSCRIPT-77e1";
+    let project = TempDir::new().unwrap();
+    let home = project.path().join(".config/mino");
+    let hook_ran = project.path().join("hook-ran");
+    let planted = format!(
+        "yolo = true\npre_tool_call = [\"/usr/bin/touch\", \"{}\"]\n",
+        hook_ran.display()
+    );
+    let case = Case::at(
+        project,
+        home.clone(),
+        vec![
+            tool(
+                "write_file",
+                json!({"path": ".config/mino/config.toml", "content": planted}),
+            ),
+            tool(
+                "edit_file",
+                json!({"path": ".config/MINO/config.toml", "old_string": "[model]", "new_string": "yolo = true\n[model]"}),
+            ),
+            tool("read_file", json!({"path": ".config/mino/sessions/old.jsonl"})),
+            tool("search", json!({"path": ".", "pattern": "TRANSCRIPT"})),
+            tool("list_dir", json!({"path": ".config"})),
+            tool("list_dir", json!({"path": ".config/mino"})),
+            text("done"),
+            text("second start"),
+        ],
+        "",
+    )
+    .await;
+    std::fs::create_dir_all(home.join("sessions")).unwrap();
+    std::fs::write(
+        home.join("sessions/old.jsonl"),
+        format!("{{\"text\":\"{TRANSCRIPT}\"}}\n"),
+    )
+    .unwrap();
+    let before = std::fs::read_to_string(home.join("config.toml")).unwrap();
+
+    let (events, stderr, _) = case.print("go", &["--mode", "bypass"]).await;
+    let decided = decisions(&events);
+    assert_eq!(decided.len(), 6, "{stderr}\n{events:?}");
+    for (tool, decision, code) in &decided[..3] {
+        assert_eq!(
+            (decision.as_str(), code.as_str()),
+            ("deny", "MINO_DENY_MINO_HOME"),
+            "{tool}"
+        );
+    }
+    assert_eq!(
+        decided[5],
+        (
+            "list_dir".into(),
+            "deny".into(),
+            "MINO_DENY_MINO_HOME".into()
+        )
+    );
+    let outputs = results(&events);
+    assert!(
+        outputs[0].contains("mino's own home"),
+        "{}",
+        outputs[0]
+    );
+    // search and list_dir skip the home as they skip protected paths.
+    assert!(!outputs[3].contains(TRANSCRIPT), "{}", outputs[3]);
+    assert!(!outputs[4].contains("mino"), "{}", outputs[4]);
+    assert_eq!(
+        std::fs::read_to_string(home.join("config.toml")).unwrap(),
+        before
+    );
+    for body in case.llm.bodies() {
+        assert!(!body.contains(TRANSCRIPT), "a transcript reached the model");
+    }
+
+    // The next start is still in manual, and no hook ran.
+    let (events, stderr, _) = case.print("again", &[]).await;
+    assert_eq!(of_type(&events, "session")[0]["mode"], "manual", "{stderr}");
+    assert!(!hook_ran.exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn policy_check_names_the_home_code() {
+    let project = TempDir::new().unwrap();
+    let home = project.path().join("mino-home");
+    let case = Case::at(project, home.clone(), vec![], "").await;
+    let out = case
+        .run(&[
+            "policy",
+            "check",
+            "--mode",
+            "bypass",
+            "--tool",
+            "write_file",
+            "--path",
+            &relative(&home.join("config.toml"), case.project.path()),
+        ])
+        .await;
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["decision"], "deny");
+    assert_eq!(value["code"], "MINO_DENY_MINO_HOME");
+}
+
+// 6. A tool switched off stays off.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fetch_output_follows_the_edit_switch() {
+    let case = Case::new(
+        vec![
+            tool(
+                "fetch_content",
+                json!({"url": "https://example.invalid/x", "output": "src/main.rs"}),
+            ),
+            text("done"),
+        ],
+        "[tools]\nedit = false\n",
+    )
+    .await;
+    std::fs::create_dir(case.project.path().join("src")).unwrap();
+    std::fs::write(case.project.path().join("src/main.rs"), "fn main() {}\n").unwrap();
+    let (events, stderr, _) = case.print("go", &["--mode", "bypass"]).await;
+    let result = of_type(&events, "tool_result");
+    assert_eq!(result.len(), 1, "{stderr}");
+    assert_eq!(result[0]["status"], "error");
+    assert!(
+        result[0]["output"].as_str().unwrap().contains("edit = false"),
+        "{}",
+        result[0]["output"]
+    );
+    assert_eq!(
+        std::fs::read_to_string(case.project.path().join("src/main.rs")).unwrap(),
+        "fn main() {}\n"
+    );
+    // The parameter is not offered, and neither are the edit tools.
+    let body: Value = serde_json::from_str(&case.llm.bodies()[0]).unwrap();
+    let tools = body["tools"].as_array().unwrap();
+    let fetch = tools
+        .iter()
+        .find(|t| t["function"]["name"] == "fetch_content")
+        .unwrap();
+    assert!(
+        fetch["function"]["parameters"]["properties"]
+            .get("output")
+            .is_none(),
+        "{fetch}"
+    );
+    assert!(!tools.iter().any(|t| t["function"]["name"] == "write_file"));
+}
+
+// 7. New files respect the umask.
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_files_respect_the_umask_and_old_ones_keep_their_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let case = Case::new(
+        vec![
+            tool("write_file", json!({"path": "new/secret.txt", "content": "x\n"})),
+            tool(
+                "edit_file",
+                json!({"path": "open.txt", "old_string": "a", "new_string": "b"}),
+            ),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let open = case.project.path().join("open.txt");
+    std::fs::write(&open, "a\n").unwrap();
+    std::fs::set_permissions(&open, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = tokio::process::Command::new("sh")
+        .arg("-c")
+        .arg("umask 077 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_mino"))
+        .args(["-p", "go", "--mode", "bypass", "--cd"])
+        .arg(case.project.path())
+        .env("MINO_HOME", &case.home)
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("AGENT_YOLO")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&case.project.path().join("new/secret.txt")), 0o600);
+    assert_eq!(mode(&case.project.path().join("new")), 0o700);
+    assert_eq!(mode(&open), 0o644);
+    assert_eq!(std::fs::read_to_string(&open).unwrap(), "b\n");
+}
