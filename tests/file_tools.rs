@@ -390,7 +390,11 @@ async fn write_creates_a_new_file_with_parent_directories() {
         .permissions()
         .mode()
         & 0o777;
-    assert_eq!(mode, 0o666 & !process_umask(), "a new file gets 0666 less the umask");
+    assert_eq!(
+        mode,
+        0o666 & !process_umask(),
+        "a new file gets 0666 less the umask"
+    );
     // No temporary file is left behind.
     let names: Vec<String> = fs::read_dir(fx.path("docs/guide"))
         .unwrap()

@@ -48,11 +48,7 @@ impl Case {
     async fn at(project: TempDir, home: PathBuf, replies: Vec<Reply>, extra: &str) -> Self {
         let llm = Llm::start("openai-chat", replies).await;
         std::fs::create_dir_all(&home).unwrap();
-        std::fs::write(
-            home.join("config.toml"),
-            settings_text(&llm, extra),
-        )
-        .unwrap();
+        std::fs::write(home.join("config.toml"), settings_text(&llm, extra)).unwrap();
         Self {
             project,
             home,
@@ -90,21 +86,6 @@ impl Case {
         let stderr = String::from_utf8_lossy(&out.stderr).to_string();
         (events, stderr, out)
     }
-
-    /// Every file under the home's `sessions/` and `logs/`, and the audit
-    /// log, as text.
-    fn home_files(&self) -> String {
-        let mut all = String::new();
-        for dir in ["sessions", "logs"] {
-            if let Ok(entries) = std::fs::read_dir(self.home.join(dir)) {
-                for entry in entries {
-                    all.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
-                }
-            }
-        }
-        all.push_str(&std::fs::read_to_string(self.home.join("audit.jsonl")).unwrap_or_default());
-        all
-    }
 }
 
 fn settings_text(llm: &Llm, extra: &str) -> String {
@@ -140,7 +121,10 @@ fn results(events: &[Value]) -> Vec<String> {
 }
 
 fn relative(path: &Path, base: &Path) -> String {
-    path.strip_prefix(base).unwrap().to_string_lossy().into_owned()
+    path.strip_prefix(base)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
 }
 
 // 1. mino's home is never a project path.
@@ -204,11 +188,7 @@ async fn minos_home_inside_the_project_is_refused_in_every_mode() {
         )
     );
     let outputs = results(&events);
-    assert!(
-        outputs[0].contains("mino's own home"),
-        "{}",
-        outputs[0]
-    );
+    assert!(outputs[0].contains("mino's own home"), "{}", outputs[0]);
     // search and list_dir skip the home as they skip protected paths.
     assert!(!outputs[3].contains(TRANSCRIPT), "{}", outputs[3]);
     assert!(!outputs[4].contains("mino"), "{}", outputs[4]);
@@ -270,7 +250,10 @@ async fn fetch_output_follows_the_edit_switch() {
     assert_eq!(result.len(), 1, "{stderr}");
     assert_eq!(result[0]["status"], "error");
     assert!(
-        result[0]["output"].as_str().unwrap().contains("edit = false"),
+        result[0]["output"]
+            .as_str()
+            .unwrap()
+            .contains("edit = false"),
         "{}",
         result[0]["output"]
     );
@@ -301,7 +284,10 @@ async fn new_files_respect_the_umask_and_old_ones_keep_their_mode() {
     use std::os::unix::fs::PermissionsExt;
     let case = Case::new(
         vec![
-            tool("write_file", json!({"path": "new/secret.txt", "content": "x\n"})),
+            tool(
+                "write_file",
+                json!({"path": "new/secret.txt", "content": "x\n"}),
+            ),
             tool(
                 "edit_file",
                 json!({"path": "open.txt", "old_string": "a", "new_string": "b"}),
@@ -327,7 +313,11 @@ async fn new_files_respect_the_umask_and_old_ones_keep_their_mode() {
         .output()
         .await
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&case.project.path().join("new/secret.txt")), 0o600);
     assert_eq!(mode(&case.project.path().join("new")), 0o700);

@@ -203,7 +203,9 @@ impl ProtectedPaths {
             let path = folded.trim_matches('/');
             if home.is_empty()
                 || path == home
-                || path.strip_prefix(home.as_str()).is_some_and(|rest| rest.starts_with('/'))
+                || path
+                    .strip_prefix(home.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
             {
                 return Some(Protection::MinoHome);
             }
