@@ -10,5 +10,7 @@ pub mod home;
 pub mod logging;
 pub mod model;
 pub mod policy;
+pub mod process_guard;
+pub mod secrets;
 pub mod session;
 pub mod tools;

@@ -84,6 +84,11 @@ enum PolicyCommand {
 }
 
 fn main() -> ExitCode {
+    // Before anything else, so no child ever sees a dumpable mino.
+    if let Err(e) = mino::process_guard::harden_at_start() {
+        eprintln!("mino: {e}");
+        return ExitCode::from(2);
+    }
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

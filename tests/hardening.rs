@@ -17,7 +17,7 @@ use tempfile::TempDir;
 
 /// The key every run is given; no request body, session file or log line
 /// may ever carry it.
-const KEY: &str = "sk-hardening-5f1c9e7a2b4d";
+const KEY: &str = "sk-hardening/5f1c+9e7a=2b4d";
 
 /// A project and a home, with the home's settings pointing at a loopback
 /// model service.
@@ -85,6 +85,34 @@ impl Case {
             .collect();
         let stderr = String::from_utf8_lossy(&out.stderr).to_string();
         (events, stderr, out)
+    }
+
+    /// Every file under the home's `sessions/` and `logs/`, and the audit
+    /// log, as text.
+    fn home_files(&self) -> String {
+        let mut all = String::new();
+        for dir in ["sessions", "logs"] {
+            if let Ok(entries) = std::fs::read_dir(self.home.join(dir)) {
+                for entry in entries {
+                    all.push_str(&std::fs::read_to_string(entry.unwrap().path()).unwrap());
+                }
+            }
+        }
+        all.push_str(&std::fs::read_to_string(self.home.join("audit.jsonl")).unwrap_or_default());
+        all
+    }
+
+    /// Asserts `needle` reached no request body, session file, log line
+    /// and stdout or stderr of the run.
+    fn assert_nowhere(&self, needle: &str, out: &Output) {
+        for body in self.llm.bodies() {
+            assert!(!body.contains(needle), "a request body carried it: {body}");
+        }
+        let files = self.home_files();
+        assert!(!files.is_empty());
+        assert!(!files.contains(needle), "the home carried it: {files}");
+        assert!(!String::from_utf8_lossy(&out.stdout).contains(needle));
+        assert!(!String::from_utf8_lossy(&out.stderr).contains(needle));
     }
 }
 
@@ -323,4 +351,120 @@ async fn new_files_respect_the_umask_and_old_ones_keep_their_mode() {
     assert_eq!(mode(&case.project.path().join("new")), 0o700);
     assert_eq!(mode(&open), 0o644);
     assert_eq!(std::fs::read_to_string(&open).unwrap(), "b\n");
+}
+
+// 3. The key never reaches a child, nor the model through a result.
+
+const NOBODY: u32 = 65534;
+
+fn is_root() -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let uid = status.lines().find(|l| l.starts_with("Uid:")).unwrap();
+    uid.split_whitespace().nth(2) == Some("0")
+}
+
+fn chown_tree(path: &Path, uid: u32) {
+    std::os::unix::fs::lchown(path, Some(uid), Some(uid)).unwrap();
+    if path.is_dir() && !path.is_symlink() {
+        for entry in std::fs::read_dir(path).unwrap() {
+            chown_tree(&entry.unwrap().path(), uid);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_key_cannot_be_read_from_minos_proc_entries() {
+    let case = Case::new(
+        vec![
+            tool(
+                "bash",
+                json!({"command": "tr '\\0' '\\n' < /proc/$PPID/environ; grep -a OPENAI /proc/$PPID/environ; echo \"child sees: ${OPENAI_API_KEY:-nothing}\""}),
+            ),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    // Root reads every process's /proc entries whatever their owner; run
+    // mino as an ordinary user then, so the check means what it says.
+    let mut command = if is_root() {
+        for path in [case.project.path(), case.home.as_path()] {
+            chown_tree(path, NOBODY);
+        }
+        let mut command = tokio::process::Command::new("setpriv");
+        command.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--",
+            env!("CARGO_BIN_EXE_mino"),
+        ]);
+        command
+    } else {
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_mino"))
+    };
+    let out = command
+        .args([
+            "-p",
+            "go",
+            "--output-format",
+            "stream-json",
+            "--mode",
+            "bypass",
+            "--cd",
+        ])
+        .arg(case.project.path())
+        .env("MINO_HOME", &case.home)
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("AGENT_YOLO")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let outputs = results(&events);
+    assert_eq!(outputs.len(), 1, "{stderr}");
+    assert!(outputs[0].contains("Permission denied"), "{}", outputs[0]);
+    assert!(outputs[0].contains("child sees: nothing"), "{}", outputs[0]);
+    case.assert_nowhere(KEY, &out);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_printed_by_a_command_is_redacted_before_it_is_saved_or_sent() {
+    let case = Case::new(
+        vec![
+            tool(
+                "bash",
+                json!({"command": "v=$(cat planted.txt); echo \"plain: $v\"; printf 'X=%s' \"$v\" | base64 -w0; echo; printf '%s' \"$v\" | sed 's#/#%2F#g; s#+#%2B#g; s#=#%3D#g'"}),
+            ),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    std::fs::write(case.project.path().join("planted.txt"), KEY).unwrap();
+    let (events, stderr, out) = case.print("go", &["--mode", "bypass"]).await;
+    let outputs = results(&events);
+    assert_eq!(outputs.len(), 1, "{stderr}");
+    assert!(
+        outputs[0].contains("plain: [redacted: OPENAI_API_KEY]"),
+        "{}",
+        outputs[0]
+    );
+    assert!(
+        outputs[0].contains("the value of OPENAI_API_KEY from this result"),
+        "{}",
+        outputs[0]
+    );
+    case.assert_nowhere(KEY, &out);
+    let encoded = {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode(format!("X={KEY}"))
+    };
+    case.assert_nowhere(&encoded[4..24], &out);
+    case.assert_nowhere("sk-hardening%2F5f1c%2B", &out);
 }

@@ -12,6 +12,7 @@ use crate::config::Settings;
 use crate::home::Home;
 use crate::model::{ProviderConfig, build_provider};
 use crate::policy::CanAsk;
+use crate::secrets::Secrets;
 use crate::session::SessionStore;
 use crate::tools::registry::Switches;
 use crate::tools::{Project, Registry, ToolContext};
@@ -34,6 +35,11 @@ pub fn tool_context(settings: &Settings, project: Project) -> ToolContext {
     cx.bash_timeout = settings.limits.bash_timeout;
     cx.bash_output_limit = settings.limits.bash_output_bytes;
     cx.hidden_env = vec![settings.model.api_key_env.clone()];
+    let mut secrets = Secrets::new();
+    if let Ok(key) = std::env::var(&settings.model.api_key_env) {
+        secrets.add(&settings.model.api_key_env, &key);
+    }
+    cx.secrets = Arc::new(secrets);
     cx
 }
 

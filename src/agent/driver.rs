@@ -273,7 +273,12 @@ async fn request(
     }
 }
 
-fn save(rt: &Runtime, session: &mut LiveSession, item: Item, hand: Option<&InHand>) -> Event {
+fn save(rt: &Runtime, session: &mut LiveSession, mut item: Item, hand: Option<&InHand>) -> Event {
+    // Every secret mino holds leaves a tool result here, before the result
+    // is saved, shown or sent.
+    if let Item::ToolResult { output, .. } = &mut item {
+        *output = rt.tool_cx.secrets.redact_result(output);
+    }
     let result = match &item {
         Item::ToolResult {
             call_id,

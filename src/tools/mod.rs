@@ -28,6 +28,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::policy::{CallFacts, ProtectedPaths};
+use crate::secrets::Secrets;
 pub use confine::{ConfineError, Project};
 pub use registry::Registry;
 
@@ -152,6 +153,9 @@ pub struct ToolContext {
     /// Environment variables removed from every child process (the model
     /// service's key variable, so a command cannot print it into context).
     pub hidden_env: Vec<String>,
+    /// The secret values mino holds; every tool result is redacted with
+    /// them before it is saved or sent.
+    pub secrets: Arc<Secrets>,
 }
 
 impl ToolContext {
@@ -164,6 +168,7 @@ impl ToolContext {
             bash_timeout: Duration::from_secs(30),
             bash_output_limit: 64 * 1024,
             hidden_env: Vec::new(),
+            secrets: Arc::new(Secrets::new()),
         }
     }
 }
