@@ -12,6 +12,7 @@ use ratatui_textarea::{TextArea, WrapMode};
 use crate::agent::commands::COMMANDS;
 use crate::policy::Mode;
 
+use super::arming::Arming;
 use super::consent::ConsentQueue;
 use super::events::CallSummaries;
 use super::transcript::{EntryKind, Transcript};
@@ -48,6 +49,7 @@ pub struct ModeQuestion {
     pub from: Mode,
     pub to: Mode,
     pub warning: &'static str,
+    pub arming: Arming,
 }
 
 /// What a picker picks.
@@ -129,6 +131,8 @@ pub struct App {
     pub turn: Option<Turn>,
     /// The clock the views read (set by the loop; fixed in tests).
     pub now: Instant,
+    /// When the person last pressed a key (for arming questions).
+    pub last_key: Option<Instant>,
     /// Advances on every tick of a running turn.
     pub spinner: usize,
     pub consents: ConsentQueue,
@@ -171,6 +175,7 @@ impl App {
             },
             turn: None,
             now,
+            last_key: None,
             spinner: 0,
             consents: ConsentQueue::default(),
             mode_question: None,
@@ -201,6 +206,45 @@ impl App {
         } else {
             Layer::Input
         }
+    }
+
+    /// The arming of the question that has the keys, if one is open.
+    pub fn open_arming(&self) -> Option<Arming> {
+        match self.layer() {
+            Layer::Consent => self.consents.front().map(|open| open.arming),
+            Layer::ModeQuestion => self.mode_question.as_ref().map(|q| q.arming),
+            _ => None,
+        }
+    }
+
+    /// The open question's keys stay armed from now on.
+    pub fn latch_arming(&mut self) {
+        match self.layer() {
+            Layer::Consent => {
+                if let Some(open) = self.consents.front_mut() {
+                    open.arming.latched = true;
+                }
+            }
+            Layer::ModeQuestion => {
+                if let Some(question) = self.mode_question.as_mut() {
+                    question.arming.latched = true;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// True when the open question (if any) takes answer keys now.
+    pub fn question_armed(&self) -> bool {
+        self.open_arming()
+            .is_none_or(|arming| arming.is_armed(self.now, self.last_key))
+    }
+
+    /// When the open question arms, while it is not armed yet: the loop
+    /// wakes then to draw its border again.
+    pub fn arms_at(&self) -> Option<Instant> {
+        let at = self.open_arming()?.armed_at(self.last_key);
+        (at > self.now).then_some(at)
     }
 
     pub fn turn_running(&self) -> bool {

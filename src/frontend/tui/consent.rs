@@ -3,9 +3,12 @@
 //! answer; it never decides and never draws.
 
 use std::collections::VecDeque;
+use std::time::Instant;
 
 use crate::agent::ConsentRequest;
 use crate::policy::ConsentAnswer;
+
+use super::arming::Arming;
 
 /// The four answers, in the order the dialog shows them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +77,25 @@ pub struct OpenConsent {
     pub focus: Choice,
     /// First body line shown.
     pub scroll: u16,
+    /// When its keys arm (reset when it comes to the front).
+    pub arming: Arming,
+    /// A session-wide answer given to a hurried question, waiting for its
+    /// `[y/N]`.
+    pub confirming: Option<ConsentAnswer>,
+}
+
+impl OpenConsent {
+    /// The question `Allow bash for the rest of this session? [y/N]` asks
+    /// before a hurried session-wide answer counts.
+    pub fn confirm_question(&self, answer: ConsentAnswer) -> String {
+        let tool = &self.request.tool;
+        match answer {
+            ConsentAnswer::NeverThisSession => {
+                format!("Never allow {tool} again while mino runs? [y/N]")
+            }
+            _ => format!("Allow {tool} for the rest of this session? [y/N]"),
+        }
+    }
 }
 
 /// The open question and the ones waiting behind it.
@@ -83,11 +105,14 @@ pub struct ConsentQueue {
 }
 
 impl ConsentQueue {
-    pub fn push(&mut self, request: ConsentRequest) {
+    /// Queues `request`; shown now when nothing else is open.
+    pub fn push(&mut self, request: ConsentRequest, now: Instant, last_key: Option<Instant>) {
         self.items.push_back(OpenConsent {
             request,
             focus: Choice::Reject,
             scroll: 0,
+            arming: Arming::new(now, last_key),
+            confirming: None,
         });
     }
 
@@ -99,8 +124,13 @@ impl ConsentQueue {
         self.items.front_mut()
     }
 
-    pub fn pop_front(&mut self) -> Option<OpenConsent> {
-        self.items.pop_front()
+    /// Takes the open question; the next one comes on screen at `now`.
+    pub fn pop_front(&mut self, now: Instant, last_key: Option<Instant>) -> Option<OpenConsent> {
+        let open = self.items.pop_front();
+        if let Some(next) = self.items.front_mut() {
+            next.arming = Arming::new(now, last_key);
+        }
+        open
     }
 
     pub fn is_empty(&self) -> bool {
@@ -114,9 +144,16 @@ impl ConsentQueue {
 
     /// Drops questions the agent no longer waits for (an interrupted turn
     /// drops its receiver). Returns how many were dropped.
-    pub fn prune_closed(&mut self) -> usize {
+    pub fn prune_closed(&mut self, now: Instant, last_key: Option<Instant>) -> usize {
         let before = self.items.len();
+        let front_closed = self
+            .items
+            .front()
+            .is_some_and(|item| item.request.reply.is_closed());
         self.items.retain(|item| !item.request.reply.is_closed());
+        if front_closed && let Some(next) = self.items.front_mut() {
+            next.arming = Arming::new(now, last_key);
+        }
         before - self.items.len()
     }
 }

@@ -11,6 +11,7 @@ use crate::model::Item;
 use crate::session::SessionSummary;
 
 use super::app::{Activity, App, ModeQuestion, Picker, PickerItem, PickerKind, Turn};
+use super::arming::Arming;
 use super::format;
 use super::msg::Action;
 use super::transcript::{EntryKind, ToolEntry};
@@ -22,7 +23,7 @@ pub type CallSummaries = HashMap<String, String>;
 pub fn apply(app: &mut App, event: AgentEvent) -> Vec<Action> {
     let actions = apply_event(app, event);
     // A question whose turn was interrupted is dropped by the agent: close it.
-    app.consents.prune_closed();
+    app.consents.prune_closed(app.now, app.last_key);
     actions
 }
 
@@ -92,7 +93,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 app.transcript.push(EntryKind::Record { lines, shown });
             }
         }
-        AgentEvent::Consent(request) => app.consents.push(request),
+        AgentEvent::Consent(request) => app.consents.push(request, app.now, app.last_key),
         AgentEvent::Answered { answer, line, .. } => app.transcript.push(EntryKind::Answer {
             text: line,
             allowed: answer.allows(),
@@ -131,7 +132,12 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         }
         AgentEvent::ModeChanged(mode) => app.status.mode = mode,
         AgentEvent::ConfirmMode { from, to, warning } => {
-            app.mode_question = Some(ModeQuestion { from, to, warning });
+            app.mode_question = Some(ModeQuestion {
+                from,
+                to,
+                warning,
+                arming: Arming::new(app.now, app.last_key),
+            });
         }
         AgentEvent::Sessions(list) => sessions(app, list),
         AgentEvent::Quit => return vec![Action::Quit],

@@ -1,6 +1,7 @@
 //! Terminal events to intents. What a key means depends on what is open:
-//! while a question is open its keys are the only ones that do anything, so
-//! nothing typed there ever reaches the input. The only file that reads key
+//! while a question is open its keys are the only ones that answer; before
+//! the question's keys arm, typing goes on into the input and answers
+//! nothing. The only file that reads key
 //! codes; it never changes state.
 
 use crossterm::event::{
@@ -20,7 +21,14 @@ pub fn map(app: &App, event: &Event) -> Option<Msg> {
     match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => key_msg(app, key),
         Event::Mouse(mouse) => mouse_msg(mouse),
-        Event::Paste(text) => (app.layer() == Layer::Input).then(|| Msg::Paste(text.clone())),
+        Event::Paste(text) => match app.layer() {
+            Layer::Input => Some(Msg::Paste(text.clone())),
+            // A paste over a question that is not armed yet is kept.
+            Layer::Consent | Layer::ModeQuestion if !app.question_armed() => {
+                Some(Msg::PasteAhead(text.clone()))
+            }
+            _ => None,
+        },
         Event::Resize(..) => Some(Msg::Resize),
         _ => None,
     }
@@ -56,15 +64,44 @@ pub fn key_msg(app: &App, key: &KeyEvent) -> Option<Msg> {
         KeyCode::Char('l') if ctrl(key) => return Some(Msg::Redraw),
         _ => {}
     }
-    match app.layer() {
+    let layer = app.layer();
+    if matches!(layer, Layer::Consent | Layer::ModeQuestion) && !app.question_armed() {
+        return type_ahead(key);
+    }
+    let yes = matches!(key.code, KeyCode::Char('y' | 'Y'));
+    match layer {
+        Layer::Consent if app.consents.front().is_some_and(|o| o.confirming.is_some()) => {
+            Some(Msg::ConfirmAnswer(yes))
+        }
         Layer::Consent => consent_key(key),
-        Layer::ModeQuestion => Some(Msg::ConfirmMode(matches!(
-            key.code,
-            KeyCode::Char('y' | 'Y')
-        ))),
+        Layer::ModeQuestion => Some(Msg::ConfirmMode(yes)),
         Layer::Picker => overlay_key(key, true),
         Layer::Help => overlay_key(key, false),
         Layer::Input => input_key(app, key),
+    }
+}
+
+/// A key that reaches a question before its keys arm: never an answer.
+/// What edits text goes into the input box, so typing is not lost; the
+/// question's body scrolls; the rest (Enter, Esc, Tab, shortcuts) does
+/// nothing.
+fn type_ahead(key: &KeyEvent) -> Option<Msg> {
+    if ctrl(key) || alt(key) {
+        return None;
+    }
+    match key.code {
+        KeyCode::Up => Some(Msg::OverlayUp),
+        KeyCode::Down => Some(Msg::OverlayDown),
+        KeyCode::PageUp => Some(Msg::OverlayPageUp),
+        KeyCode::PageDown => Some(Msg::OverlayPageDown),
+        KeyCode::Char(_)
+        | KeyCode::Backspace
+        | KeyCode::Delete
+        | KeyCode::Left
+        | KeyCode::Right
+        | KeyCode::Home
+        | KeyCode::End => Some(Msg::TypeAhead((*key).into())),
+        _ => None,
     }
 }
 

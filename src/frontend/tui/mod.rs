@@ -6,6 +6,7 @@
 //! decides: a dialog only collects an answer and hands it back.
 
 pub mod app;
+pub mod arming;
 pub mod consent;
 pub mod events;
 pub mod format;
@@ -93,6 +94,13 @@ async fn next_signal(signal: &mut Option<Signal>) {
     }
 }
 
+async fn sleep_until_some(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
+}
+
 async fn next_tick(ticker: &mut Option<Interval>) {
     match ticker {
         Some(ticker) => {
@@ -122,6 +130,8 @@ async fn event_loop(
             dirty = false;
         }
         let frame_due = last_draw.map_or_else(Instant::now, |at| at + FRAME);
+        // A question that is not armed yet is drawn again when it arms.
+        let arms_at = app.arms_at();
         let mut msgs = Vec::new();
         tokio::select! {
             event = terminal_events.next() => match event {
@@ -135,6 +145,7 @@ async fn event_loop(
             },
             () = next_tick(&mut ticker) => msgs.push(Msg::Tick),
             () = tokio::time::sleep_until(frame_due.into()), if dirty => {}
+            () = sleep_until_some(arms_at) => dirty = true,
             () = next_signal(&mut sigterm) => return Ok(Exit::Signal(15)),
             () = next_signal(&mut sighup) => return Ok(Exit::Signal(1)),
         }

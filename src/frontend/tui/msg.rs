@@ -52,8 +52,15 @@ pub enum Msg {
     OverlayPageUp,
     OverlayPageDown,
     PickerSelect,
+    // Questions whose keys are not armed yet.
+    /// A key typed over a question: it edits the input, answers nothing.
+    TypeAhead(TextInput),
+    /// A paste over a question: it goes into the input.
+    PasteAhead(String),
     // The permission dialog.
     Answer(ConsentAnswer),
+    /// The `[y/N]` after a session-wide answer to a hurried question.
+    ConfirmAnswer(bool),
     AnswerFocused,
     FocusNext,
     FocusPrev,

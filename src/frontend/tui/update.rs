@@ -23,7 +23,40 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
     ) {
         app.quit_armed = false;
     }
+    // Armed or not is judged before this key counts as the last one.
+    let armed = app.question_armed();
+    if !matches!(msg, Msg::Agent(_) | Msg::Tick | Msg::Resize) {
+        app.last_key = Some(app.now);
+        if armed {
+            app.latch_arming();
+        }
+    }
     match msg {
+        // Belt and braces: the keymap sends no answer before arming.
+        Msg::Answer(_) | Msg::AnswerFocused | Msg::ConfirmAnswer(_) | Msg::ConfirmMode(_)
+            if !armed =>
+        {
+            Vec::new()
+        }
+        Msg::TypeAhead(key) => {
+            if let Some(open) = app.consents.front_mut() {
+                open.arming.hurried = true;
+            }
+            prompt::update(app, Msg::Edit(key))
+        }
+        Msg::PasteAhead(text) => {
+            if let Some(open) = app.consents.front_mut() {
+                open.arming.hurried = true;
+            }
+            prompt::update(app, Msg::Paste(text))
+        }
+        Msg::ConfirmAnswer(yes) => {
+            let confirmed = app.consents.front_mut().and_then(|o| o.confirming.take());
+            match confirmed {
+                Some(answer) if yes => answer_consent(app, answer),
+                _ => Vec::new(),
+            }
+        }
         Msg::Agent(event) => events::apply(app, event),
         Msg::Tick => {
             app.spinner = app.spinner.wrapping_add(1);
@@ -34,9 +67,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
         Msg::Quit => vec![Action::Quit],
         Msg::Interrupt => interrupt(app),
         Msg::StopOrQuit => stop_or_quit(app),
-        Msg::Answer(answer) => answer_consent(app, answer),
+        Msg::Answer(answer) => answer_or_confirm(app, answer),
         Msg::AnswerFocused => match app.consents.front() {
-            Some(open) => answer_consent(app, open.focus.answer()),
+            Some(open) => answer_or_confirm(app, open.focus.answer()),
             None => Vec::new(),
         },
         Msg::FocusNext | Msg::FocusPrev => {
@@ -137,8 +170,24 @@ fn stop_or_quit(app: &mut App) -> Vec<Action> {
     Vec::new()
 }
 
+/// A session-wide answer to a hurried question asks `[y/N]` first; every
+/// other answer is given at once.
+fn answer_or_confirm(app: &mut App, answer: ConsentAnswer) -> Vec<Action> {
+    let session_wide = matches!(
+        answer,
+        ConsentAnswer::AllowForSession | ConsentAnswer::NeverThisSession
+    );
+    match app.consents.front_mut() {
+        Some(open) if session_wide && open.arming.hurried => {
+            open.confirming = Some(answer);
+            Vec::new()
+        }
+        _ => answer_consent(app, answer),
+    }
+}
+
 fn answer_consent(app: &mut App, answer: ConsentAnswer) -> Vec<Action> {
-    match app.consents.pop_front() {
+    match app.consents.pop_front(app.now, app.last_key) {
         Some(open) => vec![Action::Answer {
             reply: open.request.reply,
             answer,

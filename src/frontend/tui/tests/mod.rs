@@ -59,6 +59,11 @@ pub fn start_turn(app: &mut App, prompt: &str, secs: u64) {
     app.now += Duration::from_secs(secs);
 }
 
+/// Lets the open question arm: a second on screen with no key.
+pub fn arm(app: &mut App) {
+    app.now += Duration::from_secs(1);
+}
+
 /// A question for `tool` and the receiver its answer arrives on.
 pub fn consent(
     tool: &str,

@@ -1,8 +1,8 @@
 //! The modal dialogs over the chat: the permission question (a title naming
 //! the tool, every field, the diff coloured and scrollable, the warning, the
-//! four answers with their fixed letters, and how many more wait) and the
-//! mode question (`Switch to this mode? [y/N]`). They only show; the keys
-//! that answer are in the keymap.
+//! four answers with their fixed letters, whether its keys are armed, and
+//! how many more wait) and the mode question (`Switch to this mode? [y/N]`).
+//! They only show; the keys that answer are in the keymap.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -146,7 +146,13 @@ pub fn draw_consent(
     let width = dialog_width(above, MAX_WIDTH);
     let inner = width.saturating_sub(4).max(1);
     let body = wrap(&body(&open.request.fields), inner);
-    let choice_rows = choices(tool, open.focus, inner);
+    let choice_rows = match open.confirming {
+        Some(answer) => vec![
+            Line::default(),
+            Line::styled(open.confirm_question(answer), theme::warning()),
+        ],
+        None => choices(tool, open.focus, inner),
+    };
     let wanted = body.len() + choice_rows.len() + 2;
     let area = place(
         chat,
@@ -165,6 +171,7 @@ pub fn draw_consent(
             format!(" {} ", one_line(&title(tool, &open.request.fields), 80)),
             theme::bold(),
         ));
+    block = block.title_bottom(arming_note(app));
     if waiting > 0 {
         let s = if waiting == 1 { "" } else { "s" };
         block = block.title_bottom(
@@ -206,7 +213,23 @@ pub fn draw_consent(
     }
 }
 
-pub fn draw_mode_question(question: &ModeQuestion, frame: &mut Frame, chat: Rect, above: Rect) {
+/// What the border says about the keys: not armed yet while the person
+/// may still be typing, then armed.
+fn arming_note(app: &App) -> Line<'static> {
+    if app.question_armed() {
+        Line::styled(" keys armed ", theme::key())
+    } else {
+        Line::styled(" keys arm when you stop typing ", theme::dim())
+    }
+}
+
+pub fn draw_mode_question(
+    app: &App,
+    question: &ModeQuestion,
+    frame: &mut Frame,
+    chat: Rect,
+    above: Rect,
+) {
     let width = dialog_width(above, 90);
     let inner = width.saturating_sub(4).max(1);
     let mut lines = wrap(&[Line::raw(question.warning)], inner);
@@ -232,6 +255,7 @@ pub fn draw_mode_question(question: &ModeQuestion, frame: &mut Frame, chat: Rect
             ),
             theme::bold(),
         ))
+        .title_bottom(arming_note(app))
         .title_bottom(
             Line::styled(
                 format!(" y switches · any other key keeps {} ", question.from),

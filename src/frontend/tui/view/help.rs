@@ -63,6 +63,11 @@ const KEYS: [(&str, &[(&str, &str)]); 4] = [
             ("Enter", "the focused answer (focus starts on reject)"),
             ("Left, Right, Tab", "move the focus"),
             ("Up, Down, PageUp, PageDown", "scroll the question"),
+            ("Ctrl+C", "interrupt the turn"),
+            (
+                "typing",
+                "goes to the input until the border says keys armed",
+            ),
         ],
     ),
 ];

@@ -52,6 +52,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     frame.render_widget(block, area);
     if active {
         frame.render_widget(&app.input, inside);
+    } else if matches!(app.layer(), Layer::Consent | Layer::ModeQuestion) && !app.input_is_empty() {
+        // Text typed before a question armed stays, and stays visible.
+        frame.render_widget(&app.input, inside);
     } else {
         let hint = match app.layer() {
             Layer::Consent => "Answer the question above: y, a, n or v.".to_string(),

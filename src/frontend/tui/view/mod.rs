@@ -78,7 +78,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
             above,
         );
     } else if let Some(question) = &app.mode_question {
-        dialog::draw_mode_question(question, frame, regions.chat, above);
+        dialog::draw_mode_question(app, question, frame, regions.chat, above);
     } else if let Some(picker) = &app.picker {
         picker::draw(picker, frame, above);
     } else if let Some(scroll) = app.help {
