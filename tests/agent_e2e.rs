@@ -758,7 +758,7 @@ async fn an_interrupt_while_the_hook_runs_stops_the_call_before_it_starts() {
     ));
     std::fs::write(&config, settings).unwrap();
     let events = interrupted_print(&world, "write it", &["--yolo"], || marker.exists()).await;
-    assert_eq!(statuses(&events), vec!["interrupted"]);
+    assert_eq!(statuses(&events), vec!["not_run"]);
     let result = of_type(&events, "tool_result")[0]["output"]
         .as_str()
         .unwrap()

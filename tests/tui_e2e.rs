@@ -463,3 +463,65 @@ async fn typing_ahead_never_answers_a_question_and_keeps_the_text() {
     screen.send(b"\x03");
     quit(&mut screen);
 }
+
+/// Ctrl-C on an open question interrupts the turn. The unanswered call
+/// and the call after it (never reached) are recorded as not run, in the
+/// chat with their command and path, in the session file and in what the
+/// model reads next; none of them ran.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_on_a_question_records_the_unanswered_and_unreached_calls_as_not_run() {
+    let world = World::new(vec![
+        Reply::Tools(vec![
+            ("bash".into(), json!({"command": "touch one.txt"})),
+            (
+                "write_file".into(),
+                json!({"path": "two.txt", "content": "two\n"}),
+            ),
+        ]),
+        text("after the interrupt"),
+    ])
+    .await;
+    let mut screen = world.start(&[]);
+    screen.submit("make two files");
+    screen.wait_for_all(&[
+        "bash wants to run a command",
+        "Esc rejects · Ctrl-C interrupts",
+    ]);
+    screen.send(b"\x03");
+    let after = screen.wait_for_all(&[
+        "○ bash touch one.txt  (not run)",
+        "○ write_file two.txt  (not run)",
+        "Interrupted.",
+        " idle",
+    ]);
+    assert!(!after.contains("(interrupted)"), "{after}");
+    assert!(world.file("one.txt").is_none() && world.file("two.txt").is_none());
+
+    screen.submit("go on");
+    screen.wait_for("after the interrupt");
+    quit(&mut screen);
+
+    let unanswered = "Not run: the user interrupted the turn before answering the question about this call. It did not run.";
+    let unreached =
+        "Not run: the user interrupted the turn before it reached this call. It did not run.";
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 2, "the interrupted turn sent nothing more");
+    assert!(bodies[1].contains(unanswered), "{}", bodies[1]);
+    assert!(bodies[1].contains(unreached), "{}", bodies[1]);
+    assert!(
+        !bodies[1].contains("outcome may be partial"),
+        "{}",
+        bodies[1]
+    );
+
+    let dir = world.home.path().join("sessions");
+    let logs: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .filter(|text| text.contains("make two files"))
+        .collect();
+    assert_eq!(logs.len(), 1, "one session file in {}", dir.display());
+    let log = &logs[0];
+    assert_eq!(log.matches("\"status\":\"not_run\"").count(), 2, "{log}");
+    assert!(log.contains(unanswered) && log.contains(unreached), "{log}");
+}

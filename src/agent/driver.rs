@@ -274,6 +274,18 @@ async fn request(
 }
 
 fn save(rt: &Runtime, session: &mut LiveSession, mut item: Item, hand: Option<&InHand>) -> Event {
+    // A call the turn never reached was never announced: announce it, so
+    // its result shows with its command or path.
+    if let Item::ToolResult { call_id, .. } = &item
+        && hand.is_none_or(|hand| hand.call_id != *call_id)
+        && let Some(call) = session.tool_call(call_id)
+    {
+        rt.emit(AgentEvent::ToolCall {
+            call_id: call.id,
+            tool: call.name,
+            arguments: call.arguments,
+        });
+    }
     // Every secret mino holds leaves a tool result here, before the result
     // is saved, shown or sent.
     if let Item::ToolResult { output, .. } = &mut item {

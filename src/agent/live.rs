@@ -2,7 +2,7 @@
 //! run (mode, remembered answers, last context use). Every item is on disk
 //! before it joins history.
 
-use crate::model::Item;
+use crate::model::{Item, ToolCall};
 use crate::policy::{Mode, SessionConsent};
 use crate::session::{Record, SessionLog};
 
@@ -36,16 +36,16 @@ impl LiveSession {
 
     /// The tool a call id belongs to, from history.
     pub fn tool_name(&self, call_id: &str) -> String {
-        self.history
-            .iter()
-            .rev()
-            .find_map(|item| match item {
-                Item::Assistant { tool_calls, .. } => tool_calls
-                    .iter()
-                    .find(|c| c.id == call_id)
-                    .map(|c| c.name.clone()),
-                _ => None,
-            })
-            .unwrap_or_default()
+        self.tool_call(call_id).map(|c| c.name).unwrap_or_default()
+    }
+
+    /// The call with this id, from history.
+    pub fn tool_call(&self, call_id: &str) -> Option<ToolCall> {
+        self.history.iter().rev().find_map(|item| match item {
+            Item::Assistant { tool_calls, .. } => {
+                tool_calls.iter().find(|c| c.id == call_id).cloned()
+            }
+            _ => None,
+        })
     }
 }

@@ -138,13 +138,37 @@ pub struct DecideCx<'a> {
     pub can_ask: CanAsk,
 }
 
+/// How far the call being handled got: what an interrupt leaves of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Validated, prepared, decided or inspected: nothing ran.
+    Preparing,
+    /// Put to the user, not answered.
+    Asking,
+    /// Started: its outcome may be partial.
+    Running,
+}
+
 /// The call being handled.
 #[derive(Debug)]
 struct Current {
     call: ToolCall,
     facts: Option<CallFacts>,
     decision: Option<Decision>,
+    stage: Stage,
 }
+
+/// The result text of a call the user never answered.
+pub const NOT_RUN_UNANSWERED: &str = "Not run: the user interrupted the turn before answering the question about this call. It did not run.";
+/// The result text of a call the turn was interrupted before it started.
+pub const NOT_RUN_BEFORE_START: &str =
+    "Not run: the user interrupted the turn before this call started. It did not run.";
+/// The result text of a call the turn never reached.
+pub const NOT_RUN_UNREACHED: &str =
+    "Not run: the user interrupted the turn before it reached this call. It did not run.";
+/// The result text of a call that started and was stopped.
+pub const INTERRUPTED_RUNNING: &str =
+    "Interrupted by the user; the call was stopped and its outcome may be partial.";
 
 /// One turn's state.
 #[derive(Debug)]
@@ -215,14 +239,8 @@ impl Turn {
                 };
                 self.finish(status, outcome.output)
             }
-            Event::Interrupted { partial } => self.on_interrupt(
-                partial,
-                "Interrupted by the user; the call was stopped and its outcome may be partial.",
-            ),
-            Event::InterruptedBeforeRun => self.on_interrupt(
-                None,
-                "Interrupted by the user before this call started; it did not run.",
-            ),
+            Event::Interrupted { partial } => self.on_interrupt(partial, false),
+            Event::InterruptedBeforeRun => self.on_interrupt(None, true),
         }
     }
 
@@ -261,14 +279,9 @@ impl Turn {
                         TurnStop::ToolCallLimit(n) => {
                             format!("Not run: the turn reached its limit of {n} tool calls.")
                         }
-                        _ => "Not run: the turn was interrupted before this call started."
-                            .to_string(),
+                        _ => NOT_RUN_UNREACHED.to_string(),
                     };
-                    let status = match stop {
-                        TurnStop::Interrupted => ResultStatus::Interrupted,
-                        _ => ResultStatus::Error,
-                    };
-                    vec![Effect::Save(result(&call, status, why))]
+                    vec![Effect::Save(result(&call, ResultStatus::NotRun, why))]
                 }
                 None => vec![Effect::End(stop)],
             };
@@ -293,6 +306,7 @@ impl Turn {
             call: call.clone(),
             facts: None,
             decision: None,
+            stage: Stage::Preparing,
         });
         vec![Effect::AnnounceCall(call.clone()), Effect::Prepare(call)]
     }
@@ -324,17 +338,36 @@ impl Turn {
                 effects.extend(self.finish(status, reason));
             }
             _ if write => effects.push(Effect::Inspect),
-            Decision::Allow { shown } => effects.extend(allow(shown)),
-            Decision::Ask => effects.push(Effect::Ask),
+            Decision::Allow { shown } => effects.extend(self.allow(shown)),
+            Decision::Ask => effects.extend(self.ask()),
         }
         effects
     }
 
     fn on_inspected(&mut self) -> Vec<Effect> {
         match self.current.as_ref().and_then(|c| c.decision.clone()) {
-            Some(Decision::Allow { shown }) => allow(shown),
-            Some(Decision::Ask) => vec![Effect::Ask],
+            Some(Decision::Allow { shown }) => self.allow(shown),
+            Some(Decision::Ask) => self.ask(),
             _ => vec![],
+        }
+    }
+
+    fn set_stage(&mut self, stage: Stage) {
+        if let Some(current) = self.current.as_mut() {
+            current.stage = stage;
+        }
+    }
+
+    fn ask(&mut self) -> Vec<Effect> {
+        self.set_stage(Stage::Asking);
+        vec![Effect::Ask]
+    }
+
+    fn allow(&mut self, shown: Shown) -> Vec<Effect> {
+        self.set_stage(Stage::Running);
+        match shown {
+            Shown::Quietly => vec![Effect::Run],
+            shown => vec![Effect::Record(shown), Effect::Run],
         }
     }
 
@@ -347,6 +380,7 @@ impl Turn {
         }
         let mut effects = vec![Effect::AnnounceAnswer(answer)];
         if answer.allows() {
+            self.set_stage(Stage::Running);
             effects.push(Effect::Run);
         } else {
             effects.extend(self.finish(ResultStatus::Rejected, USER_REJECTED.to_string()));
@@ -354,14 +388,19 @@ impl Turn {
         effects
     }
 
-    fn on_interrupt(&mut self, partial: Option<Response>, why: &str) -> Vec<Effect> {
+    /// Esc or Ctrl-C. A call that started is interrupted (its outcome may
+    /// be partial); one that was never answered or never started did not
+    /// run, and its record says so. `before_start`: the driver stopped the
+    /// call before starting it.
+    fn on_interrupt(&mut self, partial: Option<Response>, before_start: bool) -> Vec<Effect> {
         self.ending = Some(TurnStop::Interrupted);
         if let Some(current) = self.current.take() {
-            return vec![Effect::Save(result(
-                &current.call,
-                ResultStatus::Interrupted,
-                why,
-            ))];
+            let (status, why) = match current.stage {
+                Stage::Running if !before_start => (ResultStatus::Interrupted, INTERRUPTED_RUNNING),
+                Stage::Asking => (ResultStatus::NotRun, NOT_RUN_UNANSWERED),
+                _ => (ResultStatus::NotRun, NOT_RUN_BEFORE_START),
+            };
+            return vec![Effect::Save(result(&current.call, status, why))];
         }
         match partial {
             Some(response) if !response.text.is_empty() => {
@@ -373,13 +412,6 @@ impl Turn {
             }
             _ => self.on_saved(),
         }
-    }
-}
-
-fn allow(shown: Shown) -> Vec<Effect> {
-    match shown {
-        Shown::Quietly => vec![Effect::Run],
-        shown => vec![Effect::Record(shown), Effect::Run],
     }
 }
 
@@ -598,12 +630,64 @@ mod tests {
         assert_eq!(saved_status(&effects), Some(ResultStatus::Completed));
         // c2 and c3 are paired with "not run" results, then the turn ends.
         let effects = m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved);
-        assert_eq!(saved_status(&effects), Some(ResultStatus::Error));
+        assert_eq!(saved_status(&effects), Some(ResultStatus::NotRun));
         let effects = m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved);
-        assert_eq!(saved_status(&effects), Some(ResultStatus::Error));
+        assert_eq!(saved_status(&effects), Some(ResultStatus::NotRun));
         assert_eq!(
             m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved),
             vec![Effect::End(TurnStop::ToolCallLimit(1))]
+        );
+    }
+
+    #[test]
+    fn an_interrupt_on_an_open_question_records_not_run() {
+        let mut m = Memory::new();
+        let mut turn = Turn::new(Limits::default());
+        m.on(&mut turn, Mode::Manual, CanAsk::Yes, Event::Begin);
+        m.on(
+            &mut turn,
+            Mode::Manual,
+            CanAsk::Yes,
+            Event::ModelDone(response(vec![call("c1", "bash"), call("c2", "bash")])),
+        );
+        m.on(&mut turn, Mode::Manual, CanAsk::Yes, Event::Saved);
+        let facts = CallFacts::new(ToolKey::new("bash"), CallKind::Shell);
+        let effects = m.on(
+            &mut turn,
+            Mode::Manual,
+            CanAsk::Yes,
+            Event::Prepared {
+                facts,
+                write: false,
+            },
+        );
+        assert!(effects.contains(&Effect::Ask));
+        let effects = m.on(
+            &mut turn,
+            Mode::Manual,
+            CanAsk::Yes,
+            Event::Interrupted { partial: None },
+        );
+        let saved = |effects: &[Effect]| {
+            effects.iter().find_map(|e| match e {
+                Effect::Save(Item::ToolResult { status, output, .. }) => {
+                    Some((*status, output.clone()))
+                }
+                _ => None,
+            })
+        };
+        assert_eq!(
+            saved(&effects),
+            Some((ResultStatus::NotRun, NOT_RUN_UNANSWERED.to_string()))
+        );
+        let effects = m.on(&mut turn, Mode::Manual, CanAsk::Yes, Event::Saved);
+        assert_eq!(
+            saved(&effects),
+            Some((ResultStatus::NotRun, NOT_RUN_UNREACHED.to_string()))
+        );
+        assert_eq!(
+            m.on(&mut turn, Mode::Manual, CanAsk::Yes, Event::Saved),
+            vec![Effect::End(TurnStop::Interrupted)]
         );
     }
 
@@ -676,8 +760,8 @@ mod tests {
         let effects = m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved);
         assert_eq!(
             saved_status(&effects),
-            Some(ResultStatus::Interrupted),
-            "c2 is paired too"
+            Some(ResultStatus::NotRun),
+            "c2 is paired too, as not run"
         );
         assert_eq!(
             m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Saved),

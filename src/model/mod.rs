@@ -40,6 +40,9 @@ pub enum ResultStatus {
     Rejected,
     Error,
     Interrupted,
+    /// The call never started: the user interrupted the turn before
+    /// answering it, or before the turn reached it, or a limit stopped it.
+    NotRun,
 }
 
 impl ResultStatus {
@@ -50,6 +53,7 @@ impl ResultStatus {
             ResultStatus::Rejected => "rejected",
             ResultStatus::Error => "error",
             ResultStatus::Interrupted => "interrupted",
+            ResultStatus::NotRun => "not_run",
         }
     }
 }

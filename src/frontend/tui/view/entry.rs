@@ -110,6 +110,7 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
         ToolState::Done(ResultStatus::Denied | ResultStatus::Rejected) => ("✗", theme::error()),
         ToolState::Done(ResultStatus::Error) => ("!", theme::error()),
         ToolState::Done(ResultStatus::Interrupted) => ("■", theme::warning()),
+        ToolState::Done(ResultStatus::NotRun) => ("○", theme::dim()),
     };
     let mut head = vec![
         Span::styled(one_line(&tool.tool, 60), theme::bold()),
@@ -121,7 +122,7 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
         // A count only where lines are folded away; a short result shows whole.
         ToolState::Done(ResultStatus::Completed) if tool.output_lines <= COLLAPSED_LINES => None,
         ToolState::Done(ResultStatus::Completed) => Some(format!("({} lines)", tool.output_lines)),
-        ToolState::Done(status) => Some(format!("({})", status.as_str())),
+        ToolState::Done(status) => Some(format!("({})", status.as_str().replace('_', " "))),
     };
     if let Some(word) = status_word {
         head.push(Span::styled(format!("  {word}"), theme::dim()));

@@ -6,7 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
-use super::super::app::{Activity, App};
+use super::super::app::{Activity, App, Layer};
 use super::super::format;
 use super::theme;
 
@@ -41,6 +41,19 @@ pub fn turn_state(app: &App) -> String {
     }
 }
 
+/// What the keys do now, in the state the person is in.
+pub fn key_hint(app: &App) -> &'static str {
+    match app.layer() {
+        Layer::Consent if app.turn.is_some() => "Esc rejects · Ctrl-C interrupts ",
+        Layer::Consent => "Esc rejects ",
+        Layer::ModeQuestion => "y switches · other keys keep ",
+        Layer::Picker => "Enter chooses · Esc closes ",
+        Layer::Help => "Esc closes ",
+        Layer::Input if app.turn.is_some() => "Esc interrupts ",
+        Layer::Input => "? help ",
+    }
+}
+
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let status = &app.status;
     let state = if app.quit_armed {
@@ -68,16 +81,14 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         format!(" {} ", status.mode.name().to_uppercase()),
         theme::mode_badge(status.mode),
     );
-    let hint = if app.turn.is_some() {
-        "Esc interrupts "
-    } else {
-        "? help "
-    };
+    let hint = key_hint(app);
     let width = usize::from(area.width);
     let used = |parts: &[(Span, u8)]| -> usize {
         badge.width() + parts.iter().map(|(s, _)| s.width() + 3).sum::<usize>()
     };
-    while used(&parts) > width {
+    // The hint says what the keys do: the model and the context go first.
+    let hint_room = hint.chars().count() + 2;
+    while used(&parts) + hint_room > width {
         let lowest = parts
             .iter()
             .enumerate()
