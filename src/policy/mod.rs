@@ -7,6 +7,7 @@ mod decide;
 mod facts;
 pub mod mode;
 pub mod protected;
+pub mod shell;
 
 pub use consent::{ConsentAnswer, RunConsent, SessionConsent, remember};
 pub use decide::{CanAsk, Decision, DenyCode, Shown, decide};
