@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 use mino::agent::build::{Launch, launch};
 use mino::config::{CliOverrides, EnvOverrides, Settings};
 use mino::frontend::check::{CheckRequest, check};
+use mino::frontend::gate::{self, HookFormat};
 use mino::frontend::line::{self, OutputFormat};
 use mino::frontend::tui;
 use mino::home::Home;
@@ -64,6 +65,47 @@ enum Sub {
         #[command(subcommand)]
         command: PolicyCommand,
     },
+    /// The shell gate of auto mode, as a command and as a hook for other agents.
+    Gate {
+        #[command(subcommand)]
+        command: GateCommand,
+    },
+}
+
+/// `mino gate`: the shell gate on its own.
+#[derive(Debug, Subcommand)]
+enum GateCommand {
+    /// Classifies one command and prints one canonical JSON object
+    /// (outcome, code, reason, executable, operation); exit 0 only for
+    /// allow-final.
+    Check {
+        /// The shell that would run the command: bash, sh, powershell, cmd.
+        #[arg(long, default_value = "bash")]
+        shell: String,
+        /// The command, after `--`; several words are joined with spaces.
+        #[arg(last = true, required = true, value_name = "COMMAND")]
+        command: Vec<String>,
+    },
+    /// Answers one PreToolUse hook event read on stdin.
+    Hook {
+        #[arg(long, value_enum)]
+        format: HookFormatArg,
+        /// What an unresolved command gets: no decision (the other agent's
+        /// own rules), or `ask`.
+        #[arg(long, value_enum)]
+        unresolved: Option<UnresolvedArg>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum HookFormatArg {
+    ClaudeCode,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum UnresolvedArg {
+    Ask,
 }
 
 #[derive(Debug, Subcommand)]
@@ -191,6 +233,9 @@ async fn run(mut cli: Cli) -> i32 {
             }
         };
     }
+    if let Some(Sub::Gate { command }) = &cli.command {
+        return run_gate(&settings, &project_dir, command);
+    }
     let interactive = std::io::stdin().is_terminal();
     let full_screen =
         cli.prompt.is_none() && !cli.line && interactive && std::io::stdout().is_terminal();
@@ -216,5 +261,41 @@ async fn run(mut cli: Cli) -> i32 {
         Some(prompt) => line::run_once(handle, prompt, cli.output_format).await,
         None if full_screen => tui::run(handle, &project_dir).await,
         None => line::run_interactive(handle).await,
+    }
+}
+
+/// `mino gate check` and `mino gate hook`.
+fn run_gate(settings: &Settings, project_dir: &std::path::Path, command: &GateCommand) -> i32 {
+    match command {
+        GateCommand::Check { shell, command } => {
+            let (json, status) = gate::check(settings, project_dir, shell, &command.join(" "));
+            println!("{json}");
+            status
+        }
+        GateCommand::Hook { format, unresolved } => {
+            use std::io::Read;
+            let mut event = String::new();
+            let limit = u64::try_from(gate::MAX_EVENT_BYTES + 1).unwrap_or(u64::MAX);
+            if let Err(e) = std::io::stdin().take(limit).read_to_string(&mut event) {
+                eprintln!("mino: the hook event on stdin cannot be read: {e}");
+                return 2;
+            }
+            let format = match format {
+                HookFormatArg::ClaudeCode => HookFormat::ClaudeCode,
+                HookFormatArg::Json => HookFormat::Json,
+            };
+            match gate::hook(settings, &event, format, unresolved.is_some()) {
+                Ok(Some(answer)) => {
+                    println!("{answer}");
+                    0
+                }
+                Ok(None) => 0,
+                Err(e) => {
+                    // Exit 2: the other agent blocks the call and shows this.
+                    eprintln!("mino: {e}");
+                    2
+                }
+            }
+        }
     }
 }

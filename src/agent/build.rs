@@ -12,14 +12,17 @@ use crate::config::Settings;
 use crate::home::Home;
 use crate::model::{ProviderConfig, build_provider};
 use crate::policy::CanAsk;
+use crate::policy::shell::{Rules, Trusted};
 use crate::secrets::Secrets;
 use crate::session::SessionStore;
+use crate::tools::gate::GateSetup;
 use crate::tools::registry::Switches;
 use crate::tools::{Project, Registry, ToolContext};
 
 use super::audit::Audit;
 use super::driver::Runtime;
 use super::hook::Hook;
+use super::judge::Judge;
 use super::prompt::system_prompt;
 use super::sessions::Agent;
 use super::task::{AgentHandle, spawn};
@@ -40,7 +43,49 @@ pub fn tool_context(settings: &Settings, project: Project) -> ToolContext {
         secrets.add(&settings.model.api_key_env, &key);
     }
     cx.secrets = Arc::new(secrets);
+    cx.gate = Arc::new(gate_setup(settings, cx.project.root()));
     cx
+}
+
+/// The shell gate's rules under `settings` for a project at `project_root`.
+pub fn gate_setup(settings: &Settings, project_root: &Path) -> GateSetup {
+    let gate = &settings.shell_gate;
+    let text = |p: &Path| p.to_string_lossy().into_owned();
+    let mut rules = Rules::new(settings.protected());
+    rules.trusted = gate
+        .trusted_executables
+        .iter()
+        .map(|t| Trusted {
+            path: text(&t.path),
+            sha256: t.sha256.clone(),
+        })
+        .collect();
+    rules.git = gate.git.as_deref().map(text);
+    rules.mino_home = settings.mino_home.as_deref().map(text);
+    rules.home = directories::BaseDirs::new().map(|dirs| text(dirs.home_dir()));
+    rules.project_root = Some(text(project_root));
+    GateSetup {
+        rules,
+        guard_bypass: gate.guard_bypass,
+    }
+}
+
+/// The judge, when the user's settings enable it: its own provider, built
+/// with no retries, and its deadline.
+pub fn judge(settings: &Settings) -> Result<Option<Judge>, String> {
+    let judge = settings.shell_gate.judge;
+    if !judge.enabled {
+        return Ok(None);
+    }
+    let mut config = provider_config(settings);
+    config.max_retries = 0;
+    config.request_timeout = judge.timeout;
+    let provider = build_provider(&config)
+        .map_err(|e| format!("the shell gate's judge cannot be set up: {e}"))?;
+    Ok(Some(Judge {
+        provider,
+        timeout: judge.timeout,
+    }))
 }
 
 /// The tools that exist under `settings`.
@@ -140,6 +185,7 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
         system,
         can_ask,
         hook: hook(settings),
+        judge: judge(settings)?,
         context_window: settings.model.context_window,
         events: events_tx,
         audit: Some(Audit::open(&home.audit_log())?),

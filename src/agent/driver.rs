@@ -10,13 +10,18 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::model::{Item, Provider, Request, Response, StreamEvent};
-use crate::policy::{CallKind, CanAsk, ConsentAnswer, Decision, RunConsent, ToolKey};
-use crate::tools::{PreparedCall, Registry, ToolContext, ToolError};
+use crate::policy::shell::{Outcome, Verdict};
+use crate::policy::{
+    CallFacts, CallKind, CanAsk, ConsentAnswer, Decision, Mode, RunConsent, ToolKey,
+};
+use crate::tools::gate::examine;
+use crate::tools::{Field, PreparedCall, Registry, ToolContext, ToolError};
 
 use super::audit::Audit;
 use super::compact::CompactError;
 use super::events::{AgentEvent, ConsentRequest, DecisionView};
 use super::hook::Hook;
+use super::judge::{Judge, judge};
 use super::live::LiveSession;
 use super::turn::{DecideCx, Effect, Event, Limits, Turn, TurnStop};
 
@@ -31,6 +36,8 @@ pub struct Runtime {
     pub system: String,
     pub can_ask: CanAsk,
     pub hook: Option<Hook>,
+    /// The shell gate's judge, when enabled.
+    pub judge: Option<Judge>,
     pub context_window: u64,
     pub events: mpsc::UnboundedSender<AgentEvent>,
     /// Where every decision is recorded, when mino's home has one.
@@ -50,6 +57,8 @@ struct InHand {
     call_id: String,
     tool: String,
     prepared: Option<Box<dyn PreparedCall>>,
+    /// The shell gate's line, shown in a question and a record.
+    gate: Option<Field>,
 }
 
 /// Runs one turn for `prompt` and returns why it ended. The turn-end event
@@ -83,13 +92,15 @@ pub async fn run_turn(
                     call_id: call.id.clone(),
                     tool: call.name.clone(),
                     prepared: None,
+                    gate: None,
                 });
                 None
             }
             Effect::Prepare(call) => {
-                let (event, prepared) = prepare(rt, &call, interrupt).await;
+                let (event, prepared, gate) = prepare(rt, &call, session.mode, interrupt).await;
                 if let Some(hand) = hand.as_mut() {
                     hand.prepared = prepared;
+                    hand.gate = gate;
                 }
                 Some(event)
             }
@@ -120,7 +131,11 @@ pub async fn run_turn(
                         call_id: hand.call_id.clone(),
                         tool: hand.tool.clone(),
                         answer,
-                        line: answer.describe(&key),
+                        line: if answer == ConsentAnswer::AllowForSession && hand.gate.is_some() {
+                            format!("Allowed this exact {key} command line for this session.")
+                        } else {
+                            answer.describe(&key)
+                        },
                     });
                 }
                 None
@@ -131,11 +146,13 @@ pub async fn run_turn(
                         call_id: hand.call_id.clone(),
                         tool: hand.tool.clone(),
                         shown,
-                        fields: hand
-                            .prepared
-                            .as_ref()
-                            .map(|p| p.fields())
-                            .unwrap_or_default(),
+                        fields: with_gate(
+                            hand.prepared
+                                .as_ref()
+                                .map(|p| p.fields())
+                                .unwrap_or_default(),
+                            hand.gate.as_ref(),
+                        ),
                     });
                 }
                 None
@@ -318,7 +335,102 @@ fn save(rt: &Runtime, session: &mut LiveSession, mut item: Item, hand: Option<&I
     }
 }
 
+/// The fields of a call with the shell gate's line before its warning.
+fn with_gate(mut fields: Vec<Field>, gate: Option<&Field>) -> Vec<Field> {
+    if let Some(gate) = gate {
+        let at = fields
+            .iter()
+            .position(|f| f.kind == crate::tools::FieldKind::Warning)
+            .unwrap_or(fields.len());
+        fields.insert(at, gate.clone());
+    }
+    fields
+}
+
+/// The shell gate for a bash call: the evidence step on the blocking pool,
+/// the classifier, and in auto mode the judge for an eligible request.
+/// Sets the facts' verdict (auto mode) and the bypass guard; returns the
+/// line a question or a record shows, or `None` when the call was
+/// interrupted.
+async fn gate(
+    rt: &Runtime,
+    facts: &mut CallFacts,
+    mode: Mode,
+    interrupt: &mut mpsc::UnboundedReceiver<()>,
+) -> Option<Option<Field>> {
+    let (CallKind::Shell, Some(command)) = (&facts.kind, facts.command.clone()) else {
+        return Some(None);
+    };
+    let setup = rt.tool_cx.gate.clone();
+    let mut verdict = tokio::task::spawn_blocking(move || examine("bash", &command, &setup))
+        .await
+        .unwrap_or_else(|e| Verdict::internal(format!("the gate's evaluation stopped: {e}")));
+    if verdict.catastrophic && rt.tool_cx.gate.guard_bypass {
+        facts.guard = Some(verdict.reason.clone());
+    }
+    match mode {
+        Mode::Auto => {}
+        Mode::Bypass if facts.guard.is_some() => {
+            return Some(Some(Field::text("Bypass guard", verdict.describe())));
+        }
+        _ => return Some(None),
+    }
+    if verdict.outcome == Outcome::UnresolvedEligible
+        && let (Some(judge_cfg), Some(request)) = (&rt.judge, verdict.judge.clone())
+    {
+        let cancel = CancellationToken::new();
+        tokio::select! {
+            biased;
+            _ = interrupt.recv() => {
+                cancel.cancel();
+                return None;
+            }
+            answer = judge(judge_cfg, &request, cancel.clone()) => match answer {
+                Ok(()) => {
+                    verdict.outcome = Outcome::AllowFinal;
+                    verdict.code = None;
+                    verdict.reason = format!(
+                        "the judge allowed a closed read-only git {} request",
+                        request.operation
+                    );
+                }
+                Err(not) => {
+                    verdict.code = Some(not.code);
+                    verdict.reason = not.reason;
+                }
+            },
+        }
+    }
+    tracing::info!(
+        outcome = verdict.outcome.as_str(),
+        code = verdict.code,
+        "shell gate"
+    );
+    facts.gate = Some(verdict.for_decision());
+    Some(Some(Field::text("Shell gate", verdict.describe())))
+}
+
 async fn prepare(
+    rt: &Runtime,
+    call: &crate::model::ToolCall,
+    mode: Mode,
+    interrupt: &mut mpsc::UnboundedReceiver<()>,
+) -> (Event, Option<Box<dyn PreparedCall>>, Option<Field>) {
+    let (mut facts, write, prepared) = match prepare_tool(rt, call, interrupt).await {
+        (Event::Prepared { facts, write }, Some(prepared)) => (facts, write, prepared),
+        (event, prepared) => return (event, prepared, None),
+    };
+    // A call the hook denies is never judged.
+    if let Some(crate::policy::HookVerdict::Deny { .. }) = facts.hook {
+        return (Event::Prepared { facts, write }, Some(prepared), None);
+    }
+    match gate(rt, &mut facts, mode, interrupt).await {
+        Some(field) => (Event::Prepared { facts, write }, Some(prepared), field),
+        None => (Event::InterruptedBeforeRun, None, None),
+    }
+}
+
+async fn prepare_tool(
     rt: &Runtime,
     call: &crate::model::ToolCall,
     interrupt: &mut mpsc::UnboundedReceiver<()>,
@@ -383,7 +495,7 @@ fn question(hand: Option<&InHand>) -> Option<Question> {
     Some(Question {
         call_id: hand.call_id.clone(),
         tool: prepared.facts().tool.clone(),
-        fields: prepared.fields(),
+        fields: with_gate(prepared.fields(), hand.gate.as_ref()),
     })
 }
 

@@ -10,6 +10,7 @@ pub mod compact;
 pub mod driver;
 pub mod events;
 pub mod hook;
+pub mod judge;
 pub mod live;
 pub mod prompt;
 pub mod record;

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use crate::model::{Item, ModelError, Response, ResultStatus, ToolCall};
 use crate::policy::{
     CallFacts, CanAsk, ConsentAnswer, Decision, DenyCode, Mode, ProtectedPaths, RunConsent,
-    SessionConsent, Shown, USER_REJECTED, decide, remember,
+    SessionConsent, Shown, USER_REJECTED, decide, remember_call,
 };
 use crate::tools::{ToolOutcome, ToolStatus};
 
@@ -376,7 +376,7 @@ impl Turn {
             return vec![];
         };
         if let Some(facts) = &current.facts {
-            remember(answer, &facts.tool, cx.session, cx.run);
+            remember_call(answer, facts, cx.mode, cx.session, cx.run);
         }
         let mut effects = vec![Effect::AnnounceAnswer(answer)];
         if answer.allows() {

@@ -123,6 +123,7 @@ impl Settings {
             settings.start_mode = mode;
         }
         apply_cli(&mut settings, cli)?;
+        settings.mino_home = Some(home.root().to_path_buf());
         if let Some(relative) = home_inside(home.root(), project_dir) {
             settings.protected = settings.protected.with_mino_home(&relative);
         }

@@ -72,6 +72,7 @@ pub struct RawShellGate {
     pub trusted_executables: Option<Vec<RawTrustedExecutable>>,
     pub git: Option<String>,
     pub judge: Option<RawJudge>,
+    pub guard_bypass: Option<bool>,
 }
 
 /// One entry of `shell_gate.trusted_executables`.

@@ -205,13 +205,26 @@ impl Default for JudgeSettings {
 }
 
 /// `[shell_gate]`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ShellGateSettings {
     pub trusted_executables: Vec<TrustedExecutable>,
     /// The exact git path a judge may consider; none means no request is
     /// judge-eligible.
     pub git: Option<PathBuf>,
     pub judge: JudgeSettings,
+    /// The catastrophic subset asks even in bypass mode.
+    pub guard_bypass: bool,
+}
+
+impl Default for ShellGateSettings {
+    fn default() -> Self {
+        Self {
+            trusted_executables: Vec::new(),
+            git: None,
+            judge: JudgeSettings::default(),
+            guard_bypass: true,
+        }
+    }
 }
 
 /// `[mcp.servers.NAME]`.
@@ -240,6 +253,8 @@ pub struct Settings {
     pub mcp_servers: BTreeMap<String, McpServer>,
     /// The settings files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
+    /// mino's home directory, when the settings were loaded from one.
+    pub mino_home: Option<PathBuf>,
     /// `protected_patterns` compiled with the built-ins, once, at load.
     pub(crate) protected: ProtectedPaths,
 }
@@ -264,6 +279,7 @@ impl Default for Settings {
             pre_tool_call: None,
             mcp_servers: BTreeMap::new(),
             sources: Vec::new(),
+            mino_home: None,
             protected: ProtectedPaths::builtin(),
         }
     }

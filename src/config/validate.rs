@@ -365,6 +365,9 @@ fn shell_gate_settings(
                 src.invalid(KeyPath::of(&["shell_gate", "git"]), p, ABSOLUTE_ACCEPTED)
             })?);
     }
+    if let Some(guard) = raw.guard_bypass {
+        gate.guard_bypass = guard;
+    }
     if let Some(judge) = &raw.judge {
         let key = KeyPath::of(&["shell_gate", "judge", "timeout_secs"]);
         gate.judge = JudgeSettings {

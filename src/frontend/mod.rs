@@ -2,6 +2,7 @@
 //! collects an answer and hands it back through the consent port.
 
 pub mod check;
+pub mod gate;
 pub mod line;
 pub mod text;
 pub mod tui;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::ToolKey;
+use super::{CallFacts, CallKind, Mode, ToolKey};
 
 /// One answer to a permission question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -39,11 +39,22 @@ impl ConsentAnswer {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SessionConsent {
     allowed: BTreeSet<ToolKey>,
+    /// Exact command lines allowed for the session (gated bash in auto
+    /// mode, and the bypass guard).
+    commands: BTreeSet<(ToolKey, String)>,
 }
 
 impl SessionConsent {
     pub fn allows(&self, tool: &ToolKey) -> bool {
         self.allowed.contains(tool)
+    }
+
+    pub fn allows_command(&self, tool: &ToolKey, command: &str) -> bool {
+        self.commands.contains(&(tool.clone(), command.to_string()))
+    }
+
+    pub fn allow_command(&mut self, tool: ToolKey, command: &str) {
+        self.commands.insert((tool, command.to_string()));
     }
 
     pub fn allow(&mut self, tool: ToolKey) {
@@ -65,6 +76,38 @@ impl RunConsent {
 
     pub fn never(&mut self, tool: ToolKey) {
         self.never.insert(tool);
+    }
+}
+
+/// The exact command line an answer about this call is remembered for,
+/// when it is one: a bash call the gate decided on in auto mode, or one the
+/// bypass guard stopped in bypass mode.
+pub fn command_scoped(facts: &CallFacts, mode: Mode) -> Option<&str> {
+    match (&facts.kind, &facts.command) {
+        (CallKind::Shell, Some(command))
+            if (mode == Mode::Auto && facts.gate.is_some())
+                || (mode == Mode::Bypass && facts.guard.is_some()) =>
+        {
+            Some(command)
+        }
+        _ => None,
+    }
+}
+
+/// Records `answer` about one prepared call: "allow for session" on a
+/// command-scoped call allows only that exact command line.
+pub fn remember_call(
+    answer: ConsentAnswer,
+    facts: &CallFacts,
+    mode: Mode,
+    session: &mut SessionConsent,
+    run: &mut RunConsent,
+) {
+    match (answer, command_scoped(facts, mode)) {
+        (ConsentAnswer::AllowForSession, Some(command)) => {
+            session.allow_command(facts.tool.clone(), command);
+        }
+        _ => remember(answer, &facts.tool, session, run),
     }
 }
 

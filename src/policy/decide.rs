@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::{
     CallFacts, CallKind, DO_NOT_RETRY, GateVerdict, HookVerdict, Mode, PathTarget, ProtectedPaths,
-    Protection, RunConsent, SessionConsent,
+    Protection, RunConsent, SessionConsent, command_scoped,
 };
 
 /// Whether the front end has somebody who can answer a question.
@@ -154,6 +154,7 @@ fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
             },
             _,
         ) => Decision::Ask,
+        (CallKind::Shell, Mode::Bypass) if facts.guard.is_some() => Decision::Ask,
         (_, Mode::Bypass) => shown,
         (CallKind::FileWrite, Mode::Manual) => Decision::Ask,
         (CallKind::FileWrite, _) => shown,
@@ -201,20 +202,35 @@ pub fn decide(
     if decision != Decision::Ask {
         return decision;
     }
-    if session.allows(&facts.tool) {
+    let allowed = match command_scoped(facts, mode) {
+        // The bypass guard is passed only by this exact command line; a gated
+        // call in auto mode also by bash allowed for the whole session.
+        Some(command) => {
+            session.allows_command(&facts.tool, command)
+                || (mode == Mode::Auto && session.allows(&facts.tool))
+        }
+        None => session.allows(&facts.tool),
+    };
+    if allowed {
         return Decision::Allow {
             shown: Shown::ForSession,
         };
     }
     match can_ask {
         CanAsk::Yes => Decision::Ask,
-        CanAsk::No => match &facts.gate {
-            Some(GateVerdict::Unresolved { code, reason }) if mode == Mode::Auto => {
+        CanAsk::No => match (&facts.gate, &facts.guard) {
+            (Some(GateVerdict::Unresolved { code, reason }), _) if mode == Mode::Auto => {
                 Decision::Deny {
                     code: DenyCode::Gate(code),
                     reason: format!("Blocked by policy: {reason} {DO_NOT_RETRY}"),
                 }
             }
+            (_, Some(reason)) if mode == Mode::Bypass => Decision::Deny {
+                code: DenyCode::Gate(super::shell::CATASTROPHIC),
+                reason: format!(
+                    "Blocked by policy: {reason}; the bypass guard asks about this even in bypass mode, and nobody can answer here. {DO_NOT_RETRY}"
+                ),
+            },
             _ => Decision::Deny {
                 code: DenyCode::NobodyToAsk,
                 reason: format!(

@@ -99,6 +99,11 @@ pub struct CallFacts {
     /// Bash in auto mode: the shell gate's verdict. `None` means the gate did
     /// not run, and the call asks.
     pub gate: Option<GateVerdict>,
+    /// Bash: the command line, exactly as it will run.
+    pub command: Option<String>,
+    /// Bash: the bypass guard's reason, when the command is in the gate's
+    /// catastrophic subset and the guard is on. Read in bypass mode only.
+    pub guard: Option<String>,
 }
 
 impl CallFacts {
@@ -109,6 +114,8 @@ impl CallFacts {
             targets: Vec::new(),
             hook: None,
             gate: None,
+            command: None,
+            guard: None,
         }
     }
 

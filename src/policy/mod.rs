@@ -9,7 +9,9 @@ pub mod mode;
 pub mod protected;
 pub mod shell;
 
-pub use consent::{ConsentAnswer, RunConsent, SessionConsent, remember};
+pub use consent::{
+    ConsentAnswer, RunConsent, SessionConsent, command_scoped, remember, remember_call,
+};
 pub use decide::{CanAsk, Decision, DenyCode, Shown, decide};
 pub use facts::{CallFacts, CallKind, GateVerdict, HookVerdict, PathTarget, ToolKey};
 pub use mode::{MODE_NAMES, Mode, UnknownMode};

@@ -94,8 +94,10 @@ impl Tool for Bash {
             Some(secs) => cx.bash_timeout.min(Duration::from_secs(secs)),
             None => cx.bash_timeout,
         };
+        let mut facts = CallFacts::new(ToolKey::new(NAME), CallKind::Shell);
+        facts.command = Some(args.command.clone());
         Ok(Box::new(BashCall {
-            facts: CallFacts::new(ToolKey::new(NAME), CallKind::Shell),
+            facts,
             command: args.command,
             cwd: cx.project.root().to_path_buf(),
             timeout,

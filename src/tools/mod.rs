@@ -8,6 +8,7 @@ mod blocking;
 pub mod confine;
 pub mod edit_file;
 pub mod fetch_content;
+pub mod gate;
 pub mod list_dir;
 mod paths;
 pub mod read_file;
@@ -156,6 +157,8 @@ pub struct ToolContext {
     /// The secret values mino holds; every tool result is redacted with
     /// them before it is saved or sent.
     pub secrets: Arc<Secrets>,
+    /// The shell gate's rules and the bypass guard's switch.
+    pub gate: Arc<gate::GateSetup>,
 }
 
 impl ToolContext {
@@ -169,6 +172,7 @@ impl ToolContext {
             bash_output_limit: 64 * 1024,
             hidden_env: Vec::new(),
             secrets: Arc::new(Secrets::new()),
+            gate: Arc::new(gate::GateSetup::default()),
         }
     }
 }

@@ -232,6 +232,39 @@ impl Verdict {
     }
 }
 
+impl Verdict {
+    /// The gate could not finish its evaluation.
+    pub fn internal(reason: impl Into<String>) -> Self {
+        Self::code(INTERNAL, reason)
+    }
+
+    /// What `decide` reads of it.
+    pub fn for_decision(&self) -> super::GateVerdict {
+        let code = self.code.unwrap_or(INTERNAL);
+        match self.outcome {
+            Outcome::AllowFinal => super::GateVerdict::AllowFinal,
+            Outcome::DenyFinal => super::GateVerdict::DenyFinal {
+                code,
+                reason: self.reason.clone(),
+            },
+            Outcome::UnresolvedEligible | Outcome::UnresolvedIneligible => {
+                super::GateVerdict::Unresolved {
+                    code,
+                    reason: self.reason.clone(),
+                }
+            }
+        }
+    }
+
+    /// One line for a dialog or a record: the outcome, the code, the reason.
+    pub fn describe(&self) -> String {
+        match self.code {
+            Some(code) => format!("{} {code}: {}", self.outcome.as_str(), self.reason),
+            None => format!("{}: {}", self.outcome.as_str(), self.reason),
+        }
+    }
+}
+
 /// A command read into words, for whichever shell.
 struct Read {
     /// Words of each command found (outer and nested), after quote removal.
