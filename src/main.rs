@@ -14,6 +14,7 @@ use mino::frontend::line::{self, OutputFormat};
 use mino::frontend::tui;
 use mino::home::Home;
 use mino::policy::{CanAsk, Mode};
+use mino::tools::bash_guard::{EXEC, GUARD, exec_main, guard_main};
 
 /// mino: a terminal coding agent whose every tool call goes through one
 /// decision (allow, ask, deny) made by the program.
@@ -126,6 +127,17 @@ enum PolicyCommand {
 }
 
 fn main() -> ExitCode {
+    // The helpers a bash call runs under are this same binary (see
+    // `tools::bash_guard`); they take their own arguments.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if let Some((first, rest)) = args.split_first() {
+        if first == GUARD {
+            return exit_code(guard_main(rest));
+        }
+        if first == EXEC {
+            return exit_code(exec_main(rest));
+        }
+    }
     // Before anything else, so no child ever sees a dumpable mino.
     if let Err(e) = mino::process_guard::harden_at_start() {
         eprintln!("mino: {e}");
@@ -146,6 +158,10 @@ fn main() -> ExitCode {
     let code = runtime.block_on(run(cli));
     // Leave without waiting for a stdin reader blocked on a terminal.
     runtime.shutdown_background();
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+fn exit_code(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 

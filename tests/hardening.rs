@@ -468,3 +468,164 @@ async fn a_key_printed_by_a_command_is_redacted_before_it_is_saved_or_sent() {
     case.assert_nowhere(&encoded[4..24], &out);
     case.assert_nowhere("sk-hardening%2F5f1c%2B", &out);
 }
+
+// 8. Nothing a command starts outlives it.
+
+/// Processes whose command line is `sleep SECONDS`.
+fn sleeping(seconds: &str) -> Vec<i32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+            continue;
+        };
+        let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+        let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| {
+                s.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+            .unwrap_or(true);
+        if !zombie
+            && args.len() >= 2
+            && args[0].ends_with(b"sleep")
+            && args[1] == seconds.as_bytes()
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Waits up to five seconds for every `sleep SECONDS` to be gone.
+async fn gone(seconds: &[&str]) -> Vec<String> {
+    for _ in 0..100 {
+        let left: Vec<String> = seconds
+            .iter()
+            .filter(|s| !sleeping(s).is_empty())
+            .map(|s| s.to_string())
+            .collect();
+        if left.is_empty() {
+            return left;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    seconds
+        .iter()
+        .filter(|s| !sleeping(s).is_empty())
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// Distinct durations for this test process, so parallel runs never see
+/// each other's sleepers.
+fn durations(salt: u32) -> [String; 3] {
+    let base = 100_000 + (std::process::id() % 50_000) * 10 + salt * 3;
+    [base, base + 1, base + 2].map(|n| n.to_string())
+}
+
+fn escaping_command(d: &[String; 3], then: &str) -> String {
+    format!(
+        "setsid sleep {} > /dev/null 2>&1 & (setsid sh -c 'sleep {} > /dev/null 2>&1 &' &); (sleep {} > /dev/null 2>&1 &); echo started; {then}",
+        d[0], d[1], d[2]
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn escaped_processes_are_gone_when_the_call_ends() {
+    let d = durations(0);
+    let case = Case::new(
+        vec![
+            tool("bash", json!({"command": escaping_command(&d, "true")})),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let (events, stderr, out) = case.print("go", &["--mode", "bypass"]).await;
+    assert!(out.status.success(), "{stderr}");
+    let outputs = results(&events);
+    assert!(
+        outputs[0].starts_with("Exit code: 0\nstarted"),
+        "{}",
+        outputs[0]
+    );
+    let refs: Vec<&str> = d.iter().map(String::as_str).collect();
+    assert_eq!(gone(&refs).await, Vec::<String>::new(), "still running");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn escaped_processes_and_the_shell_are_gone_when_mino_is_killed() {
+    let d = durations(1);
+    let shell_sleep = (100_000 + (std::process::id() % 50_000) * 10 + 9).to_string();
+    let case = Case::new(
+        vec![
+            tool(
+                "bash",
+                json!({"command": escaping_command(&d, &format!("sleep {shell_sleep}"))}),
+            ),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let mut child = case
+        .command()
+        .args(["-p", "go", "--mode", "bypass"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut all: Vec<&str> = d.iter().map(String::as_str).collect();
+    all.push(&shell_sleep);
+    for _ in 0..200 {
+        if all.iter().all(|s| !sleeping(s).is_empty()) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert!(
+        all.iter().all(|s| !sleeping(s).is_empty()),
+        "the command never started"
+    );
+    child.start_kill().unwrap();
+    child.wait().await.unwrap();
+    assert_eq!(gone(&all).await, Vec::<String>::new(), "still running");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timed_out_or_guard_killing_command_leaves_nothing() {
+    let d = durations(2);
+    let e = durations(3);
+    let case = Case::new(
+        vec![
+            tool(
+                "bash",
+                json!({"command": escaping_command(&d, "sleep 60"), "timeout_secs": 1}),
+            ),
+            // A command that kills the process it runs under.
+            tool(
+                "bash",
+                json!({"command": escaping_command(&e, "kill -9 $PPID; sleep 60")}),
+            ),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let (events, stderr, _) = case.print("go", &["--mode", "bypass"]).await;
+    let outputs = results(&events);
+    assert_eq!(outputs.len(), 2, "{stderr}");
+    assert!(
+        outputs[0].starts_with("Timed out after 1 s"),
+        "{}",
+        outputs[0]
+    );
+    let refs: Vec<&str> = d.iter().chain(e.iter()).map(String::as_str).collect();
+    assert_eq!(gone(&refs).await, Vec::<String>::new(), "still running");
+}

@@ -44,6 +44,7 @@ pub fn tool_context(settings: &Settings, project: Project) -> ToolContext {
     }
     cx.secrets = Arc::new(secrets);
     cx.gate = Arc::new(gate_setup(settings, cx.project.root()));
+    cx.bash_guard = std::env::current_exe().ok();
     cx
 }
 
@@ -166,6 +167,13 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
     })?;
     let user_soul = std::fs::read_to_string(home.soul_file()).ok();
     let tool_cx = tool_context(settings, project);
+    if settings.tools.bash && tool_cx.bash_guard.is_none() {
+        return Err(
+            "mino cannot find its own binary (/proc/self/exe), which every bash call runs under; \
+             turn bash off with [tools] bash = false to run without it"
+                .to_string(),
+        );
+    }
     let system = system_prompt(user_soul, &tool_cx.project, &tool_cx.protected);
     let project_name = tool_cx.project.root().display().to_string();
     let config = provider_config(settings);

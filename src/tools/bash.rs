@@ -19,13 +19,15 @@ use std::time::Duration;
 
 use rustix::process::{Pid, Signal, kill_process_group};
 use serde_json::{Value, json};
-use tokio::process::{Child, Command};
+use tokio::process::{Child, ChildStdin, Command};
 use tokio::time::{Instant, sleep, sleep_until, timeout};
 use tokio_util::sync::CancellationToken;
 
+use super::bash_guard::GUARD;
 use super::bash_output::{Capture, Pipes};
 use super::{BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec};
 use crate::policy::{CallFacts, CallKind, ToolKey};
+use crate::process_guard::{kill_strays, proc_entry};
 
 /// The tool's name, as the model calls it and as its session answers are keyed.
 pub const NAME: &str = "bash";
@@ -49,6 +51,9 @@ const CANCEL_DRAIN: Duration = Duration::from_millis(200);
 
 /// How long to wait for the killed main process to be reaped.
 const REAP_WAIT: Duration = Duration::from_secs(2);
+
+/// How long to keep killing processes a killed guard left to mino.
+const STRAY_SWEEP: Duration = Duration::from_secs(2);
 
 /// Appended when the pipes were still open after the grace.
 const HELD_OPEN: &str = "[Stopped reading: a process outside the command's process group \
@@ -103,6 +108,7 @@ impl Tool for Bash {
             timeout,
             output_limit: cx.bash_output_limit,
             hidden_env: cx.hidden_env.clone(),
+            guard: cx.bash_guard.clone(),
         }))
     }
 }
@@ -205,6 +211,7 @@ struct BashCall {
     timeout: Duration,
     output_limit: usize,
     hidden_env: Vec<String>,
+    guard: Option<PathBuf>,
 }
 
 impl PreparedCall for BashCall {
@@ -229,16 +236,30 @@ async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
     if cancel.is_cancelled() {
         return ToolOutcome::interrupted("Interrupted before the command started; nothing ran.");
     }
-    let mut command = Command::new("bash");
+    // Under the guard (see `bash_guard`), mino never signals the shell
+    // itself: it gives orders through the guard's stdin, and a dropped call
+    // closes it, which the guard answers by killing everything. Killing the
+    // guard on drop would leave its orphans behind, so it is not.
+    let mut command = match &call.guard {
+        Some(mino) => {
+            let mut command = Command::new(mino);
+            command.arg(GUARD).arg("--").arg("bash");
+            command.stdin(Stdio::piped());
+            command
+        }
+        None => {
+            let mut command = Command::new("bash");
+            command.stdin(Stdio::null()).kill_on_drop(true);
+            command
+        }
+    };
     command
         .arg("-c")
         .arg(&call.command)
         .current_dir(&call.cwd)
         .process_group(0)
-        .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
+        .stderr(Stdio::piped());
     for name in &call.hidden_env {
         command.env_remove(name);
     }
@@ -251,7 +272,7 @@ async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
         .id()
         .and_then(|id| i32::try_from(id).ok())
         .and_then(Pid::from_raw)
-        .map(Group::new)
+        .map(|pid| Group::new(pid, child.stdin.take()))
     else {
         let _ = child.start_kill();
         return ToolOutcome::error("Could not start bash: it has no process id.");
@@ -396,28 +417,59 @@ fn seconds(duration: Duration) -> String {
     duration.as_secs_f64().to_string()
 }
 
-/// The command's process group. Dropping it while armed (the run future was
-/// dropped mid-way) kills the group, so nothing outlives an abandoned call.
+/// The command's process group, or the guard it runs under. Dropping it
+/// while armed (the run future was dropped mid-way) kills the group, so
+/// nothing outlives an abandoned call.
 struct Group {
     pid: Pid,
+    /// The guard's stdin: orders go through it, and its end kills all.
+    lifeline: Option<ChildStdin>,
+    /// When the guard started (clock ticks after boot), to find what it
+    /// left reparented to mino if it was killed itself.
+    started: Option<u64>,
     armed: bool,
 }
 
 impl Group {
-    fn new(pid: Pid) -> Self {
-        Self { pid, armed: true }
+    fn new(pid: Pid, lifeline: Option<ChildStdin>) -> Self {
+        let started = lifeline
+            .as_ref()
+            .and_then(|_| proc_entry(pid.as_raw_nonzero().get()))
+            .map(|entry| entry.start);
+        Self {
+            pid,
+            lifeline,
+            started,
+            armed: true,
+        }
     }
 
     fn signal(&self, signal: Signal) {
-        if self.armed {
+        if !self.armed {
+            return;
+        }
+        match &self.lifeline {
+            // A guard that has exited makes this EPIPE: nothing is left.
+            Some(lifeline) => {
+                let order: &[u8] = if signal == Signal::TERM { b"T" } else { b"K" };
+                let _ = rustix::io::write(lifeline, order);
+            }
             // ESRCH (nobody left in the group) is the common, fine case.
-            let _ = kill_process_group(self.pid, signal);
+            None => {
+                let _ = kill_process_group(self.pid, signal);
+            }
         }
     }
 
     /// After the final kill: the id may be reused once the group is empty.
+    /// A guard that was itself killed left its orphans to mino (a
+    /// subreaper): they are killed here.
     fn disarm(&mut self) {
         self.armed = false;
+        self.lifeline = None;
+        if let Some(started) = self.started {
+            kill_strays(started, None, STRAY_SWEEP);
+        }
     }
 }
 

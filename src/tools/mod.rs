@@ -3,6 +3,7 @@
 //! then runs (`run`). It never decides whether it may run: `policy` does.
 
 pub mod bash;
+pub mod bash_guard;
 mod bash_output;
 mod blocking;
 pub mod confine;
@@ -20,6 +21,7 @@ mod walk;
 pub mod write_file;
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
@@ -159,6 +161,11 @@ pub struct ToolContext {
     pub secrets: Arc<Secrets>,
     /// The shell gate's rules and the bypass guard's switch.
     pub gate: Arc<gate::GateSetup>,
+    /// mino's own binary, which every bash call runs under (its
+    /// `__bash-guard`), so that nothing a command starts outlives the call
+    /// or mino. `None` runs bash directly, and only its process group is
+    /// killed.
+    pub bash_guard: Option<PathBuf>,
 }
 
 impl ToolContext {
@@ -173,6 +180,7 @@ impl ToolContext {
             hidden_env: Vec::new(),
             secrets: Arc::new(Secrets::new()),
             gate: Arc::new(gate::GateSetup::default()),
+            bash_guard: None,
         }
     }
 }
