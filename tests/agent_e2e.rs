@@ -370,14 +370,15 @@ async fn a_service_that_never_answers_times_out() {
 
 #[tokio::test]
 async fn a_crash_mid_turn_is_recovered_without_rerunning_the_call() {
-    // The bash call kills mino itself (its parent) after the call is saved
-    // and before its result exists.
+    // The bash call kills mino itself (its grandparent: the shell runs
+    // under mino's guard) after the call is saved and before its result
+    // exists.
     let world = World::new(
         "openai-chat",
         vec![
             tool(
                 "bash",
-                json!({"command": "echo run >> runs.txt; kill -9 $PPID; sleep 5"}),
+                json!({"command": "echo run >> runs.txt; kill -9 $(awk '{print $4}' /proc/$PPID/stat); sleep 5"}),
             ),
             text("I see the call was interrupted."),
         ],
