@@ -13,4 +13,5 @@ pub mod policy;
 pub mod process_guard;
 pub mod secrets;
 pub mod session;
+pub mod small_file;
 pub mod tools;

@@ -629,3 +629,251 @@ async fn a_timed_out_or_guard_killing_command_leaves_nothing() {
     let refs: Vec<&str> = d.iter().chain(e.iter()).map(String::as_str).collect();
     assert_eq!(gone(&refs).await, Vec::<String>::new(), "still running");
 }
+
+// 4. Settings files are opened like project files.
+
+/// Starts mino on `case` and returns (exit code, stderr), or fails the
+/// test if it has not ended within five seconds.
+async fn start_fails(case: &Case) -> (i32, String) {
+    let run = case.run(&["-p", "hello"]);
+    let out = tokio::time::timeout(std::time::Duration::from_secs(5), run)
+        .await
+        .expect("mino hung at start");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_project_settings_file_that_is_no_regular_file_is_a_clear_error() {
+    for (what, lay_out) in [
+        ("a link to /dev/zero", 0),
+        ("a FIFO", 1),
+        ("a 5 MiB file", 2),
+    ] {
+        let case = Case::new(vec![text("never")], "").await;
+        let dir = case.project.path().join(".mino");
+        std::fs::create_dir(&dir).unwrap();
+        let file = dir.join("config.toml");
+        match lay_out {
+            0 => std::os::unix::fs::symlink("/dev/zero", &file).unwrap(),
+            1 => {
+                let status = std::process::Command::new("mkfifo")
+                    .arg(&file)
+                    .status()
+                    .unwrap();
+                assert!(status.success());
+            }
+            _ => std::fs::write(&file, format!("# {}\n", "x".repeat(5 * 1024 * 1024))).unwrap(),
+        }
+        let (code, stderr) = start_fails(&case).await;
+        assert_eq!(code, 2, "{what}: {stderr}");
+        assert!(stderr.contains(".mino/config.toml"), "{what}: {stderr}");
+        assert!(
+            stderr.contains("Accepted: a regular file"),
+            "{what}: {stderr}"
+        );
+        assert!(case.llm.bodies().is_empty(), "{what}: nothing starts");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn soul_and_agents_files_that_are_no_regular_files_stop_the_start() {
+    let case = Case::new(vec![text("never")], "").await;
+    let status = std::process::Command::new("mkfifo")
+        .arg(case.project.path().join("AGENTS.md"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let (code, stderr) = start_fails(&case).await;
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("AGENTS.md is not a regular file"),
+        "{stderr}"
+    );
+
+    let case = Case::new(vec![text("never")], "").await;
+    std::os::unix::fs::symlink("/dev/zero", case.home.join("SOUL.md")).unwrap();
+    let (code, stderr) = start_fails(&case).await;
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("SOUL.md"), "{stderr}");
+    assert!(stderr.contains("a character device"), "{stderr}");
+    assert!(case.llm.bodies().is_empty());
+}
+
+// 5. Redirects are decided, not followed; private destinations ask.
+
+/// A loopback HTTP server answering each request with `reply(path)` (a
+/// whole HTTP response) and recording every request line.
+async fn http_server(
+    reply: fn(&str, u16) -> String,
+) -> (u16, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = log.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let mut head = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                match socket.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => head.extend_from_slice(&buf[..n]),
+                }
+            }
+            let line = String::from_utf8_lossy(&head)
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string();
+            let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+            seen.lock().unwrap().push(line);
+            let _ = socket.write_all(reply(&path, port).as_bytes()).await;
+            let _ = socket.shutdown().await;
+        }
+    });
+    (port, log)
+}
+
+fn ok(body: &str) -> String {
+    format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+}
+
+fn redirect(location: &str) -> String {
+    format!(
+        "HTTP/1.1 302 Found\r\nlocation: {location}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_redirect_to_another_origin_ends_the_call_and_the_target_is_never_fetched() {
+    let (target, target_log) = http_server(|_, _| ok("TARGET-SECRET=1")).await;
+    static TARGET: std::sync::OnceLock<u16> = std::sync::OnceLock::new();
+    TARGET.set(target).unwrap();
+    let (origin, _) = http_server(|path, _| match path {
+        "/start" => redirect(&format!("http://127.0.0.1:{}/.env", TARGET.get().unwrap())),
+        "/same" => redirect("/final"),
+        _ => ok("same origin content"),
+    })
+    .await;
+    let case = Case::new(
+        vec![
+            tool(
+                "fetch_content",
+                json!({"url": format!("http://127.0.0.1:{origin}/start")}),
+            ),
+            tool(
+                "fetch_content",
+                json!({"url": format!("http://127.0.0.1:{origin}/same")}),
+            ),
+            text("done"),
+        ],
+        "[tools]\nfetch_private_hosts = \"allow\"\n",
+    )
+    .await;
+    let (events, stderr, _) = case.print("go", &["--mode", "bypass"]).await;
+    let outputs = results(&events);
+    assert_eq!(outputs.len(), 2, "{stderr}");
+    assert!(
+        outputs[0].contains(&format!("redirected to http://127.0.0.1:{target}/.env"))
+            && outputs[0].contains("does not follow it"),
+        "{}",
+        outputs[0]
+    );
+    assert!(outputs[1].contains("same origin content"), "{}", outputs[1]);
+    assert!(
+        target_log.lock().unwrap().is_empty(),
+        "the target was fetched"
+    );
+    for body in case.llm.bodies() {
+        assert!(!body.contains("TARGET-SECRET"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn private_destinations_ask_even_in_bypass_and_are_rejected_where_nobody_can_answer() {
+    let (port, log) = http_server(|_, _| ok("LOCAL-SECRET=1")).await;
+    let urls = [
+        format!("http://127.0.0.1:{port}/"),
+        format!("http://[::1]:{port}/"),
+        format!("http://localhost:{port}/"),
+        "http://169.254.169.254/latest/meta-data/".to_string(),
+    ];
+    let mut replies: Vec<Reply> = urls
+        .iter()
+        .map(|u| tool("fetch_content", json!({"url": u})))
+        .collect();
+    replies.push(text("done"));
+    let case = Case::new(replies, "").await;
+    let (events, stderr, _) = case.print("go", &["--mode", "bypass"]).await;
+    let decided = decisions(&events);
+    assert_eq!(decided.len(), urls.len(), "{stderr}");
+    for (_, decision, code) in &decided {
+        assert_eq!(
+            (decision.as_str(), code.as_str()),
+            ("deny", "MINO_DENY_NOBODY_TO_ASK")
+        );
+    }
+    let statuses: Vec<&str> = of_type(&events, "tool_result")
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert!(statuses.iter().all(|s| *s == "rejected"), "{statuses:?}");
+    assert!(
+        log.lock().unwrap().is_empty(),
+        "the loopback server was hit"
+    );
+
+    // policy check says the same: it asks in bypass.
+    let out = case
+        .run(&[
+            "policy",
+            "check",
+            "--mode",
+            "bypass",
+            "--tool",
+            "fetch_content",
+            "--url",
+            &urls[0],
+        ])
+        .await;
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(value["decision"], "ask");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn private_hosts_allowed_by_the_user_are_fetched_but_a_project_cannot_allow_them() {
+    let (port, log) = http_server(|_, _| ok("local page")).await;
+    let case = Case::new(
+        vec![
+            tool(
+                "fetch_content",
+                json!({"url": format!("http://127.0.0.1:{port}/")}),
+            ),
+            text("done"),
+        ],
+        "[tools]\nfetch_private_hosts = \"allow\"\n",
+    )
+    .await;
+    let (events, stderr, _) = case.print("go", &["--mode", "bypass"]).await;
+    assert!(results(&events)[0].contains("local page"), "{stderr}");
+    assert_eq!(log.lock().unwrap().len(), 1);
+
+    let case = Case::new(vec![text("never")], "").await;
+    std::fs::create_dir(case.project.path().join(".mino")).unwrap();
+    std::fs::write(
+        case.project.path().join(".mino/config.toml"),
+        "[tools]\nfetch_private_hosts = \"allow\"\n",
+    )
+    .unwrap();
+    let out = case.run(&["-p", "hi"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("tools.fetch_private_hosts"), "{stderr}");
+}

@@ -15,6 +15,7 @@ use crate::policy::CanAsk;
 use crate::policy::shell::{Rules, Trusted};
 use crate::secrets::Secrets;
 use crate::session::SessionStore;
+use crate::small_file::{Links, read_text};
 use crate::tools::gate::GateSetup;
 use crate::tools::registry::Switches;
 use crate::tools::{Project, Registry, ToolContext};
@@ -27,6 +28,9 @@ use super::prompt::system_prompt;
 use super::sessions::Agent;
 use super::task::{AgentHandle, spawn};
 use super::turn::Limits;
+
+/// The largest `SOUL.md` accepted.
+const SOUL_LIMIT: u64 = 256 * 1024;
 
 /// How long a preToolCall hook may take.
 const HOOK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -45,6 +49,7 @@ pub fn tool_context(settings: &Settings, project: Project) -> ToolContext {
     cx.secrets = Arc::new(secrets);
     cx.gate = Arc::new(gate_setup(settings, cx.project.root()));
     cx.bash_guard = std::env::current_exe().ok();
+    cx.fetch_private_hosts_allowed = settings.tools.fetch_private_hosts_allowed;
     cx
 }
 
@@ -165,7 +170,8 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
             project_dir.display()
         )
     })?;
-    let user_soul = std::fs::read_to_string(home.soul_file()).ok();
+    let user_soul = read_text(&home.soul_file(), SOUL_LIMIT, Links::Follow)
+        .map_err(|e| format!("SOUL.md: {e}"))?;
     let tool_cx = tool_context(settings, project);
     if settings.tools.bash && tool_cx.bash_guard.is_none() {
         return Err(
@@ -174,7 +180,7 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
                 .to_string(),
         );
     }
-    let system = system_prompt(user_soul, &tool_cx.project, &tool_cx.protected);
+    let system = system_prompt(user_soul, &tool_cx.project, &tool_cx.protected)?;
     let project_name = tool_cx.project.root().display().to_string();
     let config = provider_config(settings);
     let provider = build_provider(&config).map_err(|e| e.to_string())?;

@@ -477,7 +477,8 @@ async fn prepare_tool(
         }
     }
     let write = matches!(facts.kind, CallKind::FileWrite)
-        || (matches!(facts.kind, CallKind::Fetch) && !facts.targets.is_empty());
+        || (matches!(facts.kind, CallKind::Fetch | CallKind::FetchPrivate)
+            && !facts.targets.is_empty());
     // The hook's verdict joins the facts the decision reads.
     (Event::Prepared { facts, write }, Some(prepared))
 }

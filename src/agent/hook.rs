@@ -24,6 +24,7 @@ fn kind_name(kind: &CallKind) -> &'static str {
         CallKind::FileWrite => "write",
         CallKind::Shell => "shell",
         CallKind::Fetch => "fetch",
+        CallKind::FetchPrivate => "fetch_private",
         CallKind::Mcp { .. } => "mcp",
     }
 }

@@ -3,7 +3,7 @@
 //! skills. Reads files only through the confined project access.
 
 use crate::policy::ProtectedPaths;
-use crate::tools::confine::Project;
+use crate::tools::confine::{ConfineError, Project};
 use crate::tools::skill_view::{SkillInfo, discover_with};
 
 /// The built-in SOUL, used unless the user's home has its own.
@@ -22,7 +22,7 @@ pub fn system_prompt(
     user_soul: Option<String>,
     project: &Project,
     protected: &ProtectedPaths,
-) -> String {
+) -> Result<String, String> {
     let mut prompt = user_soul.unwrap_or_else(|| DEFAULT_SOUL.to_string());
     prompt.push_str(&format!(
         "\n\n## Project\n\nThe project directory is {}. Tool paths are relative to it.\n",
@@ -30,16 +30,28 @@ pub fn system_prompt(
     ));
     if protected.is_protected(AGENTS_FILE) {
         // Never opened, like any protected file.
-    } else if let Ok(agents) = project.read(AGENTS_FILE, AGENTS_LIMIT) {
-        prompt.push_str("\n## Project instructions (AGENTS.md)\n\n");
-        prompt.push_str(&String::from_utf8_lossy(&agents.bytes));
-        prompt.push('\n');
+    } else {
+        // Read through the confined open: never through a link, a regular
+        // file only, without blocking, capped.
+        match project.read(AGENTS_FILE, AGENTS_LIMIT) {
+            Ok(agents) => {
+                prompt.push_str("\n## Project instructions (AGENTS.md)\n\n");
+                prompt.push_str(&String::from_utf8_lossy(&agents.bytes));
+                prompt.push('\n');
+            }
+            Err(ConfineError::NotFound { .. }) => {}
+            Err(e) => {
+                return Err(format!(
+                    "the project's instructions: {e}; accepted: AGENTS.md as a regular file in the project, not a link"
+                ));
+            }
+        }
     }
     let skills = discover_with(project, protected);
     if !skills.is_empty() {
         prompt.push_str(&skills_section(&skills));
     }
-    prompt
+    Ok(prompt)
 }
 
 fn skills_section(skills: &[SkillInfo]) -> String {

@@ -7,6 +7,8 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::small_file::SmallFileError;
+
 /// Why settings could not be loaded. Nothing starts while one is pending.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -17,6 +19,10 @@ pub enum ConfigError {
         #[source]
         source: io::Error,
     },
+    /// The file is a link where none is followed, not a regular file, too
+    /// large, or not text.
+    #[error("settings file: {0}")]
+    File(#[from] SmallFileError),
     /// The file is not TOML.
     #[error(
         "{}:{line}:{column}: {key}: TOML syntax error: {message}; accepted: a TOML document (https://toml.io)",
@@ -74,6 +80,7 @@ impl ConfigError {
             | ConfigError::Syntax { file, .. }
             | ConfigError::Invalid { file, .. }
             | ConfigError::Loosening { file, .. } => Some(file),
+            ConfigError::File(e) => Some(e.path()),
             ConfigError::Environment { .. } | ConfigError::CommandLine { .. } => None,
         }
     }

@@ -24,6 +24,7 @@ pub use settings::{
 
 use crate::home::Home;
 use crate::policy::{MODE_NAMES, Mode};
+use crate::small_file::Links;
 use source::SourceFile;
 use validate::{BASE_URL_ACCEPTED, MODEL_ACCEPTED, SCRIPT_ACCEPTED, check_base_url, check_model};
 
@@ -104,7 +105,8 @@ impl Settings {
     ) -> Result<Settings, ConfigError> {
         let mut settings = Settings::default();
         let user_file = home.config_file();
-        let user = SourceFile::read(&user_file)?;
+        // The user's own file may be a link (dotfiles); the project's may not.
+        let user = SourceFile::read(&user_file, Links::Follow)?;
         if let Some(src) = &user {
             validate::apply_user(&mut settings, src)?;
             settings.sources.push(src.path.clone());
@@ -113,7 +115,7 @@ impl Settings {
         let project = if same_file(&project_file, &user_file) {
             None
         } else {
-            SourceFile::read(&project_file)?
+            SourceFile::read(&project_file, Links::Refuse)?
         };
         if let Some(src) = project {
             project::apply_project(&mut settings, &src, &user_file)?;

@@ -57,6 +57,19 @@ fn turn_off_tools(
         ("edit", raw.edit, &mut settings.tools.edit),
         ("fetch", raw.fetch, &mut settings.tools.fetch),
     ];
+    match raw.fetch_private_hosts.as_deref() {
+        Some("allow") => {
+            return Err(src.loosening(
+                KeyPath::of(&["tools", "fetch_private_hosts"]),
+                "= \"allow\" would let fetches reach private addresses without a question; accepted here: \"ask\"",
+            ));
+        }
+        Some(value) => {
+            super::validate::private_hosts(src, value)?;
+            settings.tools.fetch_private_hosts_allowed = false;
+        }
+        None => {}
+    }
     for (name, value, switch) in switches {
         match value {
             Some(true) => {

@@ -46,6 +46,7 @@ pub struct RawTools {
     pub bash: Option<bool>,
     pub edit: Option<bool>,
     pub fetch: Option<bool>,
+    pub fetch_private_hosts: Option<String>,
 }
 
 /// `[limits]`.

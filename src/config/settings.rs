@@ -145,6 +145,8 @@ pub struct ToolSwitches {
     pub edit: bool,
     /// fetch_content.
     pub fetch: bool,
+    /// `fetch_private_hosts = "allow"` (user settings only).
+    pub fetch_private_hosts_allowed: bool,
 }
 
 impl Default for ToolSwitches {
@@ -153,6 +155,7 @@ impl Default for ToolSwitches {
             bash: true,
             edit: true,
             fetch: true,
+            fetch_private_hosts_allowed: false,
         }
     }
 }

@@ -2,8 +2,6 @@
 //! spans that error lines come from) and its raw serde structs. Owns turning
 //! syntax and serde errors into `ConfigError`s; never validates a value.
 
-use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use toml_edit::Document;
@@ -11,6 +9,7 @@ use toml_edit::Document;
 use super::error::{ConfigError, KeyPath};
 use super::locate::{key_at, key_near, line_column, line_of};
 use super::raw::RawFile;
+use crate::small_file::{Links, SETTINGS_LIMIT, read_text};
 
 /// A settings file that exists and parses.
 #[derive(Debug)]
@@ -21,16 +20,15 @@ pub struct SourceFile {
 }
 
 impl SourceFile {
-    /// Reads `path`. A missing file is `None`; an unreadable one, or one that
-    /// is not valid TOML or has unknown keys or wrong types, is an error.
-    pub fn read(path: &Path) -> Result<Option<SourceFile>, ConfigError> {
-        match fs::read_to_string(path) {
-            Ok(text) => Self::parse(path, text).map(Some),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-            Err(source) => Err(ConfigError::Unreadable {
-                file: path.to_path_buf(),
-                source,
-            }),
+    /// Reads `path`: a regular file of at most 1 MiB, opened without
+    /// blocking and, with `Links::Refuse` (a project's file), without
+    /// following a final link. A missing file is `None`; anything else that
+    /// is not such a file, or is not valid TOML or has unknown keys or wrong
+    /// types, is an error naming it.
+    pub fn read(path: &Path, links: Links) -> Result<Option<SourceFile>, ConfigError> {
+        match read_text(path, SETTINGS_LIMIT, links)? {
+            Some(text) => Self::parse(path, text).map(Some),
+            None => Ok(None),
         }
     }
 

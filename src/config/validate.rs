@@ -37,6 +37,9 @@ pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), Confi
     }
     if let Some(tools) = &raw.tools {
         apply_tools(settings, tools);
+        if let Some(value) = &tools.fetch_private_hosts {
+            settings.tools.fetch_private_hosts_allowed = private_hosts(src, value)?;
+        }
     }
     if let Some(limits) = &raw.limits {
         settings.limits = limits_settings(src, limits)?;
@@ -246,6 +249,19 @@ fn json_value(src: &SourceFile, key: &KeyPath, value: &toml::Value) -> Result<Js
         ),
         toml::Value::Table(table) => Json::Object(json_object(src, key, table)?),
     })
+}
+
+/// `[tools] fetch_private_hosts`: `ask` (the default) or `allow`.
+pub(super) fn private_hosts(src: &SourceFile, value: &str) -> Result<bool, ConfigError> {
+    match value {
+        "ask" => Ok(false),
+        "allow" => Ok(true),
+        other => Err(src.invalid(
+            KeyPath::of(&["tools", "fetch_private_hosts"]),
+            format!("{other:?} is not a choice"),
+            "\"ask\" (a fetch to a loopback, link-local or private address asks in every mode) or \"allow\" (decided like any other fetch)",
+        )),
+    }
 }
 
 fn apply_tools(settings: &mut Settings, raw: &RawTools) {

@@ -26,6 +26,10 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{EventStream, Item, ModelError, Provider, Request, StreamEvent, Usage};
+use crate::small_file::{Links, read_text};
+
+/// The largest script accepted.
+const SCRIPT_LIMIT: u64 = 16 * 1024 * 1024;
 
 /// Text is streamed in pieces of this many characters unless a response
 /// says otherwise.
@@ -90,9 +94,16 @@ impl Scripted {
     /// Reads and checks the script at `path`. Errors name the file and,
     /// for invalid JSON, the line and column.
     pub fn from_file(path: &Path, model: &str) -> Result<Self, ModelError> {
-        let text = std::fs::read_to_string(path).map_err(|err| {
-            ModelError::Setup(format!("cannot read the script {}: {err}", path.display()))
-        })?;
+        let text = match read_text(path, SCRIPT_LIMIT, Links::Follow) {
+            Ok(Some(text)) => text,
+            Ok(None) => {
+                return Err(ModelError::Setup(format!(
+                    "cannot read the script {}: it does not exist",
+                    path.display()
+                )));
+            }
+            Err(err) => return Err(ModelError::Setup(format!("the script: {err}"))),
+        };
         Self::parse(&text, path, model)
     }
 

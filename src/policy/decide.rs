@@ -155,6 +155,7 @@ fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
             _,
         ) => Decision::Ask,
         (CallKind::Shell, Mode::Bypass) if facts.guard.is_some() => Decision::Ask,
+        (CallKind::FetchPrivate, _) => Decision::Ask,
         (_, Mode::Bypass) => shown,
         (CallKind::FileWrite, Mode::Manual) => Decision::Ask,
         (CallKind::FileWrite, _) => shown,

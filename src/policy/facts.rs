@@ -43,6 +43,9 @@ pub enum CallKind {
     Shell,
     /// fetch_content: a URL is a destination that data can leave through.
     Fetch,
+    /// fetch_content to a loopback, link-local or private address: asks in
+    /// every mode.
+    FetchPrivate,
     /// A tool of an MCP server; `trust_ask` when the user marked the server `ask`.
     Mcp { server: String, trust_ask: bool },
 }

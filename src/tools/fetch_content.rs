@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::confine::{Expected, Project, digest};
+use super::fetch_destination::{client, private_address, private_host};
 use super::text::looks_binary;
 use super::write_file::CHANGE_LIMIT;
 use super::{
@@ -18,6 +19,9 @@ use super::{
 };
 use crate::policy::{CallFacts, CallKind, PathTarget, ToolKey};
 use std::sync::Arc;
+
+/// The key a private destination's answers are remembered under.
+pub const PRIVATE_KEY: &str = "fetch_content (private address)";
 
 /// The most bytes downloaded.
 const DOWNLOAD_LIMIT: usize = 2 * 1024 * 1024;
@@ -51,6 +55,11 @@ struct Args {
 struct Prepared {
     facts: CallFacts,
     url: reqwest::Url,
+    /// The private host the URL names, when the call is for one.
+    private: Option<String>,
+    /// Whether a name may resolve to a private address (the call is for a
+    /// private destination, or the user's settings allow them).
+    allow_private: bool,
     output: Option<(String, Arc<Project>)>,
     expected: Option<Expected>,
     timeout: Duration,
@@ -104,7 +113,17 @@ impl Tool for FetchContent {
                 ),
             });
         }
-        let mut facts = CallFacts::new(ToolKey::new("fetch_content"), CallKind::Fetch);
+        let private = if cx.fetch_private_hosts_allowed {
+            None
+        } else {
+            private_host(&url)
+        };
+        // A private destination is its own kind, remembered apart: allowing
+        // fetch_content for the session does not allow it.
+        let mut facts = match private {
+            Some(_) => CallFacts::new(ToolKey::new(PRIVATE_KEY), CallKind::FetchPrivate),
+            None => CallFacts::new(ToolKey::new("fetch_content"), CallKind::Fetch),
+        };
         let mut output = None;
         if let Some(path) = args.output {
             let target = cx.project.locate(&path)?;
@@ -115,6 +134,8 @@ impl Tool for FetchContent {
         }
         Ok(Box::new(Prepared {
             facts,
+            allow_private: private.is_some() || cx.fetch_private_hosts_allowed,
+            private,
             url,
             output,
             expected: None,
@@ -136,6 +157,11 @@ impl PreparedCall for Prepared {
                 "Project directory",
                 project.root().display().to_string(),
             ));
+        }
+        if let Some(host) = &self.private {
+            fields.push(Field::warning(format!(
+                "{host} is a private address (loopback, link-local such as the cloud metadata service, or a private network): this fetch can reach services on this machine or its network. It asks in every mode."
+            )));
         }
         fields.push(Field::warning(
             "The URL is a destination: anything written into it leaves this machine.",
@@ -169,7 +195,7 @@ impl PreparedCall for Prepared {
             }
             let fetched = tokio::select! {
                 _ = cancel.cancelled() => return ToolOutcome::interrupted("The fetch was interrupted."),
-                fetched = download(&self.url, self.timeout) => fetched,
+                fetched = download(&self.url, self.timeout, self.allow_private) => fetched,
             };
             let (body, content_type) = match fetched {
                 Ok(got) => got,
@@ -190,23 +216,38 @@ impl PreparedCall for Prepared {
     }
 }
 
-fn client(timeout: Duration) -> Result<reqwest::Client, String> {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(Duration::from_secs(10))
-        .user_agent(concat!("mino/", env!("CARGO_PKG_VERSION")))
-        .build()
-        .map_err(|e| format!("could not build the HTTP client: {e}"))
-}
-
-async fn download(url: &reqwest::Url, timeout: Duration) -> Result<(Vec<u8>, String), String> {
-    let response = client(timeout)?
-        .get(url.clone())
-        .send()
-        .await
-        .map_err(|e| format!("fetching {url} failed: {e}"))?;
+async fn download(
+    url: &reqwest::Url,
+    timeout: Duration,
+    allow_private: bool,
+) -> Result<(Vec<u8>, String), String> {
+    let client = client(url, timeout, allow_private)
+        .map_err(|e| format!("could not build the HTTP client: {e}"))?;
+    let response = client.get(url.clone()).send().await.map_err(|e| {
+        match private_address(&e) {
+            Some(private) => format!(
+                "{url} was not fetched: {private}, and mino connects to a private destination only in a call for it, which the user is asked about. Do not retry or work around this with another tool."
+            ),
+            None => format!("fetching {url} failed: {e}"),
+        }
+    })?;
     let status = response.status();
+    if status.is_redirection() {
+        let to = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|location| response.url().join(location).ok());
+        return Err(match to {
+            Some(to) => format!(
+                "{url} redirected to {to}, which is another origin; mino does not follow it. Fetching {to} would be a new call, decided (and asked about) on its own."
+            ),
+            None => format!(
+                "{url} answered HTTP {} without a usable Location",
+                status.as_u16()
+            ),
+        });
+    }
     if !status.is_success() {
         return Err(format!("{url} answered HTTP {}", status.as_u16()));
     }

@@ -9,6 +9,7 @@ mod blocking;
 pub mod confine;
 pub mod edit_file;
 pub mod fetch_content;
+pub mod fetch_destination;
 pub mod gate;
 pub mod list_dir;
 mod paths;
@@ -166,6 +167,10 @@ pub struct ToolContext {
     /// or mino. `None` runs bash directly, and only its process group is
     /// killed.
     pub bash_guard: Option<PathBuf>,
+    /// `[tools] fetch_private_hosts = "allow"`: a private destination is
+    /// fetched like any other (by default it is its own call kind, which
+    /// asks in every mode).
+    pub fetch_private_hosts_allowed: bool,
 }
 
 impl ToolContext {
@@ -181,6 +186,7 @@ impl ToolContext {
             secrets: Arc::new(Secrets::new()),
             gate: Arc::new(gate::GateSetup::default()),
             bash_guard: None,
+            fetch_private_hosts_allowed: false,
         }
     }
 }

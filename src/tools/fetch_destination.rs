@@ -1,0 +1,203 @@
+//! Where `fetch_content` may connect and what it may follow. A private
+//! destination (loopback, link-local such as the cloud metadata address
+//! 169.254.169.254, unique-local, a private network, or a name that
+//! resolves to one) is its own kind of call: a URL whose host says so is
+//! known at `prepare`; a name is checked on the addresses actually
+//! connected to, through reqwest's resolver hook, so a name that resolves
+//! to a private address is refused unless the call was for one. Redirects
+//! are followed only on the same origin (scheme, host, port); any other
+//! ends the call, naming the new URL. Never decides.
+
+use std::error::Error;
+use std::fmt;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::time::Duration;
+
+use reqwest::Url;
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use reqwest::redirect::Policy;
+
+/// The most same-origin redirects followed.
+const MAX_REDIRECTS: usize = 10;
+
+/// Whether `ip` is a private destination.
+pub fn is_private(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => private_v4(v4),
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return private_v4(v4);
+            }
+            let first = v6.segments()[0];
+            v6.is_loopback()
+                || v6.is_unspecified()
+                || first & 0xfe00 == 0xfc00 // unique-local fc00::/7
+                || first & 0xffc0 == 0xfe80 // link-local fe80::/10
+        }
+    }
+}
+
+fn private_v4(v4: Ipv4Addr) -> bool {
+    let [a, b, ..] = v4.octets();
+    v4.is_loopback()
+        || v4.is_private()
+        || v4.is_link_local()
+        || v4.is_unspecified()
+        || v4.is_broadcast()
+        || (a == 100 && (64..128).contains(&b)) // shared address space 100.64.0.0/10
+}
+
+/// Why `url` is a private destination by its host alone (an address
+/// literal, or `localhost`), if it is.
+pub fn private_host(url: &Url) -> Option<String> {
+    let host = url.host_str()?;
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    if let Ok(ip) = bare.parse::<IpAddr>() {
+        return is_private(ip).then(|| ip.to_string());
+    }
+    let name = bare.trim_end_matches('.').to_ascii_lowercase();
+    (name == "localhost" || name.ends_with(".localhost")).then_some(name)
+}
+
+/// A name resolved to a private address, and the call was not for one.
+#[derive(Debug)]
+pub struct PrivateAddress {
+    pub host: String,
+    pub address: IpAddr,
+}
+
+impl fmt::Display for PrivateAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} resolves to the private address {}",
+            self.host, self.address
+        )
+    }
+}
+
+impl Error for PrivateAddress {}
+
+/// The resolver every fetch uses: the system's, through tokio, with every
+/// address checked before reqwest may connect to it.
+struct CheckedResolver {
+    allow_private: bool,
+}
+
+impl Resolve for CheckedResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let allow_private = self.allow_private;
+        let host = name.as_str().to_string();
+        Box::pin(async move {
+            let addrs: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if !allow_private && let Some(private) = addrs.iter().find(|a| is_private(a.ip())) {
+                return Err(Box::new(PrivateAddress {
+                    host,
+                    address: private.ip(),
+                }) as Box<dyn Error + Send + Sync>);
+            }
+            Ok(Box::new(addrs.into_iter()) as Addrs)
+        })
+    }
+}
+
+/// The HTTP client for one fetch of `url`: same-origin redirects only,
+/// every resolved address checked (private ones only when `allow_private`).
+pub fn client(
+    url: &Url,
+    timeout: Duration,
+    allow_private: bool,
+) -> reqwest::Result<reqwest::Client> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let origin = url.origin();
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .connect_timeout(Duration::from_secs(10))
+        .user_agent(concat!("mino/", env!("CARGO_PKG_VERSION")))
+        .no_proxy()
+        .dns_resolver(CheckedResolver { allow_private })
+        .redirect(Policy::custom(move |attempt| {
+            if attempt.previous().len() > MAX_REDIRECTS {
+                attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
+            } else if attempt.url().origin() == origin {
+                attempt.follow()
+            } else {
+                attempt.stop()
+            }
+        }))
+        .build()
+}
+
+/// The private address in `error`'s chain, if that is why it failed.
+pub fn private_address<'a>(error: &'a (dyn Error + 'static)) -> Option<&'a PrivateAddress> {
+    let mut current = Some(error);
+    while let Some(e) = current {
+        if let Some(found) = e.downcast_ref::<PrivateAddress>() {
+            return Some(found);
+        }
+        current = e.source();
+    }
+    None
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_addresses_of_every_kind() {
+        for ip in [
+            "127.0.0.1",
+            "127.8.9.10",
+            "10.1.2.3",
+            "172.16.0.1",
+            "172.31.255.255",
+            "192.168.1.1",
+            "169.254.169.254",
+            "0.0.0.0",
+            "100.64.0.1",
+            "::1",
+            "::",
+            "fd00::1",
+            "fc00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+            "::ffff:169.254.169.254",
+        ] {
+            assert!(is_private(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in [
+            "8.8.8.8",
+            "172.32.0.1",
+            "100.128.0.1",
+            "2001:db8::1",
+            "::ffff:8.8.8.8",
+        ] {
+            assert!(!is_private(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    #[test]
+    fn private_hosts_are_known_from_the_url() {
+        let host = |u: &str| private_host(&Url::parse(u).unwrap());
+        assert_eq!(
+            host("http://127.0.0.1:8080/.env").as_deref(),
+            Some("127.0.0.1")
+        );
+        assert_eq!(host("http://[::1]:9/").as_deref(), Some("::1"));
+        assert_eq!(
+            host("http://169.254.169.254/latest/meta-data/").as_deref(),
+            Some("169.254.169.254")
+        );
+        assert_eq!(host("http://LocalHost./").as_deref(), Some("localhost"));
+        assert_eq!(
+            host("http://app.localhost/").as_deref(),
+            Some("app.localhost")
+        );
+        assert_eq!(host("http://0x7f000001/").as_deref(), Some("127.0.0.1"));
+        assert_eq!(host("https://example.com/"), None);
+        assert_eq!(host("http://8.8.8.8/"), None);
+    }
+}
