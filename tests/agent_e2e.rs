@@ -500,7 +500,9 @@ async fn fetch_content_runs_in_bypass_and_saves_with_output() {
             tool("fetch_content", json!({"url": url, "output": ".env"})),
             text("fetched"),
         ],
-        "",
+        // The page is on loopback, a private destination that would ask
+        // even in bypass.
+        "[tools]\nfetch_private_hosts = \"allow\"\n",
     )
     .await;
     let (events, stderr, out) = world.print("fetch it", &["--yolo"]).await;
