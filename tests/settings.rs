@@ -474,7 +474,7 @@ fn an_unreadable_file_is_an_error_naming_it() {
     let fx = Fixture::new();
     fs::create_dir(fx.user_file()).unwrap();
     let err = fx.error();
-    assert!(matches!(err, ConfigError::Unreadable { .. }), "{err}");
+    assert!(matches!(err, ConfigError::File(_)), "{err}");
     assert!(
         err.to_string()
             .contains(&fx.user_file().display().to_string()),
