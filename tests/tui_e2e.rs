@@ -224,6 +224,10 @@ async fn mode_switch_then_the_edit_runs_unasked_with_its_record_line() {
         "Remove: \"# Relase notes\"",
         "Insert: \"# Release notes\"",
         "✓ edit_file notes.md",
+        // The applied change, coloured in the chat, and the turn's files.
+        "   -# Relase notes",
+        "   +# Release notes",
+        "Changed 1 file: notes.md +1 -1",
     ]);
     assert!(!after.contains("wants to edit"), "no dialog: {after}");
     let notes = world.file("notes.md").unwrap();

@@ -15,7 +15,7 @@ use crate::policy::{
     CallFacts, CallKind, CanAsk, ConsentAnswer, Decision, Mode, RunConsent, ToolKey,
 };
 use crate::tools::gate::examine;
-use crate::tools::{Field, PreparedCall, Registry, ToolContext, ToolError};
+use crate::tools::{Field, FieldKind, PreparedCall, Registry, ToolContext, ToolError, ToolStatus};
 
 use super::audit::Audit;
 use super::compact::CompactError;
@@ -534,6 +534,7 @@ async fn run_call(
     let Some(prepared) = hand.prepared.take() else {
         return Event::PrepareFailed("internal error: the call was not prepared".into());
     };
+    let change = applied_change(&prepared.fields());
     rt.emit(AgentEvent::ToolRunning {
         call_id: hand.call_id.clone(),
         tool: hand.tool.clone(),
@@ -549,6 +550,27 @@ async fn run_call(
             let _ = running.await;
             Event::Interrupted { partial: None }
         }
-        outcome = &mut running => Event::Ran(outcome),
+        outcome = &mut running => {
+            if outcome.status == ToolStatus::Completed
+                && let Some((path, diff)) = change
+            {
+                rt.emit(AgentEvent::FileChanged {
+                    call_id: hand.call_id.clone(),
+                    tool: hand.tool.clone(),
+                    path,
+                    diff,
+                });
+            }
+            Event::Ran(outcome)
+        }
     }
+}
+
+/// The path and diff of a write the call would apply, from its fields.
+fn applied_change(fields: &[Field]) -> Option<(String, String)> {
+    let diff = fields.iter().find(|f| f.kind == FieldKind::Diff)?;
+    let path = fields
+        .iter()
+        .find(|f| f.kind == FieldKind::Text && f.label == "Path")?;
+    Some((path.value.clone(), diff.value.clone()))
 }

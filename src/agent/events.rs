@@ -117,6 +117,14 @@ pub enum AgentEvent {
         status: ResultStatus,
         output: String,
     },
+    /// A write or edit was applied: the file's path and the unified diff
+    /// its inspection made (sent before the call's result).
+    FileChanged {
+        call_id: String,
+        tool: String,
+        path: String,
+        diff: String,
+    },
     TurnEnd {
         requests: u32,
         tool_calls: u32,

@@ -169,7 +169,7 @@ impl Sink {
                     self.info(&format!("{line}\n"));
                 }
             }
-            AgentEvent::ToolRunning { .. } => {}
+            AgentEvent::ToolRunning { .. } | AgentEvent::FileChanged { .. } => {}
             AgentEvent::ToolResult {
                 call_id,
                 status,

@@ -154,6 +154,8 @@ pub struct App {
     pub pastes: Vec<(String, String)>,
     /// Summaries of calls announced and not yet finished, by call id.
     pub calls: CallSummaries,
+    /// Files this turn changed: path, lines added, lines removed.
+    pub changed: Vec<(String, usize, usize)>,
     pub layout: LayoutCache,
 }
 
@@ -188,6 +190,7 @@ impl App {
             last_answer: None,
             pastes: Vec::new(),
             calls: CallSummaries::default(),
+            changed: Vec::new(),
             layout: LayoutCache::default(),
         }
     }

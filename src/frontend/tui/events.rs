@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use crate::agent::{AgentEvent, record};
 use crate::frontend::text;
+use crate::frontend::text::visible;
 use crate::model::Item;
 use crate::session::SessionSummary;
 
@@ -15,6 +16,7 @@ use super::arming::Arming;
 use super::format;
 use super::msg::Action;
 use super::transcript::{EntryKind, ToolEntry};
+use super::view::entry::diff_counts;
 
 /// One-line summaries of calls announced but not yet shown, by call id.
 pub type CallSummaries = HashMap<String, String>;
@@ -117,7 +119,32 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             });
             set_activity(app, Activity::Thinking);
         }
+        AgentEvent::FileChanged {
+            call_id,
+            tool,
+            path,
+            diff,
+        } => {
+            let index = tool_entry(app, &call_id, &tool);
+            let (added, removed) = diff_counts(&diff);
+            app.transcript.edit(index, |kind| {
+                if let EntryKind::Tool(entry) = kind {
+                    entry.diff = Some(diff);
+                }
+            });
+            match app.changed.iter_mut().find(|(p, ..)| *p == path) {
+                Some(change) => {
+                    change.1 += added;
+                    change.2 += removed;
+                }
+                None => app.changed.push((path, added, removed)),
+            }
+        }
         AgentEvent::TurnEnd { .. } => {
+            if !app.changed.is_empty() {
+                let line = changed_files(&std::mem::take(&mut app.changed));
+                app.transcript.push(EntryKind::Notice(line));
+            }
             app.turn = None;
             if let Some(answer) = app.transcript.finish_assistant() {
                 app.last_answer = Some(answer);
@@ -143,6 +170,16 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         AgentEvent::Quit => return vec![Action::Quit],
     }
     Vec::new()
+}
+
+/// `Changed 2 files: notes.md +1 -1, new.txt +3 -0`.
+pub fn changed_files(changed: &[(String, usize, usize)]) -> String {
+    let s = if changed.len() == 1 { "" } else { "s" };
+    let list: Vec<String> = changed
+        .iter()
+        .map(|(path, added, removed)| format!("{} +{added} -{removed}", visible(path)))
+        .collect();
+    format!("Changed {} file{s}: {}", changed.len(), list.join(", "))
 }
 
 /// The most items of a resumed session shown again.

@@ -58,6 +58,8 @@ pub struct ToolEntry {
     pub cut_bytes: usize,
     pub output_lines: usize,
     pub expanded: bool,
+    /// The change an applied write or edit made, as a unified diff.
+    pub diff: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,13 +78,19 @@ impl ToolEntry {
             cut_bytes: 0,
             output_lines: 0,
             expanded: false,
+            diff: None,
         }
     }
 
     /// True when collapsing hides anything (roughly: more lines than shown,
     /// or lines long enough to be cut).
     pub fn expandable(&self) -> bool {
-        self.output_lines > super::view::entry::COLLAPSED_LINES || self.output.len() > 400
+        self.output_lines > super::view::entry::COLLAPSED_LINES
+            || self.output.len() > 400
+            || self.diff.as_deref().is_some_and(|diff| {
+                super::view::entry::diff_body(diff).count()
+                    > super::view::entry::DIFF_COLLAPSED_LINES
+            })
     }
 
     /// Records the result, keeping at most `OUTPUT_CAP` bytes of it.

@@ -550,3 +550,129 @@ fn a_tool_name_from_the_model_cannot_drive_the_terminal() {
     assert!(!text.contains('\u{1b}'), "{text}");
     assert!(text.contains("! evil\\u{1b}[2J"), "{text}");
 }
+
+/// An accepted edit leaves its diff in the chat, coloured and collapsed,
+/// and the turn's end lists the files it changed.
+#[test]
+fn diff_entry_after_an_accepted_edit() {
+    let mut app = app_in(Mode::Manual);
+    start_turn(&mut app, "Fix the typo in the title of notes.md", 1);
+    let diff = "--- a/notes.md\n+++ b/notes.md\n@@ -1,3 +1,3 @@\n-# Relase notes\n+# Release notes\n \n ## 0.10.0\n";
+    let (event, mut rx) = consent(
+        "edit_file",
+        "c1",
+        vec![
+            Field::text("Path", "notes.md"),
+            Field::text("Remove", "# Relase notes"),
+            Field::text("Insert", "# Release notes"),
+            Field::diff(diff),
+        ],
+    );
+    agent(&mut app, event);
+    arm(&mut app);
+    perform(press(&mut app, key(KeyCode::Char('y'))));
+    assert_eq!(rx.try_recv(), Ok(ConsentAnswer::AllowOnce));
+    agent(
+        &mut app,
+        AgentEvent::ToolCall {
+            call_id: "c1".into(),
+            tool: "edit_file".into(),
+            arguments: r#"{"path":"notes.md"}"#.into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::Answered {
+            call_id: "c1".into(),
+            tool: "edit_file".into(),
+            answer: ConsentAnswer::AllowOnce,
+            line: "Allowed edit_file once.".into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::ToolRunning {
+            call_id: "c1".into(),
+            tool: "edit_file".into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::FileChanged {
+            call_id: "c1".into(),
+            tool: "edit_file".into(),
+            path: "notes.md".into(),
+            diff: diff.into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::ToolResult {
+            call_id: "c1".into(),
+            tool: "edit_file".into(),
+            status: ResultStatus::Completed,
+            output: "Edited notes.md at line 1 (412 bytes, 18 lines).".into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::TurnEnd {
+            requests: 2,
+            tool_calls: 1,
+            stop: crate::agent::TurnStop::Completed,
+        },
+    );
+    let terminal = draw(&app, 90, 20);
+    let text = screen(terminal.backend().buffer());
+    assert_snapshot!(text);
+    assert!(text.contains("Changed 1 file: notes.md +1 -1"), "{text}");
+    let color_of = |needle: &str| {
+        let row = text.lines().position(|l| l.contains(needle)).unwrap();
+        let col = text.lines().nth(row).unwrap().find(needle).unwrap();
+        let col = text.lines().nth(row).unwrap()[..col].chars().count() as u16;
+        terminal.backend().buffer()[(col, row as u16)].fg
+    };
+    assert_eq!(color_of("+# Release"), Color::Green);
+    assert_eq!(color_of("-# Relase"), Color::Red);
+}
+
+/// A long change shows its first lines; Ctrl+O shows it whole.
+#[test]
+fn a_long_diff_is_collapsed_until_ctrl_o() {
+    let mut app = app_in(Mode::Bypass);
+    start_turn(&mut app, "Write it", 1);
+    let mut diff = String::from("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,30 @@\n");
+    for i in 0..30 {
+        diff.push_str(&format!("+line {i}\n"));
+    }
+    for event in [
+        AgentEvent::ToolRunning {
+            call_id: "c1".into(),
+            tool: "write_file".into(),
+        },
+        AgentEvent::FileChanged {
+            call_id: "c1".into(),
+            tool: "write_file".into(),
+            path: "new.txt".into(),
+            diff,
+        },
+        AgentEvent::ToolResult {
+            call_id: "c1".into(),
+            tool: "write_file".into(),
+            status: ResultStatus::Completed,
+            output: "Wrote new.txt (210 bytes, 30 lines).".into(),
+        },
+    ] {
+        agent(&mut app, event);
+    }
+    let collapsed = shot(&app, 90, 40);
+    assert!(collapsed.contains("+line 6"), "{collapsed}");
+    assert!(!collapsed.contains("+line 7"), "{collapsed}");
+    assert!(
+        collapsed.contains("… 23 more diff lines (Ctrl+O to expand)"),
+        "{collapsed}"
+    );
+    press(&mut app, ctrl('o'));
+    let expanded = shot(&app, 90, 60);
+    assert!(expanded.contains("+line 29"), "{expanded}");
+}

@@ -50,16 +50,8 @@ pub fn title(tool: &str, fields: &[Field]) -> String {
 /// warning last.
 fn body(fields: &[Field]) -> Vec<Line<'static>> {
     let mut out = Vec::new();
-    for field in fields.iter().filter(|f| f.kind == FieldKind::Text) {
-        let text = record::field_line(field);
-        let (label, value) = text.split_at(field.label.len().min(text.len()));
-        out.push(Line::from(vec![
-            Span::styled(label.to_string(), theme::bold()),
-            Span::raw(value.to_string()),
-        ]));
-    }
+    let has_diff = fields.iter().any(|f| f.kind == FieldKind::Diff);
     for field in fields.iter().filter(|f| f.kind == FieldKind::Diff) {
-        out.push(Line::default());
         for line in visible(&field.value).trim_end_matches('\n').split('\n') {
             let style = if line.starts_with("+++") || line.starts_with("---") {
                 theme::bold()
@@ -74,6 +66,20 @@ fn body(fields: &[Field]) -> Vec<Line<'static>> {
             };
             out.push(Line::styled(line.replace('\t', "    "), style));
         }
+        out.push(Line::default());
+    }
+    // The diff says what Remove and Insert would: with one, they are left
+    // out (the record line keeps them).
+    let text = fields.iter().filter(|f| {
+        f.kind == FieldKind::Text && !(has_diff && matches!(f.label.as_str(), "Remove" | "Insert"))
+    });
+    for field in text {
+        let text = record::field_line(field);
+        let (label, value) = text.split_at(field.label.len().min(text.len()));
+        out.push(Line::from(vec![
+            Span::styled(label.to_string(), theme::bold()),
+            Span::raw(value.to_string()),
+        ]));
     }
     for field in fields.iter().filter(|f| f.kind == FieldKind::Warning) {
         out.push(Line::default());

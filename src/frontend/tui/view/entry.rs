@@ -133,6 +133,9 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
         Span::styled(format!(" {icon} "), icon_style),
         Span::raw("   "),
     ));
+    if let Some(diff) = &tool.diff {
+        diff_lines(diff, tool.expanded, width, out);
+    }
     if tool.output.is_empty() {
         return;
     }
@@ -193,6 +196,71 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
     };
     if let Some(footer) = footer {
         out.push(Line::from(vec![pad, Span::styled(footer, theme::dim())]));
+    }
+}
+
+/// Diff lines a collapsed change shows.
+pub const DIFF_COLLAPSED_LINES: usize = 8;
+
+/// The lines of a unified diff worth showing: hunks and changes, without
+/// the `---`/`+++` file header.
+pub fn diff_body(diff: &str) -> impl Iterator<Item = &str> {
+    diff.trim_end_matches('\n')
+        .split('\n')
+        .filter(|line| !line.starts_with("--- ") && !line.starts_with("+++ "))
+}
+
+/// The added and removed lines of a unified diff.
+pub fn diff_counts(diff: &str) -> (usize, usize) {
+    diff_body(diff).fold((0, 0), |(added, removed), line| {
+        if line.starts_with('+') {
+            (added + 1, removed)
+        } else if line.starts_with('-') {
+            (added, removed + 1)
+        } else {
+            (added, removed)
+        }
+    })
+}
+
+/// A change, coloured: added green, removed red, hunks dim; at most
+/// `DIFF_COLLAPSED_LINES` unless expanded.
+fn diff_lines(diff: &str, expanded: bool, width: u16, out: &mut Vec<Line<'static>>) {
+    let limit = if expanded {
+        EXPANDED_LINES
+    } else {
+        DIFF_COLLAPSED_LINES
+    };
+    let body: Vec<&str> = diff_body(diff).collect();
+    let inner = width.saturating_sub(3).max(1);
+    let pad = Span::raw("   ");
+    let mut rows = Vec::new();
+    for line in body.iter().take(limit) {
+        let style = if line.starts_with('+') {
+            theme::diff_added()
+        } else if line.starts_with('-') {
+            theme::diff_removed()
+        } else if line.starts_with("@@") {
+            theme::diff_hunk()
+        } else {
+            theme::dim()
+        };
+        // One row per diff line: a long line is cut, not wrapped.
+        let text: String = crate::frontend::text::visible(line).replace('\t', "    ");
+        let cut: String = text.chars().take(usize::from(inner)).collect();
+        rows.push(Line::from(vec![pad.clone(), Span::styled(cut, style)]));
+    }
+    out.extend(rows);
+    let hidden = body.len().saturating_sub(limit);
+    if hidden > 0 {
+        let s = if hidden == 1 { "" } else { "s" };
+        out.push(Line::from(vec![
+            pad,
+            Span::styled(
+                format!("… {hidden} more diff line{s} (Ctrl+O to expand)"),
+                theme::dim(),
+            ),
+        ]));
     }
 }
 
