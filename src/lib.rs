@@ -8,6 +8,7 @@ pub mod demo;
 pub mod frontend;
 pub mod home;
 pub mod logging;
+pub mod mcp;
 pub mod model;
 pub mod policy;
 pub mod process_guard;

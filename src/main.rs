@@ -273,11 +273,17 @@ async fn run(mut cli: Cli) -> i32 {
             return 2;
         }
     };
-    match cli.prompt {
+    let mcp = handle.mcp.clone();
+    let code = match cli.prompt {
         Some(prompt) => line::run_once(handle, prompt, cli.output_format).await,
         None if full_screen => tui::run(handle, &project_dir).await,
         None => line::run_interactive(handle).await,
+    };
+    // The servers' process groups end with mino.
+    if let Some(hub) = mcp {
+        hub.shutdown();
     }
+    code
 }
 
 /// `mino gate check` and `mino gate hook`.

@@ -449,3 +449,102 @@ fn auto_mode_has_the_shell_gate_slot() {
         }
     ));
 }
+
+fn mcp_with(trust_ask: bool, strings: &[&str]) -> CallFacts {
+    let mut facts = mcp(trust_ask);
+    facts.argument_strings = strings.iter().map(|s| s.to_string()).collect();
+    facts
+}
+
+#[test]
+fn an_mcp_argument_naming_a_protected_file_is_denied_in_every_mode() {
+    let mut session = SessionConsent::default();
+    session.allow(ToolKey::new("mcp_files_write"));
+    for strings in [
+        &["/home/u/proj/.env"][..],
+        &["notes.md", "/home/u/.ssh/id_ed25519"],
+        &["file:///home/u/proj/.git/config"],
+    ] {
+        for trust_ask in [false, true] {
+            let mut facts = mcp_with(trust_ask, strings);
+            facts.hook = Some(HookVerdict::Continue);
+            for mode in Mode::ALL {
+                for can_ask in [CanAsk::Yes, CanAsk::No] {
+                    let decision = decide(
+                        &facts,
+                        mode,
+                        &ProtectedPaths::builtin(),
+                        &session,
+                        &RunConsent::default(),
+                        can_ask,
+                    );
+                    match &decision {
+                        Decision::Deny { code, reason } => {
+                            assert_eq!(*code, DenyCode::ProtectedArgument);
+                            assert_eq!(code.as_str(), "MINO_DENY_PROTECTED_ARGUMENT");
+                            assert!(reason.ends_with(mino::policy::DO_NOT_RETRY), "{reason}");
+                        }
+                        other => panic!("{strings:?} in {mode}: {other:?}"),
+                    }
+                }
+            }
+        }
+    }
+    // Plain strings leave the row of the table as it is.
+    let facts = mcp_with(false, &["/home/u/proj/notes.md", "hello"]);
+    assert_eq!(cell(&plain(&facts, Mode::Manual)), Cell::Asks);
+    assert_eq!(cell(&plain(&facts, Mode::Bypass)), Cell::Shown);
+}
+
+#[test]
+fn mcp_rows_where_nobody_can_ask_and_with_session_memory() {
+    let nobody = |facts: &CallFacts, mode: Mode, session: &SessionConsent| {
+        decide(
+            facts,
+            mode,
+            &ProtectedPaths::builtin(),
+            session,
+            &RunConsent::default(),
+            CanAsk::No,
+        )
+    };
+    let empty = SessionConsent::default();
+    for mode in [Mode::Manual, Mode::AcceptEdits, Mode::Auto] {
+        assert!(matches!(
+            nobody(&mcp(false), mode, &empty),
+            Decision::Deny {
+                code: DenyCode::NobodyToAsk,
+                ..
+            }
+        ));
+    }
+    assert_eq!(
+        cell(&nobody(&mcp(false), Mode::Bypass, &empty)),
+        Cell::Shown
+    );
+    // A server marked ask is refused in bypass too where nobody can answer.
+    assert!(matches!(
+        nobody(&mcp(true), Mode::Bypass, &empty),
+        Decision::Deny {
+            code: DenyCode::NobodyToAsk,
+            ..
+        }
+    ));
+    // "Allow for session" is remembered per tool name.
+    let mut session = SessionConsent::default();
+    session.allow(ToolKey::new("mcp_files_write"));
+    assert_eq!(
+        nobody(&mcp(true), Mode::Manual, &session),
+        Decision::Allow {
+            shown: Shown::ForSession
+        }
+    );
+    let other = call(
+        "mcp_files_read",
+        CallKind::Mcp {
+            server: "files".into(),
+            trust_ask: false,
+        },
+    );
+    assert_eq!(cell(&plain(&other, Mode::Manual)), Cell::Asks);
+}

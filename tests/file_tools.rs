@@ -925,7 +925,7 @@ async fn nul_bytes_empty_and_overlong_paths_are_errors() {
 #[test]
 fn specs_name_the_tools_and_require_their_arguments() {
     let specs = [ReadFile.spec(), WriteFile.spec(), EditFile.spec()];
-    let names: Vec<&str> = specs.iter().map(|s| s.name).collect();
+    let names: Vec<&str> = specs.iter().map(|s| s.name.as_ref()).collect();
     assert_eq!(names, ["read_file", "write_file", "edit_file"]);
     assert_eq!(specs[0].parameters["required"], json!(["path"]));
     assert_eq!(specs[1].parameters["required"], json!(["path", "content"]));

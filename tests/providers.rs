@@ -87,8 +87,8 @@ fn request() -> Request {
             },
         ],
         tools: vec![ToolSpec {
-            name: "read_file",
-            description: "Read a file.",
+            name: "read_file".into(),
+            description: "Read a file.".into(),
             parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
         }],
     }

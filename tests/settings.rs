@@ -218,7 +218,10 @@ command = "/usr/bin/plain"
     let docs = &s.mcp_servers["docs"];
     assert_eq!(docs.command, "docs-server");
     assert_eq!(docs.args, ["--stdio"]);
-    assert_eq!(docs.env["DOCS_TOKEN_FILE"], "/tmp/t");
+    assert_eq!(
+        docs.env["DOCS_TOKEN_FILE"],
+        mino::config::EnvValue::Literal("/tmp/t".into())
+    );
     assert!(docs.trust_ask);
     assert!(!s.mcp_servers["plain"].trust_ask);
     assert_eq!(s.sources, [fx.user_file()]);
@@ -549,6 +552,86 @@ fn a_project_file_cannot_turn_a_tool_on_or_define_a_server() {
 
     fx.project("[mcp.servers.docs]\ntrust = \"default\"\n");
     assert_names(&fx.error(), &fx.project_file(), "mcp.servers.docs.trust", 2);
+
+    // Turning a server on, or changing how it runs, is the user's business.
+    for (text, key) in [
+        ("[mcp.servers.docs]\nenabled = true\n", "enabled"),
+        ("[mcp.servers.docs]\ncwd = \"/tmp\"\n", "cwd"),
+        ("[mcp.servers.docs]\nenv = { A = \"b\" }\n", "env"),
+        (
+            "[mcp.servers.docs]\ntool_timeout_secs = 9\n",
+            "tool_timeout_secs",
+        ),
+    ] {
+        fx.project(text);
+        let err = fx.error();
+        assert!(matches!(err, ConfigError::Loosening { .. }), "{err}");
+        assert_names(
+            &err,
+            &fx.project_file(),
+            &format!("mcp.servers.docs.{key}"),
+            2,
+        );
+    }
+}
+
+#[test]
+fn mcp_server_keys_are_checked() {
+    let fx = Fixture::new();
+    fx.user(
+        "[mcp.servers.gh]\ncommand = \"gh-mcp\"\nenv = { TOKEN = \"$GITHUB_TOKEN\", PLAIN = \"x y\", BRACED = \"${B_1}\" }\ncwd = \"/srv\"\nenabled = false\nstartup_timeout_secs = 5\ntool_timeout_secs = 600\n",
+    );
+    let s = fx.load().unwrap();
+    let gh = &s.mcp_servers["gh"];
+    assert_eq!(
+        gh.env["TOKEN"],
+        mino::config::EnvValue::Variable("GITHUB_TOKEN".into())
+    );
+    assert_eq!(
+        gh.env["PLAIN"],
+        mino::config::EnvValue::Literal("x y".into())
+    );
+    assert_eq!(
+        gh.env["BRACED"],
+        mino::config::EnvValue::Variable("B_1".into())
+    );
+    assert_eq!(gh.cwd.as_deref(), Some(Path::new("/srv")));
+    assert!(!gh.enabled);
+    assert_eq!(gh.startup_timeout, Duration::from_secs(5));
+    assert_eq!(gh.tool_timeout, Duration::from_secs(600));
+    for (text, key, accepted) in [
+        ("env = { T = \"$\" }", "mcp.servers.gh.env.T", "$NAME"),
+        ("env = { T = \"${A\" }", "mcp.servers.gh.env.T", "$NAME"),
+        ("cwd = \"relative\"", "mcp.servers.gh.cwd", "absolute path"),
+        (
+            "startup_timeout_secs = 0",
+            "mcp.servers.gh.startup_timeout_secs",
+            "from 1 to 600",
+        ),
+        (
+            "tool_timeout_secs = 99999",
+            "mcp.servers.gh.tool_timeout_secs",
+            "from 1 to 3600",
+        ),
+    ] {
+        let fx = Fixture::new();
+        fx.user(&format!("[mcp.servers.gh]\ncommand = \"gh-mcp\"\n{text}\n"));
+        let err = fx.error();
+        assert_names(&err, &fx.user_file(), key, 3);
+        assert!(
+            err.to_string().contains(accepted),
+            "{accepted:?} missing from: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_project_file_can_disable_a_server() {
+    let fx = Fixture::new();
+    fx.user("[mcp.servers.docs]\ncommand = \"d\"\n")
+        .project("[mcp.servers.docs]\nenabled = false\n");
+    let s = fx.load().unwrap();
+    assert!(!s.mcp_servers["docs"].enabled);
 }
 
 #[test]

@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 
 use crate::config::Settings;
 use crate::home::Home;
+use crate::mcp::{HubConfig, McpHub, McpNotice, NoticeLine};
 use crate::model::{ProviderConfig, build_provider};
 use crate::policy::CanAsk;
 use crate::policy::shell::{Rules, Trusted};
@@ -22,6 +23,7 @@ use crate::tools::{Project, Registry, ToolContext};
 
 use super::audit::Audit;
 use super::driver::Runtime;
+use super::events::AgentEvent;
 use super::hook::Hook;
 use super::judge::Judge;
 use super::prompt::system_prompt;
@@ -46,10 +48,17 @@ pub fn tool_context(settings: &Settings, project: Project) -> ToolContext {
     if let Ok(key) = std::env::var(&settings.model.api_key_env) {
         secrets.add(&settings.model.api_key_env, &key);
     }
+    // Every MCP credential joins them.
+    for (name, value) in crate::mcp::credentials(&settings.mcp_servers) {
+        secrets.add(&name, &value);
+    }
     cx.secrets = Arc::new(secrets);
     cx.gate = Arc::new(gate_setup(settings, cx.project.root()));
     cx.bash_guard = std::env::current_exe().ok();
     cx.fetch_private_hosts_allowed = settings.tools.fetch_private_hosts_allowed;
+    // A variable an MCP server's env refers to is that server's credential.
+    cx.hidden_env
+        .extend(crate::mcp::referenced_variables(&settings.mcp_servers));
     cx
 }
 
@@ -186,11 +195,16 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
     let provider = build_provider(&config).map_err(|e| e.to_string())?;
     let (events_tx, events_rx) = mpsc::unbounded_channel();
     if let Some(warning) = missing_key(settings, &config) {
-        let _ = events_tx.send(super::events::AgentEvent::Warning(warning));
+        let _ = events_tx.send(AgentEvent::Warning(warning));
+    }
+    let mcp = start_mcp(settings, &tool_cx, &events_tx);
+    let mut tools = registry(settings);
+    if let Some(hub) = &mcp {
+        tools = tools.with_source(Arc::new(hub.clone()));
     }
     let rt = Runtime {
         provider,
-        registry: registry(settings),
+        registry: tools,
         tool_cx,
         limits: Limits {
             requests: settings.limits.turn_requests,
@@ -203,6 +217,7 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
         context_window: settings.model.context_window,
         events: events_tx,
         audit: Some(Audit::open(&home.audit_log())?),
+        mcp: mcp.clone(),
     };
     let store = SessionStore::new(home.sessions_dir());
     let agent = Agent::start(
@@ -213,7 +228,47 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
         settings.model.model.clone(),
         resume,
     )?;
-    Ok(spawn(agent, events_rx))
+    let mut handle = spawn(agent, events_rx);
+    handle.mcp = mcp;
+    Ok(handle)
+}
+
+/// Starts the enabled MCP servers in the background (returns at once) and
+/// forwards their notices to the front end. None when none is configured.
+fn start_mcp(
+    settings: &Settings,
+    tool_cx: &ToolContext,
+    events: &mpsc::UnboundedSender<AgentEvent>,
+) -> Option<McpHub> {
+    if settings.mcp_servers.is_empty() {
+        return None;
+    }
+    let (notices, mut notices_rx) = mpsc::unbounded_channel::<McpNotice>();
+    let hub = McpHub::start(
+        HubConfig {
+            servers: &settings.mcp_servers,
+            project_dir: tool_cx.project.root(),
+            hidden_env: vec![settings.model.api_key_env.clone()],
+            output_limit: settings.limits.bash_output_bytes,
+        },
+        notices,
+    );
+    let events = events.clone();
+    tokio::spawn(async move {
+        while let Some(notice) = notices_rx.recv().await {
+            let line = match notice.line {
+                Some(NoticeLine::Info(text)) => Some(AgentEvent::Notice(text)),
+                Some(NoticeLine::Warning(text)) => Some(AgentEvent::Warning(text)),
+                None => None,
+            };
+            let sent = line.is_none_or(|event| events.send(event).is_ok())
+                && events.send(AgentEvent::McpStatus(notice.status)).is_ok();
+            if !sent {
+                break;
+            }
+        }
+    });
+    Some(hub)
 }
 
 #[cfg(test)]

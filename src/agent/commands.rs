@@ -14,12 +14,14 @@ pub enum Command {
     Clear,
     Compact,
     Copy,
+    /// `/mcp`: the MCP servers, their state, destination and tools.
+    Mcp,
     Help,
     Quit,
 }
 
 /// The names, for completion and `/help`.
-pub const COMMANDS: [(&str, &str); 9] = [
+pub const COMMANDS: [(&str, &str); 10] = [
     (
         "/mode",
         "show the permission mode, or /mode NAME to change it",
@@ -33,6 +35,7 @@ pub const COMMANDS: [(&str, &str); 9] = [
     ),
     ("/compact", "summarise older history to free context"),
     ("/copy", "copy the last answer to the clipboard"),
+    ("/mcp", "list MCP servers, their state and tools"),
     ("/help", "show commands and keys"),
     ("/quit", "leave mino"),
 ];
@@ -40,7 +43,7 @@ pub const COMMANDS: [(&str, &str); 9] = [
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CommandError {
     #[error(
-        "unknown command {0}; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /help, /quit"
+        "unknown command {0}; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /help, /quit"
     )]
     Unknown(String),
     #[error("{command} takes no arguments; got {extra:?}")]
@@ -100,6 +103,7 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
         "/clear" => none("/clear", Command::Clear),
         "/compact" => none("/compact", Command::Compact),
         "/copy" => none("/copy", Command::Copy),
+        "/mcp" => none("/mcp", Command::Mcp),
         "/help" => none("/help", Command::Help),
         "/quit" | "/exit" => none("/quit", Command::Quit),
         other => Err(CommandError::Unknown(other.to_string())),

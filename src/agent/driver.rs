@@ -9,13 +9,14 @@ use futures_util::StreamExt;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use crate::mcp::McpHub;
 use crate::model::{Item, Provider, Request, Response, StreamEvent};
 use crate::policy::shell::{Outcome, Verdict};
 use crate::policy::{
     CallFacts, CallKind, CanAsk, ConsentAnswer, Decision, Mode, RunConsent, ToolKey,
 };
 use crate::tools::gate::examine;
-use crate::tools::{Field, FieldKind, PreparedCall, Registry, ToolContext, ToolError, ToolStatus};
+use crate::tools::{Field, FieldKind, PreparedCall, Registry, ToolContext, ToolStatus};
 
 use super::audit::Audit;
 use super::compact::CompactError;
@@ -42,6 +43,8 @@ pub struct Runtime {
     pub events: mpsc::UnboundedSender<AgentEvent>,
     /// Where every decision is recorded, when mino's home has one.
     pub audit: Option<Audit>,
+    /// The MCP servers of this run, for `/mcp`.
+    pub mcp: Option<McpHub>,
 }
 
 impl Runtime {
@@ -241,10 +244,17 @@ async fn request(
         Err(CompactError::Interrupted) => return Event::Interrupted { partial: None },
         Err(CompactError::Failed(e)) => rt.emit(AgentEvent::Warning(e)),
     }
+    if let Some(hub) = &rt.mcp {
+        // Servers still starting would be missing from the request's tools.
+        tokio::select! {
+            _ = interrupt.recv() => return Event::Interrupted { partial: None },
+            () = hub.ready() => {}
+        }
+    }
     let request = Request {
         system: rt.system.clone(),
         items: session.history.clone(),
-        tools: rt.registry.specs().to_vec(),
+        tools: rt.registry.specs(),
     };
     let cancel = CancellationToken::new();
     let mut stream = rt.provider.stream(request, cancel.clone());
@@ -452,13 +462,10 @@ async fn prepare_tool(
             Ok(args) => args,
             Err(e) => {
                 return (
-                    Event::PrepareFailed(
-                        ToolError::InvalidArguments {
-                            tool: tool.spec().name,
-                            message: format!("the arguments are not valid JSON: {e}"),
-                        }
-                        .to_string(),
-                    ),
+                    Event::PrepareFailed(format!(
+                        "invalid arguments for {}: the arguments are not valid JSON: {e}",
+                        call.name
+                    )),
                     None,
                 );
             }

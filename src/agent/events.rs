@@ -143,6 +143,10 @@ pub enum AgentEvent {
         to: Mode,
         warning: &'static str,
     },
+    /// The MCP servers' counts for the status bar, after every change.
+    McpStatus(crate::mcp::McpStatus),
+    /// `/mcp`: every configured server, its state, destination and tools.
+    McpServers(Vec<crate::mcp::ServerView>),
     /// `/sessions`: the saved sessions, newest first.
     Sessions(Vec<crate::session::SessionSummary>),
     /// `/quit`: the agent has stopped.

@@ -127,6 +127,13 @@ impl Agent {
                 "/copy works in the full-screen view; here, select the text in your terminal."
                     .into(),
             ),
+            Command::Mcp => match &self.rt.mcp {
+                Some(hub) => self.rt.emit(AgentEvent::McpServers(hub.servers())),
+                None => self.notice(
+                    "No MCP servers are configured: add [mcp.servers.NAME] to your settings (see config.example.toml)."
+                        .into(),
+                ),
+            },
             Command::Help => self.notice(help_text()),
             Command::Quit => {
                 self.rt.emit(AgentEvent::Quit);

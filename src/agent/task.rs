@@ -30,6 +30,8 @@ pub struct AgentHandle {
     pub interrupt: mpsc::UnboundedSender<()>,
     pub events: mpsc::UnboundedReceiver<AgentEvent>,
     pub task: JoinHandle<()>,
+    /// The MCP servers of this run: stopped when the front end is done.
+    pub mcp: Option<crate::mcp::McpHub>,
 }
 
 /// Runs `agent` on its own task. `events` is the receiving end of the
@@ -59,5 +61,6 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
         interrupt,
         events,
         task,
+        mcp: None,
     }
 }

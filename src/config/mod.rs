@@ -7,6 +7,7 @@
 
 mod error;
 mod locate;
+mod mcp;
 mod project;
 pub mod raw;
 mod settings;
@@ -18,8 +19,9 @@ use std::path::{Path, PathBuf};
 
 pub use error::{ConfigError, KeyPath, Segment};
 pub use settings::{
-    DEFAULT_CONTEXT_WINDOW, JudgeSettings, Limits, McpServer, ModelSettings, PROVIDER_NAMES,
-    ProviderKind, Settings, ShellGateSettings, ToolSwitches, TrustedExecutable, UnknownProvider,
+    DEFAULT_CONTEXT_WINDOW, EnvValue, JudgeSettings, Limits, McpServer, ModelSettings,
+    PROVIDER_NAMES, ProviderKind, Settings, ShellGateSettings, ToolSwitches, TrustedExecutable,
+    UnknownProvider,
 };
 
 use crate::home::Home;

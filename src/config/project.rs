@@ -1,5 +1,5 @@
 //! A project's `.mino/config.toml`, which can only tighten: add protected
-//! patterns, turn tools off, mark a user's MCP server `ask`. Everything that
+//! patterns, turn tools off, mark a user's MCP server `ask` or disable it. Everything that
 //! could loosen (a mode, a hook, a trusted executable, a model, limits, a
 //! tool turned on, a new server) is refused with the key and the file that
 //! does accept it. Never reads a file itself.
@@ -99,26 +99,31 @@ fn mark_servers(
             ("command", entry.command.is_some()),
             ("args", entry.args.is_some()),
             ("env", entry.env.is_some()),
+            ("cwd", entry.cwd.is_some()),
+            ("startup_timeout_secs", entry.startup_timeout_secs.is_some()),
+            ("tool_timeout_secs", entry.tool_timeout_secs.is_some()),
+            ("enabled", entry.enabled == Some(true)),
         ];
         if let Some((field, _)) = defined.iter().find(|(_, present)| *present) {
             return Err(src.loosening(
                 key.key(field),
-                format!("is only accepted in the user settings {user_file}; a project may only set trust = \"ask\" on a server defined there"),
+                format!("is only accepted in the user settings {user_file}; a project may only set trust = \"ask\" or enabled = false on a server defined there"),
             ));
+        }
+        let Some(server) = settings.mcp_servers.get_mut(name) else {
+            return Err(src.loosening(
+                key,
+                format!(
+                    "names a server that the user settings {user_file} do not define; accepted: trust = \"ask\" or enabled = false on a server defined there"
+                ),
+            ));
+        };
+        if entry.enabled == Some(false) {
+            server.enabled = false;
         }
         match entry.trust.as_deref() {
             None => {}
-            Some("ask") => match settings.mcp_servers.get_mut(name) {
-                Some(server) => server.trust_ask = true,
-                None => {
-                    return Err(src.loosening(
-                        key,
-                        format!(
-                            "names a server that the user settings {user_file} do not define; accepted: trust = \"ask\" on a server defined there"
-                        ),
-                    ));
-                }
-            },
+            Some("ask") => server.trust_ask = true,
             Some(other) => {
                 return Err(src.loosening(
                     key.key("trust"),

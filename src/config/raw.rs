@@ -114,5 +114,9 @@ pub struct RawMcpServer {
     pub command: Option<String>,
     pub args: Option<Vec<String>>,
     pub env: Option<BTreeMap<String, String>>,
+    pub cwd: Option<String>,
+    pub enabled: Option<bool>,
     pub trust: Option<String>,
+    pub startup_timeout_secs: Option<i64>,
+    pub tool_timeout_secs: Option<i64>,
 }

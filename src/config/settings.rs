@@ -230,14 +230,59 @@ impl Default for ShellGateSettings {
     }
 }
 
-/// `[mcp.servers.NAME]`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// `[mcp.servers.NAME]`: a server mino starts as a child process and
+/// talks to on its stdin and stdout.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpServer {
     pub command: String,
     pub args: Vec<String>,
-    pub env: BTreeMap<String, String>,
+    /// Variables set for the server. A value is a literal or a reference
+    /// (`$NAME`, `${NAME}`) to a variable of mino's environment; either way a
+    /// credential, never shown, logged, sent or saved.
+    pub env: BTreeMap<String, EnvValue>,
+    /// The server's working directory (absolute); the project's when unset.
+    pub cwd: Option<PathBuf>,
+    /// `enabled = false`: not started, its tools not offered.
+    pub enabled: bool,
     /// Marked `ask`: every call asks, in every mode.
     pub trust_ask: bool,
+    /// How long starting (the `initialize` handshake and the first tool list) may take.
+    pub startup_timeout: Duration,
+    /// How long one tool call may take.
+    pub tool_timeout: Duration,
+}
+
+impl Default for McpServer {
+    fn default() -> Self {
+        Self {
+            command: String::new(),
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            cwd: None,
+            enabled: true,
+            trust_ask: false,
+            startup_timeout: Duration::from_secs(30),
+            tool_timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+/// One value of a server's `env`.
+#[derive(Clone, PartialEq, Eq)]
+pub enum EnvValue {
+    Literal(String),
+    /// `$NAME` or `${NAME}`: read from mino's environment when the server starts.
+    Variable(String),
+}
+
+impl std::fmt::Debug for EnvValue {
+    /// A literal is a credential: `Debug` never prints it.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EnvValue::Literal(_) => f.write_str("Literal(<redacted>)"),
+            EnvValue::Variable(name) => write!(f, "Variable(${name})"),
+        }
+    }
 }
 
 /// Validated settings, built once before anything uses them.

@@ -3,16 +3,15 @@
 //! checks a command-line value shares with a file's. Never reads a file or
 //! the environment itself.
 
-use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value as Json;
 
 use super::error::{ConfigError, KeyPath};
-use super::raw::{RawFile, RawHooks, RawLimits, RawMcp, RawModel, RawShellGate, RawTools};
+use super::raw::{RawFile, RawHooks, RawLimits, RawModel, RawShellGate, RawTools};
 use super::settings::{
-    JudgeSettings, Limits, McpServer, ModelSettings, PROVIDER_NAMES, ProviderKind, Settings,
+    JudgeSettings, Limits, ModelSettings, PROVIDER_NAMES, ProviderKind, Settings,
     ShellGateSettings, TrustedExecutable,
 };
 use super::source::SourceFile;
@@ -20,10 +19,11 @@ use crate::policy::{MODE_NAMES, Mode, ProtectedPaths};
 
 pub const BASE_URL_ACCEPTED: &str = "an http:// or https:// URL such as https://api.openai.com/v1";
 pub const MODEL_ACCEPTED: &str = "a non-empty model name such as gpt-5-mini";
-const ENV_NAME_ACCEPTED: &str =
+pub(super) const ENV_NAME_ACCEPTED: &str =
     "an environment variable name: letters, digits and _, not starting with a digit";
 const PATTERN_ACCEPTED: &str = "a glob: NAME for a file name, DIR/ for a directory anywhere, or a/b for a project-relative path";
-const ABSOLUTE_ACCEPTED: &str = "an absolute path without . or .. components, such as /usr/bin/git";
+pub(super) const ABSOLUTE_ACCEPTED: &str =
+    "an absolute path without . or .. components, such as /usr/bin/git";
 const SERVER_NAME_ACCEPTED: &str = "a server name of 1 to 64 letters, digits, - and _";
 
 /// Applies the user's file to `settings` (which hold the defaults).
@@ -54,7 +54,7 @@ pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), Confi
         settings.pre_tool_call = hook(src, hooks)?;
     }
     if let Some(mcp) = &raw.mcp {
-        settings.mcp_servers = mcp_servers(src, mcp)?;
+        settings.mcp_servers = super::mcp::servers(src, mcp)?;
     }
     Ok(())
 }
@@ -88,7 +88,7 @@ fn start_mode(src: &SourceFile, raw: &RawFile) -> Result<Option<Mode>, ConfigErr
 }
 
 /// An integer at `key` within `min..=max`.
-fn ranged(
+pub(super) fn ranged(
     src: &SourceFile,
     key: KeyPath,
     value: i64,
@@ -205,7 +205,7 @@ pub fn check_model(name: &str) -> Result<String, String> {
     }
 }
 
-fn is_env_name(name: &str) -> bool {
+pub(super) fn is_env_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()
@@ -336,7 +336,7 @@ pub fn add_patterns(
 }
 
 /// `path` if it is absolute and plain, or what is wrong with it.
-fn absolute(path: &str) -> Result<PathBuf, String> {
+pub(super) fn absolute(path: &str) -> Result<PathBuf, String> {
     let p = Path::new(path);
     if !p.is_absolute() {
         return Err(format!("{path:?} is not an absolute path"));
@@ -415,61 +415,6 @@ fn hook(src: &SourceFile, raw: &RawHooks) -> Result<Option<Vec<String>>, ConfigE
     };
     absolute(program).map_err(|problem| src.invalid(key.index(0), problem, accepted))?;
     Ok(Some(argv.clone()))
-}
-
-fn mcp_servers(src: &SourceFile, raw: &RawMcp) -> Result<BTreeMap<String, McpServer>, ConfigError> {
-    let mut servers = BTreeMap::new();
-    for (name, entry) in raw.servers.iter().flatten() {
-        let key = KeyPath::of(&["mcp", "servers", name]);
-        check_server_name(src, &key, name)?;
-        let command = match &entry.command {
-            Some(command) if !command.trim().is_empty() => command.clone(),
-            Some(_) => {
-                return Err(src.invalid(
-                    key.key("command"),
-                    "an empty command",
-                    "the program that starts the server",
-                ));
-            }
-            None => {
-                return Err(src.invalid(
-                    key.key("command"),
-                    "missing",
-                    "the program that starts the server",
-                ));
-            }
-        };
-        for variable in entry.env.iter().flatten().map(|(k, _)| k) {
-            if !is_env_name(variable) {
-                return Err(src.invalid(
-                    key.key("env").key(variable),
-                    format!("{variable:?} is not an environment variable name"),
-                    ENV_NAME_ACCEPTED,
-                ));
-            }
-        }
-        let trust_ask = match entry.trust.as_deref() {
-            None | Some("default") => false,
-            Some("ask") => true,
-            Some(other) => {
-                return Err(src.invalid(
-                    key.key("trust"),
-                    format!("unknown trust {other:?}"),
-                    "\"default\" or \"ask\"",
-                ));
-            }
-        };
-        servers.insert(
-            name.clone(),
-            McpServer {
-                command,
-                args: entry.args.clone().unwrap_or_default(),
-                env: entry.env.clone().unwrap_or_default(),
-                trust_ask,
-            },
-        );
-    }
-    Ok(servers)
 }
 
 pub fn check_server_name(src: &SourceFile, key: &KeyPath, name: &str) -> Result<(), ConfigError> {

@@ -195,6 +195,12 @@ impl Sink {
             }
             AgentEvent::Usage { .. } | AgentEvent::ModeChanged(_) | AgentEvent::Quit => {}
             AgentEvent::ConfirmMode { .. } => {}
+            AgentEvent::McpStatus(_) => {}
+            AgentEvent::McpServers(list) => {
+                if text_mode {
+                    self.info(&format!("{}\n", text::mcp_servers(&list)));
+                }
+            }
             AgentEvent::Sessions(list) => {
                 if list.is_empty() {
                     self.info("No saved sessions.\n");

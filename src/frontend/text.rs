@@ -34,6 +34,48 @@ pub fn visible(text: &str) -> String {
     out
 }
 
+/// `/mcp`: each server with its state, destination and tools.
+pub fn mcp_servers(servers: &[crate::mcp::ServerView]) -> String {
+    if servers.is_empty() {
+        return "No MCP servers are configured.".into();
+    }
+    let mut out = String::from("MCP servers:");
+    for server in servers {
+        let trust = if server.trust_ask {
+            ", always asks"
+        } else {
+            ""
+        };
+        out.push_str(&format!(
+            "\n{}: {}{trust}\n  Destination: {}",
+            server.name,
+            visible(&server.state.to_string()),
+            visible(&server.destination)
+        ));
+        if !server.tools.is_empty() {
+            out.push_str(&format!("\n  Tools: {}", server.tools.join(", ")));
+        }
+    }
+    out
+}
+
+/// The status bar's MCP part: `MCP 3/5` with what is starting or down, or
+/// nothing when no server is configured.
+pub fn mcp_status(status: &crate::mcp::McpStatus) -> Option<String> {
+    let total = status.starting + status.running + status.down;
+    if total == 0 {
+        return None;
+    }
+    let mut text = format!("MCP {}/{total}", status.running);
+    if status.starting > 0 {
+        text.push_str(&format!(", {} starting", status.starting));
+    }
+    if status.down > 0 {
+        text.push_str(&format!(", {} down", status.down));
+    }
+    Some(text)
+}
+
 /// A question's fields, one a line, the way the seed prints them.
 pub fn question(tool: &str, fields: &[Field]) -> String {
     let mut out = format!("[Tool: {tool}]\n");

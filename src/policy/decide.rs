@@ -32,6 +32,8 @@ pub enum DenyCode {
     ProtectedPath,
     /// mino's own home (settings, sessions, logs, audit) inside the project.
     MinoHome,
+    /// An MCP call's string argument names a protected file.
+    ProtectedArgument,
     SymbolicLink,
     OutsideProject,
     HardLink,
@@ -47,6 +49,7 @@ impl DenyCode {
         match self {
             DenyCode::ProtectedPath => "MINO_DENY_PROTECTED_PATH",
             DenyCode::MinoHome => "MINO_DENY_MINO_HOME",
+            DenyCode::ProtectedArgument => "MINO_DENY_PROTECTED_ARGUMENT",
             DenyCode::SymbolicLink => "MINO_DENY_SYMBOLIC_LINK",
             DenyCode::OutsideProject => "MINO_DENY_OUTSIDE_PROJECT",
             DenyCode::HardLink => "MINO_DENY_HARD_LINK",
@@ -139,6 +142,25 @@ fn check_paths(targets: &[PathTarget], protected: &ProtectedPaths) -> Option<Dec
     None
 }
 
+/// Longest argument quoted back in a denial.
+const QUOTED_ARGUMENT_CHARS: usize = 200;
+
+/// After step 1, for MCP calls: a string argument that names a protected
+/// file, in any mode, before the call leaves mino.
+fn check_arguments(strings: &[String], protected: &ProtectedPaths) -> Option<Decision> {
+    let named = strings.iter().find(|s| protected.names_protected(s))?;
+    let mut quoted: String = named.chars().take(QUOTED_ARGUMENT_CHARS).collect();
+    if quoted.len() < named.len() {
+        quoted.push_str("...");
+    }
+    Some(deny(
+        DenyCode::ProtectedArgument,
+        format!(
+            "the argument {quoted:?} names a protected file; it is never sent to a tool server."
+        ),
+    ))
+}
+
 /// Step 5: the mode's row of the table.
 fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
     let shown = Decision::Allow {
@@ -182,6 +204,9 @@ pub fn decide(
     can_ask: CanAsk,
 ) -> Decision {
     if let Some(denied) = check_paths(&facts.targets, protected) {
+        return denied;
+    }
+    if let Some(denied) = check_arguments(&facts.argument_strings, protected) {
         return denied;
     }
     if let Some(HookVerdict::Deny { reason }) = &facts.hook {

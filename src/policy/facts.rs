@@ -107,6 +107,9 @@ pub struct CallFacts {
     /// Bash: the bypass guard's reason, when the command is in the gate's
     /// catastrophic subset and the guard is on. Read in bypass mode only.
     pub guard: Option<String>,
+    /// MCP calls: every string in the arguments. A server decides for itself
+    /// what a string means, so one that names a protected file is refused.
+    pub argument_strings: Vec<String>,
 }
 
 impl CallFacts {
@@ -119,6 +122,7 @@ impl CallFacts {
             gate: None,
             command: None,
             guard: None,
+            argument_strings: Vec::new(),
         }
     }
 

@@ -216,6 +216,15 @@ impl ProtectedPaths {
         None
     }
 
+    /// Whether a free string (an argument of an MCP call, which a server may
+    /// take as a path of its own: absolute, `~/...`, `file://...`) names a
+    /// protected file: its final `/`- or `\\`-separated component, or a
+    /// directory component before it, matches a pattern.
+    pub fn names_protected(&self, text: &str) -> bool {
+        let normalized = text.replace('\\', "/");
+        self.is_protected(normalized.trim_end_matches('/'))
+    }
+
     fn matches(&self, relative: &str) -> bool {
         let components: Vec<&str> = relative.split('/').filter(|c| !c.is_empty()).collect();
         let Some(last) = components.last() else {
@@ -252,6 +261,24 @@ mod tests {
 
     fn builtin() -> ProtectedPaths {
         ProtectedPaths::new::<&str>(&[]).unwrap()
+    }
+
+    #[test]
+    fn free_strings_naming_protected_files() {
+        let p = builtin();
+        for text in [
+            "/home/u/proj/.env",
+            "/home/u/proj/.ENV/",
+            "file:///home/u/.ssh/config",
+            "C:\\Users\\u\\id_rsa",
+            "~/.aws/credentials",
+            "proj/tls.key",
+        ] {
+            assert!(p.names_protected(text), "{text} should be protected");
+        }
+        for text in ["/home/u/proj/notes.md", "hello .env world", "", "/", "echo"] {
+            assert!(!p.names_protected(text), "{text} should not be protected");
+        }
     }
 
     #[test]

@@ -72,8 +72,8 @@ pub struct Bash;
 impl Tool for Bash {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: NAME,
-            description: DESCRIPTION,
+            name: NAME.into(),
+            description: DESCRIPTION.into(),
             parameters: json!({
                 "type": "object",
                 "properties": {

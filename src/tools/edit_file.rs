@@ -45,12 +45,13 @@ struct Args {
 impl Tool for EditFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: NAME,
+            name: NAME.into(),
             description: "Replace one exact occurrence of old_string with new_string in a file \
                 inside the project directory. old_string must match the file byte for byte, \
                 including whitespace and line breaks, and must occur once; if it occurs more \
                 than once, give start_line, the line where the intended occurrence starts, or \
-                include more surrounding text.",
+                include more surrounding text."
+                .into(),
             parameters: json!({
                 "type": "object",
                 "properties": {

@@ -74,12 +74,13 @@ impl Tool for FetchContent {
             properties["output"] = json!({"type": "string", "description": "project-relative file to save the body into"});
         }
         ToolSpec {
-            name: "fetch_content",
+            name: "fetch_content".into(),
             description: if self.output {
                 "Fetch an http(s) URL and return its readable text. With `output`, save the body into that project file instead."
             } else {
                 "Fetch an http(s) URL and return its readable text."
-            },
+            }
+            .into(),
             parameters: json!({
                 "type": "object",
                 "properties": properties,

@@ -44,11 +44,12 @@ fn default_path() -> String {
 impl Tool for ListDir {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: NAME,
+            name: NAME.into(),
             description: "List the entries of a directory inside the project, one a line: \
                 `name/` for a directory, `name (N bytes)` for a file, and \
                 `name -> (symbolic link, not followed)` for a link. Protected entries \
-                (.env, .git, keys, ...) are not shown, only counted.",
+                (.env, .git, keys, ...) are not shown, only counted."
+                .into(),
             parameters: json!({
                 "type": "object",
                 "properties": {

@@ -21,6 +21,7 @@ mod text;
 mod walk;
 pub mod write_file;
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -34,17 +35,18 @@ use tokio_util::sync::CancellationToken;
 use crate::policy::{CallFacts, ProtectedPaths};
 use crate::secrets::Secrets;
 pub use confine::{ConfineError, Project};
-pub use registry::Registry;
+pub use registry::{Registry, ToolSource};
 
 /// A boxed future, for the object-safe `run`.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// What the model is offered: the tool's name, description and the JSON
-/// schema of its arguments.
+/// schema of its arguments. Built-in tools name themselves with static
+/// text; an MCP server's tools carry the names and text the server gave.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSpec {
-    pub name: &'static str,
-    pub description: &'static str,
+    pub name: Cow<'static, str>,
+    pub description: Cow<'static, str>,
     pub parameters: Value,
 }
 

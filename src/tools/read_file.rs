@@ -49,11 +49,12 @@ struct Args {
 impl Tool for ReadFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: NAME,
+            name: NAME.into(),
             description: "Read a text file inside the project directory. Returns its lines \
                 numbered from 1 under a header giving the path, the range shown and the total. \
                 Give start_line and end_line (1-based, inclusive) to read part of a long file. \
-                Binary files are not shown; files over 1 MiB are read only in part.",
+                Binary files are not shown; files over 1 MiB are read only in part."
+                .into(),
             parameters: json!({
                 "type": "object",
                 "properties": {

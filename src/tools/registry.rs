@@ -1,5 +1,9 @@
 //! The table of tools: which exist in this run (tool existence settings
-//! remove a tool from what the model is offered at all) and lookup by name.
+//! remove a tool from what the model is offered at all), lookup by name, and
+//! the tools that come and go while mino runs (an MCP server's), reached
+//! through `ToolSource` so this table never depends on where they come from.
+
+use std::sync::Arc;
 
 use super::bash::Bash;
 use super::edit_file::EditFile;
@@ -30,51 +34,82 @@ impl Default for Switches {
     }
 }
 
-/// The tools offered to the model, in a fixed order, with their specs
-/// built once (every request carries them).
+/// Tools whose list changes while mino runs (the tools of MCP servers as
+/// they start, stop and re-list). Their names never collide with a
+/// built-in tool's: they start with `mcp_`.
+pub trait ToolSource: Send + Sync {
+    /// The current tools' specs, in a stable order.
+    fn specs(&self) -> Vec<ToolSpec>;
+
+    /// The tool named `name`, when it exists now.
+    fn get(&self, name: &str) -> Option<Arc<dyn Tool>>;
+}
+
+/// The tools offered to the model, in a fixed order, with the built-in
+/// tools' specs built once (every request carries them).
 pub struct Registry {
-    tools: Vec<Box<dyn Tool>>,
+    tools: Vec<Arc<dyn Tool>>,
     specs: Vec<ToolSpec>,
+    source: Option<Arc<dyn ToolSource>>,
 }
 
 impl Registry {
     pub fn new(switches: Switches) -> Self {
-        let mut tools: Vec<Box<dyn Tool>> = vec![
-            Box::new(ReadFile),
-            Box::new(ListDir),
-            Box::new(Search),
-            Box::new(SkillView),
+        let mut tools: Vec<Arc<dyn Tool>> = vec![
+            Arc::new(ReadFile),
+            Arc::new(ListDir),
+            Arc::new(Search),
+            Arc::new(SkillView),
         ];
         if switches.edit {
-            tools.push(Box::new(WriteFile));
-            tools.push(Box::new(EditFile));
+            tools.push(Arc::new(WriteFile));
+            tools.push(Arc::new(EditFile));
         }
         if switches.bash {
-            tools.push(Box::new(Bash));
+            tools.push(Arc::new(Bash));
         }
         if switches.fetch {
-            tools.push(Box::new(FetchContent {
+            tools.push(Arc::new(FetchContent {
                 output: switches.edit,
                 ..FetchContent::default()
             }));
         }
         let specs = tools.iter().map(|t| t.spec()).collect();
-        Self { tools, specs }
+        Self {
+            tools,
+            specs,
+            source: None,
+        }
     }
 
-    pub fn get(&self, name: &str) -> Option<&dyn Tool> {
+    /// Adds the tools of `source` after the built-in ones.
+    pub fn with_source(mut self, source: Arc<dyn ToolSource>) -> Self {
+        self.source = Some(source);
+        self
+    }
+
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
         self.specs
             .iter()
             .position(|spec| spec.name == name)
             .and_then(|i| self.tools.get(i))
-            .map(|t| t.as_ref())
+            .cloned()
+            .or_else(|| self.source.as_ref().and_then(|s| s.get(name)))
     }
 
-    pub fn specs(&self) -> &[ToolSpec] {
-        &self.specs
+    /// What a request offers: the built-in tools, then the source's.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        let mut specs = self.specs.clone();
+        if let Some(source) = &self.source {
+            specs.extend(source.specs());
+        }
+        specs
     }
 
-    pub fn names(&self) -> Vec<&'static str> {
-        self.specs.iter().map(|spec| spec.name).collect()
+    pub fn names(&self) -> Vec<String> {
+        self.specs()
+            .into_iter()
+            .map(|spec| spec.name.into_owned())
+            .collect()
     }
 }

@@ -60,13 +60,14 @@ fn default_path() -> String {
 impl Tool for Search {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: NAME,
+            name: NAME.into(),
             description: "Search the project: `pattern` is a regular expression (Rust regex \
                 syntax) matched line by line against file contents, `glob` selects files by \
                 name (`*.rs`) or, when it contains `/`, by path (`src/**/*.rs`). Give at least \
                 one. Results are `path:line: text` lines, or paths when only `glob` is given. \
                 Honours .gitignore, skips binary files, never follows symbolic links, and never \
-                searches protected paths (.env, .git, keys, ...).",
+                searches protected paths (.env, .git, keys, ...)."
+                .into(),
             parameters: json!({
                 "type": "object",
                 "properties": {

@@ -82,9 +82,10 @@ pub fn skill_path(name: &str) -> String {
 impl Tool for SkillView {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: NAME,
+            name: NAME.into(),
             description: "Read one of the project's skills (.mino/skills/NAME/SKILL.md) by name: \
-                instructions for a task the project describes.",
+                instructions for a task the project describes."
+                .into(),
             parameters: json!({
                 "type": "object",
                 "properties": {

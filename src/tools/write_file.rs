@@ -157,10 +157,11 @@ struct Args {
 impl Tool for WriteFile {
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: NAME,
+            name: NAME.into(),
             description: "Create a file inside the project directory, or replace the whole \
                 content of an existing one. Missing parent directories are created and an \
-                existing file keeps its permissions. To change part of a file, prefer edit_file.",
+                existing file keeps its permissions. To change part of a file, prefer edit_file."
+                .into(),
             parameters: json!({
                 "type": "object",
                 "properties": {

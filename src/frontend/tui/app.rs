@@ -25,6 +25,8 @@ pub struct Status {
     pub model: String,
     pub context_window: u64,
     pub input_tokens: u64,
+    /// `MCP 3/5, 2 starting`, when servers are configured.
+    pub mcp: Option<String>,
 }
 
 /// What a running turn is doing.
@@ -174,6 +176,7 @@ impl App {
                 model: String::new(),
                 context_window: crate::config::DEFAULT_CONTEXT_WINDOW,
                 input_tokens: 0,
+                mcp: None,
             },
             turn: None,
             now,

@@ -59,6 +59,10 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         }
         AgentEvent::History(items) => history(app, &items),
         AgentEvent::Notice(line) => app.transcript.push(EntryKind::Notice(line)),
+        AgentEvent::McpStatus(status) => app.status.mcp = text::mcp_status(&status),
+        AgentEvent::McpServers(list) => app
+            .transcript
+            .push(EntryKind::Notice(text::mcp_servers(&list))),
         AgentEvent::Warning(line) => app.transcript.push(EntryKind::Warning(line)),
         AgentEvent::Error(line) => app.transcript.push(EntryKind::Error(line)),
         AgentEvent::Prompt(prompt) => {

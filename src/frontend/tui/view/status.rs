@@ -1,6 +1,6 @@
 //! The status bar: the mode badge (one colour per mode, bypass loud), the
-//! short session id, the model, context use, and the turn's state with its
-//! elapsed time. Reads the state; never changes it.
+//! short session id, the model, context use, the MCP servers' state, and the
+//! turn's state with its elapsed time. Reads the state; never changes it.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -77,6 +77,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         ),
         (state, u8::MAX),
     ];
+    if let Some(mcp) = &status.mcp {
+        parts.insert(3, (Span::raw(mcp.clone()), 0));
+    }
     let badge = Span::styled(
         format!(" {} ", status.mode.name().to_uppercase()),
         theme::mode_badge(status.mode),

@@ -1,0 +1,486 @@
+//! The servers of this run: each one's settings, destination and state
+//! (starting, running with its tools, failed, stopped, disabled), started in
+//! parallel in the background, watched for exit and for changed tool lists,
+//! and stopped (their process groups) with mino. Offers the running
+//! servers' tools to the registry as one table. Never decides and never
+//! draws: it reports through `McpNotice`s.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+
+use rmcp::RoleClient;
+use rmcp::model::Tool as RemoteTool;
+use rmcp::service::Peer;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use crate::config::McpServer;
+use crate::secrets::Secrets;
+use crate::tools::{Tool, ToolSource, ToolSpec};
+
+use super::names::Namer;
+use super::server::{ProcessGroupId, StartCx, StartError, Started, resolve_value, start};
+use super::tool::McpTool;
+use super::{McpNotice, McpStatus, ServerState, ServerView};
+
+/// What a running server holds.
+struct Live {
+    peer: Peer<RoleClient>,
+    tools: Vec<RemoteTool>,
+    /// Cancelled when the server's connection ends.
+    gone: CancellationToken,
+}
+
+enum State {
+    Disabled,
+    Starting,
+    Running(Live),
+    Failed(String),
+    /// Its connection ended; `tools` are what it offered, kept so a call to
+    /// one is refused with the reason rather than as an unknown tool.
+    Stopped {
+        reason: String,
+        tools: Vec<RemoteTool>,
+    },
+}
+
+/// One configured server.
+pub struct Server {
+    pub name: String,
+    pub config: McpServer,
+    /// Where a call goes: the command line of a stdio server.
+    pub destination: String,
+    state: Mutex<State>,
+    group: Mutex<Option<ProcessGroupId>>,
+}
+
+impl Server {
+    /// The connection of a running server, or what it is instead.
+    pub fn peer(&self) -> Result<(Peer<RoleClient>, CancellationToken), String> {
+        match &*lock(&self.state) {
+            State::Running(live) => Ok((live.peer.clone(), live.gone.clone())),
+            other => Err(describe(other)),
+        }
+    }
+
+    fn set(&self, state: State) {
+        *lock(&self.state) = state;
+    }
+
+    fn stop_group(&self) {
+        if let Some(group) = lock(&self.group).take() {
+            group.kill();
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn describe(state: &State) -> String {
+    match state {
+        State::Disabled => "disabled".into(),
+        State::Starting => "starting".into(),
+        State::Running(_) => "running".into(),
+        State::Failed(reason) => format!("failed ({reason})"),
+        State::Stopped { reason, .. } => format!("stopped ({reason})"),
+    }
+}
+
+/// The tools of every running server, named for the model.
+#[derive(Default)]
+struct Table {
+    specs: Vec<ToolSpec>,
+    by_name: HashMap<String, Arc<McpTool>>,
+    /// Per server, its tools' offered names, in the server's order.
+    names: BTreeMap<String, Vec<String>>,
+}
+
+struct Inner {
+    servers: Vec<Arc<Server>>,
+    /// How many servers are still starting.
+    starting: tokio::sync::watch::Sender<usize>,
+    table: RwLock<Arc<Table>>,
+    notices: mpsc::UnboundedSender<McpNotice>,
+    output_limit: usize,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        for server in &self.servers {
+            server.stop_group();
+        }
+    }
+}
+
+/// The MCP servers of this run. Cloning shares them.
+#[derive(Clone)]
+pub struct McpHub {
+    inner: Arc<Inner>,
+}
+
+/// What starting the hub needs.
+pub struct HubConfig<'a> {
+    pub servers: &'a BTreeMap<String, McpServer>,
+    pub project_dir: &'a Path,
+    /// Variables no server inherits (the model key's).
+    pub hidden_env: Vec<String>,
+    /// Bytes of one tool result kept (bash's limit).
+    pub output_limit: usize,
+}
+
+/// Every credential the servers' settings hold, as (name, value): literal
+/// `env` values and the values of referenced variables that are set.
+pub fn credentials(servers: &BTreeMap<String, McpServer>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (name, server) in servers {
+        for (key, value) in &server.env {
+            if let Some(value) = resolve_value(value) {
+                out.push((format!("mcp.servers.{name}.env.{key}"), value));
+            }
+        }
+    }
+    out
+}
+
+/// Variables referenced by any server's `env` (`$NAME`): no child of mino
+/// but the server that names it inherits them.
+pub fn referenced_variables(servers: &BTreeMap<String, McpServer>) -> Vec<String> {
+    let mut names: Vec<String> = servers
+        .values()
+        .flat_map(|s| s.env.values())
+        .filter_map(|v| match v {
+            crate::config::EnvValue::Variable(name) => Some(name.clone()),
+            crate::config::EnvValue::Literal(_) => None,
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+fn destination(config: &McpServer) -> String {
+    std::iter::once(&config.command)
+        .chain(&config.args)
+        .map(|word| {
+            if !word.is_empty()
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:@+,%".contains(c))
+            {
+                word.clone()
+            } else {
+                format!("'{}'", word.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl McpHub {
+    /// Creates the hub and starts every enabled server in the background;
+    /// returns at once. `notices` hears every change of state.
+    pub fn start(config: HubConfig<'_>, notices: mpsc::UnboundedSender<McpNotice>) -> Self {
+        let servers: Vec<Arc<Server>> = config
+            .servers
+            .iter()
+            .map(|(name, server)| {
+                Arc::new(Server {
+                    name: name.clone(),
+                    config: server.clone(),
+                    destination: destination(server),
+                    state: Mutex::new(if server.enabled {
+                        State::Starting
+                    } else {
+                        State::Disabled
+                    }),
+                    group: Mutex::new(None),
+                })
+            })
+            .collect();
+        let hub = Self {
+            inner: Arc::new(Inner {
+                starting: tokio::sync::watch::Sender::new(
+                    servers.iter().filter(|s| s.config.enabled).count(),
+                ),
+                servers,
+                table: RwLock::new(Arc::new(Table::default())),
+                notices,
+                output_limit: config.output_limit,
+            }),
+        };
+        if hub.inner.servers.is_empty() {
+            return hub;
+        }
+        hub.notify(None);
+        let mut secrets = Secrets::new();
+        for (name, value) in credentials(config.servers) {
+            secrets.add(&name, &value);
+        }
+        let referenced = referenced_variables(config.servers);
+        for server in hub.inner.servers.iter().filter(|s| s.config.enabled) {
+            let mut hidden = config.hidden_env.clone();
+            // Another server's credentials are not this one's business.
+            let own: Vec<String> = referenced_variables(&BTreeMap::from([(
+                server.name.clone(),
+                server.config.clone(),
+            )]));
+            hidden.extend(referenced.iter().filter(|v| !own.contains(v)).cloned());
+            tokio::spawn(run_server(
+                Arc::downgrade(&hub.inner),
+                server.clone(),
+                config.project_dir.to_path_buf(),
+                hidden,
+                secrets.clone(),
+            ));
+        }
+        hub
+    }
+
+    /// Every server as `/mcp` shows it.
+    pub fn servers(&self) -> Vec<ServerView> {
+        let table = self.table();
+        self.inner
+            .servers
+            .iter()
+            .map(|server| {
+                let state = match &*lock(&server.state) {
+                    State::Disabled => ServerState::Disabled,
+                    State::Starting => ServerState::Starting,
+                    State::Running(_) => ServerState::Running,
+                    State::Failed(reason) => ServerState::Failed(reason.clone()),
+                    State::Stopped { reason, .. } => ServerState::Stopped(reason.clone()),
+                };
+                ServerView {
+                    name: server.name.clone(),
+                    state,
+                    destination: server.destination.clone(),
+                    trust_ask: server.config.trust_ask,
+                    tools: table.names.get(&server.name).cloned().unwrap_or_default(),
+                }
+            })
+            .collect()
+    }
+
+    /// Counts for the status bar.
+    pub fn status(&self) -> McpStatus {
+        let mut status = McpStatus::default();
+        for server in &self.inner.servers {
+            match &*lock(&server.state) {
+                State::Disabled => {}
+                State::Starting => status.starting += 1,
+                State::Running(_) => status.running += 1,
+                State::Failed(_) | State::Stopped { .. } => status.down += 1,
+            }
+        }
+        status.tools = self.table().specs.len();
+        status
+    }
+
+    /// Waits until no server is starting any more (each start is bounded by
+    /// its startup timeout), so a request offers every tool that will come.
+    pub async fn ready(&self) {
+        let mut starting = self.inner.starting.subscribe();
+        // The sender lives as long as `self`; an error cannot happen here.
+        let _ = starting.wait_for(|n| *n == 0).await;
+    }
+
+    /// Stops every server's process group now.
+    pub fn shutdown(&self) {
+        for server in &self.inner.servers {
+            server.stop_group();
+        }
+    }
+
+    fn table(&self) -> Arc<Table> {
+        self.inner
+            .table
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// One server left the starting state.
+    fn started_one(&self) {
+        self.inner
+            .starting
+            .send_modify(|n| *n = n.saturating_sub(1));
+    }
+
+    fn notify(&self, line: Option<super::NoticeLine>) {
+        let _ = self.inner.notices.send(McpNotice {
+            line,
+            status: self.status(),
+        });
+    }
+
+    /// Builds the table again from the running servers, in name order.
+    fn rebuild(&self) {
+        let mut namer = Namer::default();
+        let mut table = Table::default();
+        for server in &self.inner.servers {
+            let state = lock(&server.state);
+            let (tools, offered) = match &*state {
+                State::Running(live) => (&live.tools, true),
+                State::Stopped { tools, .. } => (tools, false),
+                _ => continue,
+            };
+            let mut names = Vec::new();
+            for remote in tools {
+                let name = namer.name(&server.name, &remote.name);
+                let tool = Arc::new(McpTool::new(
+                    name.clone(),
+                    server.clone(),
+                    remote,
+                    self.inner.output_limit,
+                ));
+                if offered {
+                    table.specs.push(tool.spec());
+                    names.push(name.clone());
+                }
+                table.by_name.insert(name, tool);
+            }
+            table.names.insert(server.name.clone(), names);
+        }
+        *self.inner.table.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(table);
+    }
+}
+
+impl ToolSource for McpHub {
+    fn specs(&self) -> Vec<ToolSpec> {
+        self.table().specs.clone()
+    }
+
+    fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.table()
+            .by_name
+            .get(name)
+            .map(|t| t.clone() as Arc<dyn Tool>)
+    }
+}
+
+/// Starts one server, then watches it until it ends.
+async fn run_server(
+    hub: std::sync::Weak<Inner>,
+    server: Arc<Server>,
+    project_dir: PathBuf,
+    hidden_env: Vec<String>,
+    secrets: Secrets,
+) {
+    let cx = StartCx {
+        name: &server.name,
+        project_dir: &project_dir,
+        hidden_env: &hidden_env,
+        secrets: &secrets,
+    };
+    let started = start(&server.config, cx).await;
+    let Some(inner) = hub.upgrade() else {
+        if let Ok(started) = started {
+            started.group.map(ProcessGroupId::kill);
+        }
+        return;
+    };
+    let hub = McpHub { inner };
+    let Started {
+        client,
+        tools,
+        group,
+        mut changes,
+    } = match started {
+        Ok(started) => started,
+        Err(e) => {
+            fail(&hub, &server, &e);
+            hub.started_one();
+            return;
+        }
+    };
+    *lock(&server.group) = group;
+    let gone = CancellationToken::new();
+    let peer = client.peer().clone();
+    let count = tools.len();
+    server.set(State::Running(Live {
+        peer: peer.clone(),
+        tools,
+        gone: gone.clone(),
+    }));
+    hub.rebuild();
+    hub.started_one();
+    hub.notify(Some(super::NoticeLine::Info(format!(
+        "MCP server {} started: {count} tools.",
+        server.name
+    ))));
+    let weak = Arc::downgrade(&hub.inner);
+    drop(hub);
+    let mut ended = Box::pin(client.waiting());
+    loop {
+        tokio::select! {
+            _ = &mut ended => break,
+            Some(()) = changes.recv() => {
+                let listed = peer.list_all_tools().await;
+                let Some(inner) = weak.upgrade() else { return };
+                relisted(&McpHub { inner }, &server, listed);
+            }
+        }
+    }
+    gone.cancel();
+    server.stop_group();
+    let tools = match std::mem::replace(&mut *lock(&server.state), State::Starting) {
+        State::Running(live) => live.tools,
+        _ => Vec::new(),
+    };
+    server.set(State::Stopped {
+        reason: "its connection ended".into(),
+        tools,
+    });
+    if let Some(inner) = weak.upgrade() {
+        let hub = McpHub { inner };
+        hub.rebuild();
+        hub.notify(Some(super::NoticeLine::Warning(format!(
+            "MCP server {} stopped: its connection ended. Its tools are no longer offered.",
+            server.name
+        ))));
+    }
+}
+
+fn fail(hub: &McpHub, server: &Server, error: &StartError) {
+    tracing::warn!(server = %server.name, %error, "MCP server failed to start");
+    server.set(State::Failed(error.to_string()));
+    hub.notify(Some(super::NoticeLine::Warning(format!(
+        "MCP server {} failed to start: {error}",
+        server.name
+    ))));
+}
+
+/// A server said its tools changed: take the new list and tell the user
+/// what was added, removed or changed.
+fn relisted(hub: &McpHub, server: &Server, listed: Result<Vec<RemoteTool>, rmcp::ServiceError>) {
+    let tools = match listed {
+        Ok(tools) => tools,
+        Err(e) => {
+            hub.notify(Some(super::NoticeLine::Warning(format!(
+                "MCP server {} said its tools changed, and listing them again failed: {e}",
+                server.name
+            ))));
+            return;
+        }
+    };
+    let diff = {
+        let mut state = lock(&server.state);
+        let State::Running(live) = &mut *state else {
+            return;
+        };
+        let diff = super::ToolsDiff::between(&live.tools, &tools);
+        live.tools = tools;
+        diff
+    };
+    hub.rebuild();
+    if !diff.is_empty() {
+        hub.notify(Some(super::NoticeLine::Warning(format!(
+            "MCP server {} changed its tools{}",
+            server.name,
+            diff.describe()
+        ))));
+    }
+}

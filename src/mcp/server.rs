@@ -1,0 +1,210 @@
+//! Starting one stdio server: its process in a group of its own (so
+//! stopping it stops everything it started), its environment (credentials
+//! set, the model key and other servers' credentials removed), its stderr
+//! line by line into mino's log with secrets redacted, then the
+//! `initialize` handshake and the first tool list within the startup
+//! timeout. Never decides anything and never shows anything.
+
+use std::path::Path;
+use std::process::Stdio;
+
+use process_wrap::tokio::{CommandWrap, ProcessGroup};
+use rmcp::model::Tool as RemoteTool;
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rustix::process::{Pid, Signal, kill_process_group};
+use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::sync::mpsc;
+
+use crate::config::{EnvValue, McpServer};
+use crate::secrets::Secrets;
+
+/// The longest stderr line logged as one record.
+const STDERR_LINE_LIMIT: usize = 4096;
+
+/// Why a server did not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error("the variable {variable} (referenced by env.{key}) is not set")]
+    MissingVariable { key: String, variable: String },
+    #[error("{command} could not be started: {source}")]
+    Spawn {
+        command: String,
+        source: std::io::Error,
+    },
+    #[error("no answer to initialize within {0} s (startup_timeout_secs)")]
+    Timeout(u64),
+    #[error("the initialize handshake failed: {0}")]
+    Handshake(String),
+    #[error("listing its tools failed: {0}")]
+    ListTools(String),
+}
+
+/// Receives what a server tells mino unasked: only that its tool list
+/// changed, which the hub answers by listing again.
+#[derive(Clone)]
+pub struct Handler {
+    changed: mpsc::UnboundedSender<()>,
+}
+
+impl ClientHandler for Handler {
+    fn on_tool_list_changed(
+        &self,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        let _ = self.changed.send(());
+        std::future::ready(())
+    }
+}
+
+pub type Client = RunningService<RoleClient, Handler>;
+
+/// A server that answered `initialize` and listed its tools.
+pub struct Started {
+    pub client: Client,
+    pub tools: Vec<RemoteTool>,
+    /// Its process group (the leader's pid).
+    pub group: Option<ProcessGroupId>,
+    /// One message per `notifications/tools/list_changed`.
+    pub changes: mpsc::UnboundedReceiver<()>,
+}
+
+/// A server's process group, stopped with SIGKILL to the whole group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcessGroupId(Pid);
+
+impl ProcessGroupId {
+    pub fn kill(self) {
+        // The group may have ended already; nothing is left to stop then.
+        let _ = kill_process_group(self.0, Signal::KILL);
+    }
+}
+
+/// One `env` value: the literal, or the referenced variable's value when set.
+pub fn resolve_value(value: &EnvValue) -> Option<String> {
+    match value {
+        EnvValue::Literal(text) => Some(text.clone()),
+        EnvValue::Variable(variable) => std::env::var(variable).ok(),
+    }
+}
+
+/// The environment a server starts with, beyond mino's own: its `env`
+/// settings resolved. Values read from references are credentials too.
+fn resolve_env(config: &McpServer) -> Result<Vec<(String, String)>, StartError> {
+    config
+        .env
+        .iter()
+        .map(|(key, value)| {
+            resolve_value(value)
+                .map(|v| (key.clone(), v))
+                .ok_or_else(|| StartError::MissingVariable {
+                    key: key.clone(),
+                    variable: match value {
+                        EnvValue::Variable(name) => name.clone(),
+                        EnvValue::Literal(_) => String::new(),
+                    },
+                })
+        })
+        .collect()
+}
+
+/// What starting a server needs besides its settings.
+pub struct StartCx<'a> {
+    pub name: &'a str,
+    pub project_dir: &'a Path,
+    /// Variables removed from its environment (the model key's, other
+    /// servers' referenced credentials).
+    pub hidden_env: &'a [String],
+    /// Redacted from its stderr before logging.
+    pub secrets: &'a Secrets,
+}
+
+/// Spawns the server and completes the handshake within the startup
+/// timeout. On failure nothing of it is left running.
+pub async fn start(config: &McpServer, cx: StartCx<'_>) -> Result<Started, StartError> {
+    let env = resolve_env(config)?;
+    let cwd = config.cwd.as_deref().unwrap_or(cx.project_dir);
+    let mut command = CommandWrap::with_new(&config.command, |cmd| {
+        cmd.args(&config.args).current_dir(cwd).kill_on_drop(true);
+        for name in cx.hidden_env {
+            cmd.env_remove(name);
+        }
+        cmd.envs(env.iter().map(|(k, v)| (k, v)));
+    });
+    command.wrap(ProcessGroup::leader());
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|source| StartError::Spawn {
+            command: config.command.clone(),
+            source,
+        })?;
+    let group = transport
+        .id()
+        .and_then(|pid| i32::try_from(pid).ok())
+        .and_then(Pid::from_raw)
+        .map(ProcessGroupId);
+    if let Some(stderr) = stderr {
+        tokio::spawn(log_stderr(cx.name.to_string(), stderr, cx.secrets.clone()));
+    }
+    let (changed, changes) = mpsc::unbounded_channel();
+    let handshake = async {
+        let client = Handler { changed }
+            .serve(transport)
+            .await
+            .map_err(|e| StartError::Handshake(e.to_string()))?;
+        let tools = client
+            .peer()
+            .list_all_tools()
+            .await
+            .map_err(|e| StartError::ListTools(e.to_string()))?;
+        Ok::<_, StartError>((client, tools))
+    };
+    let outcome = tokio::time::timeout(config.startup_timeout, handshake).await;
+    match outcome {
+        Ok(Ok((client, tools))) => Ok(Started {
+            client,
+            tools,
+            group,
+            changes,
+        }),
+        Ok(Err(e)) => {
+            group.map(ProcessGroupId::kill);
+            Err(e)
+        }
+        Err(_) => {
+            group.map(ProcessGroupId::kill);
+            Err(StartError::Timeout(config.startup_timeout.as_secs()))
+        }
+    }
+}
+
+/// Logs the server's stderr a line at a time, never to the screen.
+async fn log_stderr<R: AsyncRead + Unpin>(server: String, mut stderr: R, secrets: Secrets) {
+    let mut pending: Vec<u8> = Vec::new();
+    let mut buf = vec![0u8; 8192];
+    let emit = |bytes: &[u8]| {
+        let line = String::from_utf8_lossy(bytes);
+        let line = secrets.redact(line.trim_end()).text;
+        tracing::info!(target: "mino::mcp::stderr", server = %server, "{line}");
+    };
+    loop {
+        let n = match stderr.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        pending.extend_from_slice(&buf[..n]);
+        while let Some(end) = pending.iter().position(|b| *b == b'\n') {
+            emit(&pending[..end]);
+            pending.drain(..=end);
+        }
+        if pending.len() > STDERR_LINE_LIMIT {
+            emit(&pending);
+            pending.clear();
+        }
+    }
+    if !pending.is_empty() {
+        emit(&pending);
+    }
+}

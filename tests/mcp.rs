@@ -1,0 +1,493 @@
+//! MCP against real servers: `@modelcontextprotocol/server-everything` and
+//! `@modelcontextprotocol/server-filesystem` at the versions pinned in
+//! `tests/mcp/package-lock.json` (installed by `scripts/test-deps`), and a
+//! small script server for the misbehaving cases. The built binary runs
+//! against the loopback model service; every request body is checked.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::{Value, json};
+use support::llm::{Llm, Reply, text, tool};
+use support::pty::Pty;
+use support::world::{SECRET, World};
+
+const KEY: &str = "sk-test-key-never-logged";
+const TOKEN: &str = "mcp-token-7f3a9c-never-shown";
+const LITERAL: &str = "literal-credential-51d2e8";
+
+/// Where `scripts/test-deps` installs the servers; a clear failure when it
+/// has not run.
+fn servers() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(".test-deps/mcp/node_modules/@modelcontextprotocol");
+    assert!(
+        dir.join("server-everything/dist/index.js").is_file()
+            && dir.join("server-filesystem/dist/index.js").is_file(),
+        "the MCP test servers are not installed in {}: run scripts/test-deps (it needs node and npm), or scripts/test",
+        dir.display()
+    );
+    dir
+}
+
+fn everything(name: &str, extra: &str) -> String {
+    format!(
+        "[mcp.servers.{name}]\ncommand = \"node\"\nargs = [{:?}]\n{extra}\n",
+        servers()
+            .join("server-everything/dist/index.js")
+            .display()
+            .to_string()
+    )
+}
+
+fn filesystem(name: &str, root: &Path, extra: &str) -> String {
+    format!(
+        "[mcp.servers.{name}]\ncommand = \"node\"\nargs = [{:?}, {:?}]\n{extra}\n",
+        servers()
+            .join("server-filesystem/dist/index.js")
+            .display()
+            .to_string(),
+        root.display().to_string()
+    )
+}
+
+fn fake(name: &str, mode: &str, extra: &str) -> String {
+    format!(
+        "[mcp.servers.{name}]\ncommand = \"node\"\nargs = [{:?}, {mode:?}]\n{extra}\n",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/mcp/fake-server.mjs")
+            .display()
+            .to_string()
+    )
+}
+
+impl World {
+    /// A world whose user settings hold the servers `servers` writes (TOML
+    /// tables) for the canonical project directory.
+    async fn mcp(replies: Vec<Reply>, servers: impl FnOnce(&Path) -> String) -> Self {
+        World::mcp_at(|_| replies, servers).await
+    }
+
+    /// `mcp`, with replies that name paths in the project.
+    async fn mcp_at(
+        replies: impl FnOnce(&Path) -> Vec<Reply>,
+        servers: impl FnOnce(&Path) -> String,
+    ) -> Self {
+        let mut world = World::with("openai-chat", vec![], "").await;
+        let root = world.project.path().canonicalize().unwrap();
+        let llm = Llm::start("openai-chat", replies(&root)).await;
+        let config = world.home.path().join("config.toml");
+        let mut text = std::fs::read_to_string(&config)
+            .unwrap()
+            .replace(&world.llm.base_url(), &llm.base_url());
+        world.llm = llm;
+        text.push('\n');
+        text.push_str(&servers(&root));
+        std::fs::write(&config, text).unwrap();
+        world
+    }
+
+    async fn print(&self, prompt: &str, extra: &[&str]) -> (Vec<Value>, String, Output) {
+        let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_mino"))
+            .args(["-p", prompt, "--output-format", "stream-json"])
+            .args(extra)
+            .arg("--cd")
+            .arg(self.project.path())
+            .env("MINO_HOME", self.home.path())
+            .env("OPENAI_API_KEY", KEY)
+            .env("TEST_MCP_TOKEN", TOKEN)
+            .env_remove("AGENT_YOLO")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .await
+            .unwrap();
+        let events = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+            .collect();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        (events, stderr, out)
+    }
+
+    fn line_mode(&self, extra: &[&str]) -> Pty {
+        let home = self.home.path().to_str().unwrap().to_string();
+        let project = self.project.path().to_str().unwrap().to_string();
+        let mut args = vec!["--line", "--cd", &project];
+        args.extend_from_slice(extra);
+        Pty::spawn(
+            env!("CARGO_BIN_EXE_mino"),
+            &args,
+            self.project.path(),
+            &[
+                ("MINO_HOME", &home),
+                ("OPENAI_API_KEY", KEY),
+                ("TEST_MCP_TOKEN", TOKEN),
+                ("AGENT_YOLO", ""),
+            ],
+        )
+    }
+
+    /// Everything mino wrote under its home (sessions, logs, audit).
+    fn home_text(&self) -> String {
+        let mut all = String::new();
+        for entry in walk(self.home.path()) {
+            all.push_str(&String::from_utf8_lossy(&std::fs::read(entry).unwrap()));
+        }
+        all
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+/// The results, as (status, output), in order.
+fn results(events: &[Value]) -> Vec<(String, String)> {
+    of_type(events, "tool_result")
+        .iter()
+        .map(|r| {
+            (
+                r["status"].as_str().unwrap().to_string(),
+                r["output"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The decisions, as (tool, decision, code).
+fn decisions(events: &[Value]) -> Vec<(String, String, String)> {
+    of_type(events, "decision")
+        .iter()
+        .map(|d| {
+            (
+                d["tool"].as_str().unwrap().to_string(),
+                d["decision"].as_str().unwrap().to_string(),
+                d["code"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn offered_tools(body: &str) -> Vec<String> {
+    let body: Value = serde_json::from_str(body).unwrap();
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_are_namespaced_and_round_trip_in_bypass_with_record_lines() {
+    let world = World::mcp(
+        vec![
+            tool("mcp_everything_echo", json!({"message": "hello over mcp"})),
+            tool("mcp_everything_get-sum", json!({"a": 2, "b": 40})),
+            tool("mcp_files_read_text_file", json!({"path": "notes.md"})),
+            text("done"),
+        ],
+        |root| {
+            format!(
+                "{}{}[mcp.servers.off]\ncommand = \"/nonexistent/server\"\nenabled = false\n",
+                everything("everything", ""),
+                filesystem("files", root, "")
+            )
+        },
+    )
+    .await;
+    let (events, stderr, out) = world.print("use the tools", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    let bodies = world.llm.bodies();
+    let tools = offered_tools(&bodies[0]);
+    for name in [
+        "mcp_everything_echo",
+        "mcp_everything_get-sum",
+        "mcp_files_read_text_file",
+        "read_file",
+    ] {
+        assert!(tools.contains(&name.to_string()), "{name} not in {tools:?}");
+    }
+    assert!(
+        !tools.iter().any(|t| t.starts_with("mcp_off")),
+        "a disabled server's tools are never offered: {tools:?}"
+    );
+    let results = results(&events);
+    assert_eq!(results.len(), 3, "{results:?}\n{stderr}");
+    assert_eq!(results[0].0, "completed");
+    assert_eq!(results[0].1, "Echo: hello over mcp");
+    assert!(results[1].1.contains("42"), "{results:?}");
+    assert!(bodies[2].contains("42"));
+    assert_eq!(results[2].0, "completed", "{results:?}");
+    assert!(results[2].1.contains("Relase notes"), "{results:?}");
+    assert!(bodies[3].contains("Relase notes"));
+    // Each ran with its record line.
+    assert!(
+        stderr.contains("[Tool: mcp_everything_echo, allowed without confirmation in bypass mode]"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Server: \"everything\""), "{stderr}");
+    assert!(stderr.contains("Destination: \"node "), "{stderr}");
+    assert!(stderr.contains("Tool: \"echo\""), "{stderr}");
+    assert!(stderr.contains("Arguments: "), "{stderr}");
+    assert!(stderr.contains("hello over mcp"), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_manual_a_call_asks_and_a_rejected_one_never_reaches_the_server() {
+    let world = World::mcp(
+        vec![
+            tool(
+                "mcp_files_write_file",
+                json!({"path": "written.txt", "content": "from the model"}),
+            ),
+            text("I could not write it."),
+        ],
+        |root| filesystem("files", root, ""),
+    )
+    .await;
+    let mut pty = world.line_mode(&[]);
+    pty.expect("MCP server files started");
+    pty.send_line("write a file");
+    let question = pty.expect("Approve this operation? [y/N]");
+    for field in [
+        "[Tool: mcp_files_write_file]",
+        "Server: \"files\"",
+        "Destination: \"node ",
+        "Tool: \"write_file\"",
+        "Arguments: \"{\\n  \\\"path\\\": \\\"written.txt\\\"",
+    ] {
+        assert!(question.contains(field), "{field} missing from {question}");
+    }
+    pty.send_line("n");
+    pty.expect("I could not write it.");
+    pty.send_line("/quit");
+    assert_eq!(pty.wait(), 0);
+    assert!(
+        !world.project.path().join("written.txt").exists(),
+        "the server never saw the rejected call"
+    );
+    let bodies = world.llm.bodies();
+    assert!(bodies[1].contains("The user did not approve this command"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_marked_ask_asks_in_bypass_and_is_rejected_through_p() {
+    let world = World::mcp(
+        vec![
+            tool(
+                "mcp_files_write_file",
+                json!({"path": "written.txt", "content": "x"}),
+            ),
+            text("refused"),
+        ],
+        |root| filesystem("files", root, "trust = \"ask\""),
+    )
+    .await;
+    let (events, stderr, out) = world.print("write", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        decisions(&events),
+        [(
+            "mcp_files_write_file".to_string(),
+            "deny".to_string(),
+            "MINO_DENY_NOBODY_TO_ASK".to_string()
+        )]
+    );
+    assert_eq!(
+        stderr
+            .matches("calls that need your confirmation are rejected here")
+            .count(),
+        1,
+        "said once: {stderr}"
+    );
+    assert!(!world.project.path().join("written.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reading_env_by_absolute_path_is_denied_before_the_call_leaves_mino() {
+    let world = World::mcp_at(
+        |root| {
+            vec![
+                tool(
+                    "mcp_files_read_text_file",
+                    json!({"path": root.join(".env").display().to_string()}),
+                ),
+                tool(
+                    "mcp_files_read_multiple_files",
+                    json!({"paths": ["notes.md", ".ENV"]}),
+                ),
+                text("blocked"),
+            ]
+        },
+        |root| filesystem("files", root, ""),
+    )
+    .await;
+    let (events, stderr, out) = world.print("read the secret", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    let codes: Vec<String> = decisions(&events).into_iter().map(|d| d.2).collect();
+    assert_eq!(
+        codes,
+        [
+            "MINO_DENY_PROTECTED_ARGUMENT",
+            "MINO_DENY_PROTECTED_ARGUMENT"
+        ]
+    );
+    for body in world.llm.bodies() {
+        assert!(!body.contains(SECRET), "the secret reached the model");
+    }
+    assert!(!world.home_text().contains(SECRET));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_that_exit_hang_or_crash_are_reported_and_mino_keeps_working() {
+    let world = World::mcp(
+        vec![
+            tool("mcp_crashy_crash", json!({})),
+            tool("mcp_everything_echo", json!({"message": "still here"})),
+            tool("mcp_crashy_crash", json!({})),
+            text("done"),
+        ],
+        |_| {
+            format!(
+                "[mcp.servers.dead]\ncommand = \"sh\"\nargs = [\"-c\", \"echo dying >&2; exit 3\"]\n\
+                 [mcp.servers.silent]\ncommand = \"sleep\"\nargs = [\"7331\"]\nstartup_timeout_secs = 1\n\
+                 [mcp.servers.missing]\ncommand = \"/nonexistent/mcp-server\"\n{}{}",
+                fake("crashy", "crash-on-call", ""),
+                everything("everything", "")
+            )
+        },
+    )
+    .await;
+    let (events, stderr, out) = world.print("go", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("MCP server dead failed to start"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "MCP server silent failed to start: no answer to initialize within 1 s (startup_timeout_secs)"
+        ),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(
+            "MCP server missing failed to start: /nonexistent/mcp-server could not be started"
+        ),
+        "{stderr}"
+    );
+    let results = results(&events);
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert_eq!(results[0].0, "error", "{results:?}");
+    assert!(results[0].1.contains("MCP server crashy"), "{results:?}");
+    assert_eq!(results[1], ("completed".into(), "Echo: still here".into()));
+    // The crashed server is stopped; its tool is refused at once.
+    assert_eq!(results[2].0, "error");
+    assert!(results[2].1.contains("is stopped"), "{results:?}");
+    // Nothing the hung server started is left.
+    let left = std::process::Command::new("pgrep")
+        .args(["-f", "sleep 7331"])
+        .output()
+        .unwrap();
+    assert!(left.stdout.is_empty(), "the hung server was left running");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_credential_in_env_never_leaves_even_when_a_tool_prints_it() {
+    let world = World::mcp(
+        vec![
+            tool("mcp_everything_get-env", json!({})),
+            tool(
+                "bash",
+                json!({"command": "echo \"token=[$TEST_MCP_TOKEN]\""}),
+            ),
+            text("done"),
+        ],
+        |_| {
+            everything(
+                "everything",
+                &format!("env = {{ MY_TOKEN = \"$TEST_MCP_TOKEN\", MY_LITERAL = \"{LITERAL}\" }}"),
+            )
+        },
+    )
+    .await;
+    let (events, stderr, out) = world.print("show the env", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    let results = results(&events);
+    assert!(
+        results[0]
+            .1
+            .contains("[redacted: mcp.servers.everything.env.MY_TOKEN]"),
+        "{results:?}"
+    );
+    assert!(
+        results[0]
+            .1
+            .contains("[redacted: mcp.servers.everything.env.MY_LITERAL]")
+    );
+    assert!(
+        !results[0].1.contains(KEY),
+        "the model key never reaches a server"
+    );
+    // bash does not inherit a variable a server's env refers to.
+    assert!(results[1].1.contains("token=[]"), "{results:?}");
+    for body in world.llm.bodies() {
+        assert!(!body.contains(TOKEN) && !body.contains(LITERAL));
+    }
+    let home = world.home_text();
+    assert!(
+        home.contains("mcp_everything_get-env"),
+        "the session was saved"
+    );
+    // Every file mino wrote (config.toml is the user's own).
+    for file in walk(world.home.path())
+        .into_iter()
+        .filter(|f| !f.ends_with("config.toml"))
+    {
+        let text = String::from_utf8_lossy(&std::fs::read(&file).unwrap()).to_string();
+        for secret in [TOKEN, LITERAL] {
+            assert!(!text.contains(secret), "{secret} in {}", file.display());
+        }
+    }
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(!printed.contains(TOKEN) && !stderr.contains(TOKEN) && !stderr.contains(LITERAL));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changed_tools_are_listed_again_and_shown() {
+    let world = World::mcp(
+        vec![tool("mcp_fake_grow", json!({})), text("grown")],
+        |_| fake("fake", "list-changed", ""),
+    )
+    .await;
+    let mut pty = world.line_mode(&["--yolo"]);
+    pty.expect("MCP server fake started: 2 tools.");
+    pty.send_line("grow");
+    pty.expect("MCP server fake changed its tools: added extra; changed shout.");
+    pty.send_line("/mcp");
+    let listing = pty.expect("mcp_fake_extra");
+    assert!(listing.contains("fake: running"), "{listing}");
+    pty.send_line("/quit");
+    assert_eq!(pty.wait(), 0);
+}
