@@ -377,8 +377,11 @@ async fn run_server(
     };
     let started = start(&server.config, cx).await;
     let Some(inner) = hub.upgrade() else {
-        if let Ok(started) = started {
-            started.group.map(ProcessGroupId::kill);
+        if let Ok(Started {
+            group: Some(group), ..
+        }) = started
+        {
+            group.kill();
         }
         return;
     };

@@ -170,11 +170,15 @@ pub async fn start(config: &McpServer, cx: StartCx<'_>) -> Result<Started, Start
             changes,
         }),
         Ok(Err(e)) => {
-            group.map(ProcessGroupId::kill);
+            if let Some(group) = group {
+                group.kill();
+            }
             Err(e)
         }
         Err(_) => {
-            group.map(ProcessGroupId::kill);
+            if let Some(group) = group {
+                group.kill();
+            }
             Err(StartError::Timeout(config.startup_timeout.as_secs()))
         }
     }
