@@ -491,3 +491,126 @@ async fn changed_tools_are_listed_again_and_shown() {
     pty.send_line("/quit");
     assert_eq!(pty.wait(), 0);
 }
+
+/// The pids of `parent`'s children whose command line contains `needle`.
+fn children(parent: u32, needle: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        // The fields after the command name: state, ppid, ...
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        let ppid: u32 = after.split(' ').nth(1).unwrap().parse().unwrap();
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if ppid == parent && String::from_utf8_lossy(&cmdline).contains(needle) {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Whether `pid` is gone (or a zombie waiting for its parent).
+fn gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat[stat.rfind(')').unwrap() + 2..].starts_with('Z'),
+    }
+}
+
+fn wait_gone(pid: u32) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::time::Instant::now() < deadline {
+        if gone(pid) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    false
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tui_mcp_shows_states_and_a_server_killed_from_outside_is_stopped_and_refused() {
+    let world = World::mcp(
+        vec![
+            tool("mcp_everything_echo", json!({"message": "anyone?"})),
+            text("the server is gone"),
+        ],
+        |_| everything("everything", ""),
+    )
+    .await;
+    let home = world.home.path().to_str().unwrap().to_string();
+    let project = world.project.path().to_str().unwrap().to_string();
+    let mut screen = support::pty::Screen::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--cd", &project, "--yolo"],
+        world.project.path(),
+        &[
+            ("TERM", "xterm-256color"),
+            ("MINO_HOME", &home),
+            ("OPENAI_API_KEY", KEY),
+            ("AGENT_YOLO", ""),
+        ],
+    );
+    screen.wait_for("MCP 1/1");
+    screen.submit("/mcp");
+    screen.wait_for_all(&[
+        "everything: running",
+        "mcp_everything_echo",
+        "Destination: node ",
+    ]);
+    let servers = children(screen.pty.pid(), "server-everything");
+    assert_eq!(servers.len(), 1, "one server process: {servers:?}");
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", &servers[0].to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    screen.wait_for_all(&["MCP server everything stopped", "MCP 0/1, 1 down"]);
+    screen.submit("/mcp");
+    screen.wait_for("everything: stopped: its connection ended");
+    screen.submit("call it");
+    screen.wait_for_all(&["cannot be called now", "the server is gone"]);
+    screen.submit("/quit");
+    let (code, _) = screen.wait_exit();
+    assert_eq!(code, 0);
+    let bodies = world.llm.bodies();
+    assert!(
+        bodies[1].contains("The MCP server everything is stopped"),
+        "{}",
+        bodies[1]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_processes_stop_with_mino() {
+    let world = World::mcp(vec![], |root| {
+        format!(
+            "{}{}",
+            everything("everything", ""),
+            filesystem("files", root, "")
+        )
+    })
+    .await;
+    let mut pty = world.line_mode(&[]);
+    pty.expect("MCP server everything started");
+    pty.expect("MCP server files started");
+    let mut servers = children(pty.pid(), "server-everything");
+    servers.extend(children(pty.pid(), "server-filesystem"));
+    assert_eq!(servers.len(), 2, "{servers:?}");
+    pty.send_line("/quit");
+    assert_eq!(pty.wait(), 0);
+    for pid in servers {
+        assert!(wait_gone(pid), "server process {pid} outlived mino");
+    }
+    // Their stderr went to the log, never to the screen.
+    let log = std::fs::read_to_string(world.home.path().join("logs/mino.log")).unwrap_or_default();
+    assert!(
+        log.contains("Secure MCP Filesystem Server running on stdio"),
+        "{log}"
+    );
+    assert!(!pty.all().contains("Secure MCP Filesystem Server"));
+}
