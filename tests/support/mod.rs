@@ -11,3 +11,11 @@ pub mod world;
 
 #[allow(unused_imports)]
 pub use server::*;
+
+/// The name libtest knows `function` by in this binary, given the
+/// `module_path!()` of the file that defines it; for a test that runs itself
+/// again in a child process.
+pub fn test_name(module: &str, function: &str) -> String {
+    let path = module.split_once("::").map_or("", |(_, rest)| rest);
+    format!("{path}::{function}")
+}

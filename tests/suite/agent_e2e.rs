@@ -4,17 +4,22 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::process::Output;
 
+use crate::support::llm::{Llm, Reply, text, tool};
+use crate::support::world::{SECRET, World};
 use serde_json::{Value, json};
-use support::llm::{Llm, Reply, text, tool};
-use support::world::{SECRET, World};
 
 const KEY: &str = "sk-test-key-never-logged";
 
-impl World {
+/// How this file runs the binary in a test world.
+trait Run: Sized {
+    async fn new(provider: &str, replies: Vec<Reply>, extra: &str) -> Self;
+    async fn run(&self, args: &[&str]) -> Output;
+    async fn print(&self, prompt: &str, extra: &[&str]) -> (Vec<Value>, String, Output);
+}
+
+impl Run for World {
     async fn new(provider: &str, replies: Vec<Reply>, extra: &str) -> Self {
         World::with(provider, replies, extra).await
     }

@@ -7,15 +7,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::support::llm::{Reply, text, tool};
+use crate::support::pty::Screen;
+use crate::support::world::{SECRET, World};
 use serde_json::json;
-use support::llm::{Reply, text, tool};
-use support::pty::Screen;
-use support::world::{SECRET, World};
 use tempfile::TempDir;
 
 /// The banner's last line: the first frame is up.
@@ -23,7 +21,14 @@ const READY: &str = "Permission mode: manual. Use /mode to change it.";
 /// A question's border once its keys take answers.
 const ARMED: &str = "keys armed";
 
-impl World {
+/// How this file runs the binary in a test world.
+trait FullScreen: Sized {
+    async fn new(replies: Vec<Reply>) -> Self;
+    fn start(&self, args: &[&str]) -> Screen;
+    fn file(&self, name: &str) -> Option<String>;
+}
+
+impl FullScreen for World {
     async fn new(replies: Vec<Reply>) -> Self {
         World::with("openai-chat", replies, "").await
     }

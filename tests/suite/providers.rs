@@ -6,10 +6,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::{End, Recorded, Reply, TestServer, data, named};
 use futures_util::StreamExt;
 use mino::model::{
     Item, ModelError, Provider, ProviderConfig, ProviderKind, Request, Response, ResultStatus,
@@ -17,7 +16,6 @@ use mino::model::{
 };
 use mino::tools::ToolSpec;
 use serde_json::{Value, json};
-use support::{End, Recorded, Reply, TestServer, data, named};
 use tokio_util::sync::CancellationToken;
 
 const KEY: &str = "sk-test-SECRET-4f1c9a";

@@ -536,8 +536,12 @@ fn a_failed_append_names_the_file() {
     let exe = std::env::current_exe().unwrap();
     let output = Command::new("sh")
         .arg("-c")
-        .arg(r#"trap '' XFSZ; ulimit -f 8 && exec "$0" --exact append_failure_child --nocapture --test-threads=1"#)
+        .arg(r#"trap '' XFSZ; ulimit -f 8 && exec "$0" --exact "$1" --nocapture --test-threads=1"#)
         .arg(&exe)
+        .arg(crate::support::test_name(
+            module_path!(),
+            "append_failure_child",
+        ))
         .env(CHILD_ENV, format!("{}\n{id}", store.dir().display()))
         .output()
         .unwrap();

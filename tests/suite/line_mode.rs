@@ -4,14 +4,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
+use crate::support::llm::{Reply, text, tool};
+use crate::support::pty::Pty;
+use crate::support::world::World;
 use serde_json::json;
-use support::llm::{Reply, text, tool};
-use support::pty::Pty;
-use support::world::World;
 
-impl World {
+/// How this file runs the binary in a test world.
+trait Line: Sized {
+    async fn new(replies: Vec<Reply>) -> Self;
+    fn start(&self) -> Pty;
+}
+
+impl Line for World {
     async fn new(replies: Vec<Reply>) -> Self {
         World::with("openai-chat", replies, "").await
     }

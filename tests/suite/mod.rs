@@ -1,0 +1,16 @@
+//! The suites of the integration tests, one file per concern. This module
+//! only lists them.
+
+mod agent_e2e;
+mod bash_tool;
+mod decision_table;
+mod dir_tools;
+mod file_tools;
+mod layers;
+mod line_mode;
+mod policy_check;
+mod protected_paths;
+mod providers;
+mod sessions;
+mod settings;
+mod tui_e2e;
