@@ -14,7 +14,7 @@ use mino::frontend::line::{self, OutputFormat};
 use mino::frontend::tui;
 use mino::home::Home;
 use mino::policy::{CanAsk, Mode};
-use mino::tools::bash_guard::{EXEC, GUARD, exec_main, guard_main};
+use mino::tools::bash::guard::{EXEC, GUARD, exec_main, guard_main};
 
 /// mino: a terminal coding agent whose every tool call goes through one
 /// decision (allow, ask, deny) made by the program.
@@ -128,7 +128,7 @@ enum PolicyCommand {
 
 fn main() -> ExitCode {
     // The helpers a bash call runs under are this same binary (see
-    // `tools::bash_guard`); they take their own arguments.
+    // `tools::bash::guard`); they take their own arguments.
     let args: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
     if let Some((first, rest)) = args.split_first() {
         if first == GUARD {

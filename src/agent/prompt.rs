@@ -3,7 +3,7 @@
 //! skills. Reads files only through the confined project access.
 
 use crate::policy::ProtectedPaths;
-use crate::tools::confine::{ConfineError, Project};
+use crate::tools::fs::confine::{ConfineError, Project};
 use crate::tools::skill_view::{SkillInfo, discover_with};
 
 /// The built-in SOUL, used unless the user's home has its own.

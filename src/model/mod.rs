@@ -11,6 +11,7 @@ pub mod openai_responses;
 pub mod scripted;
 pub mod sse;
 
+use std::borrow::Cow;
 use std::pin::Pin;
 
 use futures_util::Stream;
@@ -18,9 +19,19 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::tools::ToolSpec;
-
 pub use config::{ProviderConfig, ProviderKind, build_provider};
+
+/// What the model is offered of a tool: its name, description and the JSON
+/// schema of its arguments. Defined here, beside the wire formats that send
+/// it, so the model services never depend on the tools. Built-in tools name
+/// themselves with static text; an MCP server's tools carry the names and
+/// text the server gave.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ToolSpec {
+    pub name: Cow<'static, str>,
+    pub description: Cow<'static, str>,
+    pub parameters: Value,
+}
 
 /// One tool call the model asked for. `arguments` is the raw JSON text the
 /// model produced; it is parsed (and may be invalid) later.

@@ -12,12 +12,12 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::confine::{Expected, digest};
-use super::paths::{locate_with_facts, shown_path};
-use super::text::{looks_binary, noun};
-use super::write_file::{
+use super::fs::change::{
     CHANGE_LIMIT, read_for_change, size_summary, spawn_write, target_fields, unified_diff,
 };
+use super::fs::confine::{Expected, digest};
+use super::fs::paths::{locate_with_facts, shown_path};
+use super::text::{looks_binary, noun};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,

@@ -10,10 +10,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::confine::{Expected, Project, digest};
 use super::fetch_destination::{client, private_address, private_host};
+use super::fs::change::CHANGE_LIMIT;
+use super::fs::confine::{Expected, Project, digest};
 use super::text::looks_binary;
-use super::write_file::CHANGE_LIMIT;
 use super::{
     BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec, parse_args,
 };

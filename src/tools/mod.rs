@@ -3,25 +3,20 @@
 //! then runs (`run`). It never decides whether it may run: `policy` does.
 
 pub mod bash;
-pub mod bash_guard;
-mod bash_output;
 mod blocking;
-pub mod confine;
 pub mod edit_file;
 pub mod fetch_content;
 pub mod fetch_destination;
+pub mod fs;
 pub mod gate;
 pub mod list_dir;
-mod paths;
 pub mod read_file;
 pub mod registry;
 pub mod search;
 pub mod skill_view;
 mod text;
-mod walk;
 pub mod write_file;
 
-use std::borrow::Cow;
 use std::future::Future;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -32,23 +27,14 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+pub use crate::model::ToolSpec;
 use crate::policy::{CallFacts, ProtectedPaths};
 use crate::secrets::Secrets;
-pub use confine::{ConfineError, Project};
+pub use fs::confine::{ConfineError, Project};
 pub use registry::{Registry, ToolSource};
 
 /// A boxed future, for the object-safe `run`.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
-
-/// What the model is offered: the tool's name, description and the JSON
-/// schema of its arguments. Built-in tools name themselves with static
-/// text; an MCP server's tools carry the names and text the server gave.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ToolSpec {
-    pub name: Cow<'static, str>,
-    pub description: Cow<'static, str>,
-    pub parameters: Value,
-}
 
 /// One field a confirmation shows and a record line repeats.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::blocking::run_blocking;
-use super::confine::FileContents;
-use super::paths::{inside, locate_with_facts, shown_path};
+use super::fs::confine::FileContents;
+use super::fs::paths::{inside, locate_with_facts, shown_path};
 use super::text::{count_lines, looks_binary, plural};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,

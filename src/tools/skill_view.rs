@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::blocking::run_blocking;
-use super::confine::{ConfineError, EntryKind};
-use super::paths::{locate_with_facts, recheck_target};
+use super::fs::confine::{ConfineError, EntryKind};
+use super::fs::paths::{locate_with_facts, recheck_target};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,

@@ -1,147 +1,28 @@
 //! `write_file`: creates or replaces one project file with the content the
 //! model gave. Owns the tool's arguments, its facts (a file write to one
-//! target), the inspection that binds the write to the file as it was read
-//! (digest and diff), the atomic write, and the helpers `edit_file` shares
-//! for all of that. Never decides whether it may run, never reads a file
+//! target), its inspection (digest and diff, through `fs::change`) and its
+//! result text. Never decides whether it may run, never reads a file
 //! while preparing, never writes without rechecking the inspected digest,
 //! and never follows a symbolic link.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use similar::{Algorithm, TextDiff};
 use tokio_util::sync::CancellationToken;
 
-use super::confine::{Expected, FileContents, digest};
-use super::paths::{inside, locate_with_facts, shown_path};
-use super::text::{count_lines, looks_binary, plural};
+use super::fs::change::{
+    CHANGE_LIMIT, read_for_change, size_summary, spawn_write, target_fields, unified_diff,
+};
+use super::fs::confine::{Expected, digest};
+use super::fs::paths::{locate_with_facts, shown_path};
 use super::{
-    BoxFuture, ConfineError, Field, PreparedCall, Project, Tool, ToolContext, ToolError,
-    ToolOutcome, ToolSpec, parse_args,
+    BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
+    parse_args,
 };
 use crate::policy::{CallFacts, CallKind, PathTarget};
 
 const NAME: &str = "write_file";
-
-/// The largest file a write or an edit replaces, and the largest content
-/// it writes.
-pub const CHANGE_LIMIT: u64 = 4 * 1024 * 1024;
-
-/// How long the diff for a preview may take before it settles for a
-/// coarser one.
-const DIFF_TIMEOUT: Duration = Duration::from_secs(1);
-
-/// `N bytes, M lines`, as the `Resulting file` field and results say it.
-pub(crate) fn size_summary(bytes: &[u8]) -> String {
-    format!(
-        "{}, {}",
-        plural(bytes.len(), "byte"),
-        plural(count_lines(bytes), "line")
-    )
-}
-
-/// The fields a write's or an edit's confirmation opens with: the file and
-/// the project directory it is in.
-pub(crate) fn target_fields(project: &Project, target: &PathTarget) -> Vec<Field> {
-    vec![
-        Field::text("Path", shown_path(target)),
-        Field::text("Project directory", project.root().display().to_string()),
-    ]
-}
-
-/// The file a write or an edit would replace, read through the confined
-/// open: `None` when it does not exist. Refuses the project directory
-/// itself and files over `CHANGE_LIMIT`.
-pub(crate) fn read_for_change(
-    project: &Project,
-    target: &PathTarget,
-) -> Result<Option<FileContents>, ToolError> {
-    let relative = inside(target)?;
-    if relative.is_empty() {
-        return Err(ConfineError::IsDirectory { path: ".".into() }.into());
-    }
-    let current = project.read_current(relative, CHANGE_LIMIT)?;
-    if let Some(file) = &current
-        && file.truncated
-    {
-        return Err(ToolError::Failed(format!(
-            "{} is {} bytes; file tools only replace files up to {CHANGE_LIMIT} bytes.",
-            shown_path(target),
-            file.size
-        )));
-    }
-    Ok(current)
-}
-
-/// A unified diff from `old` (`None` for a new file) to `new`, as a
-/// confirmation shows it.
-pub(crate) fn unified_diff(path: &str, old: Option<&[u8]>, new: &[u8]) -> String {
-    let mut out = String::new();
-    let old_text = match old {
-        Some(old) if looks_binary(old) => {
-            out.push_str(&format!(
-                "{path} is a binary file ({}); its contents are not shown.\n",
-                plural(old.len(), "byte")
-            ));
-            String::new()
-        }
-        Some(old) => String::from_utf8_lossy(old).into_owned(),
-        None => String::new(),
-    };
-    let new_text = String::from_utf8_lossy(new);
-    let from = if old.is_some() {
-        format!("a/{path}")
-    } else {
-        "/dev/null".to_string()
-    };
-    let diff = TextDiff::configure()
-        .algorithm(Algorithm::Myers)
-        .timeout(DIFF_TIMEOUT)
-        .diff_lines(old_text.as_str(), new_text.as_ref());
-    let body = diff
-        .unified_diff()
-        .context_radius(3)
-        .header(&from, &format!("b/{path}"))
-        .to_string();
-    if body.is_empty() {
-        out.push_str("(no changes)\n");
-    } else {
-        out.push_str(&body);
-    }
-    out
-}
-
-/// Writes `bytes` to the target, bound to `expected`, off the async
-/// threads. A cancelled call writes nothing; a write that started finishes,
-/// so the result never claims an interruption that did not happen.
-pub(crate) fn spawn_write(
-    project: Arc<Project>,
-    target: PathTarget,
-    bytes: Vec<u8>,
-    expected: Expected,
-    cancel: CancellationToken,
-    done: String,
-) -> BoxFuture<ToolOutcome> {
-    Box::pin(async move {
-        if cancel.is_cancelled() {
-            return ToolOutcome::interrupted(format!(
-                "Interrupted before writing {}; nothing was written.",
-                shown_path(&target)
-            ));
-        }
-        let work = tokio::task::spawn_blocking(move || {
-            let relative = inside(&target)?;
-            project.write_atomic(relative, &bytes, expected)
-        });
-        match work.await {
-            Ok(Ok(())) => ToolOutcome::completed(done),
-            Ok(Err(e)) => ToolOutcome::error(e.to_string()),
-            Err(e) => ToolOutcome::error(format!("the write failed: {e}")),
-        }
-    })
-}
 
 /// Creates or replaces a project file with given content.
 #[derive(Debug, Clone, Copy, Default)]

@@ -10,11 +10,11 @@ use std::time::{Duration, Instant};
 
 use crate::support::{End, Recorded, Reply, TestServer, data, named};
 use futures_util::StreamExt;
+use mino::model::ToolSpec;
 use mino::model::{
     Item, ModelError, Provider, ProviderConfig, ProviderKind, Request, Response, ResultStatus,
     StreamEvent, ToolCall, build_provider,
 };
-use mino::tools::ToolSpec;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 

@@ -14,15 +14,18 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::blocking::run_blocking;
-use super::confine::ConfineError;
-use super::paths::{locate_with_facts, recheck_target, shown_path};
-use super::walk::{Flow, Walk};
-use super::{
+mod walk;
+
+use walk::{Flow, Walk};
+
+use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
+use crate::tools::blocking::run_blocking;
+use crate::tools::fs::confine::ConfineError;
+use crate::tools::fs::paths::{locate_with_facts, recheck_target, shown_path};
+use crate::tools::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,
 };
-use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
 
 /// The tool's name, as the model calls it.
 pub const NAME: &str = "search";
@@ -35,7 +38,7 @@ pub const MAX_RESULTS_LIMIT: usize = 2000;
 pub const MAX_PATTERN_BYTES: usize = 1000;
 /// The walk's limits: how much of a file is searched, of the result text
 /// kept, of a result line shown, and how many entries are visited.
-pub use super::walk::{MAX_FILE_BYTES, MAX_LINE_CHARS, MAX_OUTPUT_BYTES, MAX_VISITED};
+pub use walk::{MAX_FILE_BYTES, MAX_LINE_CHARS, MAX_OUTPUT_BYTES, MAX_VISITED};
 
 /// Glob and regex search inside the project.
 #[derive(Debug, Clone, Copy, Default)]

@@ -4,8 +4,9 @@
 //! refused. Never decides, and never touches the file system itself: every
 //! look goes through `Project`.
 
-use super::{ConfineError, Project, ToolError, ToolOutcome};
+use super::confine::{ConfineError, Project};
 use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths, Protection, ToolKey};
+use crate::tools::{ToolError, ToolOutcome};
 
 /// Locates `path` in the project and states the facts of a `kind` call by
 /// `tool` on it.

@@ -23,11 +23,16 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::time::{Instant, sleep, sleep_until, timeout};
 use tokio_util::sync::CancellationToken;
 
-use super::bash_guard::GUARD;
-use super::bash_output::{Capture, Pipes};
-use super::{BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec};
+pub mod guard;
+mod output;
+
+use guard::GUARD;
+use output::{Capture, Pipes};
+
+use crate::model::ToolSpec;
 use crate::policy::{CallFacts, CallKind, ToolKey};
 use crate::process_guard::{kill_strays, proc_entry};
+use crate::tools::{BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome};
 
 /// The tool's name, as the model calls it and as its session answers are keyed.
 pub const NAME: &str = "bash";
@@ -236,7 +241,7 @@ async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
     if cancel.is_cancelled() {
         return ToolOutcome::interrupted("Interrupted before the command started; nothing ran.");
     }
-    // Under the guard (see `bash_guard`), mino never signals the shell
+    // Under the guard (see `guard`), mino never signals the shell
     // itself: it gives orders through the guard's stdin, and a dropped call
     // closes it, which the guard answers by killing everything. Killing the
     // guard on drop would leave its orphans behind, so it is not.

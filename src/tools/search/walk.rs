@@ -12,12 +12,12 @@ use std::rc::Rc;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use tokio_util::sync::CancellationToken;
 
-use super::Project;
-use super::confine::{ConfineError, DirEntry, EntryKind};
-use super::paths::{join, shown_relative};
-use super::search::Matcher;
-use super::text::{escape_controls, looks_binary, noun};
+use super::Matcher;
 use crate::policy::ProtectedPaths;
+use crate::tools::Project;
+use crate::tools::fs::confine::{ConfineError, DirEntry, EntryKind};
+use crate::tools::fs::paths::{join, shown_relative};
+use crate::tools::text::{escape_controls, looks_binary, noun};
 
 /// Only this much of each file is searched.
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
