@@ -1,5 +1,6 @@
-//! Layers point one way (DESIGN section 1): the domain modules never import
-//! the terminal libraries, and `policy/` does no I/O and no async.
+//! Layers point one way (DESIGN section 1): no module imports one above it,
+//! `model/` never imports `tools/`, the domain modules never import the
+//! terminal libraries, and `policy/` does no I/O and no async.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -18,15 +19,119 @@ fn sources(dir: &Path, out: &mut Vec<(String, String)>) {
 }
 
 fn files(module: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    sources(
-        &Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("src")
-            .join(module),
-        &mut out,
-    );
+    let out = files_if_any(module);
     assert!(!out.is_empty(), "src/{module} has no sources");
     out
+}
+
+/// The sources of `src/MODULE/` or `src/MODULE.rs`; none when it does not
+/// exist (yet).
+fn files_if_any(module: &str) -> Vec<(String, String)> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut out = Vec::new();
+    let dir = src.join(module);
+    let file = src.join(format!("{module}.rs"));
+    if dir.is_dir() {
+        sources(&dir, &mut out);
+    }
+    if file.is_file() {
+        out.push((
+            file.display().to_string(),
+            std::fs::read_to_string(&file).unwrap(),
+        ));
+    }
+    out
+}
+
+/// The crate modules a source names: `crate::NAME` and `crate::{NAME, ..}`.
+fn imported(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (at, _) in text.match_indices("crate::") {
+        let rest = &text[at + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let group = &group[..group.find('}').unwrap_or(group.len())];
+            for part in group.split(',') {
+                let name = part.trim().split("::").next().unwrap_or("");
+                out.push(name.to_string());
+            }
+        } else {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            out.push(name);
+        }
+    }
+    out
+}
+
+/// DESIGN section 1, bottom to top: a module may import only modules of its
+/// own rank or below. `policy` imports nothing of the crate (see
+/// `policy_is_pure`); `config` reads the mode names and protected patterns
+/// from it to validate settings.
+const RANKS: &[(&str, u8)] = &[
+    ("policy", 0),
+    ("home", 0),
+    ("config", 1),
+    ("logging", 1),
+    ("model", 2),
+    ("tools", 2),
+    ("mcp", 2),
+    ("session", 2),
+    ("agent", 3),
+    ("frontend", 4),
+    ("demo", 4),
+];
+
+/// Walls between modules of one rank: the model services never depend on
+/// the tools, MCP or sessions (the judge and asked agents would make a
+/// cycle); sessions store history and never run tools.
+const SIDEWAYS: &[(&str, &[&str])] = &[
+    ("model", &["tools", "mcp", "session"]),
+    ("session", &["tools", "mcp"]),
+];
+
+fn rank(module: &str) -> Option<u8> {
+    RANKS.iter().find(|(m, _)| *m == module).map(|(_, r)| *r)
+}
+
+#[test]
+fn no_module_imports_one_above_it() {
+    let mut checked = 0;
+    for (module, own) in RANKS {
+        for (path, text) in files_if_any(module) {
+            checked += 1;
+            for name in imported(&text) {
+                if let Some(theirs) = rank(&name) {
+                    assert!(
+                        theirs <= *own,
+                        "{path} imports crate::{name}, a layer above {module}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} files checked");
+}
+
+#[test]
+fn no_module_imports_across_a_wall_of_its_layer() {
+    for (module, walls) in SIDEWAYS {
+        for (path, text) in files(module) {
+            for name in imported(&text) {
+                assert!(
+                    !walls.contains(&name.as_str()),
+                    "{path} imports crate::{name}, across the wall beside {module}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_import_reader_sees_both_forms() {
+    let text = "use crate::tools::Tool;\nuse crate::{agent, model::Item};\n";
+    assert_eq!(imported(text), ["tools", "agent", "model"]);
 }
 
 #[test]
