@@ -13,7 +13,6 @@ pub mod hook;
 pub mod judge;
 pub mod live;
 pub mod prompt;
-pub mod record;
 pub mod sessions;
 pub mod task;
 pub mod turn;

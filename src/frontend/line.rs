@@ -9,7 +9,6 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use crate::agent::commands::{self, Command};
-use crate::agent::record;
 use crate::agent::{AgentEvent, AgentHandle, Input, TurnStop};
 use crate::policy::{ConsentAnswer, Mode};
 
@@ -149,7 +148,7 @@ impl Sink {
                 fields,
                 ..
             } => {
-                let lines = record::lines(&tool, shown, &fields);
+                let lines = text::record_lines(&tool, shown, &fields);
                 if !lines.is_empty() {
                     let block = lines.join("\n") + "\n";
                     if text_mode {

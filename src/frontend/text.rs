@@ -1,12 +1,12 @@
-//! Plain-text renderings shared by the line front end and `-p`: the banner,
-//! a question's fields, results. Control characters in model or tool text
+//! Plain-text renderings shared by the front ends: the banner, the record
+//! line an unasked call prints before it runs (every front end uses this
+//! one wording, so it never drifts), a question's fields, results. Control characters in model or tool text
 //! are shown as visible escapes, never sent to the terminal raw.
 
-use crate::model::{Item, ResultStatus};
-use crate::policy::Mode;
-use crate::tools::{Field, FieldKind};
-
 use crate::config::DEFAULT_CONTEXT_WINDOW;
+use crate::model::{Item, ResultStatus};
+use crate::policy::{Mode, Shown};
+use crate::tools::{Field, FieldKind};
 
 /// The three banner lines of DESIGN section 6.
 pub fn banner(id: &str, mode: Mode, context_window: u64) -> String {
@@ -18,6 +18,40 @@ pub fn banner(id: &str, mode: Mode, context_window: u64) -> String {
     format!(
         "Context window: {context_window} tokens ({origin}).\nSession: {id}\nPermission mode: {mode}. Use /mode to change it."
     )
+}
+
+/// A record line's header: `[Tool: NAME, allowed without confirmation in
+/// MODE mode]` or `[Tool: NAME, allowed for this session]`; `None` for a
+/// quiet read.
+pub fn record_header(tool: &str, shown: Shown) -> Option<String> {
+    match shown {
+        Shown::Quietly => None,
+        Shown::ByMode(mode) => Some(format!(
+            "[Tool: {tool}, allowed without confirmation in {mode} mode]"
+        )),
+        Shown::ForSession => Some(format!("[Tool: {tool}, allowed for this session]")),
+    }
+}
+
+/// A record: the header and one line per text field; warnings and diffs
+/// belong to the dialog only.
+pub fn record_lines(tool: &str, shown: Shown, fields: &[Field]) -> Vec<String> {
+    let Some(head) = record_header(tool, shown) else {
+        return Vec::new();
+    };
+    let mut out = vec![head];
+    out.extend(
+        fields
+            .iter()
+            .filter(|f| f.kind == FieldKind::Text)
+            .map(field_line),
+    );
+    out
+}
+
+/// `Label: "value"`, the way a confirmation and a record show one field.
+pub fn field_line(field: &Field) -> String {
+    format!("{}: {:?}", field.label, field.value)
 }
 
 /// Replaces control characters (but newlines and tabs) with visible
@@ -81,7 +115,10 @@ pub fn question(tool: &str, fields: &[Field]) -> String {
     let mut out = format!("[Tool: {tool}]\n");
     for field in fields {
         match field.kind {
-            FieldKind::Text => out.push_str(&format!("{}: {:?}\n", field.label, field.value)),
+            FieldKind::Text => {
+                out.push_str(&field_line(field));
+                out.push('\n');
+            }
             FieldKind::Diff => {
                 out.push_str(&visible(&field.value));
                 if !field.value.ends_with('\n') {
@@ -154,6 +191,29 @@ mod tests {
             banner("aaaa", Mode::Manual, 128_000),
             "Context window: 128000 tokens (default).\nSession: aaaa\nPermission mode: manual. Use /mode to change it."
         );
+    }
+
+    #[test]
+    fn record_matches_the_seed() {
+        let fields = vec![
+            Field::text("Path", "notes.md"),
+            Field::text("Starting line", "1"),
+            Field::diff("-a\n+b"),
+            Field::warning("Runs with your account permissions; this is not a sandbox."),
+        ];
+        assert_eq!(
+            record_lines("edit_file", Shown::ByMode(Mode::AcceptEdits), &fields),
+            vec![
+                "[Tool: edit_file, allowed without confirmation in accept-edits mode]",
+                "Path: \"notes.md\"",
+                "Starting line: \"1\"",
+            ]
+        );
+        assert_eq!(
+            record_header("bash", Shown::ForSession).as_deref(),
+            Some("[Tool: bash, allowed for this session]")
+        );
+        assert!(record_lines("read_file", Shown::Quietly, &fields).is_empty());
     }
 
     #[test]

@@ -5,8 +5,9 @@
 
 use std::collections::HashMap;
 
-use crate::agent::{AgentEvent, record};
+use crate::agent::AgentEvent;
 use crate::frontend::text;
+use crate::frontend::text::record_lines;
 use crate::frontend::text::visible;
 use crate::model::Item;
 use crate::session::SessionSummary;
@@ -94,7 +95,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             fields,
             ..
         } => {
-            let lines = record::lines(&tool, shown, &fields);
+            let lines = record_lines(&tool, shown, &fields);
             if !lines.is_empty() {
                 app.transcript.push(EntryKind::Record { lines, shown });
             }

@@ -10,7 +10,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear};
 
-use crate::agent::record;
+use crate::frontend::text::field_line;
 use crate::frontend::text::visible;
 use crate::policy::Mode;
 use crate::tools::{Field, FieldKind};
@@ -74,7 +74,7 @@ fn body(fields: &[Field]) -> Vec<Line<'static>> {
         f.kind == FieldKind::Text && !(has_diff && matches!(f.label.as_str(), "Remove" | "Insert"))
     });
     for field in text {
-        let text = record::field_line(field);
+        let text = field_line(field);
         let (label, value) = text.split_at(field.label.len().min(text.len()));
         out.push(Line::from(vec![
             Span::styled(label.to_string(), theme::bold()),
