@@ -29,7 +29,7 @@ use super::judge::Judge;
 use super::prompt::system_prompt;
 use super::sessions::Agent;
 use super::task::{AgentHandle, spawn};
-use super::turn::Limits;
+use super::turn::TurnLimits;
 
 /// The largest `SOUL.md` accepted.
 const SOUL_LIMIT: u64 = 256 * 1024;
@@ -206,7 +206,7 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
         provider,
         registry: tools,
         tool_cx,
-        limits: Limits {
+        limits: TurnLimits {
             requests: settings.limits.turn_requests,
             tool_calls: settings.limits.turn_tool_calls,
         },

@@ -9,7 +9,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::model::{Item, Request, StreamEvent};
-use crate::session::Record;
+use crate::session::LogEntry;
 
 use super::driver::Runtime;
 use super::events::AgentEvent;
@@ -134,7 +134,7 @@ pub async fn compact(
     }
     let kept = session.history.len() - split;
     session
-        .record(&Record::Compact {
+        .append_entry(&LogEntry::Compact {
             summary: summary.clone(),
             kept,
         })

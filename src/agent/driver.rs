@@ -24,7 +24,7 @@ use super::events::{AgentEvent, ConsentRequest, DecisionView};
 use super::hook::Hook;
 use super::judge::{Judge, judge};
 use super::live::LiveSession;
-use super::turn::{DecideCx, Effect, Event, Limits, Turn, TurnStop};
+use super::turn::{DecideCx, Effect, Event, Turn, TurnLimits, TurnStop};
 
 /// What a turn needs that outlives it.
 pub struct Runtime {
@@ -33,7 +33,7 @@ pub struct Runtime {
     /// The project, limits and protected patterns the tools and the
     /// decision share.
     pub tool_cx: ToolContext,
-    pub limits: Limits,
+    pub limits: TurnLimits,
     pub system: String,
     pub can_ask: CanAsk,
     pub hook: Option<Hook>,

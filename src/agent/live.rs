@@ -4,7 +4,7 @@
 
 use crate::model::{Item, ToolCall};
 use crate::policy::{Mode, SessionConsent};
-use crate::session::{Record, SessionLog};
+use crate::session::{LogEntry, SessionLog};
 
 pub struct LiveSession {
     pub id: String,
@@ -23,15 +23,15 @@ impl LiveSession {
     /// Appends `item` to the log (fsync) and then to history.
     pub fn save(&mut self, item: Item) -> Result<(), String> {
         self.log
-            .append(&Record::Item(item.clone()))
+            .append(&LogEntry::Item(item.clone()))
             .map_err(|e| e.to_string())?;
         self.history.push(item);
         Ok(())
     }
 
     /// Appends a non-item record (clear, compact).
-    pub fn record(&mut self, record: &Record) -> Result<(), String> {
-        self.log.append(record).map_err(|e| e.to_string())
+    pub fn append_entry(&mut self, entry: &LogEntry) -> Result<(), String> {
+        self.log.append(entry).map_err(|e| e.to_string())
     }
 
     /// The tool a call id belongs to, from history.

@@ -20,4 +20,4 @@ pub mod turn;
 pub use commands::{Command, CommandError};
 pub use events::{AgentEvent, ConsentRequest, DecisionView};
 pub use task::{AgentHandle, Input};
-pub use turn::{Limits, TurnStop};
+pub use turn::{TurnLimits, TurnStop};

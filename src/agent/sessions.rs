@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use tokio::sync::mpsc;
 
 use crate::policy::{CanAsk, Mode, RunConsent, SessionConsent};
-use crate::session::{Record, SessionId, SessionStore, history, recover};
+use crate::session::{LogEntry, SessionId, SessionStore, history, recover};
 
 use super::commands::{COMMANDS, Command};
 use super::driver::{Runtime, run_turn};
@@ -249,7 +249,7 @@ impl Agent {
     }
 
     fn clear(&mut self) {
-        match self.current.record(&Record::Clear) {
+        match self.current.append_entry(&LogEntry::Clear) {
             Ok(()) => {
                 self.current.history.clear();
                 self.current.input_tokens = 0;
@@ -297,7 +297,7 @@ fn open_session(
     let mut session = LiveSession {
         id: id.to_string(),
         log,
-        history: history(&loaded.records),
+        history: history(&loaded.entries),
         mode,
         consent: SessionConsent::default(),
         input_tokens: 0,

@@ -14,12 +14,12 @@ use crate::tools::{ToolOutcome, ToolStatus};
 
 /// Per-turn limits (DESIGN section 11).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct TurnLimits {
     pub requests: u32,
     pub tool_calls: u32,
 }
 
-impl Default for Limits {
+impl Default for TurnLimits {
     fn default() -> Self {
         Self {
             requests: 8,
@@ -173,7 +173,7 @@ pub const INTERRUPTED_RUNNING: &str =
 /// One turn's state.
 #[derive(Debug)]
 pub struct Turn {
-    limits: Limits,
+    limits: TurnLimits,
     requests: u32,
     tool_calls: u32,
     pending: VecDeque<ToolCall>,
@@ -193,7 +193,7 @@ fn result(call: &ToolCall, status: ResultStatus, output: impl Into<String>) -> I
 }
 
 impl Turn {
-    pub fn new(limits: Limits) -> Self {
+    pub fn new(limits: TurnLimits) -> Self {
         Self {
             limits,
             requests: 0,
@@ -479,7 +479,7 @@ mod tests {
     #[test]
     fn a_text_answer_completes_the_turn() {
         let mut m = Memory::new();
-        let mut turn = Turn::new(Limits::default());
+        let mut turn = Turn::new(TurnLimits::default());
         assert_eq!(
             m.on(&mut turn, Mode::Manual, CanAsk::Yes, Event::Begin),
             vec![Effect::Request]
@@ -503,7 +503,7 @@ mod tests {
     #[test]
     fn a_protected_read_is_denied_and_saved_before_the_next_request() {
         let mut m = Memory::new();
-        let mut turn = Turn::new(Limits::default());
+        let mut turn = Turn::new(TurnLimits::default());
         m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Begin);
         m.on(
             &mut turn,
@@ -546,7 +546,7 @@ mod tests {
     #[test]
     fn an_asked_write_is_inspected_first_and_a_rejection_is_remembered_as_never() {
         let mut m = Memory::new();
-        let mut turn = Turn::new(Limits::default());
+        let mut turn = Turn::new(TurnLimits::default());
         m.on(&mut turn, Mode::Manual, CanAsk::Yes, Event::Begin);
         m.on(
             &mut turn,
@@ -577,7 +577,7 @@ mod tests {
             &mut turn,
             Mode::Manual,
             CanAsk::Yes,
-            Event::Answered(ConsentAnswer::NeverThisSession),
+            Event::Answered(ConsentAnswer::NeverThisRun),
         );
         assert_eq!(saved_status(&effects), Some(ResultStatus::Rejected));
         // The second edit is denied without a question.
@@ -594,7 +594,7 @@ mod tests {
     #[test]
     fn the_tool_call_limit_pairs_every_remaining_call_and_ends_the_turn() {
         let mut m = Memory::new();
-        let mut turn = Turn::new(Limits {
+        let mut turn = Turn::new(TurnLimits {
             requests: 8,
             tool_calls: 1,
         });
@@ -694,7 +694,7 @@ mod tests {
     #[test]
     fn the_request_limit_ends_the_turn() {
         let mut m = Memory::new();
-        let mut turn = Turn::new(Limits {
+        let mut turn = Turn::new(TurnLimits {
             requests: 1,
             tool_calls: 16,
         });
@@ -731,7 +731,7 @@ mod tests {
     #[test]
     fn an_interrupt_during_a_tool_records_it_as_interrupted() {
         let mut m = Memory::new();
-        let mut turn = Turn::new(Limits::default());
+        let mut turn = Turn::new(TurnLimits::default());
         m.on(&mut turn, Mode::Bypass, CanAsk::Yes, Event::Begin);
         m.on(
             &mut turn,

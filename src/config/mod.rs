@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 pub use error::{ConfigError, KeyPath, Segment};
 pub use settings::{
-    DEFAULT_CONTEXT_WINDOW, EnvValue, JudgeSettings, Limits, McpServer, ModelSettings,
+    DEFAULT_CONTEXT_WINDOW, EnvValue, JudgeSettings, LimitSettings, McpServer, ModelSettings,
     PROVIDER_NAMES, ProviderKind, Settings, ShellGateSettings, ToolSwitches, TrustedExecutable,
     UnknownProvider,
 };

@@ -162,7 +162,7 @@ impl Default for ToolSwitches {
 
 /// `[limits]` (DESIGN section 11).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
+pub struct LimitSettings {
     pub bash_timeout: Duration,
     pub bash_output_bytes: usize,
     /// Model requests per turn.
@@ -171,7 +171,7 @@ pub struct Limits {
     pub turn_tool_calls: u32,
 }
 
-impl Default for Limits {
+impl Default for LimitSettings {
     fn default() -> Self {
         Self {
             bash_timeout: Duration::from_secs(30),
@@ -292,7 +292,7 @@ pub struct Settings {
     pub start_mode: Mode,
     pub model: ModelSettings,
     pub tools: ToolSwitches,
-    pub limits: Limits,
+    pub limits: LimitSettings,
     /// The user's and the project's added patterns, built-ins excluded.
     pub protected_patterns: Vec<String>,
     pub shell_gate: ShellGateSettings,
@@ -321,7 +321,7 @@ impl Default for Settings {
             start_mode: Mode::Manual,
             model: ModelSettings::defaults_for(ProviderKind::OpenAiResponses),
             tools: ToolSwitches::default(),
-            limits: Limits::default(),
+            limits: LimitSettings::default(),
             protected_patterns: Vec::new(),
             shell_gate: ShellGateSettings::default(),
             pre_tool_call: None,

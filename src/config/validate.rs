@@ -11,7 +11,7 @@ use serde_json::Value as Json;
 use super::error::{ConfigError, KeyPath};
 use super::raw::{RawFile, RawHooks, RawLimits, RawModel, RawShellGate, RawTools};
 use super::settings::{
-    JudgeSettings, Limits, ModelSettings, PROVIDER_NAMES, ProviderKind, Settings,
+    JudgeSettings, LimitSettings, ModelSettings, PROVIDER_NAMES, ProviderKind, Settings,
     ShellGateSettings, TrustedExecutable,
 };
 use super::source::SourceFile;
@@ -271,9 +271,9 @@ fn apply_tools(settings: &mut Settings, raw: &RawTools) {
     tools.fetch = raw.fetch.unwrap_or(tools.fetch);
 }
 
-fn limits_settings(src: &SourceFile, raw: &RawLimits) -> Result<Limits, ConfigError> {
+fn limits_settings(src: &SourceFile, raw: &RawLimits) -> Result<LimitSettings, ConfigError> {
     let key = |k: &str| KeyPath::of(&["limits", k]);
-    let mut limits = Limits::default();
+    let mut limits = LimitSettings::default();
     if let Some(secs) = raw.bash_timeout_secs {
         limits.bash_timeout = Duration::from_secs(ranged(
             src,

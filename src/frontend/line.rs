@@ -293,7 +293,7 @@ pub fn parse_answer(line: &str) -> ConsentAnswer {
     match line.trim().to_ascii_lowercase().as_str() {
         "y" | "yes" => ConsentAnswer::AllowOnce,
         "a" | "always" => ConsentAnswer::AllowForSession,
-        "v" | "never" => ConsentAnswer::NeverThisSession,
+        "v" | "never" => ConsentAnswer::NeverThisRun,
         _ => ConsentAnswer::Reject,
     }
 }

@@ -11,7 +11,7 @@ pub enum ConsentAnswer {
     AllowOnce,
     AllowForSession,
     Reject,
-    NeverThisSession,
+    NeverThisRun,
 }
 
 impl ConsentAnswer {
@@ -28,7 +28,7 @@ impl ConsentAnswer {
             ConsentAnswer::AllowOnce => format!("Allowed {tool} once."),
             ConsentAnswer::AllowForSession => format!("Allowed {tool} for this session."),
             ConsentAnswer::Reject => format!("Rejected this {tool} call."),
-            ConsentAnswer::NeverThisSession => {
+            ConsentAnswer::NeverThisRun => {
                 format!("{tool} will not be allowed again while mino runs.")
             }
         }
@@ -120,7 +120,7 @@ pub fn remember(
 ) {
     match answer {
         ConsentAnswer::AllowForSession => session.allow(tool.clone()),
-        ConsentAnswer::NeverThisSession => run.never(tool.clone()),
+        ConsentAnswer::NeverThisRun => run.never(tool.clone()),
         ConsentAnswer::AllowOnce | ConsentAnswer::Reject => {}
     }
 }

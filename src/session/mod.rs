@@ -8,8 +8,8 @@
 //! never writes a mode: a mode lives in memory only, so after a restart every
 //! session starts in the start mode again.
 
+pub mod format;
 pub mod id;
-pub mod record;
 pub mod recover;
 pub mod store;
 
@@ -18,8 +18,8 @@ use std::path::PathBuf;
 
 use crate::model::Item;
 
+pub use format::{Header, Loaded, LogEntry};
 pub use id::{InvalidId, SessionId};
-pub use record::{Header, Loaded, Record};
 pub use recover::{INTERRUPTED_OUTPUT, recover};
 pub use store::{SessionLog, SessionStore, SessionSummary};
 
@@ -65,13 +65,13 @@ pub enum SessionError {
 /// The history that `records` replay to: items in order, `Clear` empties it,
 /// `Compact { summary, kept }` turns everything before the last `kept` items
 /// into one `Item::Summary` (all items are kept when there are fewer).
-pub fn history(records: &[Record]) -> Vec<Item> {
+pub fn history(records: &[LogEntry]) -> Vec<Item> {
     let mut items: Vec<Item> = Vec::new();
     for record in records {
         match record {
-            Record::Item(item) => items.push(item.clone()),
-            Record::Clear => items.clear(),
-            Record::Compact { summary, kept } => {
+            LogEntry::Item(item) => items.push(item.clone()),
+            LogEntry::Clear => items.clear(),
+            LogEntry::Compact { summary, kept } => {
                 let start = items.len().saturating_sub(*kept);
                 let mut next = Vec::with_capacity(items.len() - start + 1);
                 next.push(Item::Summary {

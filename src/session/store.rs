@@ -20,8 +20,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rustix::fs::{FlockOperation, Mode, OFlags};
 use rustix::io::Errno;
 
-use super::record::{
-    Line, Loaded, Record, TORN_MARKER, Tail, encode, parse_file, parse_line, tail_of,
+use super::format::{
+    Line, Loaded, LogEntry, TORN_MARKER, Tail, encode, parse_file, parse_line, tail_of,
 };
 use super::{Header, SessionError, SessionId};
 use crate::model::Item;
@@ -281,12 +281,12 @@ impl SessionLog {
     /// Appends one record as one line and waits until it is on disk. On an
     /// error the record may or may not be in the file; the caller must not
     /// go on as if it were saved.
-    pub fn append(&mut self, record: &Record) -> Result<(), SessionError> {
+    pub fn append(&mut self, record: &LogEntry) -> Result<(), SessionError> {
         let line = encode(&self.path, record)?;
         self.write_line(&line)
     }
 
-    /// `append(&Record::Item(item))` without cloning the item.
+    /// `append(&LogEntry::Item(item))` without cloning the item.
     pub fn append_item(&mut self, item: &Item) -> Result<(), SessionError> {
         let line = encode(&self.path, item)?;
         self.write_line(&line)
@@ -417,7 +417,7 @@ fn summarize(path: &Path, id: SessionId) -> Option<SessionSummary> {
     let mut first_prompt = None;
     while next_line(&mut line).is_some() {
         // A preview: whatever does not decode is skipped.
-        if let Ok(Line::Record(Record::Item(Item::User { text }))) = parse_line(&line) {
+        if let Ok(Line::Entry(LogEntry::Item(Item::User { text }))) = parse_line(&line) {
             first_prompt = Some(shorten(&text));
             break;
         }

@@ -17,7 +17,7 @@ use super::fs::change::{
 };
 use super::fs::confine::{Expected, digest};
 use super::fs::paths::{locate_with_facts, shown_path};
-use super::text::{looks_binary, noun};
+use super::wording::{looks_binary, noun};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,

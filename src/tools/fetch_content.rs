@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::fetch_destination::{client, private_address, private_host};
 use super::fs::change::CHANGE_LIMIT;
 use super::fs::confine::{Expected, Project, digest};
-use super::text::looks_binary;
+use super::wording::looks_binary;
 use super::{
     BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec, parse_args,
 };

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::blocking::run_blocking;
 use super::fs::confine::{DirEntry, EntryKind};
 use super::fs::paths::{join, locate_with_facts, recheck_target, shown_path, shown_relative};
-use super::text::{escape_controls, noun};
+use super::wording::{escape_controls, noun};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 use super::blocking::run_blocking;
 use super::fs::confine::FileContents;
 use super::fs::paths::{inside, locate_with_facts, shown_path};
-use super::text::{count_lines, looks_binary, plural};
+use super::wording::{count_lines, looks_binary, plural};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,
@@ -32,7 +32,7 @@ pub const OUTPUT_LIMIT: usize = 128 * 1024;
 
 /// How much of a file is probed for a NUL byte before it is called binary
 /// (shared with the other tools; still named here, where it was published).
-pub use super::text::BINARY_PROBE;
+pub use super::wording::BINARY_PROBE;
 
 /// Reads a project file, whole or a range of its lines.
 #[derive(Debug, Clone, Copy, Default)]

@@ -264,12 +264,7 @@ fn never_beats_every_mode_and_every_session_allow() {
     let mut run = RunConsent::default();
     let key = ToolKey::new("bash");
     remember(ConsentAnswer::AllowForSession, &key, &mut session, &mut run);
-    remember(
-        ConsentAnswer::NeverThisSession,
-        &key,
-        &mut session,
-        &mut run,
-    );
+    remember(ConsentAnswer::NeverThisRun, &key, &mut session, &mut run);
     for mode in Mode::ALL {
         let decision = decide(
             &bash(),

@@ -12,7 +12,7 @@ use std::process::Command;
 
 use mino::model::{Item, ResultStatus, ToolCall};
 use mino::session::{
-    INTERRUPTED_OUTPUT, Record, SessionError, SessionId, SessionStore, history, recover,
+    INTERRUPTED_OUTPUT, LogEntry, SessionError, SessionId, SessionStore, history, recover,
 };
 
 fn user(text: &str) -> Item {
@@ -61,11 +61,11 @@ fn create_append_open_round_trip() {
     let id = log.id().clone();
     assert_eq!(log.path(), store.path_of(&id));
     let records = vec![
-        Record::Item(user("Summarize notes.md")),
-        Record::Item(assistant("", vec![call("c1", "read_file")])),
-        Record::Item(result("c1", "18 lines")),
-        Record::Item(assistant("Done.", vec![])),
-        Record::Item(Item::Summary { text: "s".into() }),
+        LogEntry::Item(user("Summarize notes.md")),
+        LogEntry::Item(assistant("", vec![call("c1", "read_file")])),
+        LogEntry::Item(result("c1", "18 lines")),
+        LogEntry::Item(assistant("Done.", vec![])),
+        LogEntry::Item(Item::Summary { text: "s".into() }),
     ];
     for record in &records {
         log.append(record).unwrap();
@@ -79,8 +79,8 @@ fn create_append_open_round_trip() {
     assert_eq!(loaded.header.project, PathBuf::from("/home/u/notes-demo"));
     assert_eq!(loaded.header.model, "gpt-5-mini");
     let mut expected = records.clone();
-    expected.push(Record::Item(user("and again")));
-    assert_eq!(loaded.records, expected);
+    expected.push(LogEntry::Item(user("and again")));
+    assert_eq!(loaded.entries, expected);
     assert_eq!(loaded.history().len(), 6);
 
     let text = fs::read_to_string(store.path_of(&id)).unwrap();
@@ -148,10 +148,10 @@ fn a_torn_last_line_is_dropped_with_a_warning_and_the_next_append_is_clean() {
     assert!(warning.contains(&path.display().to_string()), "{warning}");
     assert!(warning.contains("line 4"), "{warning}");
     assert_eq!(
-        loaded.records,
+        loaded.entries,
         vec![
-            Record::Item(user("one")),
-            Record::Item(assistant("two", vec![]))
+            LogEntry::Item(user("one")),
+            LogEntry::Item(assistant("two", vec![]))
         ]
     );
     assert_eq!(fs::read(&path).unwrap(), before, "opening changes nothing");
@@ -197,7 +197,7 @@ fn an_invalid_last_line_is_dropped_and_acknowledged_on_the_next_append() {
         warning.contains(&format!("{} line 3", path.display())),
         "{warning}"
     );
-    assert_eq!(loaded.records, vec![Record::Item(user("one"))]);
+    assert_eq!(loaded.entries, vec![LogEntry::Item(user("one"))]);
     log.append_item(&user("two")).unwrap();
     drop(log);
 
@@ -365,18 +365,18 @@ fn list_is_newest_first_and_skips_what_is_not_a_session() {
 #[test]
 fn history_applies_clear_and_compact() {
     let records = vec![
-        Record::Item(user("a")),
-        Record::Item(assistant("b", vec![])),
-        Record::Clear,
-        Record::Item(user("c")),
-        Record::Item(assistant("", vec![call("c1", "bash")])),
-        Record::Item(result("c1", "ok")),
-        Record::Item(assistant("d", vec![])),
-        Record::Compact {
+        LogEntry::Item(user("a")),
+        LogEntry::Item(assistant("b", vec![])),
+        LogEntry::Clear,
+        LogEntry::Item(user("c")),
+        LogEntry::Item(assistant("", vec![call("c1", "bash")])),
+        LogEntry::Item(result("c1", "ok")),
+        LogEntry::Item(assistant("d", vec![])),
+        LogEntry::Compact {
             summary: "the user asked c".into(),
             kept: 3,
         },
-        Record::Item(user("e")),
+        LogEntry::Item(user("e")),
     ];
     assert_eq!(
         history(&records),
@@ -392,14 +392,17 @@ fn history_applies_clear_and_compact() {
     );
     // Keeping more than there is keeps everything after the summary.
     let all = history(&[
-        Record::Item(user("x")),
-        Record::Compact {
+        LogEntry::Item(user("x")),
+        LogEntry::Compact {
             summary: "s".into(),
             kept: 10,
         },
     ]);
     assert_eq!(all, vec![Item::Summary { text: "s".into() }, user("x")]);
-    assert_eq!(history(&[Record::Item(user("x")), Record::Clear]), vec![]);
+    assert_eq!(
+        history(&[LogEntry::Item(user("x")), LogEntry::Clear]),
+        vec![]
+    );
 }
 
 fn interrupted(call_id: &str) -> Item {

@@ -14,7 +14,7 @@ use crate::policy::Mode;
 
 use super::arming::Arming;
 use super::consent::ConsentQueue;
-use super::events::CallSummaries;
+use super::from_agent::CallSummaries;
 use super::transcript::{EntryKind, Transcript};
 
 /// What the status bar shows about the session.
@@ -40,7 +40,7 @@ pub enum Activity {
 
 /// A turn that runs.
 #[derive(Debug, Clone)]
-pub struct Turn {
+pub struct RunningTurn {
     pub started: Instant,
     pub activity: Activity,
 }
@@ -130,7 +130,7 @@ pub struct App {
     pub input: TextArea<'static>,
     pub history: PromptHistory,
     pub status: Status,
-    pub turn: Option<Turn>,
+    pub turn: Option<RunningTurn>,
     /// The clock the views read (set by the loop; fixed in tests).
     pub now: Instant,
     /// When the person last pressed a key (for arming questions).

@@ -32,7 +32,7 @@ impl Choice {
             Choice::AllowOnce => ConsentAnswer::AllowOnce,
             Choice::AllowForSession => ConsentAnswer::AllowForSession,
             Choice::Reject => ConsentAnswer::Reject,
-            Choice::Never => ConsentAnswer::NeverThisSession,
+            Choice::Never => ConsentAnswer::NeverThisRun,
         }
     }
 
@@ -90,7 +90,7 @@ impl OpenConsent {
     pub fn confirm_question(&self, answer: ConsentAnswer) -> String {
         let tool = &self.request.tool;
         match answer {
-            ConsentAnswer::NeverThisSession => {
+            ConsentAnswer::NeverThisRun => {
                 format!("Never allow {tool} again while mino runs? [y/N]")
             }
             _ => format!("Allow {tool} for the rest of this session? [y/N]"),

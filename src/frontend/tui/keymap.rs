@@ -113,7 +113,7 @@ fn consent_key(key: &KeyEvent) -> Option<Msg> {
         KeyCode::Char('y') => Msg::Answer(ConsentAnswer::AllowOnce),
         KeyCode::Char('a') => Msg::Answer(ConsentAnswer::AllowForSession),
         KeyCode::Char('n') | KeyCode::Esc => Msg::Answer(ConsentAnswer::Reject),
-        KeyCode::Char('v') => Msg::Answer(ConsentAnswer::NeverThisSession),
+        KeyCode::Char('v') => Msg::Answer(ConsentAnswer::NeverThisRun),
         KeyCode::Enter => Msg::AnswerFocused,
         KeyCode::Right | KeyCode::Tab => Msg::FocusNext,
         KeyCode::Left | KeyCode::BackTab => Msg::FocusPrev,

@@ -7,13 +7,13 @@
 
 pub mod app;
 pub mod arming;
+pub mod composer;
 pub mod consent;
-pub mod events;
 pub mod format;
+pub mod from_agent;
 pub mod keymap;
 pub mod markdown;
 pub mod msg;
-pub mod prompt;
 pub mod term;
 pub mod transcript;
 pub mod update;

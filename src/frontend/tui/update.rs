@@ -7,9 +7,9 @@ use crate::agent::{Command, Input};
 use crate::policy::{ConsentAnswer, Mode};
 
 use super::app::{App, Layer, Picker, PickerItem, PickerKind};
-use super::events;
+use super::composer;
+use super::from_agent;
 use super::msg::{Action, Msg};
-use super::prompt;
 use super::transcript::EntryKind;
 
 /// The notice for a command typed while a turn runs.
@@ -42,13 +42,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             if let Some(open) = app.consents.front_mut() {
                 open.arming.hurried = true;
             }
-            prompt::update(app, Msg::Edit(key))
+            composer::update(app, Msg::Edit(key))
         }
         Msg::PasteAhead(text) => {
             if let Some(open) = app.consents.front_mut() {
                 open.arming.hurried = true;
             }
-            prompt::update(app, Msg::Paste(text))
+            composer::update(app, Msg::Paste(text))
         }
         Msg::ConfirmAnswer(yes) => {
             let confirmed = app.consents.front_mut().and_then(|o| o.confirming.take());
@@ -57,7 +57,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
                 _ => Vec::new(),
             }
         }
-        Msg::Agent(event) => events::apply(app, event),
+        Msg::Agent(event) => from_agent::apply(app, event),
         Msg::Tick => {
             app.spinner = app.spinner.wrapping_add(1);
             Vec::new()
@@ -125,7 +125,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             // Belt and braces: nothing reaches the input while anything
             // else is open.
             if app.layer() == Layer::Input {
-                prompt::update(app, msg)
+                composer::update(app, msg)
             } else {
                 Vec::new()
             }
@@ -175,7 +175,7 @@ fn stop_or_quit(app: &mut App) -> Vec<Action> {
 fn answer_or_confirm(app: &mut App, answer: ConsentAnswer) -> Vec<Action> {
     let session_wide = matches!(
         answer,
-        ConsentAnswer::AllowForSession | ConsentAnswer::NeverThisSession
+        ConsentAnswer::AllowForSession | ConsentAnswer::NeverThisRun
     );
     match app.consents.front_mut() {
         Some(open) if session_wide && open.arming.hurried => {
@@ -286,7 +286,7 @@ fn picker_select(app: &mut App) -> Vec<Action> {
         ),
     };
     app.transcript.push(EntryKind::User(typed));
-    prompt::send_command(app, command)
+    composer::send_command(app, command)
 }
 
 fn chat(app: &mut App, msg: Msg) {

@@ -6,7 +6,7 @@
 //! and the cancel (both kill the whole group), and the clean-up of anything
 //! the command left running in its group after it exits. Reading and keeping
 //! its output (stdout and stderr together, head and tail, bounded memory) is
-//! `bash_output`'s.
+//! `output`'s.
 //!
 //! It never decides whether the command may run (`policy` does), never runs
 //! anything in `prepare`, never inspects or rewrites the command, and is not a

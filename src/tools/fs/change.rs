@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::confine::{Expected, FileContents, Project};
 use super::paths::{inside, shown_path};
 use crate::policy::PathTarget;
-use crate::tools::text::{count_lines, looks_binary, plural};
+use crate::tools::wording::{count_lines, looks_binary, plural};
 use crate::tools::{BoxFuture, ConfineError, Field, ToolError, ToolOutcome};
 
 /// The largest file a write or an edit replaces, and the largest content

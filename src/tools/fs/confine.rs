@@ -20,6 +20,15 @@ use crate::policy::PathTarget;
 /// The longest path argument accepted, in bytes.
 pub const MAX_PATH_BYTES: usize = 4096;
 
+/// Where a given path points, read lexically (no file touched).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Normalized {
+    /// In the project: relative, `/`-separated, empty for the project itself.
+    Inside(String),
+    /// Absolute elsewhere, or `..` past the project directory.
+    Outside,
+}
+
 /// Why a path could not be used. The text names the path and what went wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfineError {
@@ -143,7 +152,7 @@ impl Project {
 
     /// Normalizes `given` lexically into a project-relative path with `/`
     /// separators (empty for the project itself). Touches no file.
-    pub fn normalize(&self, given: &str) -> Result<Result<String, PathTarget>, ConfineError> {
+    pub fn normalize(&self, given: &str) -> Result<Normalized, ConfineError> {
         let invalid = |reason: &str| ConfineError::Invalid {
             given: given.chars().take(200).collect(),
             reason: reason.to_string(),
@@ -164,9 +173,7 @@ impl Project {
             match path.strip_prefix(&self.root) {
                 Ok(rest) => rest,
                 Err(_) => {
-                    return Ok(Err(PathTarget::Outside {
-                        given: given.to_string(),
-                    }));
+                    return Ok(Normalized::Outside);
                 }
             }
         } else {
@@ -178,9 +185,7 @@ impl Project {
                 Component::CurDir => {}
                 Component::ParentDir => {
                     if parts.pop().is_none() {
-                        return Ok(Err(PathTarget::Outside {
-                            given: given.to_string(),
-                        }));
+                        return Ok(Normalized::Outside);
                     }
                 }
                 Component::Normal(name) => match name.to_str() {
@@ -188,13 +193,11 @@ impl Project {
                     None => return Err(invalid("the path is not valid UTF-8")),
                 },
                 Component::RootDir | Component::Prefix(_) => {
-                    return Ok(Err(PathTarget::Outside {
-                        given: given.to_string(),
-                    }));
+                    return Ok(Normalized::Outside);
                 }
             }
         }
-        Ok(Ok(parts.join("/")))
+        Ok(Normalized::Inside(parts.join("/")))
     }
 
     /// Establishes the facts about `given` for the decision: where it is,
@@ -202,8 +205,12 @@ impl Project {
     /// file. Uses `lstat` only; never opens the target.
     pub fn locate(&self, given: &str) -> Result<PathTarget, ConfineError> {
         let relative = match self.normalize(given)? {
-            Ok(relative) => relative,
-            Err(outside) => return Ok(outside),
+            Normalized::Inside(relative) => relative,
+            Normalized::Outside => {
+                return Ok(PathTarget::Outside {
+                    given: given.to_string(),
+                });
+            }
         };
         let mut through_link = None;
         let mut hard_linked = false;

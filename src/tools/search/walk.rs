@@ -17,7 +17,7 @@ use crate::policy::ProtectedPaths;
 use crate::tools::Project;
 use crate::tools::fs::confine::{ConfineError, DirEntry, EntryKind};
 use crate::tools::fs::paths::{join, shown_relative};
-use crate::tools::text::{escape_controls, looks_binary, noun};
+use crate::tools::wording::{escape_controls, looks_binary, noun};
 
 /// Only this much of each file is searched.
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;

@@ -40,7 +40,7 @@ fn each_dialog_key_gives_its_answer() {
         (KeyCode::Char('a'), ConsentAnswer::AllowForSession),
         (KeyCode::Char('n'), ConsentAnswer::Reject),
         (KeyCode::Esc, ConsentAnswer::Reject),
-        (KeyCode::Char('v'), ConsentAnswer::NeverThisSession),
+        (KeyCode::Char('v'), ConsentAnswer::NeverThisRun),
     ] {
         let mut app = app();
         let mut rx = open_question(&mut app);
@@ -64,7 +64,7 @@ fn focus_moves_and_enter_answers_the_focused_choice() {
     for (moves, answer) in [
         (vec![KeyCode::Left, KeyCode::Left], ConsentAnswer::AllowOnce),
         (vec![KeyCode::Left], ConsentAnswer::AllowForSession),
-        (vec![KeyCode::Right], ConsentAnswer::NeverThisSession),
+        (vec![KeyCode::Right], ConsentAnswer::NeverThisRun),
         (vec![KeyCode::Tab, KeyCode::Tab], ConsentAnswer::AllowOnce),
         (vec![KeyCode::Right, KeyCode::Left], ConsentAnswer::Reject),
     ] {
@@ -528,7 +528,7 @@ fn typing_over_a_question_that_is_not_armed_answers_nothing_and_is_kept() {
     perform(press(&mut app, key(KeyCode::Char('v'))));
     assert!(shot(&app, 90, 24).contains("Never allow bash again while mino runs? [y/N]"));
     perform(press(&mut app, key(KeyCode::Char('y'))));
-    assert_eq!(rx.try_recv(), Ok(ConsentAnswer::NeverThisSession));
+    assert_eq!(rx.try_recv(), Ok(ConsentAnswer::NeverThisRun));
     assert_eq!(app.input_text(), "and then yes, allow all");
 }
 

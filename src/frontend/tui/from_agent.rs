@@ -12,7 +12,7 @@ use crate::frontend::text::visible;
 use crate::model::Item;
 use crate::session::SessionSummary;
 
-use super::app::{Activity, App, ModeQuestion, Picker, PickerItem, PickerKind, Turn};
+use super::app::{Activity, App, ModeQuestion, Picker, PickerItem, PickerKind, RunningTurn};
 use super::arming::Arming;
 use super::format;
 use super::msg::Action;
@@ -68,7 +68,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         AgentEvent::Error(line) => app.transcript.push(EntryKind::Error(line)),
         AgentEvent::Prompt(prompt) => {
             app.transcript.push(EntryKind::User(prompt));
-            app.turn = Some(Turn {
+            app.turn = Some(RunningTurn {
                 started: app.now,
                 activity: Activity::Thinking,
             });

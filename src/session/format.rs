@@ -93,7 +93,7 @@ impl<'de> Deserialize<'de> for Header {
 
 /// One line after the header.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Record {
+pub enum LogEntry {
     /// A history item, written as the item itself (`{"type":"user",...}`).
     Item(Item),
     /// `/clear`: history emptied; the session keeps its id.
@@ -104,22 +104,22 @@ pub enum Record {
     Compact { summary: String, kept: usize },
 }
 
-impl From<Item> for Record {
+impl From<Item> for LogEntry {
     fn from(item: Item) -> Self {
-        Record::Item(item)
+        LogEntry::Item(item)
     }
 }
 
-impl Serialize for Record {
+impl Serialize for LogEntry {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {
-            Record::Item(item) => item.serialize(serializer),
-            Record::Clear => {
+            LogEntry::Item(item) => item.serialize(serializer),
+            LogEntry::Clear => {
                 let mut map = serializer.serialize_map(Some(1))?;
                 map.serialize_entry("type", "clear")?;
                 map.end()
             }
-            Record::Compact { summary, kept } => {
+            LogEntry::Compact { summary, kept } => {
                 let mut map = serializer.serialize_map(Some(3))?;
                 map.serialize_entry("type", "compact")?;
                 map.serialize_entry("summary", summary)?;
@@ -136,8 +136,8 @@ struct CompactIn {
     kept: usize,
 }
 
-impl Record {
-    fn from_value(value: Value) -> Result<Record, String> {
+impl LogEntry {
+    fn from_value(value: Value) -> Result<LogEntry, String> {
         let kind = match value.get("type") {
             Some(Value::String(kind)) => kind.clone(),
             Some(_) => return Err("its \"type\" is not a string".to_owned()),
@@ -146,12 +146,12 @@ impl Record {
         match kind.as_str() {
             "user" | "assistant" | "tool_result" | "summary" => {
                 serde_json::from_value::<Item>(value)
-                    .map(Record::Item)
+                    .map(LogEntry::Item)
                     .map_err(|e| format!("a {kind} item that does not decode: {e}"))
             }
-            "clear" => Ok(Record::Clear),
+            "clear" => Ok(LogEntry::Clear),
             "compact" => serde_json::from_value::<CompactIn>(value)
-                .map(|c| Record::Compact {
+                .map(|c| LogEntry::Compact {
                     summary: c.summary,
                     kept: c.kept,
                 })
@@ -162,10 +162,10 @@ impl Record {
     }
 }
 
-impl<'de> Deserialize<'de> for Record {
+impl<'de> Deserialize<'de> for LogEntry {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(deserializer)?;
-        Record::from_value(value).map_err(D::Error::custom)
+        LogEntry::from_value(value).map_err(D::Error::custom)
     }
 }
 
@@ -174,7 +174,7 @@ impl<'de> Deserialize<'de> for Record {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Loaded {
     pub header: Header,
-    pub records: Vec<Record>,
+    pub entries: Vec<LogEntry>,
     /// Names the file and line that was left out; say it to the user.
     pub warning: Option<String>,
 }
@@ -182,14 +182,14 @@ pub struct Loaded {
 impl Loaded {
     /// The history these records replay to (see [`history`]).
     pub fn history(&self) -> Vec<Item> {
-        history(&self.records)
+        history(&self.entries)
     }
 }
 
 /// One decoded line.
 pub(crate) enum Line {
     Header(Header),
-    Record(Record),
+    LogEntry(LogEntry),
     Torn,
 }
 
@@ -201,7 +201,7 @@ pub(crate) fn parse_line(bytes: &[u8]) -> Result<Line, String> {
             .map(Line::Header)
             .map_err(|e| format!("a session header that does not decode: {e}")),
         Some("torn") => Ok(Line::Torn),
-        _ => Record::from_value(value).map(Line::Record),
+        _ => LogEntry::from_value(value).map(Line::Entry),
     }
 }
 
@@ -282,7 +282,7 @@ pub(crate) fn parse_file(path: &Path, bytes: &[u8]) -> Result<Loaded, SessionErr
                     reason: "a second session header".to_owned(),
                 });
             }
-            (Ok(Line::Record(record)), Some(_)) => records.push(record.clone()),
+            (Ok(Line::Entry(record)), Some(_)) => records.push(record.clone()),
             (Err(reason), Some(_)) if Some(index) == last_line && torn.is_none() => {
                 warning = Some(format!(
                     "{} line {number} is not a valid session record ({reason}); it was left out and everything before it was kept. The file was not changed.",
@@ -323,7 +323,7 @@ pub(crate) fn parse_file(path: &Path, bytes: &[u8]) -> Result<Loaded, SessionErr
     }
     Ok(Loaded {
         header,
-        records,
+        entries: records,
         warning,
     })
 }
@@ -351,11 +351,11 @@ mod tests {
             r#"{"type":"session","id":"3f9c0a1e5b7d4c2a9e8f1b0c6d5a4e3f","started":1700000000,"project":"/home/u/notes-demo","model":"gpt-5-mini"}"#
         );
         assert_eq!(
-            serde_json::to_string(&Record::Clear).unwrap(),
+            serde_json::to_string(&LogEntry::Clear).unwrap(),
             r#"{"type":"clear"}"#
         );
         assert_eq!(
-            serde_json::to_string(&Record::Compact {
+            serde_json::to_string(&LogEntry::Compact {
                 summary: "s".into(),
                 kept: 2
             })
@@ -363,7 +363,7 @@ mod tests {
             r#"{"type":"compact","summary":"s","kept":2}"#
         );
         assert_eq!(
-            serde_json::to_string(&Record::Item(Item::User { text: "hi".into() })).unwrap(),
+            serde_json::to_string(&LogEntry::Item(Item::User { text: "hi".into() })).unwrap(),
             r#"{"type":"user","text":"hi"}"#
         );
     }
@@ -371,10 +371,10 @@ mod tests {
     #[test]
     fn records_round_trip() {
         let records = vec![
-            Record::Item(Item::User {
+            LogEntry::Item(Item::User {
                 text: "a\nb".into(),
             }),
-            Record::Item(Item::Assistant {
+            LogEntry::Item(Item::Assistant {
                 text: String::new(),
                 tool_calls: vec![ToolCall {
                     id: "c1".into(),
@@ -382,14 +382,14 @@ mod tests {
                     arguments: r#"{"command":"ls"}"#.into(),
                 }],
             }),
-            Record::Item(Item::ToolResult {
+            LogEntry::Item(Item::ToolResult {
                 call_id: "c1".into(),
                 status: ResultStatus::Denied,
                 output: "no".into(),
             }),
-            Record::Item(Item::Summary { text: "s".into() }),
-            Record::Clear,
-            Record::Compact {
+            LogEntry::Item(Item::Summary { text: "s".into() }),
+            LogEntry::Clear,
+            LogEntry::Compact {
                 summary: "t".into(),
                 kept: 0,
             },
@@ -397,18 +397,19 @@ mod tests {
         for record in records {
             let text = serde_json::to_string(&record).unwrap();
             assert!(!text.contains('\n'));
-            assert_eq!(serde_json::from_str::<Record>(&text).unwrap(), record);
+            assert_eq!(serde_json::from_str::<LogEntry>(&text).unwrap(), record);
         }
     }
 
     #[test]
     fn a_mode_or_unknown_type_is_not_a_record() {
-        let err = serde_json::from_str::<Record>(r#"{"type":"mode","mode":"bypass"}"#).unwrap_err();
+        let err =
+            serde_json::from_str::<LogEntry>(r#"{"type":"mode","mode":"bypass"}"#).unwrap_err();
         assert!(
             err.to_string().contains("unknown record type \"mode\""),
             "{err}"
         );
-        assert!(serde_json::from_str::<Record>(r#"{"text":"x"}"#).is_err());
+        assert!(serde_json::from_str::<LogEntry>(r#"{"text":"x"}"#).is_err());
     }
 
     #[test]
