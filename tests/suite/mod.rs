@@ -6,6 +6,7 @@ mod bash_tool;
 mod decision_table;
 mod dir_tools;
 mod file_tools;
+mod hardening;
 mod layers;
 mod line_mode;
 mod policy_check;

@@ -6,13 +6,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use crate::support::llm::{Llm, Reply, text, tool};
 use serde_json::{Value, json};
-use support::llm::{Llm, Reply, text, tool};
 use tempfile::TempDir;
 
 /// The key every run is given; no request body, session file or log line
