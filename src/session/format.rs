@@ -189,7 +189,7 @@ impl Loaded {
 /// One decoded line.
 pub(crate) enum Line {
     Header(Header),
-    LogEntry(LogEntry),
+    Entry(LogEntry),
     Torn,
 }
 
