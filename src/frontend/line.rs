@@ -6,6 +6,7 @@
 use std::io::{BufRead, Write};
 
 use serde_json::{Value, json};
+use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::mpsc;
 
 use crate::agent::commands::{self, Command};
@@ -228,6 +229,8 @@ pub async fn run_once(mut handle: AgentHandle, prompt: String, format: OutputFor
         return 1;
     }
     let interrupt = handle.interrupt.clone();
+    // Set up once, so no press between two passes of the loop is missed.
+    let mut sigint = signal(SignalKind::interrupt()).ok();
     let mut stop = None;
     loop {
         tokio::select! {
@@ -240,7 +243,7 @@ pub async fn run_once(mut handle: AgentHandle, prompt: String, format: OutputFor
                 }
                 None => break,
             },
-            _ = tokio::signal::ctrl_c() => {
+            () = next_sigint(&mut sigint) => {
                 let _ = interrupt.send(());
             }
         }
@@ -259,6 +262,16 @@ pub async fn run_once(mut handle: AgentHandle, prompt: String, format: OutputFor
     match stop {
         Some(TurnStop::Completed) => 0,
         _ => 1,
+    }
+}
+
+/// The next Ctrl-C; never, when the signal could not be set up.
+async fn next_sigint(sigint: &mut Option<Signal>) {
+    match sigint {
+        Some(sigint) => {
+            sigint.recv().await;
+        }
+        None => std::future::pending().await,
     }
 }
 
@@ -300,6 +313,7 @@ pub fn parse_answer(line: &str) -> ConsentAnswer {
 
 /// `mino --line`: an interactive session on plain lines.
 pub async fn run_interactive(mut handle: AgentHandle) -> i32 {
+    let mut sigint = signal(SignalKind::interrupt()).ok();
     let mut sink = Sink::new(OutputFormat::Text, true);
     let mut lines = stdin_lines();
     let mut pending = Pending::Nothing;
@@ -378,7 +392,7 @@ pub async fn run_interactive(mut handle: AgentHandle) -> i32 {
                     }
                 }
             }
-            _ = tokio::signal::ctrl_c() => {
+            () = next_sigint(&mut sigint) => {
                 if busy {
                     let _ = handle.interrupt.send(());
                 } else {
