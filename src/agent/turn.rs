@@ -642,7 +642,7 @@ mod tests {
     #[test]
     fn an_interrupt_on_an_open_question_records_not_run() {
         let mut m = Memory::new();
-        let mut turn = Turn::new(Limits::default());
+        let mut turn = Turn::new(TurnLimits::default());
         m.on(&mut turn, Mode::Manual, CanAsk::Yes, Event::Begin);
         m.on(
             &mut turn,
