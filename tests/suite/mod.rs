@@ -14,4 +14,5 @@ mod protected_paths;
 mod providers;
 mod sessions;
 mod settings;
+mod shell_gate;
 mod tui_e2e;

@@ -7,15 +7,13 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
-
 use std::path::Path;
 use std::process::{Output, Stdio};
 
+use crate::support::llm::{text, tool};
+use crate::support::world::World;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use support::llm::{text, tool};
-use support::world::World;
 use tempfile::TempDir;
 use tokio::io::AsyncWriteExt;
 
