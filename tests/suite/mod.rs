@@ -9,6 +9,7 @@ mod file_tools;
 mod hardening;
 mod layers;
 mod line_mode;
+mod mcp;
 mod policy_check;
 mod protected_paths;
 mod providers;

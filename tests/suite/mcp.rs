@@ -4,17 +4,13 @@
 //! small script server for the misbehaving cases. The built binary runs
 //! against the loopback model service; every request body is checked.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use crate::support::llm::{Llm, Reply, text, tool};
+use crate::support::pty::Pty;
+use crate::support::world::{SECRET, World};
 use serde_json::{Value, json};
-use support::llm::{Llm, Reply, text, tool};
-use support::pty::Pty;
-use support::world::{SECRET, World};
 
 const KEY: &str = "sk-test-key-never-logged";
 const TOKEN: &str = "mcp-token-7f3a9c-never-shown";
@@ -544,7 +540,7 @@ async fn tui_mcp_shows_states_and_a_server_killed_from_outside_is_stopped_and_re
     .await;
     let home = world.home.path().to_str().unwrap().to_string();
     let project = world.project.path().to_str().unwrap().to_string();
-    let mut screen = support::pty::Screen::spawn(
+    let mut screen = crate::support::pty::Screen::spawn(
         env!("CARGO_BIN_EXE_mino"),
         &["--cd", &project, "--yolo"],
         world.project.path(),
