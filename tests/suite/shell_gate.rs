@@ -250,6 +250,52 @@ async fn the_bypass_guard_rejects_rm_rf_home_and_lets_rm_rf_build_run() {
     assert!(!world.project.path().join("build").exists(), "{stderr}");
 }
 
+/// Wrappings the tokenizer calls malformed, or reads as one command, or
+/// never reads as commands at all: each still meets the guard, and nothing
+/// in the temporary HOME or the project is removed.
+#[tokio::test]
+async fn the_bypass_guard_sees_catastrophic_commands_in_any_wrapping() {
+    let wrappings = [
+        "case x in x) rm -rf ~;; esac",
+        "case x in x) rm -rf ';' ~;; esac",
+        "rm -rf / '",
+        "{ rm -rf ~; }",
+        "if true; then rm -rf ~; fi",
+        "f() { rm -rf ~; }; f",
+        "function f { rm -rf ~; }; f",
+        "bash <<EOF\nrm -rf ~\nEOF",
+        "echo 'rm -rf ~' | bash",
+        "rm -rf {~,nothing}",
+        "rm -rf ~/..//$(basename ~)",
+        "case x in x) rm -rf ./*;; esac",
+        "rm -rf ~ \r",
+    ];
+    // A turn makes at most 8 model requests: a few calls per run.
+    for chunk in wrappings.chunks(5) {
+        let mut replies: Vec<_> = chunk
+            .iter()
+            .map(|c| tool("bash", json!({ "command": c })))
+            .collect();
+        replies.push(text("done"));
+        let world = World::with("openai-chat", replies, "").await;
+        std::fs::write(world.project.path().join("keep.txt"), "project").unwrap();
+        let home = TempDir::new().unwrap();
+        std::fs::write(home.path().join("keep.txt"), "mine").unwrap();
+        let (events, stderr) = print(&world, home.path(), "bypass").await;
+        let decisions = bash_decisions(&events);
+        assert_eq!(decisions.len(), chunk.len(), "{stderr}");
+        for (command, decision) in chunk.iter().zip(&decisions) {
+            assert_eq!(
+                decision,
+                &("deny".to_string(), "AMG_DENY_CATASTROPHIC".to_string()),
+                "{command:?}: {stderr}"
+            );
+        }
+        assert!(home.path().join("keep.txt").exists(), "{stderr}");
+        assert!(world.project.path().join("keep.txt").exists(), "{stderr}");
+    }
+}
+
 #[tokio::test]
 async fn the_bypass_guard_can_be_turned_off_in_the_users_settings() {
     let replies = vec![

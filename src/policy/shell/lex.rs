@@ -44,6 +44,8 @@ pub struct Lexed {
     pub malformed: Option<&'static str>,
     /// The first reason the input is not one simple literal command.
     pub complex: Option<&'static str>,
+    /// The text of every here-document, which a shell may run as code.
+    pub bodies: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -461,6 +463,7 @@ fn redirect(lx: &mut Lexer, chars: &[char], i: usize) -> usize {
 fn heredoc_bodies(lx: &mut Lexer, chars: &[char], mut i: usize) -> usize {
     let pending = std::mem::take(&mut lx.heredocs);
     for (delimiter, strip_tabs) in pending {
+        let mut body = String::new();
         loop {
             if i >= chars.len() {
                 lx.malformed("a here-document without its end");
@@ -480,7 +483,10 @@ fn heredoc_bodies(lx: &mut Lexer, chars: &[char], mut i: usize) -> usize {
             if line == delimiter {
                 break;
             }
+            body.push_str(line);
+            body.push('\n');
         }
+        lx.out.bodies.push(body);
     }
     i
 }

@@ -3,7 +3,8 @@
 //! dangerous scan splits the line at every operator, bracket and newline
 //! and reads each piece's words with their quotes and escapes removed.
 
-use super::{Dialect, Read};
+use super::Dialect;
+use super::classify::Read;
 
 /// Characters a plain word may hold in these shells.
 fn plain(c: char) -> bool {
@@ -51,6 +52,7 @@ pub(super) fn read(dialect: Dialect, command: &str) -> Read {
         Ok(command.split_whitespace().map(str::to_string).collect())
     };
     Read {
+        code: Vec::new(),
         commands,
         written: Vec::new(),
         malformed,

@@ -2,6 +2,9 @@
 //! seed's cases, and a corpus of published bypasses of command checks.
 
 use super::*;
+use crate::policy::ProtectedPaths;
+
+mod guard;
 
 const GIT: &str = "/usr/bin/git";
 const DIGEST: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
@@ -618,7 +621,7 @@ mod properties {
 
 #[test]
 fn the_readme_lists_every_code() {
-    let readme = include_str!("../../../README.md");
+    let readme = include_str!("../../../../README.md");
     for code in CODES {
         let row = format!("| `{}` | {} |", code.name, code.outcome.as_str());
         assert!(

@@ -1,0 +1,380 @@
+//! The classifier: one command and its shell in, a verdict out, in the
+//! seed's precedence (input, dangerous anywhere, identity, syntax, the
+//! narrow allowance). It reads words and the evidence it is handed; it
+//! never touches the filesystem, never resolves PATH and never rewrites
+//! the command.
+
+use super::codes::*;
+use super::crude;
+use super::danger::{self, Danger};
+use super::eligible::eligible;
+use super::{
+    Dialect, Evidence, FileEvidence, MAX_INPUT_BYTES, Rules, SHELL_NAMES, Shell, Trusted, Verdict,
+    lex, other, readonly,
+};
+
+/// A command read into words, for whichever shell.
+pub(super) struct Read {
+    /// Words of each command found (outer and nested), after quote removal.
+    pub(super) commands: Vec<Vec<String>>,
+    /// Redirection targets written to, for the protected-path rule.
+    pub(super) written: Vec<String>,
+    pub(super) malformed: Option<&'static str>,
+    /// The words of the one simple literal command, or why it is not one.
+    pub(super) simple: Result<Vec<String>, &'static str>,
+    /// Text a shell may run as code that the tokenizer did not read as
+    /// commands: here-documents, here-strings, and, when a shell or an
+    /// interpreter is among the words, each command's words. Only the
+    /// bypass guard's crude scan reads it.
+    pub(super) code: Vec<String>,
+}
+
+fn read(shell: Shell, command: &str) -> Read {
+    match shell.dialect() {
+        Dialect::Posix => {
+            let lexed = lex::lex(command);
+            let simple = match (&lexed.complex, lexed.commands.as_slice()) {
+                (Some(why), _) => Err(*why),
+                (None, [one]) if one.redirects.is_empty() => {
+                    if one.words.iter().all(|w| w.literal) {
+                        Ok(one.words.iter().map(|w| w.text.clone()).collect())
+                    } else {
+                        Err("a word that is not plainly literal")
+                    }
+                }
+                (None, [_]) => Err("a redirection"),
+                (None, _) => Err("more than one command"),
+            };
+            let runner = lexed
+                .commands
+                .iter()
+                .flat_map(|c| &c.words)
+                .any(|w| danger::runs_code(&danger::program_name(&w.text)));
+            let mut code = lexed.bodies.clone();
+            for command in &lexed.commands {
+                code.extend(
+                    command
+                        .redirects
+                        .iter()
+                        .filter(|r| r.op == "<<<")
+                        .map(|r| r.target.text.clone()),
+                );
+                if runner {
+                    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_str()).collect();
+                    code.push(words.join(" "));
+                }
+            }
+            Read {
+                code,
+                written: lexed
+                    .commands
+                    .iter()
+                    .flat_map(|c| &c.redirects)
+                    .filter(|r| r.op.contains('>'))
+                    .map(|r| r.target.text.clone())
+                    .collect(),
+                commands: lexed
+                    .commands
+                    .into_iter()
+                    .map(|c| c.words.into_iter().map(|w| w.text).collect())
+                    .collect(),
+                malformed: lexed.malformed,
+                simple,
+            }
+        }
+        dialect => other::read(dialect, command),
+    }
+}
+
+/// The absolute path at the start of `command` when it is a trusted
+/// executable: the one file whose evidence the caller must take.
+pub fn executable_to_examine(shell: &str, command: &str, rules: &Rules) -> Option<String> {
+    let shell = Shell::from_name(shell)?;
+    if command.len() > MAX_INPUT_BYTES {
+        return None;
+    }
+    let first = read(shell, command)
+        .commands
+        .into_iter()
+        .next()?
+        .into_iter()
+        .next()?;
+    rules.trusted(&first).map(|t| t.path.clone())
+}
+
+fn absolute(shell: Shell, path: &str) -> bool {
+    match shell.dialect() {
+        Dialect::Posix => path.starts_with('/'),
+        _ => {
+            let b = path.as_bytes();
+            path.starts_with('/')
+                || (b.len() > 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && b[2] == b'\\')
+        }
+    }
+}
+
+/// Classifies `command` for `shell` with the evidence the caller took
+/// about `executable_to_examine`'s path.
+pub fn classify(shell: &str, command: &str, rules: &Rules, evidence: Option<&Evidence>) -> Verdict {
+    // 2. Unknown shell.
+    let Some(shell) = Shell::from_name(shell) else {
+        return Verdict::code(
+            UNKNOWN_SHELL,
+            format!(
+                "{shell:?} is not a shell the gate knows; it knows {}",
+                SHELL_NAMES.join(", ")
+            ),
+        );
+    };
+    // 3. Missing, oversized, malformed input: the outcome is the input's,
+    // and the bypass guard still hears of a catastrophic command in it.
+    if command.trim().is_empty() {
+        return Verdict::code(INPUT_MISSING, "the command is empty");
+    }
+    if command.len() > MAX_INPUT_BYTES {
+        return unreadable(
+            INPUT_OVERSIZED,
+            format!(
+                "the command is {} bytes; the gate reads at most {MAX_INPUT_BYTES}",
+                command.len()
+            ),
+            command,
+            rules,
+        );
+    }
+    if command.contains('\0') {
+        return unreadable(
+            INPUT_MALFORMED,
+            "the command holds a NUL byte".into(),
+            command,
+            rules,
+        );
+    }
+    if command
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        return unreadable(
+            INPUT_MALFORMED,
+            "the command holds a control character (a carriage return, an escape, ...)".into(),
+            command,
+            rules,
+        );
+    }
+    let read = read(shell, command);
+    if let Some(why) = read.malformed {
+        return unreadable(
+            INPUT_MALFORMED,
+            format!("the command has {why}"),
+            command,
+            rules,
+        );
+    }
+    // 4. Dangerous anywhere; the catastrophic part also in text a shell
+    // may run as code.
+    if let Some(danger) = find_danger(shell, &read, rules) {
+        let code = if danger.catastrophic {
+            CATASTROPHIC
+        } else {
+            DANGEROUS
+        };
+        let mut v = Verdict::code(code, danger.reason);
+        v.catastrophic = danger.catastrophic;
+        return v;
+    }
+    // 5. Identity of a trusted executable at the start.
+    let first = read.commands.first().and_then(|c| c.first()).cloned();
+    let trusted = first.as_deref().and_then(|f| rules.trusted(f));
+    if let Some(trusted) = trusted
+        && let Some(v) = identity(trusted, evidence)
+    {
+        return v.with_executable(Some(&trusted.path));
+    }
+    // 6. Syntax.
+    let words = match read.simple {
+        Ok(words) => words,
+        Err(why) => {
+            return Verdict::code(
+                AMBIGUOUS,
+                format!("the command is not one simple literal command: it has {why}"),
+            )
+            .with_executable(trusted.map(|t| t.path.as_str()));
+        }
+    };
+    let Some((program, args)) = words.split_first() else {
+        return Verdict::code(INTERNAL, "a simple command without words");
+    };
+    if danger::is_assignment(program) {
+        return Verdict::code(AMBIGUOUS, "the command starts with a variable assignment");
+    }
+    if !absolute(shell, program) {
+        return Verdict::code(
+            AMBIGUOUS,
+            format!(
+                "{program} is not an absolute path; bare names, builtins and relative paths are never resolved"
+            ),
+        );
+    }
+    if let Some(arg) = args.iter().find(|a| rules.names_protected(a)) {
+        return Verdict::code(
+            PROTECTED_PATH,
+            format!("the argument {arg} names a protected path or mino's home"),
+        )
+        .with_executable(trusted.map(|t| t.path.as_str()));
+    }
+    let name = danger::program_name(program);
+    let table = readonly::read_only(&name, args);
+    // 7. The narrow allowance.
+    if let (Some(trusted), Ok(operation)) = (trusted, &table) {
+        return Verdict {
+            outcome: Outcome::AllowFinal,
+            code: None,
+            reason: format!(
+                "{} is trusted and its evidence matches; {operation} is read-only",
+                trusted.path
+            ),
+            executable: Some(trusted.path.clone()),
+            operation: Some(operation.clone()),
+            catastrophic: false,
+            judge: None,
+        };
+    }
+    if let Some(judge) = eligible(shell, program, args, rules) {
+        let mut v = Verdict::code(
+            JUDGE_UNAVAILABLE,
+            format!(
+                "a closed read-only git {} request through {program}, which is not trusted; no judge is enabled",
+                judge.operation
+            ),
+        );
+        v.executable = Some(program.clone());
+        v.operation = Some(judge.operation.to_string());
+        v.judge = Some(judge);
+        return v;
+    }
+    let why = match (trusted, table) {
+        (None, _) => format!("{program} is not in the trusted executables"),
+        (Some(_), Err(why)) => why,
+        (Some(_), Ok(_)) => "no allowance applies".to_string(),
+    };
+    Verdict::code(AMBIGUOUS, why).with_executable(trusted.map(|t| t.path.as_str()))
+}
+
+/// A verdict of level 3 for `command`, with what the crude scan finds in it
+/// for the bypass guard.
+fn unreadable(code: &'static str, reason: String, command: &str, rules: &Rules) -> Verdict {
+    match crude::scan_text(command, rules) {
+        Some(danger) => {
+            let mut v = Verdict::code(
+                code,
+                format!(
+                    "{reason}; read crudely, it may hold a catastrophic command: {}",
+                    danger.reason
+                ),
+            );
+            v.catastrophic = true;
+            v
+        }
+        None => Verdict::code(code, reason),
+    }
+}
+
+fn find_danger(shell: Shell, read: &Read, rules: &Rules) -> Option<Danger> {
+    let mut found = Vec::new();
+    for target in &read.written {
+        if rules.names_protected(target) {
+            found.push(Danger {
+                catastrophic: false,
+                reason: format!("a redirection writes into the protected path {target}"),
+            });
+        } else if target.starts_with("/dev/sd") || target.starts_with("/dev/nvme") {
+            found.push(Danger {
+                catastrophic: true,
+                reason: format!("a redirection writes onto the device {target}"),
+            });
+        }
+    }
+    for words in &read.commands {
+        danger::scan_words(words, shell.dialect(), rules, &mut found);
+    }
+    if let Some(catastrophic) = found.iter().find(|d| d.catastrophic) {
+        return Some(catastrophic.clone());
+    }
+    if let Some(crude) = read
+        .code
+        .iter()
+        .find_map(|text| crude::scan_text(text, rules))
+    {
+        return Some(crude);
+    }
+    found.first().cloned()
+}
+
+fn identity(trusted: &Trusted, evidence: Option<&Evidence>) -> Option<Verdict> {
+    let Some(evidence) = evidence else {
+        return Some(Verdict::code(
+            IDENTITY_MISSING,
+            format!("no evidence was taken about {}", trusted.path),
+        ));
+    };
+    if evidence.path != trusted.path {
+        return Some(Verdict::code(
+            INTERNAL,
+            format!(
+                "evidence about {} was given for {}",
+                evidence.path, trusted.path
+            ),
+        ));
+    }
+    match &evidence.file {
+        FileEvidence::Missing { why } => Some(Verdict::code(
+            IDENTITY_MISSING,
+            format!("{} could not be examined: {why}", trusted.path),
+        )),
+        FileEvidence::NotRegular => Some(Verdict::code(
+            IDENTITY_MISSING,
+            format!("{} is not a regular file", trusted.path),
+        )),
+        FileEvidence::Regular {
+            mode,
+            owner,
+            user,
+            sha256,
+        } => {
+            if mode & 0o022 != 0 {
+                return Some(Verdict::code(
+                    IDENTITY_MISMATCH,
+                    format!(
+                        "{} is group- or world-writable (mode {:o})",
+                        trusted.path,
+                        mode & 0o7777
+                    ),
+                ));
+            }
+            if *owner != 0 && owner != user {
+                return Some(Verdict::code(
+                    IDENTITY_MISMATCH,
+                    format!(
+                        "{} is owned by uid {owner}, neither root nor you",
+                        trusted.path
+                    ),
+                ));
+            }
+            match (&trusted.sha256, sha256) {
+                (Some(want), Some(got)) if want.eq_ignore_ascii_case(got) => None,
+                (Some(_), Some(_)) => Some(Verdict::code(
+                    IDENTITY_MISMATCH,
+                    format!(
+                        "the SHA-256 of {} differs from the trusted digest",
+                        trusted.path
+                    ),
+                )),
+                (Some(_), None) => Some(Verdict::code(
+                    IDENTITY_MISSING,
+                    format!("the SHA-256 of {} was not taken", trusted.path),
+                )),
+                (None, _) => None,
+            }
+        }
+    }
+}

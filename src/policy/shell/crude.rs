@@ -1,0 +1,170 @@
+//! The bypass guard's over-approximation: a word-level scan for the
+//! catastrophic part of the dangerous table in text no tokenizer vouched
+//! for (input the tokenizer calls malformed or oversized, here-document
+//! bodies and here-strings, code handed to a shell or an interpreter). It
+//! errs toward "catastrophic": quotes and escapes are dropped, every shell
+//! operator splits words, and every word is read as if it could start a
+//! command whose arguments run to the end of the text. One pass from the
+//! end, linear in the text. It never decides an outcome: it only says
+//! whether the guard must hear about the text, and why.
+
+use super::Rules;
+use super::danger::{Danger, program_name, short_cluster_has};
+use super::targets::catastrophic_target;
+
+/// Text longer than this is taken as catastrophic without being read.
+pub const MAX_SCAN_BYTES: usize = 1024 * 1024;
+
+/// What the words after a position hold, for the program at it.
+#[derive(Debug, Clone, Default)]
+struct Later {
+    recursive: bool,
+    recursive_upper: bool,
+    /// The nearest word naming a catastrophic place.
+    target: Option<String>,
+    /// The nearest such word that is not relative (`.`, `*`): for modes
+    /// and owners, and for where `find` starts.
+    wide_target: Option<String>,
+    no_preserve_root: bool,
+    dd_device: bool,
+    device: bool,
+    push: bool,
+    force: bool,
+    deletes: bool,
+}
+
+impl Later {
+    fn add(&mut self, word: &str, rules: &Rules) {
+        let lower = word.to_ascii_lowercase();
+        let windows_s =
+            word.starts_with('/') && word[1..].split('/').any(|f| f.eq_ignore_ascii_case("s"));
+        let recurse_ps = lower.len() >= 3 && "-recurse".starts_with(lower.as_str());
+        self.recursive |= short_cluster_has(word, 'r')
+            || short_cluster_has(word, 'R')
+            || word == "--recursive"
+            || recurse_ps
+            || windows_s;
+        self.recursive_upper |= short_cluster_has(word, 'R') || word == "--recursive";
+        // `/s` may be a Windows option or a directory: it counts as a place.
+        if !word.starts_with('-') && catastrophic_target(word, rules) {
+            self.target = Some(word.to_string());
+            if !word.starts_with('.') && !word.starts_with('*') {
+                self.wide_target = Some(word.to_string());
+            }
+        }
+        self.no_preserve_root |= word == "--no-preserve-root";
+        let device = |path: &str| path.starts_with("/dev/") && !harmless_device(path);
+        self.dd_device |= word.strip_prefix("of=").is_some_and(device);
+        self.device |= device(word);
+        self.push |= word == "push";
+        self.force |= word == "--force"
+            || word.starts_with("--force-with-lease")
+            || word == "--mirror"
+            || short_cluster_has(word, 'f')
+            || (word.len() > 1 && word.starts_with('+'));
+        self.deletes |= matches!(word, "-delete" | "-exec" | "-execdir" | "-ok" | "-okdir");
+    }
+}
+
+fn harmless_device(path: &str) -> bool {
+    matches!(
+        path,
+        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/zero"
+    ) || path.starts_with("/dev/fd/")
+}
+
+/// Splits `text` into words the crude way: whitespace, control characters
+/// and the operators `; | & ( ) < >` and backtick end a word; quotes and
+/// backslashes vanish (with a `$` right before a quote).
+pub fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    for c in text.chars() {
+        if c.is_whitespace() || c.is_control() || ";|&()<>`".contains(c) {
+            if !word.is_empty() {
+                out.push(std::mem::take(&mut word));
+            }
+        } else if c == '\'' || c == '"' || c == '\\' {
+            if c != '\\' && word.ends_with('$') {
+                word.pop();
+            }
+        } else {
+            word.push(c);
+        }
+    }
+    if !word.is_empty() {
+        out.push(word);
+    }
+    out
+}
+
+/// The crude scan of `text`.
+pub fn scan_text(text: &str, rules: &Rules) -> Option<Danger> {
+    if text.len() > MAX_SCAN_BYTES {
+        return Some(Danger {
+            catastrophic: true,
+            reason: format!(
+                "{} bytes are too many to read for a catastrophic command (at most {MAX_SCAN_BYTES})",
+                text.len()
+            ),
+        });
+    }
+    scan_words(&words(text), rules)
+}
+
+/// Every word read as a program whose arguments are all the words after
+/// it: the first catastrophic call found, reading from the start.
+pub fn scan_words(words: &[String], rules: &Rules) -> Option<Danger> {
+    let mut later = Later::default();
+    let mut found = None;
+    for word in words.iter().rev() {
+        if let Some(reason) = catastrophic_call(&program_name(word), &later) {
+            found = Some(reason);
+        }
+        later.add(word, rules);
+    }
+    found.map(|reason| Danger {
+        catastrophic: true,
+        reason,
+    })
+}
+
+fn catastrophic_call(name: &str, later: &Later) -> Option<String> {
+    match name {
+        "rm" | "rmdir" | "remove-item" | "ri" | "del" | "erase" | "rd" => {
+            if later.no_preserve_root {
+                Some(format!("{name} --no-preserve-root removes /"))
+            } else if later.recursive {
+                later
+                    .target
+                    .as_ref()
+                    .map(|t| format!("{name} removes {t} recursively"))
+            } else {
+                None
+            }
+        }
+        "dd" if later.dd_device => Some("dd writes onto a device".into()),
+        "chmod" | "chown" | "chgrp" if later.recursive_upper => later
+            .wide_target
+            .as_ref()
+            .map(|t| format!("{name} -R changes {t}")),
+        "git" if later.push && later.force => {
+            Some("git push --force may rewrite a remote's default branch".into())
+        }
+        "find" if later.deletes => later
+            .wide_target
+            .as_ref()
+            .map(|t| format!("find removes or runs a command on everything under {t}")),
+        "wipefs" | "shred" | "blkdiscard" | "fdisk" | "sfdisk" | "cfdisk" | "sgdisk" | "parted"
+        | "mkswap"
+            if later.device =>
+        {
+            Some(format!("{name} writes onto a device"))
+        }
+        "format" | "format-volume" | "clear-disk" | "initialize-disk" => {
+            Some(format!("{name} formats a disk"))
+        }
+        n if n.starts_with("mkfs") => Some("mkfs makes a file system".into()),
+        _ => None,
+    }
+}
