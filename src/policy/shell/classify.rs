@@ -8,83 +8,11 @@ use super::codes::*;
 use super::crude;
 use super::danger::{self, Danger};
 use super::eligible::eligible;
+use super::read::{Read, read};
 use super::{
     Dialect, Evidence, FileEvidence, MAX_INPUT_BYTES, Rules, SHELL_NAMES, Shell, Trusted, Verdict,
-    lex, other, readonly,
+    readonly,
 };
-
-/// A command read into words, for whichever shell.
-pub(super) struct Read {
-    /// Words of each command found (outer and nested), after quote removal.
-    pub(super) commands: Vec<Vec<String>>,
-    /// Redirection targets written to, for the protected-path rule.
-    pub(super) written: Vec<String>,
-    pub(super) malformed: Option<&'static str>,
-    /// The words of the one simple literal command, or why it is not one.
-    pub(super) simple: Result<Vec<String>, &'static str>,
-    /// Text a shell may run as code that the tokenizer did not read as
-    /// commands: here-documents, here-strings, and, when a shell or an
-    /// interpreter is among the words, each command's words. Only the
-    /// bypass guard's crude scan reads it.
-    pub(super) code: Vec<String>,
-}
-
-fn read(shell: Shell, command: &str) -> Read {
-    match shell.dialect() {
-        Dialect::Posix => {
-            let lexed = lex::lex(command);
-            let simple = match (&lexed.complex, lexed.commands.as_slice()) {
-                (Some(why), _) => Err(*why),
-                (None, [one]) if one.redirects.is_empty() => {
-                    if one.words.iter().all(|w| w.literal) {
-                        Ok(one.words.iter().map(|w| w.text.clone()).collect())
-                    } else {
-                        Err("a word that is not plainly literal")
-                    }
-                }
-                (None, [_]) => Err("a redirection"),
-                (None, _) => Err("more than one command"),
-            };
-            let runner = lexed
-                .commands
-                .iter()
-                .flat_map(|c| &c.words)
-                .any(|w| danger::runs_code(&danger::program_name(&w.text)));
-            let mut code = lexed.bodies.clone();
-            for command in &lexed.commands {
-                code.extend(
-                    command
-                        .redirects
-                        .iter()
-                        .filter(|r| r.op == "<<<")
-                        .map(|r| r.target.text.clone()),
-                );
-                if runner {
-                    let words: Vec<&str> = command.words.iter().map(|w| w.text.as_str()).collect();
-                    code.push(words.join(" "));
-                }
-            }
-            Read {
-                code,
-                written: lexed
-                    .commands
-                    .iter()
-                    .flat_map(|c| &c.redirects)
-                    .filter(|r| r.op.contains('>'))
-                    .map(|r| r.target.text.clone())
-                    .collect(),
-                commands: lexed
-                    .commands
-                    .into_iter()
-                    .map(|c| c.words.into_iter().map(|w| w.text).collect())
-                    .collect(),
-                malformed: lexed.malformed,
-                simple,
-            }
-        }
-        dialect => other::read(dialect, command),
-    }
-}
 
 /// The absolute path at the start of `command` when it is a trusted
 /// executable: the one file whose evidence the caller must take.
@@ -170,9 +98,13 @@ pub fn classify(shell: &str, command: &str, rules: &Rules, evidence: Option<&Evi
             rules,
         );
     }
-    // 4. Dangerous anywhere; the catastrophic part also in text a shell
-    // may run as code.
-    if let Some(danger) = find_danger(shell, &read, rules) {
+    with_guard(classify_read(shell, &read, rules, evidence), &read, rules)
+}
+
+/// Levels 4 to 7 for input the tokenizer read.
+fn classify_read(shell: Shell, read: &Read, rules: &Rules, evidence: Option<&Evidence>) -> Verdict {
+    // 4. Dangerous anywhere.
+    if let Some(danger) = find_danger(shell, read, rules) {
         let code = if danger.catastrophic {
             CATASTROPHIC
         } else {
@@ -191,7 +123,7 @@ pub fn classify(shell: &str, command: &str, rules: &Rules, evidence: Option<&Evi
         return v.with_executable(Some(&trusted.path));
     }
     // 6. Syntax.
-    let words = match read.simple {
+    let words = match &read.simple {
         Ok(words) => words,
         Err(why) => {
             return Verdict::code(
@@ -260,6 +192,35 @@ pub fn classify(shell: &str, command: &str, rules: &Rules, evidence: Option<&Evi
     Verdict::code(AMBIGUOUS, why).with_executable(trusted.map(|t| t.path.as_str()))
 }
 
+/// The bypass guard errs toward hearing of a catastrophic command: when
+/// the precise scan found none, a crude one reads each command's words
+/// (every word a possible program) and the text a shell may run as code.
+/// What it finds marks the verdict for the guard and is added to its
+/// reason; the outcome and the code stay the precise ones, so a read-only
+/// `grep rm -r .` still runs in auto mode.
+fn with_guard(mut verdict: Verdict, read: &Read, rules: &Rules) -> Verdict {
+    if verdict.catastrophic {
+        return verdict;
+    }
+    let found = read
+        .code
+        .iter()
+        .find_map(|text| crude::scan_text(text, rules))
+        .or_else(|| {
+            read.commands
+                .iter()
+                .find_map(|words| crude::scan_command(words, rules))
+        });
+    if let Some(danger) = found {
+        verdict.catastrophic = true;
+        verdict.reason = format!(
+            "{}; read crudely, it may hold a catastrophic command: {}",
+            verdict.reason, danger.reason
+        );
+    }
+    verdict
+}
+
 /// A verdict of level 3 for `command`, with what the crude scan finds in it
 /// for the bypass guard.
 fn unreadable(code: &'static str, reason: String, command: &str, rules: &Rules) -> Verdict {
@@ -297,17 +258,11 @@ fn find_danger(shell: Shell, read: &Read, rules: &Rules) -> Option<Danger> {
     for words in &read.commands {
         danger::scan_words(words, shell.dialect(), rules, &mut found);
     }
-    if let Some(catastrophic) = found.iter().find(|d| d.catastrophic) {
-        return Some(catastrophic.clone());
-    }
-    if let Some(crude) = read
-        .code
+    found
         .iter()
-        .find_map(|text| crude::scan_text(text, rules))
-    {
-        return Some(crude);
-    }
-    found.first().cloned()
+        .find(|d| d.catastrophic)
+        .or_else(|| found.first())
+        .cloned()
 }
 
 fn identity(trusted: &Trusted, evidence: Option<&Evidence>) -> Option<Verdict> {

@@ -112,13 +112,26 @@ pub fn scan_text(text: &str, rules: &Rules) -> Option<Danger> {
     scan_words(&words(text), rules)
 }
 
+/// One command's words as the tokenizer read them (quotes removed), every
+/// word a possible program. A program that is catastrophic whatever its
+/// arguments (`mkfs`, `format`) counts only where the precise scan looks
+/// for it, so `grep -rn format src` stays quiet.
+pub fn scan_command(words: &[String], rules: &Rules) -> Option<Danger> {
+    scan(words, rules, false)
+}
+
 /// Every word read as a program whose arguments are all the words after
 /// it: the first catastrophic call found, reading from the start.
 pub fn scan_words(words: &[String], rules: &Rules) -> Option<Danger> {
+    scan(words, rules, true)
+}
+
+fn scan(words: &[String], rules: &Rules, unconditional: bool) -> Option<Danger> {
     let mut later = Later::default();
     let mut found = None;
     for word in words.iter().rev() {
-        if let Some(reason) = catastrophic_call(&program_name(word), &later) {
+        let name = program_name(word);
+        if let Some(reason) = catastrophic_call(&name, &later, unconditional) {
             found = Some(reason);
         }
         later.add(word, rules);
@@ -129,7 +142,7 @@ pub fn scan_words(words: &[String], rules: &Rules) -> Option<Danger> {
     })
 }
 
-fn catastrophic_call(name: &str, later: &Later) -> Option<String> {
+fn catastrophic_call(name: &str, later: &Later, unconditional: bool) -> Option<String> {
     match name {
         "rm" | "rmdir" | "remove-item" | "ri" | "del" | "erase" | "rd" => {
             if later.no_preserve_root {
@@ -161,10 +174,10 @@ fn catastrophic_call(name: &str, later: &Later) -> Option<String> {
         {
             Some(format!("{name} writes onto a device"))
         }
-        "format" | "format-volume" | "clear-disk" | "initialize-disk" => {
+        "format" | "format-volume" | "clear-disk" | "initialize-disk" if unconditional => {
             Some(format!("{name} formats a disk"))
         }
-        n if n.starts_with("mkfs") => Some("mkfs makes a file system".into()),
+        n if unconditional && n.starts_with("mkfs") => Some("mkfs makes a file system".into()),
         _ => None,
     }
 }

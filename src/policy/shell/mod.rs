@@ -12,6 +12,7 @@ pub mod danger;
 mod eligible;
 mod lex;
 mod other;
+mod read;
 pub mod readonly;
 mod rules;
 mod targets;

@@ -4,7 +4,7 @@
 //! and reads each piece's words with their quotes and escapes removed.
 
 use super::Dialect;
-use super::classify::Read;
+use super::read::Read;
 
 /// Characters a plain word may hold in these shells.
 fn plain(c: char) -> bool {

@@ -73,19 +73,33 @@ fn wrappings_the_tokenizer_reads_are_catastrophic() {
         ("function f { rm -rf ~; }; f", CATASTROPHIC),
         ("function f() ( rm -rf ~ ); f", CATASTROPHIC),
         ("case x in (x) rm -rf ~;; esac", CATASTROPHIC),
-        ("bash <<EOF\nrm -rf ~\nEOF", CATASTROPHIC),
-        ("cat <<'EOF' | sh\nrm -rf ~\nEOF", CATASTROPHIC),
-        ("bash -c 'rm -rf ~'", CATASTROPHIC),
-        ("sh -c \"cd / && rm -rf *\"", CATASTROPHIC),
-        ("echo 'rm -rf ~' | bash", CATASTROPHIC),
-        ("bash <<< 'rm -rf ~'", CATASTROPHIC),
-        ("su -c 'rm -rf /'", CATASTROPHIC),
-        ("xargs -I{} sh -c 'rm -rf ~'", CATASTROPHIC),
-        (
-            "python3 -c \"import os; os.system('rm -rf ~')\"",
-            CATASTROPHIC,
-        ),
     ]);
+}
+
+/// Code a shell runs that the tokenizer never read as commands: the crude
+/// scan marks it for the guard; the precise code stays (a shell given code
+/// is dangerous anyway).
+#[test]
+fn code_handed_to_a_shell_meets_the_guard() {
+    caught(&[
+        ("bash <<EOF\nrm -rf ~\nEOF", DANGEROUS),
+        ("cat <<'EOF' | sh\nrm -rf ~\nEOF", DANGEROUS),
+        ("bash -c 'rm -rf ~'", DANGEROUS),
+        ("sh -c \"cd / && rm -rf *\"", DANGEROUS),
+        ("echo 'rm -rf ~' | bash", DANGEROUS),
+        ("bash <<< 'rm -rf ~'", DANGEROUS),
+        ("su -c 'rm -rf /'", DANGEROUS),
+        ("xargs -I{} sh -c 'rm -rf ~'", DANGEROUS),
+        ("python3 -c \"import os; os.system('rm -rf ~')\"", DANGEROUS),
+        ("cat > x.sh <<EOF\nrm -rf ~\nEOF", AMBIGUOUS),
+    ]);
+    // A word the tokenizer read as an argument may still be a program
+    // (`git rm -rf ~ push -f origin main` is not a push, but the guard
+    // errs): the guard hears, the code stays precise, and a read-only
+    // command keeps its allowance in auto mode.
+    let v = check("bash", "/usr/bin/grep rm -r .");
+    assert_eq!(v.outcome, Outcome::AllowFinal);
+    assert!(v.catastrophic, "{}", v.reason);
 }
 
 #[test]
@@ -134,6 +148,8 @@ fn ordinary_commands_stay_out_of_the_subset() {
         "cat > clean.sh <<EOF\nrm -rf build\nEOF",
         "bash -c 'rm -rf build'",
         "wipefs --help",
+        "/usr/bin/grep -rn format src",
+        "/usr/bin/grep -rn mkfs src",
     ] {
         let v = check("bash", command);
         assert!(!v.catastrophic, "{command:?}: {}", v.reason);
