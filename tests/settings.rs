@@ -840,7 +840,7 @@ fn keys_in(table: &toml::Table) -> std::collections::BTreeSet<String> {
         match value {
             toml::Value::Table(table) => {
                 for (k, v) in table {
-                    let k = if prefix == "mcp.servers" {
+                    let k = if prefix == "mcp.servers" || prefix == "agents" {
                         "NAME"
                     } else {
                         k.as_str()

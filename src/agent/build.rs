@@ -203,6 +203,7 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
         context_window: settings.model.context_window,
         events: events_tx,
         audit: Some(Audit::open(&home.audit_log())?),
+        agents: settings.agents.clone(),
     };
     let store = SessionStore::new(home.sessions_dir());
     let agent = Agent::start(

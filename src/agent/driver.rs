@@ -42,6 +42,8 @@ pub struct Runtime {
     pub events: mpsc::UnboundedSender<AgentEvent>,
     /// Where every decision is recorded, when mino's home has one.
     pub audit: Option<Audit>,
+    /// The agents this one can ask (`[agents.NAME]`).
+    pub agents: std::collections::BTreeMap<String, crate::config::AskedAgent>,
 }
 
 impl Runtime {

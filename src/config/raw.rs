@@ -22,6 +22,7 @@ pub struct RawFile {
     pub shell_gate: Option<RawShellGate>,
     pub hooks: Option<RawHooks>,
     pub mcp: Option<RawMcp>,
+    pub agents: Option<BTreeMap<String, RawAgent>>,
 }
 
 /// `[model]`.
@@ -115,4 +116,12 @@ pub struct RawMcpServer {
     pub args: Option<Vec<String>>,
     pub env: Option<BTreeMap<String, String>>,
     pub trust: Option<String>,
+}
+
+/// `[agents.NAME]`: another agent this one can ask (`/ask-NAME`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAgent {
+    pub config: Option<String>,
+    pub yolo: Option<bool>,
 }

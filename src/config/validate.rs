@@ -10,10 +10,12 @@ use std::time::Duration;
 use serde_json::Value as Json;
 
 use super::error::{ConfigError, KeyPath};
-use super::raw::{RawFile, RawHooks, RawLimits, RawMcp, RawModel, RawShellGate, RawTools};
+use super::raw::{
+    RawAgent, RawFile, RawHooks, RawLimits, RawMcp, RawModel, RawShellGate, RawTools,
+};
 use super::settings::{
-    JudgeSettings, Limits, McpServer, ModelSettings, PROVIDER_NAMES, ProviderKind, Settings,
-    ShellGateSettings, TrustedExecutable,
+    AskedAgent, JudgeSettings, Limits, McpServer, ModelSettings, PROVIDER_NAMES, ProviderKind,
+    Settings, ShellGateSettings, TrustedExecutable,
 };
 use super::source::SourceFile;
 use crate::policy::{MODE_NAMES, Mode, ProtectedPaths};
@@ -24,7 +26,7 @@ const ENV_NAME_ACCEPTED: &str =
     "an environment variable name: letters, digits and _, not starting with a digit";
 const PATTERN_ACCEPTED: &str = "a glob: NAME for a file name, DIR/ for a directory anywhere, or a/b for a project-relative path";
 const ABSOLUTE_ACCEPTED: &str = "an absolute path without . or .. components, such as /usr/bin/git";
-const SERVER_NAME_ACCEPTED: &str = "a server name of 1 to 64 letters, digits, - and _";
+const SERVER_NAME_ACCEPTED: &str = "a name of 1 to 64 letters, digits, - and _";
 
 /// Applies the user's file to `settings` (which hold the defaults).
 pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), ConfigError> {
@@ -52,6 +54,9 @@ pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), Confi
     }
     if let Some(hooks) = &raw.hooks {
         settings.pre_tool_call = hook(src, hooks)?;
+    }
+    if let Some(agents) = &raw.agents {
+        settings.agents = asked_agents(src, agents)?;
     }
     if let Some(mcp) = &raw.mcp {
         settings.mcp_servers = mcp_servers(src, mcp)?;
@@ -472,6 +477,42 @@ fn mcp_servers(src: &SourceFile, raw: &RawMcp) -> Result<BTreeMap<String, McpSer
     Ok(servers)
 }
 
+fn asked_agents(
+    src: &SourceFile,
+    raw: &BTreeMap<String, RawAgent>,
+) -> Result<BTreeMap<String, AskedAgent>, ConfigError> {
+    let mut agents = BTreeMap::new();
+    for (name, entry) in raw {
+        let key = KeyPath::of(&["agents", name]);
+        check_server_name(src, &key, name)?;
+        let config = match entry.config.as_deref().map(str::trim) {
+            Some(path) if !path.is_empty() => PathBuf::from(path),
+            Some(_) | None => {
+                return Err(src.invalid(
+                    key.key("config"),
+                    "missing or empty",
+                    "the path of that agent's own settings file (relative to this file's directory)",
+                ));
+            }
+        };
+        let config = if config.is_absolute() {
+            config
+        } else {
+            src.path
+                .parent()
+                .map_or(config.clone(), |dir| dir.join(&config))
+        };
+        agents.insert(
+            name.clone(),
+            AskedAgent {
+                config,
+                yolo: entry.yolo,
+            },
+        );
+    }
+    Ok(agents)
+}
+
 pub fn check_server_name(src: &SourceFile, key: &KeyPath, name: &str) -> Result<(), ConfigError> {
     let ok = (1..=64).contains(&name.len())
         && name
@@ -482,7 +523,7 @@ pub fn check_server_name(src: &SourceFile, key: &KeyPath, name: &str) -> Result<
     } else {
         Err(src.invalid(
             key.clone(),
-            format!("{name:?} is not a server name"),
+            format!("{name:?} is not a name"),
             SERVER_NAME_ACCEPTED,
         ))
     }

@@ -49,14 +49,14 @@ pub struct ToolSpec {
 }
 
 /// One field a confirmation shows and a record line repeats.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Field {
     pub label: String,
     pub value: String,
     pub kind: FieldKind,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FieldKind {
     /// Shown as `Label: "value"`.
