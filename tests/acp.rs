@@ -399,3 +399,57 @@ async fn a_saved_session_loads_with_its_conversation() {
     assert_eq!(said, ["hello"]);
     assert_eq!(second.agent_text(), "hello back");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_question_carries_its_location_and_its_diff() {
+    let world = World::acp(vec![
+        tool(
+            "edit_file",
+            json!({"path": "notes.md", "old_string": "# Relase notes", "new_string": "# Release notes"}),
+        ),
+        text("fixed"),
+    ])
+    .await;
+    let run = world
+        .client(
+            json!([world.new_session(), {"prompt": "fix the title", "answers": ["allow_once"]}]),
+            json!({}),
+        )
+        .await;
+    let asked = run.permissions();
+    assert_eq!(asked.len(), 1, "{:#?}", run.log);
+    let call = &asked[0]["toolCall"];
+    let notes = world.project.path().join("notes.md");
+    assert_eq!(
+        call["locations"][0]["path"],
+        notes.to_str().unwrap(),
+        "{call}"
+    );
+    assert_eq!(call["locations"][0]["line"], 1, "{call}");
+    let diff = call["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "diff")
+        .unwrap_or_else(|| panic!("no diff content: {call}"));
+    assert_eq!(diff["path"], notes.to_str().unwrap());
+    assert!(
+        diff["oldText"]
+            .as_str()
+            .unwrap()
+            .starts_with("# Relase notes\n"),
+        "{diff}"
+    );
+    assert!(
+        diff["newText"]
+            .as_str()
+            .unwrap()
+            .starts_with("# Release notes\n"),
+        "{diff}"
+    );
+    assert!(
+        std::fs::read_to_string(&notes)
+            .unwrap()
+            .starts_with("# Release notes")
+    );
+}

@@ -223,7 +223,12 @@ fn ask(cx: &ConnectionTo<Client>, slot: &Slot, request: ConsentRequest) {
             .title(format!("{tool} wants to run"))
             .name(tool.to_string())
             .kind(wire::kind(tool.as_str()))
-            .content(wire::fields_content(&fields))
+            .content(
+                wire::fields_content(&fields)
+                    .into_iter()
+                    .chain(wire::diffs(&slot.project, &fields))
+                    .collect::<Vec<_>>(),
+            )
             .locations(wire::locations(&slot.project, &fields)),
     )
     .meta(meta);
@@ -303,6 +308,7 @@ pub async fn pump(
                 if !lines.is_empty() {
                     content.push(wire::text_content(lines.join("\n")));
                 }
+                content.extend(wire::diffs(&slot.project, &fields));
                 call_update(
                     &cx,
                     &id,

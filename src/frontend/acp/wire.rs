@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, PermissionOption, PermissionOptionId, PermissionOptionKind,
+    ContentBlock, Diff, PermissionOption, PermissionOptionId, PermissionOptionKind,
     RequestPermissionOutcome, SessionMode, SessionModeState, StopReason, ToolCallContent,
     ToolCallLocation, ToolCallStatus, ToolKind,
 };
@@ -150,6 +150,66 @@ pub fn text_content(text: impl Into<String>) -> ToolCallContent {
     ToolCallContent::from(ContentBlock::from(text.into()))
 }
 
+/// An edit's preview as ACP `diff` content, one per hunk of its unified
+/// diff, so an editor draws it as a diff of that file. A hunk that starts
+/// at line 0 of the old side (a new file) has no old text.
+pub fn diffs(project: &Path, fields: &[Field]) -> Vec<ToolCallContent> {
+    let Some(path) = fields
+        .iter()
+        .find(|f| f.kind == FieldKind::Text && f.label == "Path")
+        .map(|f| project.join(&f.value))
+    else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for field in fields.iter().filter(|f| f.kind == FieldKind::Diff) {
+        for hunk in hunks(&field.value) {
+            let diff = Diff::new(path.clone(), hunk.new).old_text(hunk.old);
+            out.push(ToolCallContent::Diff(diff));
+        }
+    }
+    out
+}
+
+/// One hunk's two sides.
+struct Hunk {
+    old: Option<String>,
+    new: String,
+}
+
+/// The hunks of a unified diff: context lines on both sides, `-` lines on
+/// the old one, `+` lines on the new one.
+fn hunks(unified: &str) -> Vec<Hunk> {
+    let mut out: Vec<Hunk> = Vec::new();
+    for line in unified.lines() {
+        if let Some(header) = line.strip_prefix("@@ ") {
+            let new_file = header.starts_with("-0,0 ");
+            out.push(Hunk {
+                old: if new_file { None } else { Some(String::new()) },
+                new: String::new(),
+            });
+            continue;
+        }
+        let Some(hunk) = out.last_mut() else { continue };
+        let (old, new) = match line.chars().next() {
+            Some(' ') => (true, true),
+            Some('-') => (true, false),
+            Some('+') => (false, true),
+            _ => continue,
+        };
+        let text = &line[1..];
+        if old && let Some(side) = hunk.old.as_mut() {
+            side.push_str(text);
+            side.push('\n');
+        }
+        if new {
+            hunk.new.push_str(text);
+            hunk.new.push('\n');
+        }
+    }
+    out
+}
+
 /// The project files a call's fields name, with the line an edit starts at.
 pub fn locations(project: &Path, fields: &[Field]) -> Vec<ToolCallLocation> {
     let line = fields
@@ -262,6 +322,35 @@ mod tests {
         assert_eq!(locs.len(), 1);
         assert_eq!(locs[0].path, Path::new("/p/src/a.rs"));
         assert_eq!(locs[0].line, Some(12));
+    }
+
+    #[test]
+    fn an_edit_preview_becomes_diff_content_per_hunk() {
+        let fields = vec![
+            Field::text("Path", "notes.md"),
+            Field::diff(
+                "--- a/notes.md\n+++ b/notes.md\n@@ -1,2 +1,2 @@\n-# Relase\n+# Release\n keep\n"
+                    .to_string(),
+            ),
+        ];
+        let content = diffs(Path::new("/p"), &fields);
+        assert_eq!(content.len(), 1);
+        let ToolCallContent::Diff(diff) = &content[0] else {
+            panic!("not a diff: {content:?}")
+        };
+        assert_eq!(diff.path, Path::new("/p/notes.md"));
+        assert_eq!(diff.old_text.as_deref(), Some("# Relase\nkeep\n"));
+        assert_eq!(diff.new_text, "# Release\nkeep\n");
+
+        let created = vec![
+            Field::text("Path", "new.txt"),
+            Field::diff("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n".to_string()),
+        ];
+        let ToolCallContent::Diff(diff) = &diffs(Path::new("/p"), &created)[0] else {
+            panic!("not a diff")
+        };
+        assert_eq!(diff.old_text, None);
+        assert_eq!(diff.new_text, "hello\n");
     }
 
     #[test]
