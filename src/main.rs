@@ -220,13 +220,14 @@ async fn run(mut cli: Cli) -> i32 {
     };
     let env = EnvOverrides::from_process();
     let user_file = cli.settings.clone().unwrap_or_else(|| home.config_file());
-    let settings = match Settings::load_with_user_file(&user_file, &project_dir, &env, &overrides) {
-        Ok(settings) => settings,
-        Err(e) => {
-            eprintln!("mino: {e}");
-            return 2;
-        }
-    };
+    let settings =
+        match Settings::load_with_user_file(&home, &user_file, &project_dir, &env, &overrides) {
+            Ok(settings) => settings,
+            Err(e) => {
+                eprintln!("mino: {e}");
+                return 2;
+            }
+        };
     if let Some(Sub::Acp) = &cli.command {
         // Each editor session loads the settings for its own directory; the
         // ones loaded above only checked that the user's file is valid.

@@ -104,12 +104,13 @@ impl Settings {
         env: &EnvOverrides,
         cli: &CliOverrides,
     ) -> Result<Settings, ConfigError> {
-        Self::load_with_user_file(&home.config_file(), project_dir, env, cli)
+        Self::load_with_user_file(home, &home.config_file(), project_dir, env, cli)
     }
 
     /// As `load`, with `user_file` in place of the home's `config.toml`: an
     /// asked agent runs on its own settings file.
     pub fn load_with_user_file(
+        home: &Home,
         user_file: &Path,
         project_dir: &Path,
         env: &EnvOverrides,

@@ -73,8 +73,9 @@ impl Server {
                 cwd.display()
             )));
         }
-        let settings = Settings::load_with_user_file(&self.user_file, cwd, &self.env, &self.cli)
-            .map_err(|e| invalid(e.to_string()))?;
+        let settings =
+            Settings::load_with_user_file(&self.home, &self.user_file, cwd, &self.env, &self.cli)
+                .map_err(|e| invalid(e.to_string()))?;
         let mut handle = launch(Launch {
             home: &self.home,
             settings: &settings,
