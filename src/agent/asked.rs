@@ -82,10 +82,12 @@ pub enum AskError {
 
 /// What the protocol side hands to the loop that decides.
 enum FromChild {
-    Update(SessionUpdate),
+    Update(Box<SessionUpdate>),
     Permission(
-        RequestPermissionRequest,
-        Responder<RequestPermissionResponse>,
+        Box<(
+            RequestPermissionRequest,
+            Responder<RequestPermissionResponse>,
+        )>,
     ),
 }
 
@@ -317,7 +319,7 @@ impl Asking<'_> {
                 biased;
                 result = &mut prompt => {
                     while let Ok(FromChild::Update(update)) = from_child.try_recv() {
-                        self.update(update, &mut answer);
+                        self.update(*update, &mut answer);
                     }
                     return result.map(|r| (answer, r.stop_reason));
                 }
@@ -328,8 +330,9 @@ impl Asking<'_> {
                 }
                 () = &mut grace => return Ok((answer, StopReason::Cancelled)),
                 message = from_child.recv() => match message {
-                    Some(FromChild::Update(update)) => self.update(update, &mut answer),
-                    Some(FromChild::Permission(request, responder)) => {
+                    Some(FromChild::Update(update)) => self.update(*update, &mut answer),
+                    Some(FromChild::Permission(asked)) => {
+                        let (request, responder) = *asked;
                         let allowed = if cancelled {
                             false
                         } else {
@@ -426,7 +429,7 @@ pub async fn ask(
         .name("mino-asking")
         .on_receive_notification(
             async move |notification: SessionNotification, _cx| {
-                let _ = updates.send(FromChild::Update(notification.update));
+                let _ = updates.send(FromChild::Update(Box::new(notification.update)));
                 Ok(())
             },
             agent_client_protocol::on_receive_notification!(),
@@ -435,7 +438,7 @@ pub async fn ask(
             async move |request: RequestPermissionRequest, responder, _cx| {
                 // Decided by the asking loop; a loop that has ended drops the
                 // responder, which answers with an error (a rejection).
-                let _ = tx.send(FromChild::Permission(request, responder));
+                let _ = tx.send(FromChild::Permission(Box::new((request, responder))));
                 Ok(())
             },
             agent_client_protocol::on_receive_request!(),

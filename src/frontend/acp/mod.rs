@@ -206,10 +206,7 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
                         Ok(slot) => slot,
                         Err(e) => return responder.respond_with_error(e),
                     };
-                    match slot.prompt(wire::prompt_text(&request.prompt), responder) {
-                        Ok(()) => Ok(()),
-                        Err((e, responder)) => responder.respond_with_error(invalid(e.to_string())),
-                    }
+                    slot.prompt(wire::prompt_text(&request.prompt), responder)
                 }
             },
             agent_client_protocol::on_receive_request!(),

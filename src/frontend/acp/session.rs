@@ -75,18 +75,26 @@ impl Slot {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Starts a turn; `responder` answers when it ends.
+    /// Starts a turn; `responder` answers when it ends (or at once with
+    /// the reason it cannot start).
     pub fn prompt(
         &self,
         text: String,
         responder: Responder<PromptResponse>,
-    ) -> Result<(), (PromptError, Responder<PromptResponse>)> {
+    ) -> Result<(), agent_client_protocol::Error> {
         let mut state = self.state();
-        if state.prompt.is_some() {
-            return Err((PromptError::Busy(self.id.clone()), responder));
-        }
-        if self.inputs.send(Input::Prompt(text)).is_err() {
-            return Err((PromptError::Stopped(self.id.clone()), responder));
+        let refused = if state.prompt.is_some() {
+            Some(PromptError::Busy(self.id.clone()))
+        } else if self.inputs.send(Input::Prompt(text)).is_err() {
+            Some(PromptError::Stopped(self.id.clone()))
+        } else {
+            None
+        };
+        if let Some(refused) = refused {
+            drop(state);
+            return responder.respond_with_error(
+                agent_client_protocol::Error::invalid_params().data(refused.to_string()),
+            );
         }
         state.error = None;
         state.prompt = Some(responder);
