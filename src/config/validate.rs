@@ -26,7 +26,7 @@ const ENV_NAME_ACCEPTED: &str =
     "an environment variable name: letters, digits and _, not starting with a digit";
 const PATTERN_ACCEPTED: &str = "a glob: NAME for a file name, DIR/ for a directory anywhere, or a/b for a project-relative path";
 const ABSOLUTE_ACCEPTED: &str = "an absolute path without . or .. components, such as /usr/bin/git";
-const SERVER_NAME_ACCEPTED: &str = "a name of 1 to 64 letters, digits, - and _";
+const NAME_ACCEPTED: &str = "of 1 to 64 letters, digits, - and _";
 
 /// Applies the user's file to `settings` (which hold the defaults).
 pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), ConfigError> {
@@ -484,7 +484,7 @@ fn asked_agents(
     let mut agents = BTreeMap::new();
     for (name, entry) in raw {
         let key = KeyPath::of(&["agents", name]);
-        check_server_name(src, &key, name)?;
+        check_name(src, &key, name, "an agent name")?;
         let config = match entry.config.as_deref().map(str::trim) {
             Some(path) if !path.is_empty() => PathBuf::from(path),
             Some(_) | None => {
@@ -514,6 +514,12 @@ fn asked_agents(
 }
 
 pub fn check_server_name(src: &SourceFile, key: &KeyPath, name: &str) -> Result<(), ConfigError> {
+    check_name(src, key, name, "a server name")
+}
+
+/// A name used as a table key and in messages: an MCP server's, or an
+/// asked agent's (which also becomes `/ask-NAME` and `NAME/tool`).
+fn check_name(src: &SourceFile, key: &KeyPath, name: &str, what: &str) -> Result<(), ConfigError> {
     let ok = (1..=64).contains(&name.len())
         && name
             .chars()
@@ -523,8 +529,8 @@ pub fn check_server_name(src: &SourceFile, key: &KeyPath, name: &str) -> Result<
     } else {
         Err(src.invalid(
             key.clone(),
-            format!("{name:?} is not a name"),
-            SERVER_NAME_ACCEPTED,
+            format!("{name:?} is not {what}"),
+            format!("{what} {NAME_ACCEPTED}"),
         ))
     }
 }
