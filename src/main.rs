@@ -296,6 +296,7 @@ async fn run(mut cli: Cli) -> i32 {
         project_dir: &project_dir,
         can_ask,
         resume: cli.resume.as_deref(),
+        editor: None,
     }) {
         Ok(handle) => handle,
         Err(e) => {

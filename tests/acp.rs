@@ -453,3 +453,161 @@ async fn an_edit_question_carries_its_location_and_its_diff() {
             .starts_with("# Release notes")
     );
 }
+
+/// The client's capabilities of an editor that serves its files.
+fn editor_files(buffers: Value) -> Value {
+    json!({
+        "capabilities": {"fs": {"readTextFile": true, "writeTextFile": true}},
+        "files": buffers,
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_editor_that_serves_files_is_read_after_the_decision_and_its_unsaved_buffer_is_seen() {
+    let world = World::acp(vec![
+        tool("read_file", json!({"path": "notes.md"})),
+        tool("read_file", json!({"path": ".env"})),
+        tool("read_file", json!({"path": "missing.md"})),
+        text("read"),
+    ])
+    .await;
+    let notes = world
+        .project
+        .path()
+        .canonicalize()
+        .unwrap()
+        .join("notes.md");
+    let run = world
+        .client(
+            json!([world.new_session(), {"prompt": "read the notes"}]),
+            editor_files(json!({ notes.to_str().unwrap(): "an unsaved line in the editor\n" })),
+        )
+        .await;
+    let reads = run.events("read_text_file");
+    assert_eq!(
+        reads.len(),
+        1,
+        "only the file mino itself may read is asked for: {:#?}",
+        run.log
+    );
+    assert_eq!(reads[0]["params"]["path"], notes.to_str().unwrap());
+    let bodies = world.llm.bodies();
+    let after_read = &bodies[1];
+    assert!(
+        after_read.contains("an unsaved line in the editor"),
+        "{after_read}"
+    );
+    assert!(!after_read.contains("Relase notes"), "{after_read}");
+    assert!(!bodies.iter().any(|b| b.contains(SECRET)));
+    assert!(
+        bodies[2].contains(".env is a protected path"),
+        "{}",
+        bodies[2]
+    );
+    assert!(bodies[3].contains("missing.md"), "{}", bodies[3]);
+    assert_eq!(run.stops(), ["end_turn"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_and_edits_go_through_the_editor_after_the_decision_and_protected_ones_never_reach_it()
+ {
+    let world = World::acp(vec![
+        tool("write_file", json!({"path": "new/hello.txt", "content": "hello\n"})),
+        tool(
+            "edit_file",
+            json!({"path": "notes.md", "old_string": "# Relase notes", "new_string": "# Release notes"}),
+        ),
+        tool("write_file", json!({"path": ".env", "content": "STOLEN=1\n"})),
+        tool("write_file", json!({"path": "rejected.txt", "content": "no\n"})),
+        text("done"),
+    ])
+    .await;
+    let root = world.project.path().canonicalize().unwrap();
+    let run = world
+        .client(
+            json!([world.new_session(), {
+                "prompt": "write and edit",
+                "answers": ["allow_once", "allow_once", "reject_once"],
+            }]),
+            editor_files(json!({})),
+        )
+        .await;
+    assert_eq!(run.permissions().len(), 3, "{:#?}", run.log);
+    let writes = run.events("write_text_file");
+    let paths: Vec<&str> = writes
+        .iter()
+        .map(|w| w["params"]["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            root.join("new/hello.txt").to_str().unwrap(),
+            root.join("notes.md").to_str().unwrap(),
+        ],
+        "only decided, allowed writes reach the editor: {:#?}",
+        run.log
+    );
+    assert_eq!(writes[0]["params"]["content"], "hello\n");
+    assert!(
+        writes[1]["params"]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("# Release notes\n")
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("new/hello.txt")).unwrap(),
+        "hello\n"
+    );
+    assert!(
+        std::fs::read_to_string(root.join(".env"))
+            .unwrap()
+            .contains(SECRET)
+    );
+    assert!(!world.exists("rejected.txt"));
+    let bodies = world.llm.bodies();
+    assert!(bodies[1].contains("Created new/hello.txt"), "{}", bodies[1]);
+    assert!(
+        bodies[2].contains("Edited notes.md at line 1"),
+        "{}",
+        bodies[2]
+    );
+    assert!(
+        bodies[3].contains(".env is a protected path"),
+        "{}",
+        bodies[3]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_changed_since_inspection_is_not_written_through_the_editor() {
+    // The editor's read shows a buffer, but the write is bound to what mino
+    // inspected on disk: a change on disk between the question and the
+    // answer refuses the write before the editor is asked.
+    let world = World::acp(vec![
+        tool(
+            "edit_file",
+            json!({"path": "notes.md", "old_string": "# Relase notes", "new_string": "# Release notes"}),
+        ),
+        text("done"),
+    ])
+    .await;
+    let notes = world.project.path().join("notes.md");
+    let run = world
+        .client(
+            json!([world.new_session(), {
+                "prompt": "edit",
+                "answers": ["allow_once"],
+                "beforeAnswer": {"write": notes, "content": "# Relase notes\nchanged meanwhile\n"},
+            }]),
+            editor_files(json!({})),
+        )
+        .await;
+    assert_eq!(run.permissions().len(), 1, "{:#?}", run.log);
+    assert!(run.events("write_text_file").is_empty(), "{:#?}", run.log);
+    assert_eq!(
+        std::fs::read_to_string(&notes).unwrap(),
+        "# Relase notes\nchanged meanwhile\n"
+    );
+    let bodies = world.llm.bodies();
+    assert!(bodies[1].contains("changed"), "{}", bodies[1]);
+}

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::confine::{Expected, digest};
+use super::editor::Editor;
 use super::paths::{locate_with_facts, shown_path};
 use super::text::{looks_binary, noun};
 use super::write_file::{
@@ -114,6 +115,7 @@ impl Tool for EditFile {
             new: args.new_string,
             start_line: args.start_line,
             inspection: None,
+            editor: cx.editor.clone(),
         }))
     }
 }
@@ -137,6 +139,7 @@ struct EditCall {
     new: String,
     start_line: Option<u64>,
     inspection: Option<Inspection>,
+    editor: Editor,
 }
 
 impl PreparedCall for EditCall {
@@ -198,6 +201,7 @@ impl PreparedCall for EditCall {
             project,
             target,
             inspection,
+            editor,
             ..
         } = *self;
         let Some(inspection) = inspection else {
@@ -218,6 +222,7 @@ impl PreparedCall for EditCall {
             inspection.expected,
             cancel,
             done,
+            editor,
         )
     }
 }

@@ -8,6 +8,7 @@ mod bash_output;
 mod blocking;
 pub mod confine;
 pub mod edit_file;
+pub mod editor;
 pub mod fetch_content;
 pub mod fetch_destination;
 pub mod gate;
@@ -171,6 +172,10 @@ pub struct ToolContext {
     /// fetched like any other (by default it is its own call kind, which
     /// asks in every mode).
     pub fetch_private_hosts_allowed: bool,
+    /// The editor driving mino, when its front end has one: file reads see
+    /// its buffers and writes go through it, after mino's own decision and
+    /// confinement (see `editor.rs`).
+    pub editor: editor::Editor,
 }
 
 impl ToolContext {
@@ -187,6 +192,7 @@ impl ToolContext {
             gate: Arc::new(gate::GateSetup::default()),
             bash_guard: None,
             fetch_private_hosts_allowed: false,
+            editor: None,
         }
     }
 }

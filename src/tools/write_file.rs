@@ -15,6 +15,7 @@ use similar::{Algorithm, TextDiff};
 use tokio_util::sync::CancellationToken;
 
 use super::confine::{Expected, FileContents, digest};
+use super::editor::{Editor, EditorWrite, write_through};
 use super::paths::{inside, locate_with_facts, shown_path};
 use super::text::{count_lines, looks_binary, plural};
 use super::{
@@ -114,8 +115,10 @@ pub(crate) fn unified_diff(path: &str, old: Option<&[u8]>, new: &[u8]) -> String
 }
 
 /// Writes `bytes` to the target, bound to `expected`, off the async
-/// threads. A cancelled call writes nothing; a write that started finishes,
-/// so the result never claims an interruption that did not happen.
+/// threads: through the editor when one takes writes (after the confined
+/// check), by mino's own atomic write otherwise. A cancelled call writes
+/// nothing; a write that started finishes, so the result never claims an
+/// interruption that did not happen.
 pub(crate) fn spawn_write(
     project: Arc<Project>,
     target: PathTarget,
@@ -123,6 +126,7 @@ pub(crate) fn spawn_write(
     expected: Expected,
     cancel: CancellationToken,
     done: String,
+    editor: Editor,
 ) -> BoxFuture<ToolOutcome> {
     Box::pin(async move {
         if cancel.is_cancelled() {
@@ -131,10 +135,28 @@ pub(crate) fn spawn_write(
                 shown_path(&target)
             ));
         }
-        let work = tokio::task::spawn_blocking(move || {
-            let relative = inside(&target)?;
-            project.write_atomic(relative, &bytes, expected)
-        });
+        let relative = match inside(&target) {
+            Ok(relative) => relative.to_string(),
+            Err(e) => return ToolOutcome::error(e.to_string()),
+        };
+        match write_through(
+            &editor,
+            Arc::clone(&project),
+            relative.clone(),
+            &bytes,
+            expected,
+        )
+        .await
+        {
+            Ok(EditorWrite::Written { note: None }) => return ToolOutcome::completed(done),
+            Ok(EditorWrite::Written { note: Some(note) }) => {
+                return ToolOutcome::completed(format!("{done} {note}"));
+            }
+            Ok(EditorWrite::NotTaken) => {}
+            Err(e) => return ToolOutcome::error(e.to_string()),
+        }
+        let work =
+            tokio::task::spawn_blocking(move || project.write_atomic(&relative, &bytes, expected));
         match work.await {
             Ok(Ok(())) => ToolOutcome::completed(done),
             Ok(Err(e)) => ToolOutcome::error(e.to_string()),
@@ -199,6 +221,7 @@ impl Tool for WriteFile {
             content: args.content,
             expected: None,
             diff: String::new(),
+            editor: cx.editor.clone(),
         }))
     }
 }
@@ -211,6 +234,7 @@ struct WriteCall {
     /// What the write is bound to; `None` until inspected.
     expected: Option<Expected>,
     diff: String,
+    editor: Editor,
 }
 
 impl PreparedCall for WriteCall {
@@ -272,6 +296,7 @@ impl PreparedCall for WriteCall {
             project,
             target,
             content,
+            editor,
             ..
         } = *self;
         spawn_write(
@@ -281,6 +306,7 @@ impl PreparedCall for WriteCall {
             expected,
             cancel,
             done,
+            editor,
         )
     }
 }

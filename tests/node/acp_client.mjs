@@ -2,9 +2,10 @@
 // through a plan the Rust test gives as JSON in argv[2]:
 //
 //   { "command": [...argv], "env": {...}, "cwd": "...", "rawStdout": "file",
-//     "capabilities": {...clientCapabilities}, "files": {"/abs": "text"},
+//     "capabilities": {...clientCapabilities}, "files": {"/abs": "unsaved buffer text"},
 //     "steps": [ {"new": "/abs/cwd"} | {"load": "ID", "cwd": "/abs"}
-//              | {"prompt": "text", "answers": [...], "cancelAfterMs": n}
+//              | {"prompt": "text", "answers": [...], "cancelAfterMs": n,
+//                 "beforeAnswer": {"write": "/abs", "content": "text"}}
 //              | {"setMode": "bypass"} ] }
 //
 // Each permission request takes the next answer of its prompt: an option
@@ -14,7 +15,7 @@
 // happened is printed as one JSON object on stdout; the agent's raw stdout
 // is saved byte for byte to rawStdout.
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { ClientApp, ndJsonStream } from "@agentclientprotocol/sdk";
 
 const plan = JSON.parse(process.argv[2]);
@@ -56,6 +57,7 @@ const writable = new WritableStream({
 });
 
 let answers = [];
+let beforeAnswer = null;
 let sessionId = null;
 let agentRef = null;
 let closeNow = null;
@@ -67,6 +69,11 @@ const app = new ClientApp({ name: "mino-test-client" })
   })
   .onRequest("session/request_permission", async ({ params }) => {
     const answer = answers.shift() ?? "reject_once";
+    if (beforeAnswer) {
+      // Something else changes a file while the question is open.
+      writeFileSync(beforeAnswer.write, beforeAnswer.content);
+      beforeAnswer = null;
+    }
     log.push({ event: "permission", toolCall: params.toolCall, options: params.options, answer });
     if (answer === "close") {
       closed = true;
@@ -86,12 +93,15 @@ const app = new ClientApp({ name: "mino-test-client" })
   })
   .onRequest("fs/read_text_file", async ({ params }) => {
     log.push({ event: "read_text_file", params });
-    const text = (plan.files ?? {})[params.path];
-    if (text === undefined) throw new Error(`no such buffer ${params.path}`);
+    // An open buffer (saved or not) wins; otherwise the file on disk, as an
+    // editor reads it.
+    const text = (plan.files ?? {})[params.path] ?? readFileSync(params.path, "utf8");
     return { content: text };
   })
   .onRequest("fs/write_text_file", async ({ params }) => {
+    // As an editor does: the buffer takes the text and is saved.
     log.push({ event: "write_text_file", params });
+    writeFileSync(params.path, params.content);
     return {};
   });
 
@@ -116,6 +126,7 @@ async function run(agent) {
       log.push({ event: "mode_set", modeId: step.setMode });
     } else if (step.prompt !== undefined) {
       answers = [...(step.answers ?? [])];
+      beforeAnswer = step.beforeAnswer ?? null;
       const prompt = agent.request("session/prompt", {
         sessionId,
         prompt: [{ type: "text", text: step.prompt }],

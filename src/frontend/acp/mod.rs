@@ -5,19 +5,21 @@
 //! but protocol messages is ever written to stdout (logs go to the log
 //! file), and this front end never decides a call.
 
+mod files;
 mod session;
 pub mod wire;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
-    LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptRequest,
-    SetSessionModeRequest, SetSessionModeResponse,
+    AgentCapabilities, CancelNotification, FileSystemCapabilities, Implementation,
+    InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
+    NewSessionRequest, NewSessionResponse, PromptRequest, SetSessionModeRequest,
+    SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, ByteStreams, Client};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
@@ -38,6 +40,8 @@ struct Server {
     env: EnvOverrides,
     cli: CliOverrides,
     sessions: Mutex<HashMap<String, Arc<Slot>>>,
+    /// What the client said at `initialize` about serving its files.
+    fs: Mutex<FileSystemCapabilities>,
 }
 
 fn invalid(message: impl Into<String>) -> agent_client_protocol::Error {
@@ -76,12 +80,21 @@ impl Server {
         let settings =
             Settings::load_with_user_file(&self.home, &self.user_file, cwd, &self.env, &self.cli)
                 .map_err(|e| invalid(e.to_string()))?;
+        let fs = self
+            .fs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let session_id = Arc::new(OnceLock::new());
+        let editor = files::AcpFiles::offered(cx, &fs, Arc::clone(&session_id))
+            .map(|files| Arc::new(files) as Arc<dyn crate::tools::editor::EditorFiles>);
         let mut handle = launch(Launch {
             home: &self.home,
             settings: &settings,
             project_dir: cwd,
             can_ask: CanAsk::Yes,
             resume,
+            editor,
         })
         .map_err(invalid)?;
         // The agent says its banner (and a resumed session's history) as it
@@ -102,6 +115,7 @@ impl Server {
             return Err(agent_client_protocol::Error::internal_error()
                 .data("the agent started without a session".to_string()));
         };
+        let _ = session_id.set(id.clone());
         session::replay(cx, &id, &history);
         let slot = Arc::new(Slot::new(
             id.clone(),
@@ -147,6 +161,7 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
         env,
         cli,
         sessions: Mutex::new(HashMap::new()),
+        fs: Mutex::new(FileSystemCapabilities::default()),
     });
     let transport = ByteStreams::new(
         tokio::io::stdout().compat_write(),
@@ -156,13 +171,18 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
         .v1()
         .name("mino")
         .on_receive_request(
-            async move |request: InitializeRequest, responder, _cx| {
-                let version = request.protocol_version.min(ProtocolVersion::V1);
-                responder.respond(
-                    InitializeResponse::new(version)
-                        .agent_capabilities(AgentCapabilities::new().load_session(true))
-                        .agent_info(Implementation::new("mino", env!("CARGO_PKG_VERSION"))),
-                )
+            {
+                let server = server.clone();
+                async move |request: InitializeRequest, responder, _cx| {
+                    *server.fs.lock().unwrap_or_else(PoisonError::into_inner) =
+                        request.client_capabilities.fs.clone();
+                    let version = request.protocol_version.min(ProtocolVersion::V1);
+                    responder.respond(
+                        InitializeResponse::new(version)
+                            .agent_capabilities(AgentCapabilities::new().load_session(true))
+                            .agent_info(Implementation::new("mino", env!("CARGO_PKG_VERSION"))),
+                    )
+                }
             },
             agent_client_protocol::on_receive_request!(),
         )
