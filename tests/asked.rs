@@ -187,6 +187,41 @@ async fn an_asker_in_bypass_allows_jans_calls_at_once() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bypass_guard_holds_for_jans_commands_as_for_the_askers_own() {
+    let asking = Asking::new(
+        vec![],
+        vec![
+            bash("rm -rf .git"),
+            bash("rm -rf build"),
+            text("tried both"),
+        ],
+        "",
+    )
+    .await;
+    let git = asking.project.path().join(".git");
+    std::fs::create_dir_all(git.join("refs")).unwrap();
+    std::fs::write(git.join("HEAD"), "ref: refs/heads/main\n").unwrap();
+    std::fs::create_dir_all(asking.project.path().join("build/out")).unwrap();
+    let (status, stdout, stderr) = asking.ask(&["--yolo"], "clean up\n").await;
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(stdout, "tried both\n");
+    assert!(
+        git.join("HEAD").exists(),
+        "the guard let jan remove .git: {stderr}"
+    );
+    assert!(
+        !asking.exists("build"),
+        "an ordinary command still runs: {stderr}"
+    );
+    let bodies = asking.jan.bodies();
+    assert!(
+        bodies[1].contains("The user did not approve"),
+        "{}",
+        bodies[1]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_entry_with_yolo_false_asks_even_when_the_asker_runs_in_bypass() {
     let asking = Asking::new(
         vec![],

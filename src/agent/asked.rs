@@ -28,7 +28,7 @@ use crate::policy::{
 };
 use crate::tools::Field;
 
-use super::driver::Runtime;
+use super::driver::{Runtime, gate};
 use super::events::{AgentEvent, ConsentRequest, DecisionView};
 use super::live::LiveSession;
 
@@ -224,10 +224,28 @@ impl Asking<'_> {
         request: &RequestPermissionRequest,
         interrupt: &mut mpsc::UnboundedReceiver<()>,
     ) -> Result<bool, Interrupted> {
-        let (key, kind, fields) = request_facts(self.name, request);
+        let (key, kind, mut fields) = request_facts(self.name, request);
         let call_id = request.tool_call.tool_call_id.0.to_string();
         let mode = deciding_mode(self.entry, self.session.mode);
-        let facts = CallFacts::new(key.clone(), kind);
+        let mut facts = CallFacts::new(key.clone(), kind);
+        if facts.kind == CallKind::Shell {
+            // The asked agent's command meets the same shell gate and bypass
+            // guard as the asker's own: the exact command line its request
+            // carries. A command that cannot be read is guarded, so bypass
+            // still asks.
+            facts.command = fields
+                .iter()
+                .find(|f| f.label == "Command")
+                .map(|f| f.value.clone());
+            if facts.command.is_none() {
+                facts.guard = Some("the asked agent's command could not be read".into());
+            }
+            match gate(self.rt, &mut facts, mode, interrupt).await {
+                None => return Err(Interrupted),
+                Some(Some(field)) => fields.push(field),
+                Some(None) => {}
+            }
+        }
         let decision = decide(
             &facts,
             mode,

@@ -354,7 +354,7 @@ fn with_gate(mut fields: Vec<Field>, gate: Option<&Field>) -> Vec<Field> {
 /// Sets the facts' verdict (auto mode) and the bypass guard; returns the
 /// line a question or a record shows, or `None` when the call was
 /// interrupted.
-async fn gate(
+pub(super) async fn gate(
     rt: &Runtime,
     facts: &mut CallFacts,
     mode: Mode,
