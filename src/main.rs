@@ -26,6 +26,14 @@ struct Cli {
     /// The project directory (default: the current directory).
     #[arg(long, global = true, value_name = "DIR")]
     cd: Option<PathBuf>,
+    /// Read this settings file instead of the home's config.toml (an asked
+    /// agent runs on its own).
+    #[arg(long, global = true, value_name = "FILE")]
+    settings: Option<PathBuf>,
+    /// Ask the agent NAME of [agents.NAME] the question read from stdin,
+    /// print its answer and exit; nobody can answer questions.
+    #[arg(long, value_name = "NAME", conflicts_with = "prompt")]
+    ask: Option<String>,
     /// Start mode for sessions of this run: manual, accept-edits, auto, bypass.
     #[arg(long, value_name = "MODE")]
     mode: Option<Mode>,
@@ -61,6 +69,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Sub {
+    /// Serve the Agent Client Protocol on stdin and stdout, for editors.
+    Acp,
     /// Inspect the decision.
     Policy {
         #[command(subcommand)]
@@ -208,18 +218,21 @@ async fn run(mut cli: Cli) -> i32 {
             },
         }
     };
-    let settings = match Settings::load(
-        &home,
-        &project_dir,
-        &EnvOverrides::from_process(),
-        &overrides,
-    ) {
-        Ok(settings) => settings,
-        Err(e) => {
-            eprintln!("mino: {e}");
-            return 2;
-        }
-    };
+    let env = EnvOverrides::from_process();
+    let user_file = cli.settings.clone().unwrap_or_else(|| home.config_file());
+    let settings =
+        match Settings::load_with_user_file(&home, &user_file, &project_dir, &env, &overrides) {
+            Ok(settings) => settings,
+            Err(e) => {
+                eprintln!("mino: {e}");
+                return 2;
+            }
+        };
+    if let Some(Sub::Acp) = &cli.command {
+        // Each editor session loads the settings for its own directory; the
+        // ones loaded above only checked that the user's file is valid.
+        return mino::frontend::acp::serve(home, user_file, env, overrides).await;
+    }
     if let Some(Sub::Policy {
         command:
             PolicyCommand::Check {
@@ -252,7 +265,24 @@ async fn run(mut cli: Cli) -> i32 {
     if let Some(Sub::Gate { command }) = &cli.command {
         return run_gate(&settings, &project_dir, command);
     }
-    let interactive = std::io::stdin().is_terminal();
+    let question = match &cli.ask {
+        Some(agent) => {
+            let mut question = String::new();
+            if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut question) {
+                eprintln!("mino: --ask {agent}: the question could not be read from stdin: {e}");
+                return 2;
+            }
+            if question.trim().is_empty() {
+                eprintln!(
+                    "mino: --ask {agent}: no question on stdin; write it there, e.g. echo 'what changed?' | mino --ask {agent}"
+                );
+                return 2;
+            }
+            Some((agent.clone(), question.trim().to_string()))
+        }
+        None => None,
+    };
+    let interactive = std::io::stdin().is_terminal() && question.is_none();
     let full_screen =
         cli.prompt.is_none() && !cli.line && interactive && std::io::stdout().is_terminal();
     let can_ask = if cli.prompt.is_some() || !interactive {
@@ -266,6 +296,7 @@ async fn run(mut cli: Cli) -> i32 {
         project_dir: &project_dir,
         can_ask,
         resume: cli.resume.as_deref(),
+        editor: None,
     }) {
         Ok(handle) => handle,
         Err(e) => {
@@ -274,10 +305,11 @@ async fn run(mut cli: Cli) -> i32 {
         }
     };
     let mcp = handle.mcp.clone();
-    let code = match cli.prompt {
-        Some(prompt) => line::run_once(handle, prompt, cli.output_format).await,
-        None if full_screen => tui::run(handle, &project_dir).await,
-        None => line::run_interactive(handle).await,
+    let code = match (question, cli.prompt) {
+        (Some((agent, question)), _) => line::run_ask(handle, agent, question).await,
+        (None, Some(prompt)) => line::run_once(handle, prompt, cli.output_format).await,
+        (None, None) if full_screen => tui::run(handle, &project_dir).await,
+        (None, None) => line::run_interactive(handle).await,
     };
     // The servers' process groups end with mino.
     if let Some(hub) = mcp {

@@ -162,6 +162,8 @@ pub struct Launch<'a> {
     pub project_dir: &'a Path,
     pub can_ask: CanAsk,
     pub resume: Option<&'a str>,
+    /// The editor driving this agent (ACP), whose buffers file tools use.
+    pub editor: crate::tools::editor::Editor,
 }
 
 /// Builds and starts the agent on its own task.
@@ -172,6 +174,7 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
         project_dir,
         can_ask,
         resume,
+        editor,
     } = launch;
     let project = Project::new(project_dir).map_err(|e| {
         format!(
@@ -181,7 +184,8 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
     })?;
     let user_soul = read_text(&home.soul_file(), SOUL_LIMIT, Links::Follow)
         .map_err(|e| format!("SOUL.md: {e}"))?;
-    let tool_cx = tool_context(settings, project);
+    let mut tool_cx = tool_context(settings, project);
+    tool_cx.editor = editor;
     if settings.tools.bash && tool_cx.bash_guard.is_none() {
         return Err(
             "mino cannot find its own binary (/proc/self/exe), which every bash call runs under; \
@@ -218,6 +222,7 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
         events: events_tx,
         audit: Some(Audit::open(&home.audit_log())?),
         mcp: mcp.clone(),
+        agents: settings.agents.clone(),
     };
     let store = SessionStore::new(home.sessions_dir());
     let agent = Agent::start(

@@ -18,6 +18,11 @@ pub enum Command {
     Mcp,
     Help,
     Quit,
+    /// `/ask-NAME QUESTION`: ask the configured agent NAME.
+    Ask {
+        agent: String,
+        question: String,
+    },
 }
 
 /// The names, for completion and `/help`.
@@ -53,6 +58,8 @@ pub enum CommandError {
     },
     #[error("unknown permission mode {given:?}; accepted: {MODE_NAMES}")]
     UnknownMode { given: String },
+    #[error("{command} needs a question: {command} QUESTION")]
+    NoQuestion { command: String },
 }
 
 /// Whether a line is a command at all (`/` first, not `//`).
@@ -63,6 +70,22 @@ pub fn is_command(line: &str) -> bool {
 
 /// Parses one command line.
 pub fn parse(line: &str) -> Result<Command, CommandError> {
+    let line = line.trim();
+    if let Some(rest) = line.strip_prefix("/ask-") {
+        let (agent, question) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        let question = question.trim();
+        if !agent.is_empty() {
+            if question.is_empty() {
+                return Err(CommandError::NoQuestion {
+                    command: format!("/ask-{agent}"),
+                });
+            }
+            return Ok(Command::Ask {
+                agent: agent.to_string(),
+                question: question.to_string(),
+            });
+        }
+    }
     let mut words = line.split_whitespace();
     let name = words.next().unwrap_or_default();
     let args: Vec<&str> = words.collect();
@@ -152,6 +175,17 @@ mod tests {
         assert!(matches!(
             parse("/frobnicate"),
             Err(CommandError::Unknown(_))
+        ));
+        assert_eq!(
+            parse("/ask-jan  what is in  notes.md? "),
+            Ok(Command::Ask {
+                agent: "jan".into(),
+                question: "what is in  notes.md?".into()
+            })
+        );
+        assert!(matches!(
+            parse("/ask-jan"),
+            Err(CommandError::NoQuestion { .. })
         ));
         assert!(is_command("/mode"));
         assert!(!is_command("//not a command"));

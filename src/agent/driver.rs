@@ -45,6 +45,8 @@ pub struct Runtime {
     pub audit: Option<Audit>,
     /// The MCP servers of this run, for `/mcp`.
     pub mcp: Option<McpHub>,
+    /// The agents this one can ask (`[agents.NAME]`).
+    pub agents: std::collections::BTreeMap<String, crate::config::AskedAgent>,
 }
 
 impl Runtime {
@@ -362,7 +364,7 @@ fn with_gate(mut fields: Vec<Field>, gate: Option<&Field>) -> Vec<Field> {
 /// Sets the facts' verdict (auto mode) and the bypass guard; returns the
 /// line a question or a record shows, or `None` when the call was
 /// interrupted.
-async fn gate(
+pub(super) async fn gate(
     rt: &Runtime,
     facts: &mut CallFacts,
     mode: Mode,

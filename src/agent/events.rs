@@ -151,4 +151,9 @@ pub enum AgentEvent {
     Sessions(Vec<crate::session::SessionSummary>),
     /// `/quit`: the agent has stopped.
     Quit,
+    /// What an asked agent (`/ask-NAME`) did; shown as a nested block.
+    Asked {
+        agent: String,
+        event: super::asked::AskedEvent,
+    },
 }

@@ -3,6 +3,7 @@
 //! (`AgentEvent`) and a consent port (a request carrying a oneshot reply).
 //! It never draws and never reads keys.
 
+pub mod asked;
 pub mod audit;
 pub mod build;
 pub mod commands;

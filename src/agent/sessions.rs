@@ -135,6 +135,20 @@ impl Agent {
                 ),
             },
             Command::Help => self.notice(help_text()),
+            Command::Ask { agent, question } => {
+                if let Err(e) = super::asked::ask(
+                    &self.rt,
+                    &mut self.current,
+                    &mut self.run,
+                    &agent,
+                    question,
+                    interrupt,
+                )
+                .await
+                {
+                    self.rt.emit(AgentEvent::Error(e.to_string()));
+                }
+            }
             Command::Quit => {
                 self.rt.emit(AgentEvent::Quit);
                 return After::Quit;
@@ -317,6 +331,10 @@ pub fn help_text() -> String {
     for (name, what) in COMMANDS {
         out.push_str(&format!("  {name:<10} {what}\n"));
     }
+    out.push_str(&format!(
+        "  {:<10} ask the agent NAME of [agents.NAME]: /ask-NAME QUESTION\n",
+        "/ask-NAME"
+    ));
     out.push_str("Questions: y allow once, a allow this tool for the session, n reject (Enter), v never allow this tool while mino runs.");
     out
 }

@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 
 pub use error::{ConfigError, KeyPath, Segment};
 pub use settings::{
-    DEFAULT_CONTEXT_WINDOW, EnvValue, JudgeSettings, LimitSettings, McpServer, ModelSettings,
-    PROVIDER_NAMES, ProviderKind, Settings, ShellGateSettings, ToolSwitches, TrustedExecutable,
-    UnknownProvider,
+    AskedAgent, DEFAULT_CONTEXT_WINDOW, EnvValue, JudgeSettings, LimitSettings, McpServer,
+    ModelSettings, PROVIDER_NAMES, ProviderKind, Settings, ShellGateSettings, ToolSwitches,
+    TrustedExecutable, UnknownProvider,
 };
 
 use crate::home::Home;
@@ -105,8 +105,20 @@ impl Settings {
         env: &EnvOverrides,
         cli: &CliOverrides,
     ) -> Result<Settings, ConfigError> {
+        Self::load_with_user_file(home, &home.config_file(), project_dir, env, cli)
+    }
+
+    /// As `load`, with `user_file` in place of the home's `config.toml`: an
+    /// asked agent runs on its own settings file.
+    pub fn load_with_user_file(
+        home: &Home,
+        user_file: &Path,
+        project_dir: &Path,
+        env: &EnvOverrides,
+        cli: &CliOverrides,
+    ) -> Result<Settings, ConfigError> {
         let mut settings = Settings::default();
-        let user_file = home.config_file();
+        let user_file = user_file.to_path_buf();
         // The user's own file may be a link (dotfiles); the project's may not.
         let user = SourceFile::read(&user_file, Links::Follow)?;
         if let Some(src) = &user {

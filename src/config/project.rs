@@ -31,6 +31,7 @@ pub fn apply_project(
         ("limits", raw.limits.is_some()),
         ("shell_gate", raw.shell_gate.is_some()),
         ("hooks", raw.hooks.is_some()),
+        ("agents", raw.agents.is_some()),
     ];
     if let Some((key, _)) = refused.iter().find(|(_, present)| *present) {
         return Err(src.loosening(KeyPath::of(&[key]), only_user));

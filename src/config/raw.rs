@@ -22,6 +22,7 @@ pub struct RawFile {
     pub shell_gate: Option<RawShellGate>,
     pub hooks: Option<RawHooks>,
     pub mcp: Option<RawMcp>,
+    pub agents: Option<BTreeMap<String, RawAgent>>,
 }
 
 /// `[model]`.
@@ -119,4 +120,12 @@ pub struct RawMcpServer {
     pub trust: Option<String>,
     pub startup_timeout_secs: Option<i64>,
     pub tool_timeout_secs: Option<i64>,
+}
+
+/// `[agents.NAME]`: another agent this one can ask (`/ask-NAME`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawAgent {
+    pub config: Option<String>,
+    pub yolo: Option<bool>,
 }

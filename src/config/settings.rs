@@ -285,6 +285,17 @@ impl std::fmt::Debug for EnvValue {
     }
 }
 
+/// `[agents.NAME]`: an agent this one can ask. Its calls are decided by this
+/// agent's settings, never by its own file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AskedAgent {
+    /// That agent's own settings file (its model, its tools).
+    pub config: PathBuf,
+    /// When set, decides that agent's calls instead of this agent's mode:
+    /// `true` runs them, `false` asks for each one.
+    pub yolo: Option<bool>,
+}
+
 /// Validated settings, built once before anything uses them.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -299,6 +310,8 @@ pub struct Settings {
     /// The preToolCall hook's argv; the first element is absolute.
     pub pre_tool_call: Option<Vec<String>>,
     pub mcp_servers: BTreeMap<String, McpServer>,
+    /// `[agents.NAME]`, from the user's settings only.
+    pub agents: BTreeMap<String, AskedAgent>,
     /// The settings files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
     /// mino's home directory, when the settings were loaded from one.
@@ -326,6 +339,7 @@ impl Default for Settings {
             shell_gate: ShellGateSettings::default(),
             pre_tool_call: None,
             mcp_servers: BTreeMap::new(),
+            agents: BTreeMap::new(),
             sources: Vec::new(),
             mino_home: None,
             protected: ProtectedPaths::builtin(),

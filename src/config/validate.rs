@@ -3,16 +3,17 @@
 //! checks a command-line value shares with a file's. Never reads a file or
 //! the environment itself.
 
+use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use serde_json::Value as Json;
 
 use super::error::{ConfigError, KeyPath};
-use super::raw::{RawFile, RawHooks, RawLimits, RawModel, RawShellGate, RawTools};
+use super::raw::{RawAgent, RawFile, RawHooks, RawLimits, RawModel, RawShellGate, RawTools};
 use super::settings::{
-    JudgeSettings, LimitSettings, ModelSettings, PROVIDER_NAMES, ProviderKind, Settings,
-    ShellGateSettings, TrustedExecutable,
+    AskedAgent, JudgeSettings, LimitSettings, ModelSettings, PROVIDER_NAMES, ProviderKind,
+    Settings, ShellGateSettings, TrustedExecutable,
 };
 use super::source::SourceFile;
 use crate::policy::{MODE_NAMES, Mode, ProtectedPaths};
@@ -24,7 +25,7 @@ pub(super) const ENV_NAME_ACCEPTED: &str =
 const PATTERN_ACCEPTED: &str = "a glob: NAME for a file name, DIR/ for a directory anywhere, or a/b for a project-relative path";
 pub(super) const ABSOLUTE_ACCEPTED: &str =
     "an absolute path without . or .. components, such as /usr/bin/git";
-const SERVER_NAME_ACCEPTED: &str = "a server name of 1 to 64 letters, digits, - and _";
+const NAME_ACCEPTED: &str = "of 1 to 64 letters, digits, - and _";
 
 /// Applies the user's file to `settings` (which hold the defaults).
 pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), ConfigError> {
@@ -52,6 +53,9 @@ pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), Confi
     }
     if let Some(hooks) = &raw.hooks {
         settings.pre_tool_call = hook(src, hooks)?;
+    }
+    if let Some(agents) = &raw.agents {
+        settings.agents = asked_agents(src, agents)?;
     }
     if let Some(mcp) = &raw.mcp {
         settings.mcp_servers = super::mcp::servers(src, mcp)?;
@@ -417,7 +421,49 @@ fn hook(src: &SourceFile, raw: &RawHooks) -> Result<Option<Vec<String>>, ConfigE
     Ok(Some(argv.clone()))
 }
 
+fn asked_agents(
+    src: &SourceFile,
+    raw: &BTreeMap<String, RawAgent>,
+) -> Result<BTreeMap<String, AskedAgent>, ConfigError> {
+    let mut agents = BTreeMap::new();
+    for (name, entry) in raw {
+        let key = KeyPath::of(&["agents", name]);
+        check_name(src, &key, name, "an agent name")?;
+        let config = match entry.config.as_deref().map(str::trim) {
+            Some(path) if !path.is_empty() => PathBuf::from(path),
+            Some(_) | None => {
+                return Err(src.invalid(
+                    key.key("config"),
+                    "missing or empty",
+                    "the path of that agent's own settings file (relative to this file's directory)",
+                ));
+            }
+        };
+        let config = if config.is_absolute() {
+            config
+        } else {
+            src.path
+                .parent()
+                .map_or(config.clone(), |dir| dir.join(&config))
+        };
+        agents.insert(
+            name.clone(),
+            AskedAgent {
+                config,
+                yolo: entry.yolo,
+            },
+        );
+    }
+    Ok(agents)
+}
+
 pub fn check_server_name(src: &SourceFile, key: &KeyPath, name: &str) -> Result<(), ConfigError> {
+    check_name(src, key, name, "a server name")
+}
+
+/// A name used as a table key and in messages: an MCP server's, or an
+/// asked agent's (which also becomes `/ask-NAME` and `NAME/tool`).
+fn check_name(src: &SourceFile, key: &KeyPath, name: &str, what: &str) -> Result<(), ConfigError> {
     let ok = (1..=64).contains(&name.len())
         && name
             .chars()
@@ -427,8 +473,8 @@ pub fn check_server_name(src: &SourceFile, key: &KeyPath, name: &str) -> Result<
     } else {
         Err(src.invalid(
             key.clone(),
-            format!("{name:?} is not a server name"),
-            SERVER_NAME_ACCEPTED,
+            format!("{name:?} is not {what}"),
+            format!("{what} {NAME_ACCEPTED}"),
         ))
     }
 }

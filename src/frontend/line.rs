@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 use tokio::sync::mpsc;
 
+use crate::agent::asked::AskedEvent;
 use crate::agent::commands::{self, Command};
 use crate::agent::{AgentEvent, AgentHandle, Input, TurnStop};
 use crate::policy::{ConsentAnswer, Mode};
@@ -65,6 +66,57 @@ impl Sink {
             OutputFormat::StreamJson => self.out(&format!("{value}\n")),
             OutputFormat::Json => self.collected.push(value),
             OutputFormat::Text => {}
+        }
+    }
+
+    /// An asked agent's turn: its calls as `NAME: ...` lines, its answer
+    /// as `NAME> ...` (interactive) or alone on stdout (`--ask`).
+    fn asked(&mut self, agent: &str, event: AskedEvent) {
+        let text_mode = self.format == OutputFormat::Text;
+        let said = |sink: &Self, text: &str| {
+            if text_mode {
+                let lines: String = text
+                    .lines()
+                    .map(|l| format!("{agent}: {}\n", text::visible(l)))
+                    .collect();
+                sink.info(&lines);
+            }
+        };
+        match event {
+            AskedEvent::Started { question } => {
+                said(self, &format!("[Asked {agent}] {question}"));
+                self.json(json!({"type": "asked_started", "agent": agent, "question": question}));
+            }
+            AskedEvent::Text(_) => {}
+            AskedEvent::ToolCall { call_id, title } => {
+                said(self, &format!("[Tool call: {title}]"));
+                self.json(json!({"type": "asked_tool_call", "agent": agent, "call_id": call_id, "title": title}));
+            }
+            AskedEvent::ToolUpdate {
+                call_id,
+                status,
+                text,
+            } => {
+                if let Some(status @ ("completed" | "failed")) = status {
+                    said(self, &format!("[Tool result: {status}]"));
+                }
+                let short: Vec<&str> = text.lines().take(4).collect();
+                said(self, &short.join("\n"));
+                self.json(json!({"type": "asked_tool_update", "agent": agent, "call_id": call_id, "status": status, "text": text}));
+            }
+            AskedEvent::Ended { answer, stop } => {
+                if text_mode {
+                    let answer = text::visible(&answer);
+                    if self.interactive {
+                        self.out(&format!("{agent}> {answer}\n"));
+                    } else {
+                        self.out(&format!("{answer}\n"));
+                    }
+                }
+                self.json(
+                    json!({"type": "asked_answer", "agent": agent, "text": answer, "stop": stop}),
+                );
+            }
         }
     }
 
@@ -134,7 +186,7 @@ impl Sink {
                 if view.code == Some("MINO_DENY_NOBODY_TO_ASK") && !self.said_nobody_can_ask {
                     self.said_nobody_can_ask = true;
                     eprintln!(
-                        "mino: calls that need your confirmation are rejected here, because nobody can answer (-p, or input that is not a terminal)."
+                        "mino: calls that need your confirmation are rejected here, because nobody can answer (-p, --ask, or input that is not a terminal)."
                     );
                 }
                 self.json(json!({
@@ -193,6 +245,7 @@ impl Sink {
                 self.json(json!({"type": "turn_end", "requests": requests, "tool_calls": tool_calls, "stop": stop.as_str()}));
                 return Some(stop);
             }
+            AgentEvent::Asked { agent, event } => self.asked(&agent, event),
             AgentEvent::Usage { .. } | AgentEvent::ModeChanged(_) | AgentEvent::Quit => {}
             AgentEvent::ConfirmMode { .. } => {}
             AgentEvent::McpStatus(_) => {}
@@ -275,6 +328,45 @@ async fn next_sigint(sigint: &mut Option<Signal>) {
     }
 }
 
+/// `mino --ask NAME`: asks the agent NAME `question` (read from stdin),
+/// prints its answer on stdout and exits. Nobody can answer questions here,
+/// so the asked agent's calls that would ask are rejected (said once on
+/// stderr).
+pub async fn run_ask(mut handle: AgentHandle, agent: String, question: String) -> i32 {
+    let mut sink = Sink::new(OutputFormat::Text, false);
+    let command = Command::Ask { agent, question };
+    if handle.inputs.send(Input::Command(command)).is_err() {
+        eprintln!("mino: the agent stopped before the question could be sent");
+        return 1;
+    }
+    let mut sigint = signal(SignalKind::interrupt()).ok();
+    loop {
+        tokio::select! {
+            event = handle.events.recv() => match event {
+                Some(AgentEvent::Asked { agent, event: AskedEvent::Ended { answer, stop } }) => {
+                    let code = if stop == "end_turn" { 0 } else {
+                        eprintln!("mino: {agent} ended its turn: {stop}");
+                        1
+                    };
+                    sink.event(AgentEvent::Asked { agent, event: AskedEvent::Ended { answer, stop } });
+                    return code;
+                }
+                Some(AgentEvent::Error(message)) => {
+                    sink.event(AgentEvent::Error(message));
+                    return 1;
+                }
+                Some(event) => {
+                    sink.event(event);
+                }
+                None => return 1,
+            },
+            () = next_sigint(&mut sigint) => {
+                let _ = handle.interrupt.send(());
+            }
+        }
+    }
+}
+
 /// What the next typed line answers.
 enum Pending {
     Nothing,
@@ -339,6 +431,19 @@ pub async fn run_interactive(mut handle: AgentHandle) -> i32 {
                     AgentEvent::Session { id, mode, model, context_window } => {
                         sink.event(AgentEvent::Session { id, mode, model, context_window });
                         if !busy {
+                            sink.out("You> ");
+                        }
+                    }
+                    AgentEvent::Asked { agent, event } => {
+                        // An asked agent's turn can be interrupted like a turn.
+                        let (started, ended) = (
+                            matches!(event, AskedEvent::Started { .. }),
+                            matches!(event, AskedEvent::Ended { .. }),
+                        );
+                        busy |= started;
+                        sink.event(AgentEvent::Asked { agent, event });
+                        if ended {
+                            busy = false;
                             sink.out("You> ");
                         }
                     }

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::editor::Editor;
 use super::fs::change::{
     CHANGE_LIMIT, read_for_change, size_summary, spawn_write, target_fields, unified_diff,
 };
@@ -115,6 +116,7 @@ impl Tool for EditFile {
             new: args.new_string,
             start_line: args.start_line,
             inspection: None,
+            editor: cx.editor.clone(),
         }))
     }
 }
@@ -138,6 +140,7 @@ struct EditCall {
     new: String,
     start_line: Option<u64>,
     inspection: Option<Inspection>,
+    editor: Editor,
 }
 
 impl PreparedCall for EditCall {
@@ -199,6 +202,7 @@ impl PreparedCall for EditCall {
             project,
             target,
             inspection,
+            editor,
             ..
         } = *self;
         let Some(inspection) = inspection else {
@@ -219,6 +223,7 @@ impl PreparedCall for EditCall {
             inspection.expected,
             cancel,
             done,
+            editor,
         )
     }
 }

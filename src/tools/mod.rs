@@ -5,6 +5,7 @@
 pub mod bash;
 mod blocking;
 pub mod edit_file;
+pub mod editor;
 pub mod fetch_content;
 pub mod fetch_destination;
 pub mod fs;
@@ -37,14 +38,14 @@ pub use registry::{Registry, ToolSource};
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 /// One field a confirmation shows and a record line repeats.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Field {
     pub label: String,
     pub value: String,
     pub kind: FieldKind,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FieldKind {
     /// Shown as `Label: "value"`.
@@ -159,6 +160,10 @@ pub struct ToolContext {
     /// fetched like any other (by default it is its own call kind, which
     /// asks in every mode).
     pub fetch_private_hosts_allowed: bool,
+    /// The editor driving mino, when its front end has one: file reads see
+    /// its buffers and writes go through it, after mino's own decision and
+    /// confinement (see `editor.rs`).
+    pub editor: editor::Editor,
 }
 
 impl ToolContext {
@@ -175,6 +180,7 @@ impl ToolContext {
             gate: Arc::new(gate::GateSetup::default()),
             bash_guard: None,
             fetch_private_hosts_allowed: false,
+            editor: None,
         }
     }
 }

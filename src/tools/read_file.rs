@@ -12,12 +12,13 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::blocking::run_blocking;
+use super::editor::{Editor, overlay_read};
 use super::fs::confine::FileContents;
 use super::fs::paths::{inside, locate_with_facts, shown_path};
 use super::wording::{count_lines, looks_binary, plural};
 use super::{
-    BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
-    parse_args,
+    BoxFuture, ConfineError, Field, PreparedCall, Project, Tool, ToolContext, ToolError,
+    ToolOutcome, ToolSpec, parse_args,
 };
 use crate::policy::{CallFacts, CallKind, PathTarget};
 
@@ -106,6 +107,7 @@ impl Tool for ReadFile {
             facts,
             start_line: args.start_line,
             end_line: args.end_line,
+            editor: cx.editor.clone(),
         }))
     }
 }
@@ -116,23 +118,29 @@ struct ReadCall {
     facts: CallFacts,
     start_line: Option<u64>,
     end_line: Option<u64>,
+    editor: Editor,
 }
 
 impl ReadCall {
     fn execute(&self) -> ToolOutcome {
-        let relative = match inside(&self.target) {
-            Ok(relative) => relative,
-            Err(e) => return ToolOutcome::error(e.to_string()),
-        };
-        match self.project.read(relative, READ_LIMIT) {
-            Ok(file) => render(
-                &shown_path(&self.target),
-                &file,
-                self.start_line,
-                self.end_line,
-            ),
+        match self.read() {
+            Ok(file) => self.render(&file),
             Err(e) => ToolOutcome::error(e.to_string()),
         }
+    }
+
+    /// The file through the confined open.
+    fn read(&self) -> Result<FileContents, ConfineError> {
+        self.project.read(inside(&self.target)?, READ_LIMIT)
+    }
+
+    fn render(&self, file: &FileContents) -> ToolOutcome {
+        render(
+            &shown_path(&self.target),
+            file,
+            self.start_line,
+            self.end_line,
+        )
     }
 }
 
@@ -146,8 +154,49 @@ impl PreparedCall for ReadCall {
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
-        run_blocking(cancel, NAME, "read_file was interrupted.", move || {
-            self.execute()
+        if !self.editor.as_ref().is_some_and(|e| e.reads()) {
+            return run_blocking(cancel, NAME, "read_file was interrupted.", move || {
+                self.execute()
+            });
+        }
+        // An editor sees unsaved buffers: the file is read through the
+        // confined open first (only a file mino may read is ever asked for),
+        // then the editor's text of it replaces the disk's.
+        Box::pin(async move {
+            const INTERRUPTED: &str = "read_file was interrupted.";
+            if cancel.is_cancelled() {
+                return ToolOutcome::interrupted(INTERRUPTED);
+            }
+            let call = Arc::new(*self);
+            let read = {
+                let call = Arc::clone(&call);
+                tokio::task::spawn_blocking(move || call.read())
+            };
+            let file = tokio::select! {
+                biased;
+                () = cancel.cancelled() => return ToolOutcome::interrupted(INTERRUPTED),
+                joined = read => match joined {
+                    Ok(Ok(file)) => file,
+                    Ok(Err(e)) => return ToolOutcome::error(e.to_string()),
+                    Err(e) => return ToolOutcome::error(format!("{NAME} failed: {e}")),
+                },
+            };
+            let Ok(relative) = inside(&call.target) else {
+                return ToolOutcome::error("read_file lost its target.");
+            };
+            let file = overlay_read(
+                &call.editor,
+                &call.project,
+                relative,
+                READ_LIMIT,
+                file,
+                &cancel,
+            )
+            .await;
+            if cancel.is_cancelled() {
+                return ToolOutcome::interrupted(INTERRUPTED);
+            }
+            call.render(&file)
         })
     }
 }

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::editor::Editor;
 use super::fs::change::{
     CHANGE_LIMIT, read_for_change, size_summary, spawn_write, target_fields, unified_diff,
 };
@@ -81,6 +82,7 @@ impl Tool for WriteFile {
             content: args.content,
             expected: None,
             diff: String::new(),
+            editor: cx.editor.clone(),
         }))
     }
 }
@@ -93,6 +95,7 @@ struct WriteCall {
     /// What the write is bound to; `None` until inspected.
     expected: Option<Expected>,
     diff: String,
+    editor: Editor,
 }
 
 impl PreparedCall for WriteCall {
@@ -154,6 +157,7 @@ impl PreparedCall for WriteCall {
             project,
             target,
             content,
+            editor,
             ..
         } = *self;
         spawn_write(
@@ -163,6 +167,7 @@ impl PreparedCall for WriteCall {
             expected,
             cancel,
             done,
+            editor,
         )
     }
 }

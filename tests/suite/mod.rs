@@ -1,7 +1,9 @@
 //! The suites of the integration tests, one file per concern. This module
 //! only lists them.
 
+mod acp;
 mod agent_e2e;
+mod asked;
 mod bash_tool;
 mod decision_table;
 mod dir_tools;

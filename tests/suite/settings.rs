@@ -923,7 +923,7 @@ fn keys_in(table: &toml::Table) -> std::collections::BTreeSet<String> {
         match value {
             toml::Value::Table(table) => {
                 for (k, v) in table {
-                    let k = if prefix == "mcp.servers" {
+                    let k = if prefix == "mcp.servers" || prefix == "agents" {
                         "NAME"
                     } else {
                         k.as_str()
@@ -1106,4 +1106,41 @@ mod probe {
             seed.deserialize(probe)
         }
     }
+}
+
+#[test]
+fn asked_agents_come_from_the_user_file_only() {
+    let fx = Fixture::new();
+    fx.user("[agents.jan]\nconfig = \"jan.toml\"\nyolo = false\n\n[agents.homer]\nconfig = \"/etc/homer.toml\"\n");
+    let s = fx.load().unwrap();
+    let jan = &s.agents["jan"];
+    assert_eq!(
+        jan.config,
+        fx.user_file().parent().unwrap().join("jan.toml")
+    );
+    assert_eq!(jan.yolo, Some(false));
+    assert_eq!(s.agents["homer"].config, PathBuf::from("/etc/homer.toml"));
+    assert_eq!(s.agents["homer"].yolo, None);
+
+    let fx = Fixture::new();
+    fx.user("[agents.\"a b\"]\nconfig = \"x.toml\"\n");
+    let err = fx.error();
+    assert!(
+        err.to_string()
+            .contains("\"a b\" is not an agent name; accepted: an agent name of 1 to 64"),
+        "{err}"
+    );
+
+    let fx = Fixture::new();
+    fx.user("[agents.jan]\nyolo = true\n");
+    let err = fx.error();
+    assert!(
+        err.to_string().contains("agents.jan.config: missing"),
+        "{err}"
+    );
+
+    let fx = Fixture::new();
+    fx.project("[agents.jan]\nconfig = \"jan.toml\"\n");
+    let err = fx.error();
+    assert!(matches!(err, ConfigError::Loosening { .. }), "{err}");
 }

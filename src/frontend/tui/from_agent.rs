@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 
 use crate::agent::AgentEvent;
+use crate::agent::asked::AskedEvent;
 use crate::frontend::text;
 use crate::frontend::text::record_lines;
 use crate::frontend::text::visible;
@@ -16,7 +17,7 @@ use super::app::{Activity, App, ModeQuestion, Picker, PickerItem, PickerKind, Ru
 use super::arming::Arming;
 use super::format;
 use super::msg::Action;
-use super::transcript::{EntryKind, ToolEntry};
+use super::transcript::{AskedBlock, EntryKind, ToolEntry};
 use super::view::entry::diff_counts;
 
 /// One-line summaries of calls announced but not yet shown, by call id.
@@ -96,15 +97,21 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             ..
         } => {
             let lines = record_lines(&tool, shown, &fields);
-            if !lines.is_empty() {
+            if !lines.is_empty() && !into_asked(app, &tool, &lines) {
                 app.transcript.push(EntryKind::Record { lines, shown });
             }
         }
         AgentEvent::Consent(request) => app.consents.push(request, app.now, app.last_key),
-        AgentEvent::Answered { answer, line, .. } => app.transcript.push(EntryKind::Answer {
-            text: line,
-            allowed: answer.allows(),
-        }),
+        AgentEvent::Answered {
+            answer, line, tool, ..
+        } => {
+            if !into_asked(app, &tool, std::slice::from_ref(&line)) {
+                app.transcript.push(EntryKind::Answer {
+                    text: line,
+                    allowed: answer.allows(),
+                });
+            }
+        }
         AgentEvent::ToolRunning { call_id, tool } => {
             tool_entry(app, &call_id, &tool);
             set_activity(app, Activity::Running(tool));
@@ -173,6 +180,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         }
         AgentEvent::Sessions(list) => sessions(app, list),
         AgentEvent::Quit => return vec![Action::Quit],
+        AgentEvent::Asked { agent, event } => asked(app, agent, event),
     }
     Vec::new()
 }
@@ -185,6 +193,65 @@ pub fn changed_files(changed: &[(String, usize, usize)]) -> String {
         .map(|(path, added, removed)| format!("{} +{added} -{removed}", visible(path)))
         .collect();
     format!("Changed {} file{s}: {}", changed.len(), list.join(", "))
+}
+
+/// Lines about an asked agent's call (`NAME/tool`) go into its open block.
+fn into_asked(app: &mut App, tool: &str, lines: &[String]) -> bool {
+    let Some(index) = app.transcript.open_asked() else {
+        return false;
+    };
+    let mut taken = false;
+    app.transcript.edit(index, |kind| {
+        if let EntryKind::Asked(block) = kind
+            && tool.starts_with(&format!("{}/", block.agent))
+        {
+            block.lines.extend(lines.iter().cloned());
+            taken = true;
+        }
+    });
+    taken
+}
+
+/// An asked agent's turn, as one nested block that grows.
+fn asked(app: &mut App, agent: String, event: AskedEvent) {
+    if let AskedEvent::Started { question } = event {
+        app.transcript.push(EntryKind::Asked(AskedBlock {
+            agent,
+            question,
+            lines: Vec::new(),
+            answer: String::new(),
+            stop: None,
+        }));
+        // Esc and Ctrl-C stop the asked agent as they stop a turn.
+        app.turn = Some(RunningTurn {
+            started: app.now,
+            activity: Activity::Thinking,
+        });
+        return;
+    }
+    let Some(index) = app.transcript.open_asked() else {
+        return;
+    };
+    if matches!(event, AskedEvent::Ended { .. }) {
+        app.turn = None;
+    }
+    app.transcript.edit(index, |kind| {
+        let EntryKind::Asked(block) = kind else {
+            return;
+        };
+        match event {
+            AskedEvent::Started { .. } => {}
+            AskedEvent::Text(text) => block.answer.push_str(&text),
+            AskedEvent::ToolCall { title, .. } => block.lines.push(format!("→ {title}")),
+            AskedEvent::ToolUpdate { status, text, .. } => {
+                if let Some(status @ ("completed" | "failed")) = status {
+                    block.lines.push(format!("[Tool result: {status}]"));
+                }
+                block.lines.extend(text.lines().take(4).map(str::to_string));
+            }
+            AskedEvent::Ended { stop, .. } => block.stop = Some(stop),
+        }
+    });
 }
 
 /// The most items of a resumed session shown again.

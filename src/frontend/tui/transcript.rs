@@ -43,6 +43,21 @@ pub enum EntryKind {
     Notice(String),
     Warning(String),
     Error(String),
+    /// An asked agent's turn (`/ask-NAME`), drawn as a nested block.
+    Asked(AskedBlock),
+}
+
+/// An asked agent's turn: the question, its calls with their record lines
+/// and answers, and its answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AskedBlock {
+    pub agent: String,
+    pub question: String,
+    /// Its calls, their records, results and the answers given for them.
+    pub lines: Vec<String>,
+    pub answer: String,
+    /// How its turn ended, once it has.
+    pub stop: Option<String>,
 }
 
 /// A tool call and, once it ends, its result.
@@ -200,6 +215,13 @@ impl Transcript {
         if index + 1 >= self.entries.len() {
             self.grew();
         }
+    }
+
+    /// The asked agent's block still open, if any.
+    pub fn open_asked(&self) -> Option<usize> {
+        self.entries
+            .iter()
+            .rposition(|e| matches!(&e.kind, EntryKind::Asked(b) if b.stop.is_none()))
     }
 
     /// Adds streamed text to the answer being streamed, or starts one.

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::confine::{Expected, FileContents, Project};
 use super::paths::{inside, shown_path};
 use crate::policy::PathTarget;
+use crate::tools::editor::{Editor, EditorWrite, write_through};
 use crate::tools::wording::{count_lines, looks_binary, plural};
 use crate::tools::{BoxFuture, ConfineError, Field, ToolError, ToolOutcome};
 
@@ -105,8 +106,10 @@ pub(crate) fn unified_diff(path: &str, old: Option<&[u8]>, new: &[u8]) -> String
 }
 
 /// Writes `bytes` to the target, bound to `expected`, off the async
-/// threads. A cancelled call writes nothing; a write that started finishes,
-/// so the result never claims an interruption that did not happen.
+/// threads: through the editor when one takes writes (after the confined
+/// check), by mino's own atomic write otherwise. A cancelled call writes
+/// nothing; a write that started finishes, so the result never claims an
+/// interruption that did not happen.
 pub(crate) fn spawn_write(
     project: Arc<Project>,
     target: PathTarget,
@@ -114,6 +117,7 @@ pub(crate) fn spawn_write(
     expected: Expected,
     cancel: CancellationToken,
     done: String,
+    editor: Editor,
 ) -> BoxFuture<ToolOutcome> {
     Box::pin(async move {
         if cancel.is_cancelled() {
@@ -122,10 +126,28 @@ pub(crate) fn spawn_write(
                 shown_path(&target)
             ));
         }
-        let work = tokio::task::spawn_blocking(move || {
-            let relative = inside(&target)?;
-            project.write_atomic(relative, &bytes, expected)
-        });
+        let relative = match inside(&target) {
+            Ok(relative) => relative.to_string(),
+            Err(e) => return ToolOutcome::error(e.to_string()),
+        };
+        match write_through(
+            &editor,
+            Arc::clone(&project),
+            relative.clone(),
+            &bytes,
+            expected,
+        )
+        .await
+        {
+            Ok(EditorWrite::Written { note: None }) => return ToolOutcome::completed(done),
+            Ok(EditorWrite::Written { note: Some(note) }) => {
+                return ToolOutcome::completed(format!("{done} {note}"));
+            }
+            Ok(EditorWrite::NotTaken) => {}
+            Err(e) => return ToolOutcome::error(e.to_string()),
+        }
+        let work =
+            tokio::task::spawn_blocking(move || project.write_atomic(&relative, &bytes, expected));
         match work.await {
             Ok(Ok(())) => ToolOutcome::completed(done),
             Ok(Err(e)) => ToolOutcome::error(e.to_string()),

@@ -339,6 +339,14 @@ impl Project {
         Ok(entries)
     }
 
+    /// Proves that `relative` is what a write bound to `expected` may
+    /// replace (a regular file with those contents, or absent), through the
+    /// confined open and without following a link, and writes nothing. Used
+    /// before a write that another program (an editor) carries out.
+    pub fn check_replace(&self, relative: &str, expected: Expected) -> Result<(), ConfineError> {
+        self.open_for_replace(relative, expected, false).map(|_| ())
+    }
+
     /// Replaces (or creates) `relative` with `bytes`, atomically: the current
     /// file is rechecked against `expected`, the new content goes to a
     /// temporary file in the same directory, is synced, and renamed over the
@@ -350,6 +358,33 @@ impl Project {
         bytes: &[u8],
         expected: Expected,
     ) -> Result<(), ConfineError> {
+        let (dir, name, mode) = self.open_for_replace(relative, expected, true)?;
+        let mut suffix = [0u8; 6];
+        getrandom::fill(&mut suffix).map_err(|e| ConfineError::Io {
+            path: shown(relative),
+            message: e.to_string(),
+        })?;
+        let temp = format!(".{name}.mino-{}.tmp", hex::encode(suffix));
+        let written = write_temp(dir.as_fd(), &temp, bytes, mode)
+            .and_then(|()| rustix::fs::renameat(&dir, temp.as_str(), &dir, name))
+            .and_then(|()| rustix::fs::fsync(&dir));
+        if let Err(e) = written {
+            let _ = rustix::fs::unlinkat(&dir, temp.as_str(), AtFlags::empty());
+            return Err(io_error(relative, e));
+        }
+        Ok(())
+    }
+
+    /// The directory holding `relative`, its last name, and the permission
+    /// bits to keep, once the current file is proved to match `expected`.
+    /// `create` makes a new file's missing directories; without it, a
+    /// missing directory is as good as an absent file.
+    fn open_for_replace<'r>(
+        &self,
+        relative: &'r str,
+        expected: Expected,
+        create: bool,
+    ) -> Result<(OwnedFd, &'r str, Option<u32>), ConfineError> {
         let (parent, name) = match relative.rsplit_once('/') {
             Some((parent, name)) => (parent, name),
             None => ("", relative),
@@ -362,7 +397,11 @@ impl Project {
         let dir = match self.open_beneath(parent, OFlags::RDONLY | OFlags::DIRECTORY) {
             Ok(dir) => dir,
             Err(ConfineError::NotFound { .. }) if expected == Expected::Absent => {
-                self.create_dirs(parent)?
+                if create {
+                    self.create_dirs(parent)?
+                } else {
+                    return Ok((self.open_root()?, name, None));
+                }
             }
             Err(e) => return Err(e),
         };
@@ -398,20 +437,7 @@ impl Project {
                 });
             }
         };
-        let mut suffix = [0u8; 6];
-        getrandom::fill(&mut suffix).map_err(|e| ConfineError::Io {
-            path: shown(relative),
-            message: e.to_string(),
-        })?;
-        let temp = format!(".{name}.mino-{}.tmp", hex::encode(suffix));
-        let written = write_temp(dir.as_fd(), &temp, bytes, mode)
-            .and_then(|()| rustix::fs::renameat(&dir, temp.as_str(), &dir, name))
-            .and_then(|()| rustix::fs::fsync(&dir));
-        if let Err(e) = written {
-            let _ = rustix::fs::unlinkat(&dir, temp.as_str(), AtFlags::empty());
-            return Err(io_error(relative, e));
-        }
-        Ok(())
+        Ok((dir, name, mode))
     }
 
     /// Creates the missing directories of `parent`, one component at a

@@ -676,3 +676,70 @@ fn a_long_diff_is_collapsed_until_ctrl_o() {
     let expanded = shot(&app, 90, 60);
     assert!(expanded.contains("+line 29"), "{expanded}");
 }
+
+#[test]
+fn an_asked_agents_turn_is_one_nested_labelled_block() {
+    use crate::agent::asked::AskedEvent;
+    let mut app = app();
+    let asked = |app: &mut App, event| {
+        agent(
+            app,
+            AgentEvent::Asked {
+                agent: "jan".into(),
+                event,
+            },
+        );
+    };
+    asked(
+        &mut app,
+        AskedEvent::Started {
+            question: "make a file".into(),
+        },
+    );
+    assert!(app.turn_running(), "Esc must reach the asked agent");
+    asked(
+        &mut app,
+        AskedEvent::ToolCall {
+            call_id: "j1".into(),
+            title: "bash touch a.txt".into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::Record {
+            call_id: "j1".into(),
+            tool: "jan/bash".into(),
+            shown: Shown::ForSession,
+            fields: vec![Field::text("Command", "touch a.txt")],
+        },
+    );
+    asked(
+        &mut app,
+        AskedEvent::ToolUpdate {
+            call_id: "j1".into(),
+            status: Some("completed"),
+            text: String::new(),
+        },
+    );
+    asked(&mut app, AskedEvent::Text("Made a.txt.".into()));
+    asked(
+        &mut app,
+        AskedEvent::Ended {
+            answer: "Made a.txt.".into(),
+            stop: "end_turn".into(),
+        },
+    );
+    assert!(!app.turn_running());
+    let screen = shot(&app, 80, 30);
+    for line in [
+        "┌ asked jan: make a file",
+        "│ → bash touch a.txt",
+        "│ [Tool: jan/bash, allowed for this session]",
+        "│ Command: \"touch a.txt\"",
+        "│ [Tool result: completed]",
+        "│ Made a.txt.",
+        "└ jan ended (end_turn)",
+    ] {
+        assert!(screen.contains(line), "{line:?} not on screen:\n{screen}");
+    }
+}

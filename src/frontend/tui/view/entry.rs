@@ -12,7 +12,7 @@ use crate::policy::Shown;
 
 use super::super::format::one_line;
 use super::super::markdown;
-use super::super::transcript::{EntryKind, ToolEntry, ToolState};
+use super::super::transcript::{AskedBlock, EntryKind, ToolEntry, ToolState};
 use super::super::wrap::wrap;
 use super::theme;
 
@@ -68,8 +68,54 @@ pub fn lines(kind: &EntryKind, width: u16) -> Vec<Line<'static>> {
         EntryKind::Error(text) => {
             out.extend(margin(markdown::plain(text), width, theme::error()));
         }
+        EntryKind::Asked(block) => asked_lines(block, width, &mut out),
     }
     out
+}
+
+/// An asked agent's turn, nested: a labelled head, its calls and answers,
+/// its answer, each line behind a bar.
+fn asked_lines(block: &AskedBlock, width: u16, out: &mut Vec<Line<'static>>) {
+    out.push(Line::default());
+    let head = format!(
+        "asked {}: {}",
+        one_line(&block.agent, 40),
+        one_line(&block.question, 200)
+    );
+    out.extend(gutter(
+        &styled(markdown::plain(&head), theme::bold()),
+        width,
+        Span::styled(" ┌ ", theme::dim()),
+        Span::styled(" │ ", theme::dim()),
+    ));
+    let bar = || Span::styled(" │ ", theme::dim());
+    if !block.lines.is_empty() {
+        let text = block.lines.join("\n");
+        out.extend(gutter(
+            &styled(markdown::plain(&text), theme::dim()),
+            width,
+            bar(),
+            bar(),
+        ));
+    }
+    if !block.answer.is_empty() {
+        out.extend(gutter(
+            &markdown::render(&block.answer),
+            width,
+            bar(),
+            bar(),
+        ));
+    }
+    let foot = match &block.stop {
+        Some(stop) => format!("{} ended ({stop})", one_line(&block.agent, 40)),
+        None => format!("{} is working…", one_line(&block.agent, 40)),
+    };
+    out.extend(gutter(
+        &styled(markdown::plain(&foot), theme::dim()),
+        width,
+        Span::styled(" └ ", theme::dim()),
+        Span::styled("   ", theme::dim()),
+    ));
 }
 
 fn styled(lines: Vec<Line<'static>>, style: Style) -> Vec<Line<'static>> {
