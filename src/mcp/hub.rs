@@ -103,6 +103,8 @@ struct Inner {
     /// How many servers are still starting.
     starting: tokio::sync::watch::Sender<usize>,
     table: RwLock<Arc<Table>>,
+    /// Every name given this run, kept so a name keeps its meaning.
+    namer: Mutex<Namer>,
     notices: mpsc::UnboundedSender<McpNotice>,
     output_limit: usize,
 }
@@ -207,6 +209,7 @@ impl McpHub {
                 ),
                 servers,
                 table: RwLock::new(Arc::new(Table::default())),
+                namer: Mutex::new(Namer::default()),
                 notices,
                 output_limit: config.output_limit,
             }),
@@ -318,7 +321,7 @@ impl McpHub {
 
     /// Builds the table again from the running servers, in name order.
     fn rebuild(&self) {
-        let mut namer = Namer::default();
+        let mut namer = lock(&self.inner.namer);
         let mut table = Table::default();
         for server in &self.inner.servers {
             let state = lock(&server.state);
