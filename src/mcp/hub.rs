@@ -131,6 +131,8 @@ pub struct HubConfig<'a> {
     pub hidden_env: Vec<String>,
     /// Bytes of one tool result kept (bash's limit).
     pub output_limit: usize,
+    /// mino's own binary: every stdio server runs under its guard.
+    pub guard: Option<PathBuf>,
 }
 
 /// Every credential the servers' settings hold, as (name, value): literal
@@ -237,6 +239,7 @@ impl McpHub {
                 config.project_dir.to_path_buf(),
                 hidden,
                 secrets.clone(),
+                config.guard.clone(),
             ));
         }
         hub
@@ -371,12 +374,14 @@ async fn run_server(
     project_dir: PathBuf,
     hidden_env: Vec<String>,
     secrets: Secrets,
+    guard: Option<PathBuf>,
 ) {
     let cx = StartCx {
         name: &server.name,
         project_dir: &project_dir,
         hidden_env: &hidden_env,
         secrets: &secrets,
+        guard: guard.as_deref(),
     };
     let started = start(&server.config, cx).await;
     let Some(inner) = hub.upgrade() else {

@@ -7,6 +7,7 @@
 //! sent or saved, and they join the secrets redacted from tool results.
 
 mod content;
+pub mod guard;
 mod hub;
 pub mod names;
 mod server;

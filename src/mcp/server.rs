@@ -1,5 +1,6 @@
-//! Starting one stdio server: its process in a group of its own (so
-//! stopping it stops everything it started), its environment (credentials
+//! Starting one stdio server: under mino's guard (`guard.rs`), in a process
+//! group of its own, so stopping it, or mino dying, stops everything it
+//! started; its environment (credentials
 //! set, the model key and other servers' credentials removed), its stderr
 //! line by line into mino's log with secrets redacted, then the
 //! `initialize` handshake and the first tool list within the startup
@@ -13,12 +14,14 @@ use rmcp::model::Tool as RemoteTool;
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use rustix::process::{Pid, Signal, kill_process_group};
+use rustix::process::{Pid, Signal, getpid, kill_process_group};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::mpsc;
 
 use crate::config::{EnvValue, McpServer};
 use crate::secrets::Secrets;
+
+use super::guard::MCP_GUARD;
 
 /// The longest stderr line logged as one record.
 const STDERR_LINE_LIMIT: usize = 4096;
@@ -28,11 +31,17 @@ const STDERR_LINE_LIMIT: usize = 4096;
 pub enum StartError {
     #[error("the variable {variable} (referenced by env.{key}) is not set")]
     MissingVariable { key: String, variable: String },
+    #[error("{command} could not be started: not found (as a path, or on PATH), or not executable")]
+    NotFound { command: String },
     #[error("{command} could not be started: {source}")]
     Spawn {
         command: String,
         source: std::io::Error,
     },
+    #[error(
+        "mino cannot find its own binary (/proc/self/exe), which every MCP server runs under so it stops with mino"
+    )]
+    NoGuard,
     #[error("no answer to initialize within {0} s (startup_timeout_secs)")]
     Timeout(u64),
     #[error("the initialize handshake failed: {0}")]
@@ -70,14 +79,17 @@ pub struct Started {
     pub changes: mpsc::UnboundedReceiver<()>,
 }
 
-/// A server's process group, stopped with SIGKILL to the whole group.
+/// A server's process group: its guard (the leader), the server and what
+/// it started without leaving the group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcessGroupId(Pid);
 
 impl ProcessGroupId {
+    /// SIGTERM to the group: the guard then kills the server and every
+    /// process below it, wherever they moved, and exits.
     pub fn kill(self) {
         // The group may have ended already; nothing is left to stop then.
-        let _ = kill_process_group(self.0, Signal::KILL);
+        let _ = kill_process_group(self.0, Signal::TERM);
     }
 }
 
@@ -118,6 +130,8 @@ pub struct StartCx<'a> {
     pub hidden_env: &'a [String],
     /// Redacted from its stderr before logging.
     pub secrets: &'a Secrets,
+    /// mino's own binary, which the server runs under (`__mcp-guard`).
+    pub guard: Option<&'a Path>,
 }
 
 /// Spawns the server and completes the handshake within the startup
@@ -125,8 +139,29 @@ pub struct StartCx<'a> {
 pub async fn start(config: &McpServer, cx: StartCx<'_>) -> Result<Started, StartError> {
     let env = resolve_env(config)?;
     let cwd = config.cwd.as_deref().unwrap_or(cx.project_dir);
-    let mut command = CommandWrap::with_new(&config.command, |cmd| {
-        cmd.args(&config.args).current_dir(cwd).kill_on_drop(true);
+    let guard = cx.guard.ok_or(StartError::NoGuard)?;
+    // Found here, with the PATH the server gets, so a missing program is
+    // said as such rather than as a handshake its guard could not start.
+    let path = env
+        .iter()
+        .find(|(key, _)| key == "PATH")
+        .map(|(_, value)| std::ffi::OsString::from(value))
+        .or_else(|| std::env::var_os("PATH"));
+    let program =
+        which::which_in(&config.command, path, cwd).map_err(|_| StartError::NotFound {
+            command: config.command.clone(),
+        })?;
+    let mino = getpid().as_raw_nonzero().get().to_string();
+    // Stopped through its guard (SIGTERM to the group), never by dropping:
+    // a SIGKILL to the guard would leave what the server moved out of its
+    // group behind.
+    let mut command = CommandWrap::with_new(guard, |cmd| {
+        cmd.arg(MCP_GUARD)
+            .arg(&mino)
+            .arg("--")
+            .arg(&program)
+            .args(&config.args)
+            .current_dir(cwd);
         for name in cx.hidden_env {
             cmd.env_remove(name);
         }

@@ -389,7 +389,7 @@ async fn servers_that_exit_hang_or_crash_are_reported_and_mino_keeps_working() {
     );
     assert!(
         stderr.contains(
-            "MCP server missing failed to start: /nonexistent/mcp-server could not be started"
+            "MCP server missing failed to start: /nonexistent/mcp-server could not be started: not found"
         ),
         "{stderr}"
     );
@@ -488,9 +488,9 @@ async fn changed_tools_are_listed_again_and_shown() {
     assert_eq!(pty.wait(), 0);
 }
 
-/// The pids of `parent`'s children whose command line contains `needle`.
-fn children(parent: u32, needle: &str) -> Vec<u32> {
-    let mut out = Vec::new();
+/// Every process below `root` now, as (pid, command line).
+fn descendants(root: u32) -> Vec<(u32, String)> {
+    let mut all = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
             continue;
@@ -502,11 +502,74 @@ fn children(parent: u32, needle: &str) -> Vec<u32> {
         let after = &stat[stat.rfind(')').unwrap() + 2..];
         let ppid: u32 = after.split(' ').nth(1).unwrap().parse().unwrap();
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        if ppid == parent && String::from_utf8_lossy(&cmdline).contains(needle) {
-            out.push(pid);
+        all.push((
+            pid,
+            ppid,
+            String::from_utf8_lossy(&cmdline).replace('\0', " "),
+        ));
+    }
+    let mut found = Vec::new();
+    let mut parents = vec![root];
+    while let Some(parent) = parents.pop() {
+        for (pid, ppid, cmdline) in &all {
+            if *ppid == parent {
+                parents.push(*pid);
+                found.push((*pid, cmdline.clone()));
+            }
         }
     }
-    out
+    found
+}
+
+/// The server processes below `root` whose command line contains `needle`
+/// (the servers themselves, not the guards they run under).
+fn server_pids(root: u32, needle: &str) -> Vec<u32> {
+    descendants(root)
+        .into_iter()
+        .filter(|(_, cmdline)| cmdline.contains(needle) && !cmdline.contains("__mcp-guard"))
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
+/// The guards below `root`.
+fn guard_pids(root: u32) -> Vec<u32> {
+    descendants(root)
+        .into_iter()
+        .filter(|(_, cmdline)| cmdline.contains("__mcp-guard"))
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
+/// Waits until each of `servers` said it started, in whatever order.
+fn expect_started(pty: &mut Pty, servers: &[&str]) {
+    for _ in servers {
+        pty.expect(" started: ");
+    }
+    let all = pty.all();
+    for server in servers {
+        assert!(
+            all.contains(&format!("MCP server {server} started: ")),
+            "{all}"
+        );
+    }
+}
+
+/// The pid a fake server wrote to `file`.
+fn pid_in(file: &Path) -> u32 {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(file)
+            && let Ok(pid) = text.trim().parse()
+        {
+            return pid;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no pid in {}",
+            file.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// Whether `pid` is gone (or a zombie waiting for its parent).
@@ -558,8 +621,9 @@ async fn tui_mcp_shows_states_and_a_server_killed_from_outside_is_stopped_and_re
         "mcp_everything_echo",
         "Destination: node ",
     ]);
-    let servers = children(screen.pty.pid(), "server-everything");
+    let servers = server_pids(screen.pty.pid(), "server-everything");
     assert_eq!(servers.len(), 1, "one server process: {servers:?}");
+    assert_eq!(guard_pids(screen.pty.pid()).len(), 1);
     let status = std::process::Command::new("kill")
         .args(["-KILL", &servers[0].to_string()])
         .status()
@@ -592,11 +656,16 @@ async fn server_processes_stop_with_mino() {
     })
     .await;
     let mut pty = world.line_mode(&[]);
-    pty.expect("MCP server everything started");
-    pty.expect("MCP server files started");
-    let mut servers = children(pty.pid(), "server-everything");
-    servers.extend(children(pty.pid(), "server-filesystem"));
+    expect_started(&mut pty, &["everything", "files"]);
+    let mut servers = server_pids(pty.pid(), "server-everything");
+    servers.extend(server_pids(pty.pid(), "server-filesystem"));
     assert_eq!(servers.len(), 2, "{servers:?}");
+    servers.extend(guard_pids(pty.pid()));
+    assert_eq!(
+        servers.len(),
+        4,
+        "two servers under two guards: {servers:?}"
+    );
     pty.send_line("/quit");
     assert_eq!(pty.wait(), 0);
     for pid in servers {
@@ -609,4 +678,66 @@ async fn server_processes_stop_with_mino() {
         "{log}"
     );
     assert!(!pty.all().contains("Secure MCP Filesystem Server"));
+}
+
+/// mino killed with SIGKILL cleans up nothing itself: each server's guard
+/// notices and ends the server and everything below it, a child that left
+/// the server's process group and session included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_and_their_children_die_when_mino_is_killed_with_sigkill() {
+    let pid_file = tempfile::NamedTempFile::new().unwrap();
+    let extra = format!(
+        "env = {{ FAKE_PID_FILE = {:?} }}",
+        pid_file.path().to_str().unwrap()
+    );
+    let world = World::mcp(vec![], |_| {
+        format!(
+            "{}{}",
+            everything("everything", ""),
+            fake("forker", "fork-child", &extra)
+        )
+    })
+    .await;
+    let mut pty = world.line_mode(&[]);
+    expect_started(&mut pty, &["everything", "forker"]);
+    let child = pid_in(pid_file.path());
+    let mut doomed = server_pids(pty.pid(), "server-everything");
+    doomed.extend(server_pids(pty.pid(), "fake-server.mjs"));
+    doomed.extend(guard_pids(pty.pid()));
+    assert_eq!(doomed.len(), 4, "two servers, two guards: {doomed:?}");
+    // The forked child left the server's session; it still is below mino.
+    assert!(!gone(child));
+    doomed.push(child);
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", &pty.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    pty.wait();
+    for pid in doomed {
+        assert!(
+            wait_gone(pid),
+            "process {pid} outlived mino killed with SIGKILL"
+        );
+    }
+}
+
+/// A server that forks a child holding its stdout and exits: the guard
+/// ends the child, so the connection ends and the server is shown stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_forks_a_child_and_exits_is_stopped_with_its_child() {
+    let pid_file = tempfile::NamedTempFile::new().unwrap();
+    let extra = format!(
+        "env = {{ FAKE_PID_FILE = {:?} }}",
+        pid_file.path().to_str().unwrap()
+    );
+    let world = World::mcp(vec![], |_| fake("leaver", "fork-exit", &extra)).await;
+    let mut pty = world.line_mode(&[]);
+    pty.expect("MCP server leaver started");
+    let child = pid_in(pid_file.path());
+    pty.expect("MCP server leaver stopped: its connection ended");
+    assert!(wait_gone(child), "the server's child {child} outlived it");
+    assert!(guard_pids(pty.pid()).is_empty());
+    pty.send_line("/quit");
+    assert_eq!(pty.wait(), 0);
 }
