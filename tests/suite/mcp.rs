@@ -333,6 +333,16 @@ async fn reading_env_by_absolute_path_is_denied_before_the_call_leaves_mino() {
                     "mcp_files_read_multiple_files",
                     json!({"paths": ["notes.md", ".ENV"]}),
                 ),
+                // The server normalises paths before it opens them: these
+                // read .env too unless mino reads them the same way.
+                tool(
+                    "mcp_files_read_text_file",
+                    json!({"path": format!("{}/.env/.", root.display())}),
+                ),
+                tool(
+                    "mcp_files_read_text_file",
+                    json!({"path": format!("{}/nowhere/../.env", root.display())}),
+                ),
                 text("blocked"),
             ]
         },
@@ -345,6 +355,8 @@ async fn reading_env_by_absolute_path_is_denied_before_the_call_leaves_mino() {
     assert_eq!(
         codes,
         [
+            "MINO_DENY_PROTECTED_ARGUMENT",
+            "MINO_DENY_PROTECTED_ARGUMENT",
             "MINO_DENY_PROTECTED_ARGUMENT",
             "MINO_DENY_PROTECTED_ARGUMENT"
         ]
