@@ -140,9 +140,12 @@ pub struct HubConfig<'a> {
 pub fn credentials(servers: &BTreeMap<String, McpServer>) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for (name, server) in servers {
-        for (key, value) in &server.env {
-            if let Some(value) = resolve_value(value) {
-                out.push((format!("mcp.servers.{name}.env.{key}"), value));
+        let tables = [("env", &server.env), ("headers", &server.headers)];
+        for (table, values) in tables {
+            for (key, value) in values {
+                if let Some(value) = resolve_value(value) {
+                    out.push((format!("mcp.servers.{name}.{table}.{key}"), value));
+                }
             }
         }
     }
@@ -154,7 +157,7 @@ pub fn credentials(servers: &BTreeMap<String, McpServer>) -> Vec<(String, String
 pub fn referenced_variables(servers: &BTreeMap<String, McpServer>) -> Vec<String> {
     let mut names: Vec<String> = servers
         .values()
-        .flat_map(|s| s.env.values())
+        .flat_map(|s| s.env.values().chain(s.headers.values()))
         .filter_map(|v| match v {
             crate::config::EnvValue::Variable(name) => Some(name.clone()),
             crate::config::EnvValue::Literal(_) => None,
@@ -166,6 +169,9 @@ pub fn referenced_variables(servers: &BTreeMap<String, McpServer>) -> Vec<String
 }
 
 fn destination(config: &McpServer) -> String {
+    if let Some(url) = &config.url {
+        return url.clone();
+    }
     std::iter::once(&config.command)
         .chain(&config.args)
         .map(|word| {

@@ -816,3 +816,115 @@ async fn a_hostile_server_cannot_drive_the_terminal_or_reach_the_system_prompt()
             .contains("IGNORE PREVIOUS INSTRUCTIONS")
     );
 }
+
+/// A server reached over streamable HTTP (server-everything in its
+/// `streamableHttp` mode on a loopback port): its tools round-trip, the
+/// destination shown is its address, and its headers (credentials) never
+/// reach a request body, the session file, the log or the screen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamable_http_server_round_trips_and_its_headers_never_leave() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = tokio::process::Command::new("node")
+        .arg(servers().join("server-everything/dist/index.js"))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the HTTP server never listened"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    // A second address that only records what arrives, to see the headers
+    // go out (and the server fail to start without echoing them).
+    let probe = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let probe_url = format!(
+        "http://127.0.0.1:{}/mcp",
+        probe.local_addr().unwrap().port()
+    );
+    let recorded = tokio::spawn(async move {
+        use tokio::io::AsyncReadExt;
+        let (mut stream, _) = probe.accept().await.unwrap();
+        let mut request = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = stream.read(&mut buf).await.unwrap();
+            if n == 0 {
+                break;
+            }
+            request.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&request).to_lowercase()
+    });
+    let world = World::mcp(
+        vec![
+            tool("mcp_remote_echo", json!({"message": "over http"})),
+            text("done"),
+        ],
+        |_| {
+            let headers = format!(
+                "headers = {{ Authorization = \"$TEST_MCP_TOKEN\", X-Literal = {LITERAL:?} }}"
+            );
+            format!(
+                "[mcp.servers.remote]\nurl = {url:?}\n{headers}\n[mcp.servers.probe]\nurl = {probe_url:?}\nstartup_timeout_secs = 2\n{headers}\n"
+            )
+        },
+    )
+    .await;
+    let (events, stderr, out) = world.print("go", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        results(&events),
+        [("completed".to_string(), "Echo: over http".to_string())]
+    );
+    assert!(
+        stderr.contains(&format!("Destination: \"{url}\"")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("MCP server probe failed to start"),
+        "{stderr}"
+    );
+    let request = recorded.await.unwrap();
+    assert!(
+        request.contains(&format!("authorization: {}", TOKEN.to_lowercase()))
+            && request.contains(&format!("x-literal: {}", LITERAL.to_lowercase())),
+        "the headers were not sent: {request}"
+    );
+    // Every file mino wrote (config.toml is the user's own).
+    let written: Vec<PathBuf> = walk(world.home.path())
+        .into_iter()
+        .filter(|f| !f.ends_with("config.toml"))
+        .collect();
+    assert!(
+        written
+            .iter()
+            .any(|f| f.to_string_lossy().contains("sessions"))
+    );
+    for secret in [TOKEN, LITERAL] {
+        for body in world.llm.bodies() {
+            assert!(!body.contains(secret), "a header reached the model");
+        }
+        for file in &written {
+            let text = String::from_utf8_lossy(&std::fs::read(file).unwrap()).to_string();
+            assert!(!text.contains(secret), "a header is in {}", file.display());
+        }
+        assert!(!stderr.contains(secret));
+    }
+    server.kill().await.unwrap();
+}
