@@ -13,6 +13,7 @@ use mino::frontend::gate::{self, HookFormat};
 use mino::frontend::line::{self, OutputFormat};
 use mino::frontend::tui;
 use mino::home::Home;
+use mino::mcp::guard::{MCP_GUARD, guard_main as mcp_guard_main};
 use mino::policy::{CanAsk, Mode};
 use mino::tools::bash::guard::{EXEC, GUARD, exec_main, guard_main};
 
@@ -146,6 +147,9 @@ fn main() -> ExitCode {
         }
         if first == EXEC {
             return exit_code(exec_main(rest));
+        }
+        if first == MCP_GUARD {
+            return exit_code(mcp_guard_main(rest));
         }
     }
     // Before anything else, so no child ever sees a dumpable mino.

@@ -255,6 +255,7 @@ fn start_mcp(
             project_dir: tool_cx.project.root(),
             hidden_env: vec![settings.model.api_key_env.clone()],
             output_limit: settings.limits.bash_output_bytes,
+            guard: tool_cx.bash_guard.clone(),
         },
         notices,
     );

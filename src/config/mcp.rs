@@ -28,23 +28,28 @@ pub fn servers(src: &SourceFile, raw: &RawMcp) -> Result<BTreeMap<String, McpSer
     Ok(servers)
 }
 
+const COMMAND_ACCEPTED: &str =
+    "the program that starts the server, or url = \"https://...\" for a streamable-HTTP server";
+
 fn server(src: &SourceFile, key: &KeyPath, entry: &RawMcpServer) -> Result<McpServer, ConfigError> {
     let defaults = McpServer::default();
+    if let Some(url) = &entry.url {
+        return http_server(src, key, entry, url);
+    }
+    if entry.headers.is_some() {
+        return Err(src.invalid(
+            key.key("headers"),
+            "headers without url",
+            "headers only for a streamable-HTTP server given by url",
+        ));
+    }
     let command = match &entry.command {
         Some(command) if !command.trim().is_empty() => command.clone(),
         Some(_) => {
-            return Err(src.invalid(
-                key.key("command"),
-                "an empty command",
-                "the program that starts the server",
-            ));
+            return Err(src.invalid(key.key("command"), "an empty command", COMMAND_ACCEPTED));
         }
         None => {
-            return Err(src.invalid(
-                key.key("command"),
-                "missing",
-                "the program that starts the server",
-            ));
+            return Err(src.invalid(key.key("command"), "missing", COMMAND_ACCEPTED));
         }
     };
     let mut env = BTreeMap::new();
@@ -57,14 +62,7 @@ fn server(src: &SourceFile, key: &KeyPath, entry: &RawMcpServer) -> Result<McpSe
                 ENV_NAME_ACCEPTED,
             ));
         }
-        let value = env_value(value).ok_or_else(|| {
-            src.invalid(
-                at,
-                "a reference that does not name a variable",
-                ENV_VALUE_ACCEPTED,
-            )
-        })?;
-        env.insert(variable.clone(), value);
+        env.insert(variable.clone(), credential(src, at, value)?);
     }
     let cwd = match &entry.cwd {
         Some(dir) => {
@@ -72,6 +70,22 @@ fn server(src: &SourceFile, key: &KeyPath, entry: &RawMcpServer) -> Result<McpSe
         }
         None => None,
     };
+    Ok(McpServer {
+        command,
+        args: entry.args.clone().unwrap_or_default(),
+        env,
+        cwd,
+        ..common(src, key, entry, defaults)?
+    })
+}
+
+/// What every server has: enabled, trust and the timeouts.
+fn common(
+    src: &SourceFile,
+    key: &KeyPath,
+    entry: &RawMcpServer,
+    defaults: McpServer,
+) -> Result<McpServer, ConfigError> {
     let trust_ask = match entry.trust.as_deref() {
         None | Some("default") => false,
         Some("ask") => true,
@@ -88,10 +102,6 @@ fn server(src: &SourceFile, key: &KeyPath, entry: &RawMcpServer) -> Result<McpSe
         None => Ok(default),
     };
     Ok(McpServer {
-        command,
-        args: entry.args.clone().unwrap_or_default(),
-        env,
-        cwd,
         enabled: entry.enabled.unwrap_or(true),
         trust_ask,
         startup_timeout: seconds(
@@ -106,6 +116,76 @@ fn server(src: &SourceFile, key: &KeyPath, entry: &RawMcpServer) -> Result<McpSe
             defaults.tool_timeout,
             3600,
         )?,
+        ..defaults
+    })
+}
+
+/// A server given by `url`: no process, so none of the keys that start one.
+fn http_server(
+    src: &SourceFile,
+    key: &KeyPath,
+    entry: &RawMcpServer,
+    url: &str,
+) -> Result<McpServer, ConfigError> {
+    let process_keys = [
+        ("command", entry.command.is_some()),
+        ("args", entry.args.is_some()),
+        ("env", entry.env.is_some()),
+        ("cwd", entry.cwd.is_some()),
+    ];
+    if let Some((field, _)) = process_keys.iter().find(|(_, present)| *present) {
+        return Err(src.invalid(
+            key.key(field),
+            "given with url",
+            "either command (with args, env, cwd) for a server mino starts, or url (with headers) for a streamable-HTTP server",
+        ));
+    }
+    const URL_ACCEPTED: &str =
+        "an http:// or https:// address without a user or password (put credentials in headers)";
+    let parsed = reqwest::Url::parse(url).map_err(|e| {
+        src.invalid(
+            key.key("url"),
+            format!("{url:?} is not a URL ({e})"),
+            URL_ACCEPTED,
+        )
+    })?;
+    if !matches!(parsed.scheme(), "http" | "https") || !parsed.has_host() {
+        return Err(src.invalid(key.key("url"), format!("{url:?}"), URL_ACCEPTED));
+    }
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        return Err(src.invalid(
+            key.key("url"),
+            "an address with a user or password",
+            URL_ACCEPTED,
+        ));
+    }
+    let mut headers = BTreeMap::new();
+    for (name, value) in entry.headers.iter().flatten() {
+        let at = key.key("headers").key(name);
+        if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
+            return Err(src.invalid(
+                at,
+                format!("{name:?} is not an HTTP header name"),
+                "letters, digits and !#$%&'*+-.^_`|~",
+            ));
+        }
+        headers.insert(name.clone(), credential(src, at, value)?);
+    }
+    Ok(McpServer {
+        url: Some(url.to_string()),
+        headers,
+        ..common(src, key, entry, McpServer::default())?
+    })
+}
+
+/// An `env` or `headers` value: a literal or a reference.
+fn credential(src: &SourceFile, at: KeyPath, value: &str) -> Result<EnvValue, ConfigError> {
+    env_value(value).ok_or_else(|| {
+        src.invalid(
+            at,
+            "a reference that does not name a variable",
+            ENV_VALUE_ACCEPTED,
+        )
     })
 }
 

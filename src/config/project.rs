@@ -101,6 +101,8 @@ fn mark_servers(
             ("args", entry.args.is_some()),
             ("env", entry.env.is_some()),
             ("cwd", entry.cwd.is_some()),
+            ("url", entry.url.is_some()),
+            ("headers", entry.headers.is_some()),
             ("startup_timeout_secs", entry.startup_timeout_secs.is_some()),
             ("tool_timeout_secs", entry.tool_timeout_secs.is_some()),
             ("enabled", entry.enabled == Some(true)),

@@ -116,6 +116,8 @@ pub struct RawMcpServer {
     pub args: Option<Vec<String>>,
     pub env: Option<BTreeMap<String, String>>,
     pub cwd: Option<String>,
+    pub url: Option<String>,
+    pub headers: Option<BTreeMap<String, String>>,
     pub enabled: Option<bool>,
     pub trust: Option<String>,
     pub startup_timeout_secs: Option<i64>,

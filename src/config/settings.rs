@@ -230,10 +230,12 @@ impl Default for ShellGateSettings {
     }
 }
 
-/// `[mcp.servers.NAME]`: a server mino starts as a child process and
-/// talks to on its stdin and stdout.
+/// `[mcp.servers.NAME]`: a server mino starts as a child process and talks
+/// to on its stdin and stdout (`command`), or one it reaches over
+/// streamable HTTP (`url`); exactly one of the two.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct McpServer {
+    /// Empty for a server given by `url`.
     pub command: String,
     pub args: Vec<String>,
     /// Variables set for the server. A value is a literal or a reference
@@ -242,6 +244,11 @@ pub struct McpServer {
     pub env: BTreeMap<String, EnvValue>,
     /// The server's working directory (absolute); the project's when unset.
     pub cwd: Option<PathBuf>,
+    /// A streamable-HTTP server's address (http or https).
+    pub url: Option<String>,
+    /// Headers sent with every request to `url`, valued like `env`: each a
+    /// credential, never shown, logged, sent or saved.
+    pub headers: BTreeMap<String, EnvValue>,
     /// `enabled = false`: not started, its tools not offered.
     pub enabled: bool,
     /// Marked `ask`: every call asks, in every mode.
@@ -259,6 +266,8 @@ impl Default for McpServer {
             args: Vec::new(),
             env: BTreeMap::new(),
             cwd: None,
+            url: None,
+            headers: BTreeMap::new(),
             enabled: true,
             trust_ask: false,
             startup_timeout: Duration::from_secs(30),

@@ -103,6 +103,8 @@ struct Inner {
     /// How many servers are still starting.
     starting: tokio::sync::watch::Sender<usize>,
     table: RwLock<Arc<Table>>,
+    /// Every name given this run, kept so a name keeps its meaning.
+    namer: Mutex<Namer>,
     notices: mpsc::UnboundedSender<McpNotice>,
     output_limit: usize,
 }
@@ -129,6 +131,8 @@ pub struct HubConfig<'a> {
     pub hidden_env: Vec<String>,
     /// Bytes of one tool result kept (bash's limit).
     pub output_limit: usize,
+    /// mino's own binary: every stdio server runs under its guard.
+    pub guard: Option<PathBuf>,
 }
 
 /// Every credential the servers' settings hold, as (name, value): literal
@@ -136,9 +140,12 @@ pub struct HubConfig<'a> {
 pub fn credentials(servers: &BTreeMap<String, McpServer>) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for (name, server) in servers {
-        for (key, value) in &server.env {
-            if let Some(value) = resolve_value(value) {
-                out.push((format!("mcp.servers.{name}.env.{key}"), value));
+        let tables = [("env", &server.env), ("headers", &server.headers)];
+        for (table, values) in tables {
+            for (key, value) in values {
+                if let Some(value) = resolve_value(value) {
+                    out.push((format!("mcp.servers.{name}.{table}.{key}"), value));
+                }
             }
         }
     }
@@ -150,7 +157,7 @@ pub fn credentials(servers: &BTreeMap<String, McpServer>) -> Vec<(String, String
 pub fn referenced_variables(servers: &BTreeMap<String, McpServer>) -> Vec<String> {
     let mut names: Vec<String> = servers
         .values()
-        .flat_map(|s| s.env.values())
+        .flat_map(|s| s.env.values().chain(s.headers.values()))
         .filter_map(|v| match v {
             crate::config::EnvValue::Variable(name) => Some(name.clone()),
             crate::config::EnvValue::Literal(_) => None,
@@ -162,6 +169,9 @@ pub fn referenced_variables(servers: &BTreeMap<String, McpServer>) -> Vec<String
 }
 
 fn destination(config: &McpServer) -> String {
+    if let Some(url) = &config.url {
+        return url.clone();
+    }
     std::iter::once(&config.command)
         .chain(&config.args)
         .map(|word| {
@@ -207,6 +217,7 @@ impl McpHub {
                 ),
                 servers,
                 table: RwLock::new(Arc::new(Table::default())),
+                namer: Mutex::new(Namer::default()),
                 notices,
                 output_limit: config.output_limit,
             }),
@@ -234,6 +245,7 @@ impl McpHub {
                 config.project_dir.to_path_buf(),
                 hidden,
                 secrets.clone(),
+                config.guard.clone(),
             ));
         }
         hub
@@ -318,7 +330,7 @@ impl McpHub {
 
     /// Builds the table again from the running servers, in name order.
     fn rebuild(&self) {
-        let mut namer = Namer::default();
+        let mut namer = lock(&self.inner.namer);
         let mut table = Table::default();
         for server in &self.inner.servers {
             let state = lock(&server.state);
@@ -368,12 +380,14 @@ async fn run_server(
     project_dir: PathBuf,
     hidden_env: Vec<String>,
     secrets: Secrets,
+    guard: Option<PathBuf>,
 ) {
     let cx = StartCx {
         name: &server.name,
         project_dir: &project_dir,
         hidden_env: &hidden_env,
         secrets: &secrets,
+        guard: guard.as_deref(),
     };
     let started = start(&server.config, cx).await;
     let Some(inner) = hub.upgrade() else {

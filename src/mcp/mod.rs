@@ -1,12 +1,15 @@
 //! MCP: the tool servers the user configured, reached through the official
-//! SDK (`rmcp`) over a child process's stdin and stdout. Starts them in the
-//! background, offers their tools to the model as `mcp_SERVER_TOOL`, runs
-//! calls the decision allowed, and reports every change of state as an
-//! `McpNotice`. Never decides, never draws (no ratatui or crossterm here),
-//! and never lets a credential out: `env` values are never shown, logged,
-//! sent or saved, and they join the secrets redacted from tool results.
+//! SDK (`rmcp`) over a child process's stdin and stdout, or streamable HTTP
+//! (`http.rs`). Starts them in the background, offers their tools to the
+//! model as `mcp_SERVER_TOOL`, runs calls the decision allowed, and reports
+//! every change of state as an `McpNotice`. Never decides, never draws (no
+//! ratatui or crossterm here), and never lets a credential out: `env` and
+//! `headers` values are never shown, logged, sent or saved, and they join
+//! the secrets redacted from tool results.
 
 mod content;
+pub mod guard;
+mod http;
 mod hub;
 pub mod names;
 mod server;

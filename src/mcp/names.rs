@@ -1,9 +1,12 @@
 //! The names MCP tools are offered under: `mcp_SERVER_TOOL`, with every
 //! character model APIs refuse replaced, at most 64 characters, and unique.
 //! A name that had to be cut or that collides gets a short digest of its
-//! server and tool, so it stays the same whichever other servers are up.
+//! server and tool. Once given, a name means that one tool of that one
+//! server for the rest of the run, whatever the servers list later: "allow
+//! for session" and "never" are remembered by name, so a name must never
+//! come to mean another tool.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use sha2::{Digest, Sha256};
 
@@ -40,15 +43,22 @@ fn digested(base: &str, server: &str, tool: &str) -> String {
     format!("{}{suffix}", &base[..base.len().min(keep)])
 }
 
-/// Hands out unique names for one tool list.
+/// Hands out unique names for the tools of a run, and the same name again
+/// for the same server and tool.
 #[derive(Debug, Default)]
 pub struct Namer {
     taken: HashSet<String>,
+    given: HashMap<(String, String), String>,
 }
 
 impl Namer {
-    /// The name for `tool` of `server`, unique among the names given so far.
+    /// The name for `tool` of `server`: the one it was given before, else a
+    /// new one unique among every name given so far.
     pub fn name(&mut self, server: &str, tool: &str) -> String {
+        let key = (server.to_string(), tool.to_string());
+        if let Some(name) = self.given.get(&key) {
+            return name.clone();
+        }
         let base = sanitized(server, tool);
         let mut name = if base.len() <= MAX_TOOL_NAME && base.chars().count() == base.len() {
             base.clone()
@@ -64,6 +74,7 @@ impl Namer {
             n += 1;
         }
         self.taken.insert(name.clone());
+        self.given.insert(key, name.clone());
         name
     }
 }
@@ -106,10 +117,32 @@ mod tests {
     }
 
     #[test]
+    fn a_name_never_comes_to_mean_another_tool() {
+        let mut n = Namer::default();
+        assert_eq!(n.name("s", "a.b"), "mcp_s_a_b");
+        // The server drops `a.b` and offers `a_b`: it does not inherit the
+        // name (and whatever the session remembers for it).
+        let later = n.name("s", "a_b");
+        assert_ne!(later, "mcp_s_a_b");
+        assert!(valid(&later));
+        // Server `x_y`'s `z` cannot take the name of server `x`'s `y_z`.
+        assert_eq!(n.name("x", "y_z"), "mcp_x_y_z");
+        assert_ne!(n.name("x_y", "z"), "mcp_x_y_z");
+        // Asked again, each keeps its own.
+        assert_eq!(n.name("s", "a.b"), "mcp_s_a_b");
+        assert_eq!(n.name("s", "a_b"), later);
+    }
+
+    #[test]
     fn two_hundred_tools_all_valid_and_unique() {
         let mut n = Namer::default();
         let names: HashSet<String> = (0..200)
-            .map(|i| n.name(&format!("srv{}", i % 5), &format!("tool {}", i / 5 % 3)))
+            .map(|i| {
+                // 200 distinct tools whose names collide in pairs once
+                // sanitised (`t 3` and `t.3`).
+                let sep = if i % 2 == 0 { ' ' } else { '.' };
+                n.name(&format!("srv{}", i % 5), &format!("t{sep}{}", i / 10))
+            })
             .collect();
         assert_eq!(names.len(), 200);
         assert!(names.iter().all(|name| valid(name)));

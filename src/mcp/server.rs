@@ -1,9 +1,11 @@
-//! Starting one stdio server: its process in a group of its own (so
-//! stopping it stops everything it started), its environment (credentials
-//! set, the model key and other servers' credentials removed), its stderr
-//! line by line into mino's log with secrets redacted, then the
-//! `initialize` handshake and the first tool list within the startup
-//! timeout. Never decides anything and never shows anything.
+//! Starting one server: a streamable-HTTP one by connecting to it
+//! (`http.rs`); a stdio one under mino's guard (`guard.rs`) in a process
+//! group of its own, so stopping it, or mino dying, stops everything it
+//! started, with its environment (credentials set, the model key and other
+//! servers' credentials removed) and its stderr logged line by line with
+//! secrets redacted. Then the `initialize` handshake and the first tool
+//! list within the startup timeout. Never decides anything and never shows
+//! anything.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -13,12 +15,14 @@ use rmcp::model::Tool as RemoteTool;
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use rustix::process::{Pid, Signal, kill_process_group};
+use rustix::process::{Pid, Signal, getpid, kill_process_group};
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::mpsc;
 
 use crate::config::{EnvValue, McpServer};
 use crate::secrets::Secrets;
+
+use super::guard::MCP_GUARD;
 
 /// The longest stderr line logged as one record.
 const STDERR_LINE_LIMIT: usize = 4096;
@@ -26,13 +30,23 @@ const STDERR_LINE_LIMIT: usize = 4096;
 /// Why a server did not start.
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
-    #[error("the variable {variable} (referenced by env.{key}) is not set")]
+    #[error("the variable {variable} (referenced by {key}) is not set")]
     MissingVariable { key: String, variable: String },
+    #[error("the value of headers.{name} cannot be sent in an HTTP header")]
+    Header { name: String },
+    #[error("the HTTP client could not be set up: {0}")]
+    Client(String),
+    #[error("{command} could not be started: not found (as a path, or on PATH), or not executable")]
+    NotFound { command: String },
     #[error("{command} could not be started: {source}")]
     Spawn {
         command: String,
         source: std::io::Error,
     },
+    #[error(
+        "mino cannot find its own binary (/proc/self/exe), which every MCP server runs under so it stops with mino"
+    )]
+    NoGuard,
     #[error("no answer to initialize within {0} s (startup_timeout_secs)")]
     Timeout(u64),
     #[error("the initialize handshake failed: {0}")]
@@ -70,14 +84,17 @@ pub struct Started {
     pub changes: mpsc::UnboundedReceiver<()>,
 }
 
-/// A server's process group, stopped with SIGKILL to the whole group.
+/// A server's process group: its guard (the leader), the server and what
+/// it started without leaving the group.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcessGroupId(Pid);
 
 impl ProcessGroupId {
+    /// SIGTERM to the group: the guard then kills the server and every
+    /// process below it, wherever they moved, and exits.
     pub fn kill(self) {
         // The group may have ended already; nothing is left to stop then.
-        let _ = kill_process_group(self.0, Signal::KILL);
+        let _ = kill_process_group(self.0, Signal::TERM);
     }
 }
 
@@ -89,17 +106,19 @@ pub fn resolve_value(value: &EnvValue) -> Option<String> {
     }
 }
 
-/// The environment a server starts with, beyond mino's own: its `env`
-/// settings resolved. Values read from references are credentials too.
-fn resolve_env(config: &McpServer) -> Result<Vec<(String, String)>, StartError> {
-    config
-        .env
+/// A server's `env` (the environment it starts with, beyond mino's own) or
+/// `headers`, resolved. Values read from references are credentials too.
+fn resolve_all(
+    values: &std::collections::BTreeMap<String, EnvValue>,
+    table: &str,
+) -> Result<Vec<(String, String)>, StartError> {
+    values
         .iter()
         .map(|(key, value)| {
             resolve_value(value)
                 .map(|v| (key.clone(), v))
                 .ok_or_else(|| StartError::MissingVariable {
-                    key: key.clone(),
+                    key: format!("{table}.{key}"),
                     variable: match value {
                         EnvValue::Variable(name) => name.clone(),
                         EnvValue::Literal(_) => String::new(),
@@ -118,15 +137,86 @@ pub struct StartCx<'a> {
     pub hidden_env: &'a [String],
     /// Redacted from its stderr before logging.
     pub secrets: &'a Secrets,
+    /// mino's own binary, which the server runs under (`__mcp-guard`).
+    pub guard: Option<&'a Path>,
 }
 
-/// Spawns the server and completes the handshake within the startup
-/// timeout. On failure nothing of it is left running.
+/// Connects to the server (a process mino starts, or a streamable-HTTP
+/// address) and completes the handshake within the startup timeout. On
+/// failure nothing of it is left running.
 pub async fn start(config: &McpServer, cx: StartCx<'_>) -> Result<Started, StartError> {
-    let env = resolve_env(config)?;
+    match &config.url {
+        Some(url) => {
+            let headers = resolve_all(&config.headers, "headers")?;
+            let transport = super::http::transport(url, &headers)?;
+            let (client, tools, changes) = handshake(transport, config.startup_timeout).await?;
+            Ok(Started {
+                client,
+                tools,
+                group: None,
+                changes,
+            })
+        }
+        None => start_process(config, cx).await,
+    }
+}
+
+/// `initialize` and the first tool list, within `timeout`.
+async fn handshake<T, E, A>(
+    transport: T,
+    timeout: std::time::Duration,
+) -> Result<(Client, Vec<RemoteTool>, mpsc::UnboundedReceiver<()>), StartError>
+where
+    T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let (changed, changes) = mpsc::unbounded_channel();
+    let work = async {
+        let client = Handler { changed }
+            .serve(transport)
+            .await
+            .map_err(|e| StartError::Handshake(e.to_string()))?;
+        let tools = client
+            .peer()
+            .list_all_tools()
+            .await
+            .map_err(|e| StartError::ListTools(e.to_string()))?;
+        Ok::<_, StartError>((client, tools))
+    };
+    match tokio::time::timeout(timeout, work).await {
+        Ok(Ok((client, tools))) => Ok((client, tools, changes)),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(StartError::Timeout(timeout.as_secs())),
+    }
+}
+
+/// Spawns the server under its guard and completes the handshake.
+async fn start_process(config: &McpServer, cx: StartCx<'_>) -> Result<Started, StartError> {
+    let env = resolve_all(&config.env, "env")?;
     let cwd = config.cwd.as_deref().unwrap_or(cx.project_dir);
-    let mut command = CommandWrap::with_new(&config.command, |cmd| {
-        cmd.args(&config.args).current_dir(cwd).kill_on_drop(true);
+    let guard = cx.guard.ok_or(StartError::NoGuard)?;
+    // Found here, with the PATH the server gets, so a missing program is
+    // said as such rather than as a handshake its guard could not start.
+    let path = env
+        .iter()
+        .find(|(key, _)| key == "PATH")
+        .map(|(_, value)| std::ffi::OsString::from(value))
+        .or_else(|| std::env::var_os("PATH"));
+    let program =
+        which::which_in(&config.command, path, cwd).map_err(|_| StartError::NotFound {
+            command: config.command.clone(),
+        })?;
+    let mino = getpid().as_raw_nonzero().get().to_string();
+    // Stopped through its guard (SIGTERM to the group), never by dropping:
+    // a SIGKILL to the guard would leave what the server moved out of its
+    // group behind.
+    let mut command = CommandWrap::with_new(guard, |cmd| {
+        cmd.arg(MCP_GUARD)
+            .arg(&mino)
+            .arg("--")
+            .arg(&program)
+            .args(&config.args)
+            .current_dir(cwd);
         for name in cx.hidden_env {
             cmd.env_remove(name);
         }
@@ -148,38 +238,18 @@ pub async fn start(config: &McpServer, cx: StartCx<'_>) -> Result<Started, Start
     if let Some(stderr) = stderr {
         tokio::spawn(log_stderr(cx.name.to_string(), stderr, cx.secrets.clone()));
     }
-    let (changed, changes) = mpsc::unbounded_channel();
-    let handshake = async {
-        let client = Handler { changed }
-            .serve(transport)
-            .await
-            .map_err(|e| StartError::Handshake(e.to_string()))?;
-        let tools = client
-            .peer()
-            .list_all_tools()
-            .await
-            .map_err(|e| StartError::ListTools(e.to_string()))?;
-        Ok::<_, StartError>((client, tools))
-    };
-    let outcome = tokio::time::timeout(config.startup_timeout, handshake).await;
-    match outcome {
-        Ok(Ok((client, tools))) => Ok(Started {
+    match handshake(transport, config.startup_timeout).await {
+        Ok((client, tools, changes)) => Ok(Started {
             client,
             tools,
             group,
             changes,
         }),
-        Ok(Err(e)) => {
+        Err(e) => {
             if let Some(group) = group {
                 group.kill();
             }
             Err(e)
-        }
-        Err(_) => {
-            if let Some(group) = group {
-                group.kill();
-            }
-            Err(StartError::Timeout(config.startup_timeout.as_secs()))
         }
     }
 }

@@ -219,10 +219,24 @@ impl ProtectedPaths {
     /// Whether a free string (an argument of an MCP call, which a server may
     /// take as a path of its own: absolute, `~/...`, `file://...`) names a
     /// protected file: its final `/`- or `\\`-separated component, or a
-    /// directory component before it, matches a pattern.
+    /// directory component before it, matches a pattern. A server may
+    /// normalise the path (`.env/.`, `x/../.env`), percent-decode it
+    /// (`%2Eenv`) or drop a URI's query and fragment (`.env?raw=1`) before
+    /// it opens a file, so each of those readings is checked too.
     pub fn names_protected(&self, text: &str) -> bool {
-        let normalized = text.replace('\\', "/");
-        self.is_protected(normalized.trim_end_matches('/'))
+        let decoded = percent_encoding::percent_decode_str(text).decode_utf8_lossy();
+        [text, decoded.as_ref()].into_iter().any(|reading| {
+            let slashed = reading.replace('\\', "/");
+            let mut readings = vec![lexical(&slashed), slashed.clone()];
+            if slashed.contains("://")
+                && let Some(end) = slashed.find(['?', '#'])
+            {
+                readings.push(lexical(&slashed[..end]));
+            }
+            readings
+                .iter()
+                .any(|r| self.is_protected(r.trim_end_matches('/')))
+        })
     }
 
     fn matches(&self, relative: &str) -> bool {
@@ -255,6 +269,22 @@ fn fold(text: &str) -> String {
     text.to_uppercase().to_lowercase()
 }
 
+/// `path` with `.` components dropped and each `..` taking away the
+/// component before it, as a server that normalises paths would read it.
+fn lexical(path: &str) -> String {
+    let mut kept: Vec<&str> = Vec::new();
+    for component in path.split('/') {
+        match component {
+            "" | "." => {}
+            ".." => {
+                kept.pop();
+            }
+            other => kept.push(other),
+        }
+    }
+    kept.join("/")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,10 +303,26 @@ mod tests {
             "C:\\Users\\u\\id_rsa",
             "~/.aws/credentials",
             "proj/tls.key",
+            // Readings a server may take: normalised, decoded, query dropped.
+            "/home/u/proj/.env/.",
+            "/home/u/proj/.env/x/..",
+            "/home/u/proj/sub/../.ENV",
+            "/home/u/proj/%2Eenv",
+            "/home/u/proj/%2eenv",
+            "file:///home/u/proj/.env?raw=1",
+            "file:///home/u/proj/id_rsa#top",
         ] {
             assert!(p.names_protected(text), "{text} should be protected");
         }
-        for text in ["/home/u/proj/notes.md", "hello .env world", "", "/", "echo"] {
+        for text in [
+            "/home/u/proj/notes.md",
+            "hello .env world",
+            "",
+            "/",
+            "echo",
+            "/home/u/proj/.env-example",
+            "what is 50%?",
+        ] {
             assert!(!p.names_protected(text), "{text} should not be protected");
         }
     }

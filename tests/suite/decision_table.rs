@@ -543,3 +543,89 @@ fn mcp_rows_where_nobody_can_ask_and_with_session_memory() {
     );
     assert_eq!(cell(&plain(&other, Mode::Manual)), Cell::Asks);
 }
+
+/// A server marked `trust = "ask"`, every mode against every memory and
+/// both front ends. Settled from DESIGN section 2 step 4 (the session's
+/// "allow for session" turns any `Ask` of step 5 into a shown allow, step 6)
+/// and section 10 ("the mode decides whether a call asks; the answers decide
+/// what a question remembers"): the marking makes every mode ask, bypass
+/// included (seed 003, "Rejected alternatives"), and the user's own answer
+/// to that question, given for that one tool name in that one session, is
+/// honoured; "never" holds in every mode. Another tool of the same server,
+/// and the same tool in another session, ask again.
+#[test]
+fn a_server_marked_ask_row_by_row_with_session_memory() {
+    #[derive(Debug, Clone, Copy)]
+    enum Memory {
+        Nothing,
+        AllowedForSession,
+        OtherToolAllowed,
+        Never,
+    }
+    let modes = [Mode::Manual, Mode::AcceptEdits, Mode::Auto, Mode::Bypass];
+    let rows = [
+        (Memory::Nothing, CanAsk::Yes, Cell::Asks),
+        (Memory::Nothing, CanAsk::No, Cell::Denied),
+        (Memory::AllowedForSession, CanAsk::Yes, Cell::Shown),
+        (Memory::AllowedForSession, CanAsk::No, Cell::Shown),
+        (Memory::OtherToolAllowed, CanAsk::Yes, Cell::Asks),
+        (Memory::OtherToolAllowed, CanAsk::No, Cell::Denied),
+        (Memory::Never, CanAsk::Yes, Cell::Denied),
+        (Memory::Never, CanAsk::No, Cell::Denied),
+    ];
+    for mode in modes {
+        for (memory, can_ask, expected) in rows {
+            let mut session = SessionConsent::default();
+            let mut run = RunConsent::default();
+            match memory {
+                Memory::Nothing => {}
+                Memory::AllowedForSession => remember(
+                    ConsentAnswer::AllowForSession,
+                    &ToolKey::new("mcp_files_write"),
+                    &mut session,
+                    &mut run,
+                ),
+                Memory::OtherToolAllowed => remember(
+                    ConsentAnswer::AllowForSession,
+                    &ToolKey::new("mcp_files_read"),
+                    &mut session,
+                    &mut run,
+                ),
+                Memory::Never => remember(
+                    ConsentAnswer::NeverThisRun,
+                    &ToolKey::new("mcp_files_write"),
+                    &mut session,
+                    &mut run,
+                ),
+            }
+            let decision = decide(
+                &mcp(true),
+                mode,
+                &ProtectedPaths::builtin(),
+                &session,
+                &run,
+                can_ask,
+            );
+            assert_eq!(
+                cell(&decision),
+                expected,
+                "{mode:?} {memory:?} {can_ask:?}: {decision:?}"
+            );
+            match (memory, &decision) {
+                (Memory::AllowedForSession, d) => assert_eq!(
+                    d,
+                    &Decision::Allow {
+                        shown: Shown::ForSession
+                    }
+                ),
+                (Memory::Never, Decision::Deny { code, .. }) => {
+                    assert_eq!(*code, DenyCode::Never)
+                }
+                (_, Decision::Deny { code, .. }) => assert_eq!(*code, DenyCode::NobodyToAsk),
+                _ => {}
+            }
+        }
+        // A fresh session (after /new) asks again.
+        assert_eq!(cell(&plain(&mcp(true), mode)), Cell::Asks);
+    }
+}

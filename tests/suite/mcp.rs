@@ -333,6 +333,16 @@ async fn reading_env_by_absolute_path_is_denied_before_the_call_leaves_mino() {
                     "mcp_files_read_multiple_files",
                     json!({"paths": ["notes.md", ".ENV"]}),
                 ),
+                // The server normalises paths before it opens them: these
+                // read .env too unless mino reads them the same way.
+                tool(
+                    "mcp_files_read_text_file",
+                    json!({"path": format!("{}/.env/.", root.display())}),
+                ),
+                tool(
+                    "mcp_files_read_text_file",
+                    json!({"path": format!("{}/nowhere/../.env", root.display())}),
+                ),
                 text("blocked"),
             ]
         },
@@ -345,6 +355,8 @@ async fn reading_env_by_absolute_path_is_denied_before_the_call_leaves_mino() {
     assert_eq!(
         codes,
         [
+            "MINO_DENY_PROTECTED_ARGUMENT",
+            "MINO_DENY_PROTECTED_ARGUMENT",
             "MINO_DENY_PROTECTED_ARGUMENT",
             "MINO_DENY_PROTECTED_ARGUMENT"
         ]
@@ -389,7 +401,7 @@ async fn servers_that_exit_hang_or_crash_are_reported_and_mino_keeps_working() {
     );
     assert!(
         stderr.contains(
-            "MCP server missing failed to start: /nonexistent/mcp-server could not be started"
+            "MCP server missing failed to start: /nonexistent/mcp-server could not be started: not found"
         ),
         "{stderr}"
     );
@@ -488,9 +500,9 @@ async fn changed_tools_are_listed_again_and_shown() {
     assert_eq!(pty.wait(), 0);
 }
 
-/// The pids of `parent`'s children whose command line contains `needle`.
-fn children(parent: u32, needle: &str) -> Vec<u32> {
-    let mut out = Vec::new();
+/// Every process below `root` now, as (pid, command line).
+fn descendants(root: u32) -> Vec<(u32, String)> {
+    let mut all = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
             continue;
@@ -502,11 +514,74 @@ fn children(parent: u32, needle: &str) -> Vec<u32> {
         let after = &stat[stat.rfind(')').unwrap() + 2..];
         let ppid: u32 = after.split(' ').nth(1).unwrap().parse().unwrap();
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        if ppid == parent && String::from_utf8_lossy(&cmdline).contains(needle) {
-            out.push(pid);
+        all.push((
+            pid,
+            ppid,
+            String::from_utf8_lossy(&cmdline).replace('\0', " "),
+        ));
+    }
+    let mut found = Vec::new();
+    let mut parents = vec![root];
+    while let Some(parent) = parents.pop() {
+        for (pid, ppid, cmdline) in &all {
+            if *ppid == parent {
+                parents.push(*pid);
+                found.push((*pid, cmdline.clone()));
+            }
         }
     }
-    out
+    found
+}
+
+/// The server processes below `root` whose command line contains `needle`
+/// (the servers themselves, not the guards they run under).
+fn server_pids(root: u32, needle: &str) -> Vec<u32> {
+    descendants(root)
+        .into_iter()
+        .filter(|(_, cmdline)| cmdline.contains(needle) && !cmdline.contains("__mcp-guard"))
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
+/// The guards below `root`.
+fn guard_pids(root: u32) -> Vec<u32> {
+    descendants(root)
+        .into_iter()
+        .filter(|(_, cmdline)| cmdline.contains("__mcp-guard"))
+        .map(|(pid, _)| pid)
+        .collect()
+}
+
+/// Waits until each of `servers` said it started, in whatever order.
+fn expect_started(pty: &mut Pty, servers: &[&str]) {
+    for _ in servers {
+        pty.expect(" started: ");
+    }
+    let all = pty.all();
+    for server in servers {
+        assert!(
+            all.contains(&format!("MCP server {server} started: ")),
+            "{all}"
+        );
+    }
+}
+
+/// The pid a fake server wrote to `file`.
+fn pid_in(file: &Path) -> u32 {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(file)
+            && let Ok(pid) = text.trim().parse()
+        {
+            return pid;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no pid in {}",
+            file.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// Whether `pid` is gone (or a zombie waiting for its parent).
@@ -558,8 +633,9 @@ async fn tui_mcp_shows_states_and_a_server_killed_from_outside_is_stopped_and_re
         "mcp_everything_echo",
         "Destination: node ",
     ]);
-    let servers = children(screen.pty.pid(), "server-everything");
+    let servers = server_pids(screen.pty.pid(), "server-everything");
     assert_eq!(servers.len(), 1, "one server process: {servers:?}");
+    assert_eq!(guard_pids(screen.pty.pid()).len(), 1);
     let status = std::process::Command::new("kill")
         .args(["-KILL", &servers[0].to_string()])
         .status()
@@ -592,11 +668,16 @@ async fn server_processes_stop_with_mino() {
     })
     .await;
     let mut pty = world.line_mode(&[]);
-    pty.expect("MCP server everything started");
-    pty.expect("MCP server files started");
-    let mut servers = children(pty.pid(), "server-everything");
-    servers.extend(children(pty.pid(), "server-filesystem"));
+    expect_started(&mut pty, &["everything", "files"]);
+    let mut servers = server_pids(pty.pid(), "server-everything");
+    servers.extend(server_pids(pty.pid(), "server-filesystem"));
     assert_eq!(servers.len(), 2, "{servers:?}");
+    servers.extend(guard_pids(pty.pid()));
+    assert_eq!(
+        servers.len(),
+        4,
+        "two servers under two guards: {servers:?}"
+    );
     pty.send_line("/quit");
     assert_eq!(pty.wait(), 0);
     for pid in servers {
@@ -609,4 +690,241 @@ async fn server_processes_stop_with_mino() {
         "{log}"
     );
     assert!(!pty.all().contains("Secure MCP Filesystem Server"));
+}
+
+/// mino killed with SIGKILL cleans up nothing itself: each server's guard
+/// notices and ends the server and everything below it, a child that left
+/// the server's process group and session included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn servers_and_their_children_die_when_mino_is_killed_with_sigkill() {
+    let pid_file = tempfile::NamedTempFile::new().unwrap();
+    let extra = format!(
+        "env = {{ FAKE_PID_FILE = {:?} }}",
+        pid_file.path().to_str().unwrap()
+    );
+    let world = World::mcp(vec![], |_| {
+        format!(
+            "{}{}",
+            everything("everything", ""),
+            fake("forker", "fork-child", &extra)
+        )
+    })
+    .await;
+    let mut pty = world.line_mode(&[]);
+    expect_started(&mut pty, &["everything", "forker"]);
+    let child = pid_in(pid_file.path());
+    let mut doomed = server_pids(pty.pid(), "server-everything");
+    doomed.extend(server_pids(pty.pid(), "fake-server.mjs"));
+    doomed.extend(guard_pids(pty.pid()));
+    assert_eq!(doomed.len(), 4, "two servers, two guards: {doomed:?}");
+    // The forked child left the server's session; it still is below mino.
+    assert!(!gone(child));
+    doomed.push(child);
+    let status = std::process::Command::new("kill")
+        .args(["-KILL", &pty.pid().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    pty.wait();
+    for pid in doomed {
+        assert!(
+            wait_gone(pid),
+            "process {pid} outlived mino killed with SIGKILL"
+        );
+    }
+}
+
+/// A server that forks a child holding its stdout and exits: the guard
+/// ends the child, so the connection ends and the server is shown stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_forks_a_child_and_exits_is_stopped_with_its_child() {
+    let pid_file = tempfile::NamedTempFile::new().unwrap();
+    let extra = format!(
+        "env = {{ FAKE_PID_FILE = {:?} }}",
+        pid_file.path().to_str().unwrap()
+    );
+    let world = World::mcp(vec![], |_| fake("leaver", "fork-exit", &extra)).await;
+    let mut pty = world.line_mode(&[]);
+    pty.expect("MCP server leaver started");
+    let child = pid_in(pid_file.path());
+    pty.expect("MCP server leaver stopped: its connection ended");
+    assert!(wait_gone(child), "the server's child {child} outlived it");
+    assert!(guard_pids(pty.pid()).is_empty());
+    pty.send_line("/quit");
+    assert_eq!(pty.wait(), 0);
+}
+
+/// Names, descriptions and results from a server are untrusted text: its
+/// escapes and right-to-left override never reach the terminal raw (in the
+/// record line, the result, the changed-tools notice and `/mcp`), and its
+/// description reaches the model only as a tool definition, never in the
+/// system prompt.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_server_cannot_drive_the_terminal_or_reach_the_system_prompt() {
+    const NAME: &str = "mcp_hostile_evil__0_pwned___2J_txt_exe";
+    let world = World::mcp(
+        vec![tool(NAME, json!({"text": "hi"})), text("called it")],
+        |_| fake("hostile", "hostile", ""),
+    )
+    .await;
+    let home = world.home.path().to_str().unwrap().to_string();
+    let project = world.project.path().to_str().unwrap().to_string();
+    let mut screen = crate::support::pty::Screen::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--cd", &project, "--yolo"],
+        world.project.path(),
+        &[
+            ("TERM", "xterm-256color"),
+            ("MINO_HOME", &home),
+            ("OPENAI_API_KEY", KEY),
+            ("AGENT_YOLO", ""),
+        ],
+    );
+    screen.wait_for("MCP 1/1");
+    screen.submit("call the tool");
+    screen.wait_for_all(&["called it", "MCP server hostile changed its tools"]);
+    // The server's own name for the tool is on screen, made visible.
+    screen.wait_for("Tool: \"evil");
+    let shown = screen.text();
+    assert!(
+        shown.contains(r#"Tool: "evil\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}txt.exe""#),
+        "{shown}"
+    );
+    screen.submit("/mcp");
+    screen.wait_for("hostile: running");
+    screen.submit("/quit");
+    let (code, bytes) = screen.wait_exit();
+    assert_eq!(code, 0);
+    let raw = String::from_utf8_lossy(&bytes);
+    for needle in ["\u{1b}]0;pwned", "\u{1b}[2J", "\u{202e}", "pwned\u{7}"] {
+        assert!(!raw.contains(needle), "{needle:?} reached the terminal raw");
+    }
+    let bodies = world.llm.bodies();
+    let first: Value = serde_json::from_str(&bodies[0]).unwrap();
+    let system = first["messages"][0].to_string();
+    assert!(!system.contains("IGNORE PREVIOUS"), "{system}");
+    let described = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["function"]["name"] == NAME)
+        .unwrap();
+    assert!(
+        described["function"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("IGNORE PREVIOUS INSTRUCTIONS")
+    );
+}
+
+/// A server reached over streamable HTTP (server-everything in its
+/// `streamableHttp` mode on a loopback port): its tools round-trip, the
+/// destination shown is its address, and its headers (credentials) never
+/// reach a request body, the session file, the log or the screen.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_streamable_http_server_round_trips_and_its_headers_never_leave() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut server = tokio::process::Command::new("node")
+        .arg(servers().join("server-everything/dist/index.js"))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the HTTP server never listened"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    // A second address that only records what arrives, to see the headers
+    // go out (and the server fail to start without echoing them).
+    let probe = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let probe_url = format!(
+        "http://127.0.0.1:{}/mcp",
+        probe.local_addr().unwrap().port()
+    );
+    let recorded = tokio::spawn(async move {
+        use tokio::io::AsyncReadExt;
+        let (mut stream, _) = probe.accept().await.unwrap();
+        let mut request = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = stream.read(&mut buf).await.unwrap();
+            if n == 0 {
+                break;
+            }
+            request.extend_from_slice(&buf[..n]);
+        }
+        String::from_utf8_lossy(&request).to_lowercase()
+    });
+    let world = World::mcp(
+        vec![
+            tool("mcp_remote_echo", json!({"message": "over http"})),
+            text("done"),
+        ],
+        |_| {
+            let headers = format!(
+                "headers = {{ Authorization = \"$TEST_MCP_TOKEN\", X-Literal = {LITERAL:?} }}"
+            );
+            format!(
+                "[mcp.servers.remote]\nurl = {url:?}\n{headers}\n[mcp.servers.probe]\nurl = {probe_url:?}\nstartup_timeout_secs = 2\n{headers}\n"
+            )
+        },
+    )
+    .await;
+    let (events, stderr, out) = world.print("go", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        results(&events),
+        [("completed".to_string(), "Echo: over http".to_string())]
+    );
+    assert!(
+        stderr.contains(&format!("Destination: \"{url}\"")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("MCP server probe failed to start"),
+        "{stderr}"
+    );
+    let request = recorded.await.unwrap();
+    assert!(
+        request.contains(&format!("authorization: {}", TOKEN.to_lowercase()))
+            && request.contains(&format!("x-literal: {}", LITERAL.to_lowercase())),
+        "the headers were not sent: {request}"
+    );
+    // Every file mino wrote (config.toml is the user's own).
+    let written: Vec<PathBuf> = walk(world.home.path())
+        .into_iter()
+        .filter(|f| !f.ends_with("config.toml"))
+        .collect();
+    assert!(
+        written
+            .iter()
+            .any(|f| f.to_string_lossy().contains("sessions"))
+    );
+    for secret in [TOKEN, LITERAL] {
+        for body in world.llm.bodies() {
+            assert!(!body.contains(secret), "a header reached the model");
+        }
+        for file in &written {
+            let text = String::from_utf8_lossy(&std::fs::read(file).unwrap()).to_string();
+            assert!(!text.contains(secret), "a header is in {}", file.display());
+        }
+        assert!(!stderr.contains(secret));
+    }
+    server.kill().await.unwrap();
 }

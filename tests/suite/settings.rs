@@ -1144,3 +1144,83 @@ fn asked_agents_come_from_the_user_file_only() {
     let err = fx.error();
     assert!(matches!(err, ConfigError::Loosening { .. }), "{err}");
 }
+
+#[test]
+fn a_streamable_http_server_has_a_url_headers_and_nothing_that_starts_a_process() {
+    let fx = Fixture::new();
+    fx.user(
+        "[mcp.servers.remote]\nurl = \"https://mcp.example.com/mcp\"\nheaders = { Authorization = \"$REMOTE_AUTH\", X-Team = \"blue\" }\ntrust = \"ask\"\n",
+    );
+    let s = fx.load().unwrap();
+    let remote = &s.mcp_servers["remote"];
+    assert_eq!(remote.url.as_deref(), Some("https://mcp.example.com/mcp"));
+    assert_eq!(
+        remote.headers["Authorization"],
+        mino::config::EnvValue::Variable("REMOTE_AUTH".into())
+    );
+    assert_eq!(
+        remote.headers["X-Team"],
+        mino::config::EnvValue::Literal("blue".into())
+    );
+    assert!(remote.trust_ask);
+    assert!(remote.command.is_empty() && remote.env.is_empty());
+    for (text, key, line, accepted) in [
+        (
+            "url = \"https://h/mcp\"\ncommand = \"x\"",
+            "mcp.servers.r.command",
+            3,
+            "either command",
+        ),
+        (
+            "url = \"https://h/mcp\"\nenv = { A = \"b\" }",
+            "mcp.servers.r.env",
+            3,
+            "either command",
+        ),
+        (
+            "url = \"ftp://h/mcp\"",
+            "mcp.servers.r.url",
+            2,
+            "http:// or https://",
+        ),
+        (
+            "url = \"not a url\"",
+            "mcp.servers.r.url",
+            2,
+            "http:// or https://",
+        ),
+        (
+            "url = \"https://u:p@h/mcp\"",
+            "mcp.servers.r.url",
+            2,
+            "without a user or password",
+        ),
+        (
+            "url = \"https://h/mcp\"\nheaders = { H = \"$\" }",
+            "mcp.servers.r.headers.H",
+            3,
+            "$NAME",
+        ),
+        (
+            "command = \"x\"\nheaders = { H = \"v\" }",
+            "mcp.servers.r.headers",
+            3,
+            "only for a streamable-HTTP server",
+        ),
+        ("args = []", "mcp.servers.r.command", 1, "url = "),
+    ] {
+        let fx = Fixture::new();
+        fx.user(&format!("[mcp.servers.r]\n{text}\n"));
+        let err = fx.error();
+        assert_names(&err, &fx.user_file(), key, line);
+        assert!(
+            err.to_string().contains(accepted),
+            "{accepted:?} missing from: {err}"
+        );
+    }
+    // A project may not add or change the address.
+    let fx = Fixture::new();
+    fx.user("[mcp.servers.r]\nurl = \"https://h/mcp\"\n");
+    fx.project("[mcp.servers.r]\nurl = \"https://evil.example/mcp\"\n");
+    assert_names(&fx.error(), &fx.project_file(), "mcp.servers.r.url", 2);
+}
