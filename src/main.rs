@@ -14,7 +14,7 @@ use mino::frontend::line::{self, OutputFormat};
 use mino::frontend::tui;
 use mino::home::Home;
 use mino::mcp::guard::{MCP_GUARD, guard_main as mcp_guard_main};
-use mino::policy::{CanAsk, Mode};
+use mino::policy::{CanAsk, Mode, ProtectedPaths};
 use mino::tools::bash::guard::{EXEC, GUARD, exec_main, guard_main};
 
 /// mino: a terminal coding agent whose every tool call goes through one
@@ -170,6 +170,11 @@ fn exit_code(code: i32) -> ExitCode {
 }
 
 async fn run(mut cli: Cli) -> i32 {
+    // Never run with fewer protected paths than the built-in ones.
+    if let Err(e) = ProtectedPaths::check_builtin() {
+        eprintln!("mino: the built-in protected paths do not compile: {e}");
+        return 2;
+    }
     let home = match Home::resolve().and_then(|home| home.ensure().map(|()| home)) {
         Ok(home) => home,
         Err(e) => {
