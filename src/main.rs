@@ -4,6 +4,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 use mino::agent::build::{Launch, launch};
@@ -152,37 +153,54 @@ fn main() -> ExitCode {
         .worker_threads(2)
         .enable_all()
         .build()
+        .context("could not start the async runtime")
     {
         Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("mino: could not start the async runtime: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return fail(&e),
     };
-    let code = runtime.block_on(run(cli));
+    let result = runtime.block_on(run(cli));
     // Leave without waiting for a stdin reader blocked on a terminal.
     runtime.shutdown_background();
-    ExitCode::from(u8::try_from(code).unwrap_or(1))
+    match result {
+        Ok(code) => exit_code(code),
+        Err(e) => fail(&e),
+    }
 }
 
 fn exit_code(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
-async fn run(mut cli: Cli) -> i32 {
-    // Never run with fewer protected paths than the built-in ones.
-    if let Err(e) = ProtectedPaths::check_builtin() {
-        eprintln!("mino: the built-in protected paths do not compile: {e}");
-        return 2;
+/// Says what stopped mino, each cause once, and exits 2.
+fn fail(error: &anyhow::Error) -> ExitCode {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let cause = cause.to_string();
+        // Most messages already name their cause; do not say it twice.
+        if text.contains(&cause) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&cause);
     }
-    let home = match Home::resolve().and_then(|home| home.ensure().map(|()| home)) {
-        Ok(home) => home,
+    eprintln!("mino: {text}");
+    ExitCode::from(2)
+}
+
+async fn run(mut cli: Cli) -> anyhow::Result<i32> {
+    // Never run with fewer protected paths than the built-in ones.
+    ProtectedPaths::check_builtin().context("the built-in protected paths do not compile")?;
+    let home = Home::resolve()?;
+    home.ensure()?;
+    let _log = match mino::logging::init(&home) {
+        Ok(guard) => Some(guard),
         Err(e) => {
-            eprintln!("mino: {e}");
-            return 2;
+            eprintln!("mino: logging is off: {e}");
+            None
         }
     };
-    let _log = mino::logging::init(&home).ok();
     let mut overrides = CliOverrides {
         mode: cli.mode,
         yolo: cli.yolo,
@@ -192,43 +210,24 @@ async fn run(mut cli: Cli) -> i32 {
         script: None,
     };
     let project_dir = if cli.demo {
-        match mino::demo::lay_out() {
-            Ok(demo) => {
-                eprintln!("mino: demo project laid out in {}", demo.project.display());
-                overrides.provider = Some("scripted".into());
-                overrides.model = Some("demo-script".into());
-                overrides.script = Some(demo.script);
-                demo.project
-            }
-            Err(e) => {
-                eprintln!("mino: {e}");
-                return 2;
-            }
-        }
+        let demo = mino::demo::lay_out()?;
+        eprintln!("mino: demo project laid out in {}", demo.project.display());
+        overrides.provider = Some("scripted".into());
+        overrides.model = Some("demo-script".into());
+        overrides.script = Some(demo.script);
+        demo.project
     } else {
         match cli.cd.clone() {
             Some(dir) => dir,
-            None => match std::env::current_dir() {
-                Ok(dir) => dir,
-                Err(e) => {
-                    eprintln!("mino: the current directory cannot be read: {e}");
-                    return 2;
-                }
-            },
+            None => std::env::current_dir().context("the current directory cannot be read")?,
         }
     };
-    let settings = match Settings::load(
+    let settings = Settings::load(
         &home,
         &project_dir,
         &EnvOverrides::from_process(),
         &overrides,
-    ) {
-        Ok(settings) => settings,
-        Err(e) => {
-            eprintln!("mino: {e}");
-            return 2;
-        }
-    };
+    )?;
     if let Some(Sub::Policy {
         command:
             PolicyCommand::Check {
@@ -247,19 +246,11 @@ async fn run(mut cli: Cli) -> i32 {
             command: command.as_deref(),
             url: url.as_deref(),
         };
-        return match check(&settings, &project_dir, &req).await {
-            Ok(value) => {
-                println!("{value}");
-                0
-            }
-            Err(e) => {
-                eprintln!("mino: {e}");
-                2
-            }
-        };
+        println!("{}", check(&settings, &project_dir, &req).await?);
+        return Ok(0);
     }
     if let Some(Sub::Gate { command }) = &cli.command {
-        return run_gate(&settings, &project_dir, command);
+        return Ok(run_gate(&settings, &project_dir, command));
     }
     let interactive = std::io::stdin().is_terminal();
     let full_screen =
@@ -269,19 +260,14 @@ async fn run(mut cli: Cli) -> i32 {
     } else {
         CanAsk::Yes
     };
-    let handle = match launch(Launch {
+    let handle = launch(Launch {
         home: &home,
         settings: &settings,
         project_dir: &project_dir,
         can_ask,
         resume: cli.resume.as_deref(),
-    }) {
-        Ok(handle) => handle,
-        Err(e) => {
-            eprintln!("mino: {e}");
-            return 2;
-        }
-    };
+    })
+    .await?;
     let mcp = handle.mcp.clone();
     let code = match cli.prompt {
         Some(prompt) => line::run_once(handle, prompt, cli.output_format).await,
@@ -292,7 +278,7 @@ async fn run(mut cli: Cli) -> i32 {
     if let Some(hub) = mcp {
         hub.shutdown();
     }
-    code
+    Ok(code)
 }
 
 /// `mino gate check` and `mino gate hook`.
