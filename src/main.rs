@@ -4,6 +4,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 use mino::agent::build::{Launch, launch};
@@ -14,7 +15,7 @@ use mino::frontend::line::{self, OutputFormat};
 use mino::frontend::tui;
 use mino::home::Home;
 use mino::mcp::guard::{MCP_GUARD, guard_main as mcp_guard_main};
-use mino::policy::{CanAsk, Mode};
+use mino::policy::{CanAsk, Mode, ProtectedPaths};
 use mino::tools::bash::guard::{EXEC, GUARD, exec_main, guard_main};
 
 /// mino: a terminal coding agent whose every tool call goes through one
@@ -162,32 +163,54 @@ fn main() -> ExitCode {
         .worker_threads(2)
         .enable_all()
         .build()
+        .context("could not start the async runtime")
     {
         Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("mino: could not start the async runtime: {e}");
-            return ExitCode::from(2);
-        }
+        Err(e) => return fail(&e),
     };
-    let code = runtime.block_on(run(cli));
+    let result = runtime.block_on(run(cli));
     // Leave without waiting for a stdin reader blocked on a terminal.
     runtime.shutdown_background();
-    ExitCode::from(u8::try_from(code).unwrap_or(1))
+    match result {
+        Ok(code) => exit_code(code),
+        Err(e) => fail(&e),
+    }
 }
 
 fn exit_code(code: i32) -> ExitCode {
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
-async fn run(mut cli: Cli) -> i32 {
-    let home = match Home::resolve().and_then(|home| home.ensure().map(|()| home)) {
-        Ok(home) => home,
+/// Says what stopped mino, each cause once, and exits 2.
+fn fail(error: &anyhow::Error) -> ExitCode {
+    let mut text = String::new();
+    for cause in error.chain() {
+        let cause = cause.to_string();
+        // Most messages already name their cause; do not say it twice.
+        if text.contains(&cause) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&cause);
+    }
+    eprintln!("mino: {text}");
+    ExitCode::from(2)
+}
+
+async fn run(mut cli: Cli) -> anyhow::Result<i32> {
+    // Never run with fewer protected paths than the built-in ones.
+    ProtectedPaths::check_builtin().context("the built-in protected paths do not compile")?;
+    let home = Home::resolve()?;
+    home.ensure()?;
+    let _log = match mino::logging::init(&home) {
+        Ok(guard) => Some(guard),
         Err(e) => {
-            eprintln!("mino: {e}");
-            return 2;
+            eprintln!("mino: logging is off: {e}");
+            None
         }
     };
-    let _log = mino::logging::init(&home).ok();
     let mut overrides = CliOverrides {
         mode: cli.mode,
         yolo: cli.yolo,
@@ -197,45 +220,26 @@ async fn run(mut cli: Cli) -> i32 {
         script: None,
     };
     let project_dir = if cli.demo {
-        match mino::demo::lay_out() {
-            Ok(demo) => {
-                eprintln!("mino: demo project laid out in {}", demo.project.display());
-                overrides.provider = Some("scripted".into());
-                overrides.model = Some("demo-script".into());
-                overrides.script = Some(demo.script);
-                demo.project
-            }
-            Err(e) => {
-                eprintln!("mino: {e}");
-                return 2;
-            }
-        }
+        let demo = mino::demo::lay_out()?;
+        eprintln!("mino: demo project laid out in {}", demo.project.display());
+        overrides.provider = Some("scripted".into());
+        overrides.model = Some("demo-script".into());
+        overrides.script = Some(demo.script);
+        demo.project
     } else {
         match cli.cd.clone() {
             Some(dir) => dir,
-            None => match std::env::current_dir() {
-                Ok(dir) => dir,
-                Err(e) => {
-                    eprintln!("mino: the current directory cannot be read: {e}");
-                    return 2;
-                }
-            },
+            None => std::env::current_dir().context("the current directory cannot be read")?,
         }
     };
     let env = EnvOverrides::from_process();
     let user_file = cli.settings.clone().unwrap_or_else(|| home.config_file());
     let settings =
-        match Settings::load_with_user_file(&home, &user_file, &project_dir, &env, &overrides) {
-            Ok(settings) => settings,
-            Err(e) => {
-                eprintln!("mino: {e}");
-                return 2;
-            }
-        };
+        Settings::load_with_user_file(&home, &user_file, &project_dir, &env, &overrides)?;
     if let Some(Sub::Acp) = &cli.command {
         // Each editor session loads the settings for its own directory; the
         // ones loaded above only checked that the user's file is valid.
-        return mino::frontend::acp::serve(home, user_file, env, overrides).await;
+        return Ok(mino::frontend::acp::serve(home, user_file, env, overrides).await);
     }
     if let Some(Sub::Policy {
         command:
@@ -255,32 +259,24 @@ async fn run(mut cli: Cli) -> i32 {
             command: command.as_deref(),
             url: url.as_deref(),
         };
-        return match check(&settings, &project_dir, &req).await {
-            Ok(value) => {
-                println!("{value}");
-                0
-            }
-            Err(e) => {
-                eprintln!("mino: {e}");
-                2
-            }
-        };
+        println!("{}", check(&settings, &project_dir, &req).await?);
+        return Ok(0);
     }
     if let Some(Sub::Gate { command }) = &cli.command {
-        return run_gate(&settings, &project_dir, command);
+        return Ok(run_gate(&settings, &project_dir, command));
     }
     let question = match &cli.ask {
         Some(agent) => {
             let mut question = String::new();
             if let Err(e) = std::io::Read::read_to_string(&mut std::io::stdin(), &mut question) {
                 eprintln!("mino: --ask {agent}: the question could not be read from stdin: {e}");
-                return 2;
+                return Ok(2);
             }
             if question.trim().is_empty() {
                 eprintln!(
                     "mino: --ask {agent}: no question on stdin; write it there, e.g. echo 'what changed?' | mino --ask {agent}"
                 );
-                return 2;
+                return Ok(2);
             }
             Some((agent.clone(), question.trim().to_string()))
         }
@@ -294,20 +290,15 @@ async fn run(mut cli: Cli) -> i32 {
     } else {
         CanAsk::Yes
     };
-    let handle = match launch(Launch {
+    let handle = launch(Launch {
         home: &home,
         settings: &settings,
         project_dir: &project_dir,
         can_ask,
         resume: cli.resume.as_deref(),
         editor: None,
-    }) {
-        Ok(handle) => handle,
-        Err(e) => {
-            eprintln!("mino: {e}");
-            return 2;
-        }
-    };
+    })
+    .await?;
     let mcp = handle.mcp.clone();
     let code = match (question, cli.prompt) {
         (Some((agent, question)), _) => line::run_ask(handle, agent, question).await,
@@ -319,7 +310,7 @@ async fn run(mut cli: Cli) -> i32 {
     if let Some(hub) = mcp {
         hub.shutdown();
     }
-    code
+    Ok(code)
 }
 
 /// `mino gate check` and `mino gate hook`.

@@ -20,6 +20,7 @@ use agent_client_protocol::{Agent, ByteStreams, Client};
 use tokio::io::AsyncReadExt;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
+use tokio_util::sync::CancellationToken;
 
 use crate::config::AskedAgent;
 use crate::policy::{
@@ -222,7 +223,7 @@ impl Asking<'_> {
     async fn decide(
         &mut self,
         request: &RequestPermissionRequest,
-        interrupt: &mut mpsc::UnboundedReceiver<()>,
+        cancel: &CancellationToken,
     ) -> Result<bool, Interrupted> {
         let (key, kind, mut fields) = request_facts(self.name, request);
         let call_id = request.tool_call.tool_call_id.0.to_string();
@@ -240,7 +241,7 @@ impl Asking<'_> {
             if facts.command.is_none() {
                 facts.guard = Some("the asked agent's command could not be read".into());
             }
-            match gate(self.rt, &mut facts, mode, interrupt).await {
+            match gate(self.rt, &mut facts, mode, cancel).await {
                 None => return Err(Interrupted),
                 Some(Some(field)) => fields.push(field),
                 Some(None) => {}
@@ -257,9 +258,11 @@ impl Asking<'_> {
         let view = DecisionView::of(&decision);
         tracing::info!(session = %self.session.id, call = %call_id, tool = %key, %mode, decision = view.decision, "asked agent's call decided");
         if let Some(audit) = &self.rt.audit
-            && let Err(e) = audit.decision(&self.session.id, &call_id, key.as_str(), mode, &view)
+            && let Err(e) = audit
+                .decision(&self.session.id, &call_id, key.as_str(), mode, &view)
+                .await
         {
-            self.rt.emit(AgentEvent::Warning(e));
+            self.rt.emit(AgentEvent::Warning(e.to_string()));
         }
         self.rt.emit(AgentEvent::Decision {
             call_id: call_id.clone(),
@@ -288,7 +291,7 @@ impl Asking<'_> {
                     reply,
                 }));
                 let answer = tokio::select! {
-                    _ = interrupt.recv() => return Err(Interrupted),
+                    () = cancel.cancelled() => return Err(Interrupted),
                     answer = answer => answer.unwrap_or(ConsentAnswer::Reject),
                 };
                 remember(answer, &key, &mut self.session.consent, self.run);
@@ -310,7 +313,7 @@ impl Asking<'_> {
         cx: ConnectionTo<Agent>,
         question: String,
         from_child: &mut mpsc::UnboundedReceiver<FromChild>,
-        interrupt: &mut mpsc::UnboundedReceiver<()>,
+        cancel: &CancellationToken,
     ) -> Result<(String, StopReason), agent_client_protocol::Error> {
         cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
             .block_task()
@@ -341,7 +344,7 @@ impl Asking<'_> {
                     }
                     return result.map(|r| (answer, r.stop_reason));
                 }
-                _ = interrupt.recv(), if !cancelled => {
+                () = cancel.cancelled(), if !cancelled => {
                     cancelled = true;
                     let _ = cx.send_notification(CancelNotification::new(session_id.clone()));
                     grace.as_mut().reset(tokio::time::Instant::now() + CANCEL_GRACE);
@@ -354,7 +357,7 @@ impl Asking<'_> {
                         let allowed = if cancelled {
                             false
                         } else {
-                            match self.decide(&request, interrupt).await {
+                            match self.decide(&request, cancel).await {
                                 Ok(allowed) => allowed,
                                 Err(Interrupted) => {
                                     cancelled = true;
@@ -395,7 +398,7 @@ pub async fn ask(
     run: &mut RunConsent,
     name: &str,
     question: String,
-    interrupt: &mut mpsc::UnboundedReceiver<()>,
+    cancel: &CancellationToken,
 ) -> Result<String, AskError> {
     let Some(entry) = rt.agents.get(name).cloned() else {
         return Err(AskError::Unknown {
@@ -463,11 +466,7 @@ pub async fn ask(
         )
         .connect_with(
             ByteStreams::new(stdin.compat_write(), stdout.compat()),
-            async |cx| {
-                asking
-                    .converse(cx, question, &mut from_child, interrupt)
-                    .await
-            },
+            async |cx| asking.converse(cx, question, &mut from_child, cancel).await,
         )
         .await;
     // The asked agent remembers nothing and outlives nothing.

@@ -1,44 +1,50 @@
 //! The audit log: one JSON line per decision (time, session, call, tool,
 //! mode, outcome, code), appended and synced, in mino's home. It records;
-//! it never decides and is never read back by the program.
+//! it never decides and is never read back by the program. Appends run on
+//! the blocking pool.
 
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::json;
 
 use crate::policy::Mode;
 
+use super::error::AgentError;
 use super::events::DecisionView;
 
+#[derive(Debug, Clone)]
 pub struct Audit {
     path: PathBuf,
-    file: Mutex<File>,
+    file: Arc<Mutex<File>>,
 }
 
 impl Audit {
     /// Opens (creating 0600) the audit log at `path`.
-    pub fn open(path: &Path) -> Result<Self, String> {
-        let file = crate::home::create_private_file(path)
-            .map_err(|e| format!("could not open the audit log {}: {e}", path.display()))?;
+    pub fn open(path: &Path) -> Result<Self, AgentError> {
+        let file =
+            crate::home::create_private_file(path).map_err(|source| AgentError::AuditOpen {
+                path: path.to_path_buf(),
+                source,
+            })?;
         Ok(Self {
             path: path.to_path_buf(),
-            file: Mutex::new(file),
+            file: Arc::new(Mutex::new(file)),
         })
     }
 
-    /// Appends one decision. A failure is returned as a sentence naming the file.
-    pub fn decision(
+    /// Appends one decision. A failure names the file.
+    pub async fn decision(
         &self,
         session: &str,
         call_id: &str,
         tool: &str,
         mode: Mode,
         view: &DecisionView,
-    ) -> Result<(), String> {
+    ) -> Result<(), AgentError> {
         let time = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
@@ -52,12 +58,21 @@ impl Audit {
             "unasked": view.unasked,
             "code": view.code,
         });
-        let mut file = self
-            .file
-            .lock()
-            .map_err(|_| format!("the audit log {} is unusable", self.path.display()))?;
+        let audit = self.clone();
+        tokio::task::spawn_blocking(move || audit.append(&line.to_string()))
+            .await
+            .map_err(|e| AgentError::Blocking(e.to_string()))?
+    }
+
+    fn append(&self, line: &str) -> Result<(), AgentError> {
+        let mut file = self.file.lock().map_err(|_| AgentError::AuditPoisoned {
+            path: self.path.clone(),
+        })?;
         writeln!(file, "{line}")
             .and_then(|()| file.sync_data())
-            .map_err(|e| format!("could not write the audit log {}: {e}", self.path.display()))
+            .map_err(|source| AgentError::AuditWrite {
+                path: self.path.clone(),
+                source,
+            })
     }
 }

@@ -23,6 +23,7 @@ use crate::tools::{Project, Registry, ToolContext};
 
 use super::audit::Audit;
 use super::driver::Runtime;
+use super::error::AgentError;
 use super::events::AgentEvent;
 use super::hook::Hook;
 use super::judge::Judge;
@@ -33,6 +34,10 @@ use super::turn::TurnLimits;
 
 /// The largest `SOUL.md` accepted.
 const SOUL_LIMIT: u64 = 256 * 1024;
+
+/// A diagnostic knob: milliseconds added to every session sync, to play a
+/// slow disk (the front ends must stay responsive meanwhile).
+pub const SLOW_SYNC_ENV: &str = "MINO_SLOW_SYNC_MS";
 
 /// How long a preToolCall hook may take.
 const HOOK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -87,7 +92,7 @@ pub fn gate_setup(settings: &Settings, project_root: &Path) -> GateSetup {
 
 /// The judge, when the user's settings enable it: its own provider, built
 /// with no retries, and its deadline.
-pub fn judge(settings: &Settings) -> Result<Option<Judge>, String> {
+pub fn judge(settings: &Settings) -> Result<Option<Judge>, AgentError> {
     let judge = settings.shell_gate.judge;
     if !judge.enabled {
         return Ok(None);
@@ -95,8 +100,7 @@ pub fn judge(settings: &Settings) -> Result<Option<Judge>, String> {
     let mut config = provider_config(settings);
     config.max_retries = 0;
     config.request_timeout = judge.timeout;
-    let provider = build_provider(&config)
-        .map_err(|e| format!("the shell gate's judge cannot be set up: {e}"))?;
+    let provider = build_provider(&config).map_err(AgentError::Judge)?;
     Ok(Some(Judge {
         provider,
         timeout: judge.timeout,
@@ -167,7 +171,7 @@ pub struct Launch<'a> {
 }
 
 /// Builds and starts the agent on its own task.
-pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
+pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let Launch {
         home,
         settings,
@@ -176,27 +180,21 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
         resume,
         editor,
     } = launch;
-    let project = Project::new(project_dir).map_err(|e| {
-        format!(
-            "the project directory {} cannot be used: {e}",
-            project_dir.display()
-        )
+    let project = Project::new(project_dir).map_err(|source| AgentError::Project {
+        path: project_dir.to_path_buf(),
+        source,
     })?;
-    let user_soul = read_text(&home.soul_file(), SOUL_LIMIT, Links::Follow)
-        .map_err(|e| format!("SOUL.md: {e}"))?;
+    let user_soul =
+        read_text(&home.soul_file(), SOUL_LIMIT, Links::Follow).map_err(AgentError::Soul)?;
     let mut tool_cx = tool_context(settings, project);
     tool_cx.editor = editor;
     if settings.tools.bash && tool_cx.bash_guard.is_none() {
-        return Err(
-            "mino cannot find its own binary (/proc/self/exe), which every bash call runs under; \
-             turn bash off with [tools] bash = false to run without it"
-                .to_string(),
-        );
+        return Err(AgentError::NoOwnBinary);
     }
     let system = system_prompt(user_soul, &tool_cx.project, &tool_cx.protected)?;
     let project_name = tool_cx.project.root().display().to_string();
     let config = provider_config(settings);
-    let provider = build_provider(&config).map_err(|e| e.to_string())?;
+    let provider = build_provider(&config)?;
     let (events_tx, events_rx) = mpsc::unbounded_channel();
     if let Some(warning) = missing_key(settings, &config) {
         let _ = events_tx.send(AgentEvent::Warning(warning));
@@ -224,7 +222,11 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
         mcp: mcp.clone(),
         agents: settings.agents.clone(),
     };
-    let store = SessionStore::new(home.sessions_dir());
+    let slow_sync = std::env::var(SLOW_SYNC_ENV)
+        .ok()
+        .and_then(|ms| ms.parse().ok())
+        .map(Duration::from_millis);
+    let store = SessionStore::new(home.sessions_dir()).with_sync_delay(slow_sync);
     let agent = Agent::start(
         rt,
         store,
@@ -232,7 +234,8 @@ pub fn launch(launch: Launch<'_>) -> Result<AgentHandle, String> {
         project_name,
         settings.model.model.clone(),
         resume,
-    )?;
+    )
+    .await?;
     let mut handle = spawn(agent, events_rx);
     handle.mcp = mcp;
     Ok(handle)

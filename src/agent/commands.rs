@@ -25,37 +25,126 @@ pub enum Command {
     },
 }
 
-/// The names, for completion and `/help`.
-pub const COMMANDS: [(&str, &str); 10] = [
-    (
-        "/mode",
-        "show the permission mode, or /mode NAME to change it",
-    ),
-    ("/new", "start a new session (in the start mode)"),
-    ("/resume", "resume a session: /resume ID"),
-    ("/sessions", "list saved sessions"),
-    (
-        "/clear",
-        "empty this session's history (same id, same mode)",
-    ),
-    ("/compact", "summarise older history to free context"),
-    ("/copy", "copy the last answer to the clipboard"),
-    ("/mcp", "list MCP servers, their state and tools"),
-    ("/help", "show commands and keys"),
-    ("/quit", "leave mino"),
+/// One slash command as the user sees it, and how its words become a
+/// `Command`. The table below drives parsing, the unknown-command message,
+/// completion and help.
+#[derive(Debug, Clone, Copy)]
+pub struct CommandSpec {
+    pub name: &'static str,
+    /// Other names that parse the same.
+    pub aliases: &'static [&'static str],
+    /// The one optional argument, as help names it (`NAME`, `ID`).
+    pub argument: Option<&'static str>,
+    pub help: &'static str,
+    build: fn(Option<&str>) -> Result<Command, CommandError>,
+}
+
+impl CommandSpec {
+    /// The spec of the command named `name` (or one of its aliases).
+    pub fn find(name: &str) -> Option<&'static CommandSpec> {
+        COMMANDS
+            .iter()
+            .find(|spec| spec.name == name || spec.aliases.contains(&name))
+    }
+}
+
+/// Every command, in the order help shows them.
+pub const COMMANDS: [CommandSpec; 10] = [
+    CommandSpec {
+        name: "/mode",
+        aliases: &[],
+        argument: Some("NAME"),
+        help: "show the permission mode, or /mode NAME to change it",
+        build: |arg| match arg {
+            None => Ok(Command::Mode(None)),
+            Some(name) => name
+                .parse::<Mode>()
+                .map(|m| Command::Mode(Some(m)))
+                .map_err(|_| CommandError::UnknownMode {
+                    given: name.to_string(),
+                }),
+        },
+    },
+    CommandSpec {
+        name: "/new",
+        aliases: &[],
+        argument: None,
+        help: "start a new session (in the start mode)",
+        build: |_| Ok(Command::New),
+    },
+    CommandSpec {
+        name: "/resume",
+        aliases: &[],
+        argument: Some("ID"),
+        help: "resume a session: /resume ID",
+        build: |arg| Ok(Command::Resume(arg.map(str::to_string))),
+    },
+    CommandSpec {
+        name: "/sessions",
+        aliases: &[],
+        argument: None,
+        help: "list saved sessions",
+        build: |_| Ok(Command::Sessions),
+    },
+    CommandSpec {
+        name: "/clear",
+        aliases: &[],
+        argument: None,
+        help: "empty this session's history (same id, same mode)",
+        build: |_| Ok(Command::Clear),
+    },
+    CommandSpec {
+        name: "/compact",
+        aliases: &[],
+        argument: None,
+        help: "summarise older history to free context",
+        build: |_| Ok(Command::Compact),
+    },
+    CommandSpec {
+        name: "/copy",
+        aliases: &[],
+        argument: None,
+        help: "copy the last answer to the clipboard",
+        build: |_| Ok(Command::Copy),
+    },
+    CommandSpec {
+        name: "/mcp",
+        aliases: &[],
+        argument: None,
+        help: "list MCP servers, their state and tools",
+        build: |_| Ok(Command::Mcp),
+    },
+    CommandSpec {
+        name: "/help",
+        aliases: &[],
+        argument: None,
+        help: "show commands and keys",
+        build: |_| Ok(Command::Help),
+    },
+    CommandSpec {
+        name: "/quit",
+        aliases: &["/exit"],
+        argument: None,
+        help: "leave mino",
+        build: |_| Ok(Command::Quit),
+    },
 ];
+
+/// The command names, as the unknown-command message lists them.
+fn names() -> String {
+    COMMANDS
+        .iter()
+        .map(|spec| spec.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CommandError {
-    #[error(
-        "unknown command {0}; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /help, /quit"
-    )]
+    #[error("unknown command {0}; commands: {names}", names = names())]
     Unknown(String),
     #[error("{command} takes no arguments; got {extra:?}")]
-    Extra {
-        command: &'static str,
-        extra: String,
-    },
+    Extra { command: String, extra: String },
     #[error("unknown permission mode {given:?}; accepted: {MODE_NAMES}")]
     UnknownMode { given: String },
     #[error("{command} needs a question: {command} QUESTION")]
@@ -89,51 +178,28 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
     let mut words = line.split_whitespace();
     let name = words.next().unwrap_or_default();
     let args: Vec<&str> = words.collect();
-    let none = |command: &'static str, cmd: Command| {
-        if args.is_empty() {
-            Ok(cmd)
-        } else {
-            Err(CommandError::Extra {
-                command,
-                extra: args.join(" "),
-            })
-        }
+    let Some(spec) = CommandSpec::find(name) else {
+        return Err(CommandError::Unknown(name.to_string()));
     };
-    match name {
-        "/mode" => match args.as_slice() {
-            [] => Ok(Command::Mode(None)),
-            [name] => name
-                .parse::<Mode>()
-                .map(|m| Command::Mode(Some(m)))
-                .map_err(|_| CommandError::UnknownMode {
-                    given: (*name).to_string(),
-                }),
-            [_, rest @ ..] => Err(CommandError::Extra {
-                command: "/mode NAME",
-                extra: rest.join(" "),
-            }),
-        },
-        "/resume" => match args.as_slice() {
-            [] => Ok(Command::Resume(None)),
-            [id] => Ok(Command::Resume(Some((*id).to_string()))),
-            [_, rest @ ..] => Err(CommandError::Extra {
-                command: "/resume ID",
-                extra: rest.join(" "),
-            }),
-        },
-        "/new" => none("/new", Command::New),
-        "/sessions" => none("/sessions", Command::Sessions),
-        "/clear" => none("/clear", Command::Clear),
-        "/compact" => none("/compact", Command::Compact),
-        "/copy" => none("/copy", Command::Copy),
-        "/mcp" => none("/mcp", Command::Mcp),
-        "/help" => none("/help", Command::Help),
-        "/quit" | "/exit" => none("/quit", Command::Quit),
-        other => Err(CommandError::Unknown(other.to_string())),
+    let (arg, extra) = match (spec.argument, args.as_slice()) {
+        (_, []) => (None, None),
+        (Some(_), [arg]) => (Some(*arg), None),
+        (Some(argument), [_, rest @ ..]) => {
+            (None, Some((format!("{} {argument}", spec.name), rest)))
+        }
+        (None, rest) => (None, Some((spec.name.to_string(), rest))),
+    };
+    if let Some((command, rest)) = extra {
+        return Err(CommandError::Extra {
+            command,
+            extra: rest.join(" "),
+        });
     }
+    (spec.build)(arg)
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -152,6 +218,7 @@ mod tests {
             Ok(Command::Resume(Some("abc".into())))
         );
         assert_eq!(parse("  /clear  "), Ok(Command::Clear));
+        assert_eq!(parse("/mcp"), Ok(Command::Mcp));
         assert_eq!(parse("/quit"), Ok(Command::Quit));
     }
 
@@ -160,7 +227,7 @@ mod tests {
         assert_eq!(
             parse("/mode bypass now"),
             Err(CommandError::Extra {
-                command: "/mode NAME",
+                command: "/mode NAME".into(),
                 extra: "now".into()
             })
         );
@@ -187,6 +254,11 @@ mod tests {
             parse("/ask-jan"),
             Err(CommandError::NoQuestion { .. })
         ));
+        assert_eq!(
+            parse("/frobnicate").unwrap_err().to_string(),
+            "unknown command /frobnicate; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /help, /quit"
+        );
+        assert_eq!(parse("/exit"), Ok(Command::Quit));
         assert!(is_command("/mode"));
         assert!(!is_command("//not a command"));
         assert!(!is_command("hello /mode"));

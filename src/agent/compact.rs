@@ -4,16 +4,15 @@
 
 use std::fmt::Write as _;
 
-use futures_util::StreamExt;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::model::{Item, Request, StreamEvent};
+use crate::model::{Item, Request};
 use crate::session::LogEntry;
 
 use super::driver::Runtime;
 use super::events::AgentEvent;
 use super::live::LiveSession;
+use super::stream::{Collected, collect};
 
 /// Compaction starts when a request would use more than this share of the
 /// window (in percent).
@@ -66,7 +65,7 @@ impl std::fmt::Display for CompactError {
 pub async fn compact_if_needed(
     rt: &Runtime,
     session: &mut LiveSession,
-    interrupt: &mut mpsc::UnboundedReceiver<()>,
+    cancel: &CancellationToken,
 ) -> Result<(), CompactError> {
     let used = estimate(rt, &session.history).max(session.input_tokens);
     if used * 100 <= rt.context_window * THRESHOLD_PERCENT {
@@ -76,7 +75,7 @@ pub async fn compact_if_needed(
         "Context is at about {used} of {} tokens; summarising older history.",
         rt.context_window
     )));
-    compact(rt, session, interrupt).await.map(|_| ())
+    compact(rt, session, cancel).await.map(|_| ())
 }
 
 /// Replaces history before the newest user prompt with a summary. Returns
@@ -84,7 +83,7 @@ pub async fn compact_if_needed(
 pub async fn compact(
     rt: &Runtime,
     session: &mut LiveSession,
-    interrupt: &mut mpsc::UnboundedReceiver<()>,
+    cancel: &CancellationToken,
 ) -> Result<String, CompactError> {
     let split = session
         .history
@@ -106,27 +105,15 @@ pub async fn compact(
         }],
         tools: Vec::new(),
     };
-    let cancel = CancellationToken::new();
-    let mut stream = rt.provider.stream(request, cancel.clone());
-    let mut summary = String::new();
-    loop {
-        tokio::select! {
-            _ = interrupt.recv() => {
-                cancel.cancel();
-                return Err(CompactError::Interrupted);
-            }
-            next = stream.next() => match next {
-                Some(Ok(StreamEvent::TextDelta(text))) => summary.push_str(&text),
-                Some(Ok(StreamEvent::Done)) | None => break,
-                Some(Ok(_)) => {}
-                Some(Err(e)) => {
-                    return Err(CompactError::Failed(format!(
-                        "Compaction failed; history is unchanged: {e}"
-                    )));
-                }
-            }
+    let summary = match collect(rt.provider.as_ref(), request, cancel, |_| {}).await {
+        Collected::Done(response) => response.text,
+        Collected::Interrupted(_) => return Err(CompactError::Interrupted),
+        Collected::Failed(e, _) => {
+            return Err(CompactError::Failed(format!(
+                "Compaction failed; history is unchanged: {e}"
+            )));
         }
-    }
+    };
     if summary.trim().is_empty() {
         return Err(CompactError::Failed(
             "Compaction produced no summary; history is unchanged.".to_string(),
@@ -134,11 +121,12 @@ pub async fn compact(
     }
     let kept = session.history.len() - split;
     session
-        .append_entry(&LogEntry::Compact {
+        .append_entry(LogEntry::Compact {
             summary: summary.clone(),
             kept,
         })
-        .map_err(CompactError::Failed)?;
+        .await
+        .map_err(|e| CompactError::Failed(e.to_string()))?;
     let mut history = vec![Item::Summary { text: summary }];
     history.extend(session.history.drain(split..));
     session.history = history;

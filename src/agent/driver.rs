@@ -1,20 +1,18 @@
-//! Performs one turn's effects: streams requests, saves records, prepares,
-//! inspects, asks and runs calls, and feeds the outcomes back into the pure
-//! `Turn`. Interrupt (Esc, Ctrl-C) stops the stream or the running tool at
-//! once.
+//! Performs one turn's effects: compacts, streams requests, saves records,
+//! prepares, inspects, asks and runs calls, and feeds the outcomes back into
+//! the pure `Turn`. It holds one prepared call, checked by id against every
+//! effect on it. The turn's cancellation token (Esc, Ctrl-C) stops the
+//! stream or the running tool at once, through child tokens. Never decides.
 
 use std::collections::VecDeque;
 
-use futures_util::StreamExt;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::McpHub;
-use crate::model::{Item, Provider, Request, Response, StreamEvent};
+use crate::model::{Item, Provider, Request, StreamEvent, ToolCall};
 use crate::policy::shell::{Outcome, Verdict};
-use crate::policy::{
-    CallFacts, CallKind, CanAsk, ConsentAnswer, Decision, Mode, RunConsent, ToolKey,
-};
+use crate::policy::{CallFacts, CallKind, CanAsk, ConsentAnswer, Decision, Mode, RunConsent};
 use crate::tools::gate::examine;
 use crate::tools::{Field, FieldKind, PreparedCall, Registry, ToolContext, ToolStatus};
 
@@ -24,6 +22,7 @@ use super::events::{AgentEvent, ConsentRequest, DecisionView};
 use super::hook::Hook;
 use super::judge::{Judge, judge};
 use super::live::LiveSession;
+use super::stream::{Collected, collect};
 use super::turn::{DecideCx, Effect, Event, Turn, TurnLimits, TurnStop};
 
 /// What a turn needs that outlives it.
@@ -56,165 +55,227 @@ impl Runtime {
     }
 }
 
-/// The call being handled: its id and tool name, and between `Prepare` and
-/// `Run` the prepared call itself.
-struct InHand {
+/// The one prepared call the driver holds, between `Prepare` and `Run`.
+struct Slot {
     call_id: String,
+    /// The name the model called it by.
     tool: String,
-    prepared: Option<Box<dyn PreparedCall>>,
+    prepared: Box<dyn PreparedCall>,
     /// The shell gate's line, shown in a question and a record.
     gate: Option<Field>,
 }
 
+impl Slot {
+    /// The prepared call with `call_id`, if the driver holds it.
+    fn get<'a>(slot: &'a Option<Slot>, call_id: &str) -> Option<&'a Slot> {
+        slot.as_ref().filter(|held| held.call_id == call_id)
+    }
+}
+
 /// Runs one turn for `prompt` and returns why it ended. The turn-end event
-/// is emitted before returning.
+/// is emitted exactly once, before returning. Cancelling `cancel` interrupts
+/// the turn.
 pub async fn run_turn(
     rt: &Runtime,
     session: &mut LiveSession,
     run: &mut RunConsent,
     prompt: String,
-    interrupt: &mut mpsc::UnboundedReceiver<()>,
+    cancel: &CancellationToken,
 ) -> TurnStop {
     let mut turn = Turn::new(rt.limits);
     rt.emit(AgentEvent::Prompt(prompt.clone()));
-    let first = match session.save(Item::User { text: prompt }) {
+    let first = match session.save(Item::User { text: prompt }).await {
         Ok(()) => Event::Begin,
-        Err(e) => Event::SaveFailed(e),
+        Err(e) => Event::SaveFailed(e.to_string()),
     };
     let mut queue: VecDeque<Effect> = feed(&mut turn, first, rt, session, run).into();
-    let mut hand: Option<InHand> = None;
-    while let Some(effect) = queue.pop_front() {
+    let mut slot: Option<Slot> = None;
+    let stop = loop {
+        let Some(effect) = queue.pop_front() else {
+            // The machine promises an effect that answers, or an end.
+            break TurnStop::Internal(format!(
+                "the turn stopped without an end while {}",
+                turn.phase().name()
+            ));
+        };
         let event = match effect {
-            Effect::Request => Some(request(rt, session, interrupt).await),
-            Effect::Save(item) => Some(save(rt, session, item, hand.as_ref())),
+            Effect::End(stop) => break stop,
+            Effect::Compact => Some(compact(rt, session, cancel).await),
+            Effect::Request => Some(request(rt, session, cancel).await),
+            Effect::SaveResponse(item) => Some(save(session, item).await),
+            Effect::SaveResult {
+                call_id,
+                tool,
+                status,
+                output,
+            } => {
+                if slot.as_ref().is_some_and(|s| s.call_id == call_id) {
+                    slot = None;
+                }
+                // Every secret mino holds leaves a tool result here, before
+                // the result is saved, shown or sent.
+                let output = rt.tool_cx.secrets.redact_result(&output);
+                let item = Item::ToolResult {
+                    call_id: call_id.clone(),
+                    status,
+                    output: output.clone(),
+                };
+                let event = save(session, item).await;
+                if matches!(event, Event::Saved) {
+                    rt.emit(AgentEvent::ToolResult {
+                        call_id,
+                        tool,
+                        status,
+                        output,
+                    });
+                }
+                Some(event)
+            }
             Effect::AnnounceCall(call) => {
                 rt.emit(AgentEvent::ToolCall {
                     call_id: call.id.clone(),
                     tool: call.name.clone(),
                     arguments: call.arguments.clone(),
                 });
-                hand = Some(InHand {
-                    call_id: call.id.clone(),
-                    tool: call.name.clone(),
-                    prepared: None,
-                    gate: None,
-                });
                 None
             }
-            Effect::Prepare(call) => {
-                let (event, prepared, gate) = prepare(rt, &call, session.mode, interrupt).await;
-                if let Some(hand) = hand.as_mut() {
-                    hand.prepared = prepared;
-                    hand.gate = gate;
-                }
-                Some(event)
-            }
-            Effect::AnnounceDecision(decision) => {
-                if let Some(hand) = &hand {
-                    announce_decision(rt, session, hand, &decision);
-                }
-                None
-            }
-            Effect::Inspect => Some(
-                match hand
-                    .as_mut()
-                    .and_then(|h| h.prepared.as_mut())
-                    .map(|p| p.inspect())
-                {
-                    Some(Ok(())) | None => Event::Inspected,
-                    Some(Err(e)) => Event::InspectFailed(e.to_string()),
-                },
-            ),
-            Effect::Ask => Some(ask(rt, question(hand.as_ref()), interrupt).await),
-            Effect::AnnounceAnswer(answer) => {
-                if let Some(hand) = &hand {
-                    let key = hand
-                        .prepared
-                        .as_ref()
-                        .map_or_else(|| ToolKey::new(&hand.tool), |p| p.facts().tool.clone());
-                    rt.emit(AgentEvent::Answered {
-                        call_id: hand.call_id.clone(),
-                        tool: hand.tool.clone(),
-                        answer,
-                        line: if answer == ConsentAnswer::AllowForSession && hand.gate.is_some() {
-                            format!("Allowed this exact {key} command line for this session.")
-                        } else {
-                            answer.describe(&key)
-                        },
+            Effect::Prepare(call) => Some(match prepare(rt, &call, session.mode, cancel).await {
+                Ok((event, prepared, gate)) => {
+                    slot = Some(Slot {
+                        call_id: call.id,
+                        tool: call.name,
+                        prepared,
+                        gate,
                     });
+                    event
                 }
-                None
-            }
-            Effect::Record(shown) => {
-                if let Some(hand) = &hand {
-                    rt.emit(AgentEvent::Record {
-                        call_id: hand.call_id.clone(),
-                        tool: hand.tool.clone(),
-                        shown,
-                        fields: with_gate(
-                            hand.prepared
-                                .as_ref()
-                                .map(|p| p.fields())
-                                .unwrap_or_default(),
-                            hand.gate.as_ref(),
-                        ),
-                    });
-                }
-                None
-            }
-            Effect::Run => Some(match hand.as_mut() {
-                Some(hand) => run_call(rt, hand, interrupt).await,
-                None => Event::PrepareFailed("internal error: no prepared call to run".into()),
+                Err(event) => event,
             }),
-            Effect::End(stop) => {
-                tracing::info!(
-                    session = %session.id,
-                    requests = turn.requests(),
-                    tool_calls = turn.tool_calls(),
-                    stop = stop.as_str(),
-                    "turn ended"
-                );
-                if let Some(message) = stop.message() {
-                    match &stop {
-                        TurnStop::Interrupted => rt.emit(AgentEvent::Notice(message)),
-                        _ => rt.emit(AgentEvent::Error(message)),
-                    }
-                }
-                rt.emit(AgentEvent::TurnEnd {
-                    requests: turn.requests(),
-                    tool_calls: turn.tool_calls(),
-                    stop: stop.clone(),
-                });
-                return stop;
+            Effect::AnnounceDecision {
+                call_id,
+                tool,
+                decision,
+            } => {
+                announce_decision(rt, session, &call_id, &tool, &decision).await;
+                None
             }
+            Effect::Inspect { call_id } => Some(match slot.take() {
+                Some(held) if held.call_id == call_id => {
+                    let (back, event) = inspect(held).await;
+                    slot = back;
+                    event
+                }
+                other => {
+                    slot = other;
+                    Event::Internal(format!("no prepared call with id {call_id:?} to inspect"))
+                }
+            }),
+            Effect::Ask { call_id } => Some(match Slot::get(&slot, &call_id) {
+                Some(held) => ask(rt, held, cancel).await,
+                None => Event::Internal(format!("no prepared call with id {call_id:?} to ask")),
+            }),
+            Effect::AnnounceAnswer {
+                call_id,
+                tool,
+                key,
+                answer,
+            } => {
+                let gated = slot
+                    .as_ref()
+                    .is_some_and(|s| s.call_id == call_id && s.gate.is_some());
+                rt.emit(AgentEvent::Answered {
+                    call_id,
+                    tool,
+                    answer,
+                    line: if answer == ConsentAnswer::AllowForSession && gated {
+                        format!("Allowed this exact {key} command line for this session.")
+                    } else {
+                        answer.describe(&key)
+                    },
+                });
+                None
+            }
+            Effect::Record {
+                call_id,
+                tool,
+                shown,
+            } => {
+                let fields = match Slot::get(&slot, &call_id) {
+                    Some(held) => with_gate(held.prepared.fields(), held.gate.as_ref()),
+                    None => Vec::new(),
+                };
+                rt.emit(AgentEvent::Record {
+                    call_id,
+                    tool,
+                    shown,
+                    fields,
+                });
+                None
+            }
+            Effect::Run { call_id } => Some(match slot.take() {
+                Some(held) if held.call_id == call_id => run_call(rt, held, cancel).await,
+                _ => Event::Internal(format!("no prepared call with id {call_id:?} to run")),
+            }),
         };
         if let Some(event) = event {
             queue.extend(feed(&mut turn, event, rt, session, run));
         }
+    };
+    end(rt, session, &turn, &stop);
+    stop
+}
+
+/// Says why the turn ended: the log, a line for the user, and the one
+/// `TurnEnd`.
+fn end(rt: &Runtime, session: &LiveSession, turn: &Turn, stop: &TurnStop) {
+    tracing::info!(
+        session = %session.id,
+        requests = turn.requests(),
+        tool_calls = turn.tool_calls(),
+        stop = stop.as_str(),
+        "turn ended"
+    );
+    if let Some(message) = stop.message() {
+        match stop {
+            TurnStop::Interrupted => rt.emit(AgentEvent::Notice(message)),
+            _ => rt.emit(AgentEvent::Error(message)),
+        }
     }
-    TurnStop::Completed
+    rt.emit(AgentEvent::TurnEnd {
+        requests: turn.requests(),
+        tool_calls: turn.tool_calls(),
+        stop: stop.clone(),
+    });
 }
 
 /// Reports a decision: to the log, the audit log and the front end.
-fn announce_decision(rt: &Runtime, session: &LiveSession, hand: &InHand, decision: &Decision) {
+async fn announce_decision(
+    rt: &Runtime,
+    session: &LiveSession,
+    call_id: &str,
+    tool: &str,
+    decision: &Decision,
+) {
     let view = DecisionView::of(decision);
     tracing::info!(
         session = %session.id,
-        call = %hand.call_id,
-        tool = %hand.tool,
+        call = %call_id,
+        tool = %tool,
         mode = %session.mode,
         decision = view.decision,
         code = view.code.unwrap_or(""),
         "decision"
     );
     if let Some(audit) = &rt.audit
-        && let Err(e) = audit.decision(&session.id, &hand.call_id, &hand.tool, session.mode, &view)
+        && let Err(e) = audit
+            .decision(&session.id, call_id, tool, session.mode, &view)
+            .await
     {
-        rt.emit(AgentEvent::Warning(e));
+        rt.emit(AgentEvent::Warning(e.to_string()));
     }
     rt.emit(AgentEvent::Decision {
-        call_id: hand.call_id.clone(),
-        tool: hand.tool.clone(),
+        call_id: call_id.to_string(),
+        tool: tool.to_string(),
         view,
     });
 }
@@ -236,20 +297,22 @@ fn feed(
     turn.on(event, &mut cx)
 }
 
-async fn request(
-    rt: &Runtime,
-    session: &mut LiveSession,
-    interrupt: &mut mpsc::UnboundedReceiver<()>,
-) -> Event {
-    match super::compact::compact_if_needed(rt, session, interrupt).await {
-        Ok(()) => {}
-        Err(CompactError::Interrupted) => return Event::Interrupted { partial: None },
-        Err(CompactError::Failed(e)) => rt.emit(AgentEvent::Warning(e)),
+async fn compact(rt: &Runtime, session: &mut LiveSession, cancel: &CancellationToken) -> Event {
+    match super::compact::compact_if_needed(rt, session, cancel).await {
+        Ok(()) => Event::Compacted,
+        Err(CompactError::Interrupted) => Event::Interrupted { partial: None },
+        Err(CompactError::Failed(e)) => {
+            rt.emit(AgentEvent::Warning(e));
+            Event::Compacted
+        }
     }
+}
+
+async fn request(rt: &Runtime, session: &mut LiveSession, cancel: &CancellationToken) -> Event {
     if let Some(hub) = &rt.mcp {
         // Servers still starting would be missing from the request's tools.
         tokio::select! {
-            _ = interrupt.recv() => return Event::Interrupted { partial: None },
+            () = cancel.cancelled() => return Event::Interrupted { partial: None },
             () = hub.ready() => {}
         }
     }
@@ -258,92 +321,43 @@ async fn request(
         items: session.history.clone(),
         tools: rt.registry.specs(),
     };
-    let cancel = CancellationToken::new();
-    let mut stream = rt.provider.stream(request, cancel.clone());
-    let mut response = Response::default();
-    loop {
-        tokio::select! {
-            _ = interrupt.recv() => {
-                cancel.cancel();
-                if !response.text.is_empty() {
-                    rt.emit(AgentEvent::AssistantDone);
-                }
-                return Event::Interrupted { partial: Some(response) };
-            }
-            next = stream.next() => match next {
-                Some(Ok(StreamEvent::Done)) | None => {
-                    if !response.text.is_empty() {
-                        rt.emit(AgentEvent::AssistantDone);
-                    }
-                    if response.usage.input_tokens > 0 {
-                        session.input_tokens = response.usage.input_tokens;
-                        rt.emit(AgentEvent::Usage {
-                            input_tokens: response.usage.input_tokens,
-                            context_window: rt.context_window,
-                        });
-                    }
-                    return Event::ModelDone(response);
-                }
-                Some(Ok(event)) => {
-                    if let StreamEvent::TextDelta(text) = &event {
-                        rt.emit(AgentEvent::AssistantDelta(text.clone()));
-                    }
-                    response.apply(&event);
-                }
-                Some(Err(error)) => {
-                    tracing::warn!(session = %session.id, %error, "model request failed");
-                    if !response.text.is_empty() {
-                        rt.emit(AgentEvent::AssistantDone);
-                    }
-                    return Event::ModelFailed(error);
-                }
-            }
+    let collected = collect(rt.provider.as_ref(), request, cancel, |event| {
+        if let StreamEvent::TextDelta(text) = event {
+            rt.emit(AgentEvent::AssistantDelta(text.clone()));
         }
+    })
+    .await;
+    let (Collected::Done(response)
+    | Collected::Failed(_, response)
+    | Collected::Interrupted(response)) = &collected;
+    if !response.text.is_empty() {
+        rt.emit(AgentEvent::AssistantDone);
+    }
+    match collected {
+        Collected::Done(response) => {
+            if response.usage.input_tokens > 0 {
+                session.input_tokens = response.usage.input_tokens;
+                rt.emit(AgentEvent::Usage {
+                    input_tokens: response.usage.input_tokens,
+                    context_window: rt.context_window,
+                });
+            }
+            Event::ModelDone(response)
+        }
+        Collected::Failed(error, _) => {
+            tracing::warn!(session = %session.id, %error, "model request failed");
+            Event::ModelFailed(error)
+        }
+        Collected::Interrupted(response) => Event::Interrupted {
+            partial: Some(response),
+        },
     }
 }
 
-fn save(rt: &Runtime, session: &mut LiveSession, mut item: Item, hand: Option<&InHand>) -> Event {
-    // A call the turn never reached was never announced: announce it, so
-    // its result shows with its command or path.
-    if let Item::ToolResult { call_id, .. } = &item
-        && hand.is_none_or(|hand| hand.call_id != *call_id)
-        && let Some(call) = session.tool_call(call_id)
-    {
-        rt.emit(AgentEvent::ToolCall {
-            call_id: call.id,
-            tool: call.name,
-            arguments: call.arguments,
-        });
-    }
-    // Every secret mino holds leaves a tool result here, before the result
-    // is saved, shown or sent.
-    if let Item::ToolResult { output, .. } = &mut item {
-        *output = rt.tool_cx.secrets.redact_result(output);
-    }
-    let result = match &item {
-        Item::ToolResult {
-            call_id,
-            status,
-            output,
-        } => Some(AgentEvent::ToolResult {
-            call_id: call_id.clone(),
-            tool: match hand {
-                Some(hand) if hand.call_id == *call_id => hand.tool.clone(),
-                _ => session.tool_name(call_id),
-            },
-            status: *status,
-            output: output.clone(),
-        }),
-        _ => None,
-    };
-    match session.save(item) {
-        Ok(()) => {
-            if let Some(event) = result {
-                rt.emit(event);
-            }
-            Event::Saved
-        }
-        Err(e) => Event::SaveFailed(e),
+async fn save(session: &mut LiveSession, item: Item) -> Event {
+    match session.save(item).await {
+        Ok(()) => Event::Saved,
+        Err(e) => Event::SaveFailed(e.to_string()),
     }
 }
 
@@ -352,7 +366,7 @@ fn with_gate(mut fields: Vec<Field>, gate: Option<&Field>) -> Vec<Field> {
     if let Some(gate) = gate {
         let at = fields
             .iter()
-            .position(|f| f.kind == crate::tools::FieldKind::Warning)
+            .position(|f| f.kind == FieldKind::Warning)
             .unwrap_or(fields.len());
         fields.insert(at, gate.clone());
     }
@@ -368,7 +382,7 @@ pub(super) async fn gate(
     rt: &Runtime,
     facts: &mut CallFacts,
     mode: Mode,
-    interrupt: &mut mpsc::UnboundedReceiver<()>,
+    cancel: &CancellationToken,
 ) -> Option<Option<Field>> {
     let (CallKind::Shell, Some(command)) = (&facts.kind, facts.command.clone()) else {
         return Some(None);
@@ -390,14 +404,10 @@ pub(super) async fn gate(
     if verdict.outcome == Outcome::UnresolvedEligible
         && let (Some(judge_cfg), Some(request)) = (&rt.judge, verdict.judge.clone())
     {
-        let cancel = CancellationToken::new();
         tokio::select! {
             biased;
-            _ = interrupt.recv() => {
-                cancel.cancel();
-                return None;
-            }
-            answer = judge(judge_cfg, &request, cancel.clone()) => match answer {
+            _ = cancel.cancelled() => return None,
+            answer = judge(judge_cfg, &request, cancel.child_token()) => match answer {
                 Ok(()) => {
                     verdict.outcome = Outcome::AllowFinal;
                     verdict.code = None;
@@ -422,140 +432,172 @@ pub(super) async fn gate(
     Some(Some(Field::text("Shell gate", verdict.describe())))
 }
 
+/// Prepares `call`, then runs the shell gate on it (a call the hook denies
+/// is never judged). The prepared call and the gate's line come back with
+/// the event; an error is the event alone.
 async fn prepare(
     rt: &Runtime,
-    call: &crate::model::ToolCall,
+    call: &ToolCall,
     mode: Mode,
-    interrupt: &mut mpsc::UnboundedReceiver<()>,
-) -> (Event, Option<Box<dyn PreparedCall>>, Option<Field>) {
-    let (mut facts, write, prepared) = match prepare_tool(rt, call, interrupt).await {
-        (Event::Prepared { facts, write }, Some(prepared)) => (facts, write, prepared),
-        (event, prepared) => return (event, prepared, None),
+    cancel: &CancellationToken,
+) -> Result<(Event, Box<dyn PreparedCall>, Option<Field>), Event> {
+    let (event, prepared) = prepare_tool(rt, call, cancel).await?;
+    let Event::Prepared {
+        call_id,
+        mut facts,
+        inspect,
+    } = event
+    else {
+        return Ok((event, prepared, None));
     };
-    // A call the hook denies is never judged.
     if let Some(crate::policy::HookVerdict::Deny { .. }) = facts.hook {
-        return (Event::Prepared { facts, write }, Some(prepared), None);
+        let event = Event::Prepared {
+            call_id,
+            facts,
+            inspect,
+        };
+        return Ok((event, prepared, None));
     }
-    match gate(rt, &mut facts, mode, interrupt).await {
-        Some(field) => (Event::Prepared { facts, write }, Some(prepared), field),
-        None => (Event::InterruptedBeforeRun, None, None),
+    match gate(rt, &mut facts, mode, cancel).await {
+        Some(field) => Ok((
+            Event::Prepared {
+                call_id,
+                facts,
+                inspect,
+            },
+            prepared,
+            field,
+        )),
+        None => Err(Event::InterruptedBeforeRun),
     }
 }
 
+/// Validates and prepares `call`, runs the preToolCall hook, and asks the
+/// prepared call whether it must be inspected. The prepared call comes back
+/// with the event; an error is the event alone.
 async fn prepare_tool(
     rt: &Runtime,
-    call: &crate::model::ToolCall,
-    interrupt: &mut mpsc::UnboundedReceiver<()>,
-) -> (Event, Option<Box<dyn PreparedCall>>) {
+    call: &ToolCall,
+    cancel: &CancellationToken,
+) -> Result<(Event, Box<dyn PreparedCall>), Event> {
+    let failed = |message: String| Event::PrepareFailed {
+        call_id: call.id.clone(),
+        message,
+    };
     let Some(tool) = rt.registry.get(&call.name) else {
-        return (
-            Event::PrepareFailed(format!(
-                "There is no tool named {:?}. Available tools: {}.",
-                call.name,
-                rt.registry.names().join(", ")
-            )),
-            None,
-        );
+        return Err(failed(format!(
+            "There is no tool named {:?}. Available tools: {}.",
+            call.name,
+            rt.registry.names().join(", ")
+        )));
     };
     let args: serde_json::Value = if call.arguments.trim().is_empty() {
         serde_json::Value::Object(Default::default())
     } else {
-        match serde_json::from_str(&call.arguments) {
-            Ok(args) => args,
-            Err(e) => {
-                return (
-                    Event::PrepareFailed(format!(
-                        "invalid arguments for {}: the arguments are not valid JSON: {e}",
-                        call.name
-                    )),
-                    None,
-                );
-            }
-        }
+        serde_json::from_str(&call.arguments).map_err(|e| {
+            failed(format!(
+                "invalid arguments for {}: the arguments are not valid JSON: {e}",
+                call.name
+            ))
+        })?
     };
-    let prepared = match tool.prepare(&args, &rt.tool_cx) {
-        Ok(prepared) => prepared,
-        Err(e) => return (Event::PrepareFailed(e.to_string()), None),
-    };
+    let prepared = tool
+        .prepare(&args, &rt.tool_cx)
+        .map_err(|e| failed(e.to_string()))?;
     let mut facts = prepared.facts().clone();
     if let Some(hook) = &rt.hook {
+        // The hook's verdict joins the facts the decision reads.
         tokio::select! {
             biased;
-            _ = interrupt.recv() => return (Event::InterruptedBeforeRun, None),
+            _ = cancel.cancelled() => return Err(Event::InterruptedBeforeRun),
             verdict = hook.check(&call.name, &args, &facts) => facts.hook = Some(verdict),
         }
     }
-    let write = matches!(facts.kind, CallKind::FileWrite)
-        || (matches!(facts.kind, CallKind::Fetch | CallKind::FetchPrivate)
-            && !facts.targets.is_empty());
-    // The hook's verdict joins the facts the decision reads.
-    (Event::Prepared { facts, write }, Some(prepared))
+    let inspect = prepared.needs_inspection();
+    Ok((
+        Event::Prepared {
+            call_id: call.id.clone(),
+            facts,
+            inspect,
+        },
+        prepared,
+    ))
 }
 
-/// What a question shows, taken from the call in hand before waiting.
-struct Question {
-    call_id: String,
-    tool: ToolKey,
-    fields: Vec<crate::tools::Field>,
+/// Inspects the held call on the blocking pool (it reads the file and
+/// builds the diff), and hands it back.
+async fn inspect(mut held: Slot) -> (Option<Slot>, Event) {
+    let call_id = held.call_id.clone();
+    let work = tokio::task::spawn_blocking(move || {
+        let result = held.prepared.inspect();
+        (held, result)
+    });
+    match work.await {
+        Ok((held, Ok(()))) => (Some(held), Event::Inspected { call_id }),
+        Ok((held, Err(e))) => (
+            Some(held),
+            Event::InspectFailed {
+                call_id,
+                message: e.to_string(),
+            },
+        ),
+        Err(e) => (
+            None,
+            Event::Internal(format!("inspecting call {call_id:?} stopped: {e}")),
+        ),
+    }
 }
 
-fn question(hand: Option<&InHand>) -> Option<Question> {
-    let hand = hand?;
-    let prepared = hand.prepared.as_ref()?;
-    Some(Question {
-        call_id: hand.call_id.clone(),
-        tool: prepared.facts().tool.clone(),
-        fields: with_gate(prepared.fields(), hand.gate.as_ref()),
-    })
-}
-
-async fn ask(
+/// Puts the held call to the user. The question is sent at once; the
+/// future waits for the answer and holds nothing of the call but its id.
+fn ask<'a>(
     rt: &Runtime,
-    question: Option<Question>,
-    interrupt: &mut mpsc::UnboundedReceiver<()>,
-) -> Event {
-    let Some(question) = question else {
-        return Event::Answered(ConsentAnswer::Reject);
-    };
+    held: &Slot,
+    cancel: &'a CancellationToken,
+) -> impl Future<Output = Event> + Send + 'a {
+    let call_id = held.call_id.clone();
     let (reply, answer) = oneshot::channel();
     rt.emit(AgentEvent::Consent(ConsentRequest {
-        call_id: question.call_id,
-        tool: question.tool,
-        fields: question.fields,
+        call_id: call_id.clone(),
+        tool: held.prepared.facts().tool.clone(),
+        fields: with_gate(held.prepared.fields(), held.gate.as_ref()),
         reply,
     }));
-    tokio::select! {
-        _ = interrupt.recv() => Event::Interrupted { partial: None },
-        answer = answer => Event::Answered(answer.unwrap_or(ConsentAnswer::Reject)),
+    async move {
+        tokio::select! {
+            _ = cancel.cancelled() => Event::Interrupted { partial: None },
+            answer = answer => Event::Answered {
+                call_id,
+                answer: answer.unwrap_or(ConsentAnswer::Reject),
+            },
+        }
     }
 }
 
-async fn run_call(
-    rt: &Runtime,
-    hand: &mut InHand,
-    interrupt: &mut mpsc::UnboundedReceiver<()>,
-) -> Event {
+async fn run_call(rt: &Runtime, held: Slot, cancel: &CancellationToken) -> Event {
+    let Slot {
+        call_id,
+        tool,
+        prepared,
+        ..
+    } = held;
     // An interrupt pressed while the call was prepared or inspected stops
     // it before it starts.
-    if interrupt.try_recv().is_ok() {
+    if cancel.is_cancelled() {
         return Event::InterruptedBeforeRun;
     }
-    let Some(prepared) = hand.prepared.take() else {
-        return Event::PrepareFailed("internal error: the call was not prepared".into());
-    };
     let change = applied_change(&prepared.fields());
     rt.emit(AgentEvent::ToolRunning {
-        call_id: hand.call_id.clone(),
-        tool: hand.tool.clone(),
+        call_id: call_id.clone(),
+        tool: tool.clone(),
     });
-    let cancel = CancellationToken::new();
-    let mut running = prepared.run(cancel.clone());
+    let mut running = prepared.run(cancel.child_token());
     tokio::select! {
         biased;
-        _ = interrupt.recv() => {
-            cancel.cancel();
+        _ = cancel.cancelled() => {
             // The tool stops at once (a killed process group, a dropped
-            // request); wait for it so nothing outlives the turn.
+            // request) through its child token; wait for it so nothing
+            // outlives the turn.
             let _ = running.await;
             Event::Interrupted { partial: None }
         }
@@ -564,13 +606,13 @@ async fn run_call(
                 && let Some((path, diff)) = change
             {
                 rt.emit(AgentEvent::FileChanged {
-                    call_id: hand.call_id.clone(),
-                    tool: hand.tool.clone(),
+                    call_id: call_id.clone(),
+                    tool: tool.clone(),
                     path,
                     diff,
                 });
             }
-            Event::Ran(outcome)
+            Event::Ran { call_id, outcome }
         }
     }
 }

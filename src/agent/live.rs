@@ -1,14 +1,20 @@
 //! The session in use: its log, its history, and what lives only in this
 //! run (mode, remembered answers, last context use). Every item is on disk
-//! before it joins history.
+//! before it joins history; the append and its fsync run on the blocking
+//! pool, never on an async worker.
 
-use crate::model::{Item, ToolCall};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::model::Item;
 use crate::policy::{Mode, SessionConsent};
 use crate::session::{LogEntry, SessionLog};
 
+use super::error::AgentError;
+
 pub struct LiveSession {
     pub id: String,
-    pub log: SessionLog,
+    /// Shared with the blocking task that appends; nothing else locks it.
+    log: Arc<Mutex<SessionLog>>,
     pub history: Vec<Item>,
     pub mode: Mode,
     pub consent: SessionConsent,
@@ -20,32 +26,35 @@ pub struct LiveSession {
 }
 
 impl LiveSession {
+    pub fn new(log: SessionLog, history: Vec<Item>, mode: Mode) -> Self {
+        Self {
+            id: log.id().to_string(),
+            log: Arc::new(Mutex::new(log)),
+            history,
+            mode,
+            consent: SessionConsent::default(),
+            input_tokens: 0,
+            recovered: 0,
+        }
+    }
+
     /// Appends `item` to the log (fsync) and then to history.
-    pub fn save(&mut self, item: Item) -> Result<(), String> {
-        self.log
-            .append(&LogEntry::Item(item.clone()))
-            .map_err(|e| e.to_string())?;
+    pub async fn save(&mut self, item: Item) -> Result<(), AgentError> {
+        self.append_entry(LogEntry::Item(item.clone())).await?;
         self.history.push(item);
         Ok(())
     }
 
-    /// Appends a non-item record (clear, compact).
-    pub fn append_entry(&mut self, entry: &LogEntry) -> Result<(), String> {
-        self.log.append(entry).map_err(|e| e.to_string())
-    }
-
-    /// The tool a call id belongs to, from history.
-    pub fn tool_name(&self, call_id: &str) -> String {
-        self.tool_call(call_id).map(|c| c.name).unwrap_or_default()
-    }
-
-    /// The call with this id, from history.
-    pub fn tool_call(&self, call_id: &str) -> Option<ToolCall> {
-        self.history.iter().rev().find_map(|item| match item {
-            Item::Assistant { tool_calls, .. } => {
-                tool_calls.iter().find(|c| c.id == call_id).cloned()
-            }
-            _ => None,
+    /// Appends one record to the log and waits until it is on disk.
+    pub async fn append_entry(&self, entry: LogEntry) -> Result<(), AgentError> {
+        let log = Arc::clone(&self.log);
+        tokio::task::spawn_blocking(move || {
+            log.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .append(&entry)
         })
+        .await
+        .map_err(|e| AgentError::Blocking(e.to_string()))??;
+        Ok(())
     }
 }

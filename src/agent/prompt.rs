@@ -2,6 +2,7 @@
 //! the built-in one), the project's `AGENTS.md`, and the list of project
 //! skills. Reads files only through the confined project access.
 
+use super::error::AgentError;
 use crate::policy::ProtectedPaths;
 use crate::tools::fs::confine::{ConfineError, Project};
 use crate::tools::skill_view::{SkillInfo, discover_with};
@@ -22,7 +23,7 @@ pub fn system_prompt(
     user_soul: Option<String>,
     project: &Project,
     protected: &ProtectedPaths,
-) -> Result<String, String> {
+) -> Result<String, AgentError> {
     let mut prompt = user_soul.unwrap_or_else(|| DEFAULT_SOUL.to_string());
     prompt.push_str(&format!(
         "\n\n## Project\n\nThe project directory is {}. Tool paths are relative to it.\n",
@@ -40,11 +41,7 @@ pub fn system_prompt(
                 prompt.push('\n');
             }
             Err(ConfineError::NotFound { .. }) => {}
-            Err(e) => {
-                return Err(format!(
-                    "the project's instructions: {e}; accepted: AGENTS.md as a regular file in the project, not a link"
-                ));
-            }
+            Err(e) => return Err(AgentError::Instructions(e)),
         }
     }
     let skills = discover_with(project, protected);

@@ -5,13 +5,14 @@
 
 use std::collections::HashMap;
 
-use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
-use crate::policy::{CanAsk, Mode, RunConsent, SessionConsent};
-use crate::session::{LogEntry, SessionId, SessionStore, history, recover};
+use crate::policy::{CanAsk, ConsentAnswer, Mode, RunConsent, SessionConsent};
+use crate::session::{LogEntry, SessionError, SessionId, SessionStore, history, recover};
 
 use super::commands::{COMMANDS, Command};
 use super::driver::{Runtime, run_turn};
+use super::error::AgentError;
 use super::events::AgentEvent;
 use super::live::LiveSession;
 use super::turn::TurnStop;
@@ -47,17 +48,17 @@ pub enum After {
 impl Agent {
     /// Starts in a new session, or resumes `resume` (recovering an
     /// interrupted turn without rerunning anything).
-    pub fn start(
+    pub async fn start(
         rt: Runtime,
         store: SessionStore,
         start_mode: Mode,
         project: String,
         model: String,
         resume: Option<&str>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, AgentError> {
         let current = match resume {
-            Some(id) => open_session(&store, id, start_mode, &rt)?,
-            None => new_session(&store, &project, &model, start_mode)?,
+            Some(id) => open_session(&store, id, start_mode, &rt).await?,
+            None => new_session(&store, &project, &model, start_mode).await?,
         };
         let mut agent = Self {
             rt,
@@ -85,40 +86,32 @@ impl Agent {
     }
 
     /// Runs one turn.
-    pub async fn prompt(
-        &mut self,
-        text: String,
-        interrupt: &mut mpsc::UnboundedReceiver<()>,
-    ) -> TurnStop {
+    pub async fn prompt(&mut self, text: String, cancel: &CancellationToken) -> TurnStop {
         // Recovery before the next question: a turn cut short leaves calls
         // without results; they are acknowledged, never rerun.
         for item in recover(&self.current.history) {
-            if let Err(e) = self.current.save(item) {
-                self.rt.emit(AgentEvent::Error(e.clone()));
-                return TurnStop::SaveFailed(e);
+            if let Err(e) = self.current.save(item).await {
+                self.rt.emit(AgentEvent::Error(e.to_string()));
+                return TurnStop::SaveFailed(e.to_string());
             }
         }
-        run_turn(&self.rt, &mut self.current, &mut self.run, text, interrupt).await
+        run_turn(&self.rt, &mut self.current, &mut self.run, text, cancel).await
     }
 
     /// Runs one slash command.
-    pub async fn command(
-        &mut self,
-        command: Command,
-        interrupt: &mut mpsc::UnboundedReceiver<()>,
-    ) -> After {
+    pub async fn command(&mut self, command: Command, cancel: &CancellationToken) -> After {
         match command {
             Command::Mode(None) => self.notice(format!(
                 "Permission mode: {}. Modes: manual, accept-edits, auto, bypass. Use /mode NAME to change it.",
                 self.current.mode
             )),
             Command::Mode(Some(to)) => self.switch_mode(to),
-            Command::New => self.new_session(),
-            Command::Resume(Some(id)) => self.resume(&id),
-            Command::Resume(None) | Command::Sessions => self.list_sessions(),
-            Command::Clear => self.clear(),
+            Command::New => self.new_session().await,
+            Command::Resume(Some(id)) => self.resume(&id).await,
+            Command::Resume(None) | Command::Sessions => self.list_sessions().await,
+            Command::Clear => self.clear().await,
             Command::Compact => {
-                match super::compact::compact(&self.rt, &mut self.current, interrupt).await {
+                match super::compact::compact(&self.rt, &mut self.current, cancel).await {
                     Ok(notice) => self.notice(notice),
                     Err(e) => self.rt.emit(AgentEvent::Error(e.to_string())),
                 }
@@ -142,7 +135,7 @@ impl Agent {
                     &mut self.run,
                     &agent,
                     question,
-                    interrupt,
+                    cancel,
                 )
                 .await
                 {
@@ -209,23 +202,23 @@ impl Agent {
         );
     }
 
-    fn new_session(&mut self) {
-        match new_session(&self.store, &self.project, &self.model, self.start_mode) {
+    async fn new_session(&mut self) {
+        match new_session(&self.store, &self.project, &self.model, self.start_mode).await {
             Ok(session) => {
                 self.remember_current();
                 self.current = session;
                 self.banner();
             }
-            Err(e) => self.rt.emit(AgentEvent::Error(e)),
+            Err(e) => self.rt.emit(AgentEvent::Error(e.to_string())),
         }
     }
 
-    fn resume(&mut self, id: &str) {
+    async fn resume(&mut self, id: &str) {
         if id == self.current.id {
             self.notice(format!("Session {id} is already in use."));
             return;
         }
-        match open_session(&self.store, id, self.start_mode, &self.rt) {
+        match open_session(&self.store, id, self.start_mode, &self.rt).await {
             Ok(mut session) => {
                 if let Some(visited) = self.visited.get(&session.id) {
                     session.mode = visited.mode;
@@ -236,7 +229,7 @@ impl Agent {
                 self.banner();
                 self.replay();
             }
-            Err(e) => self.rt.emit(AgentEvent::Error(e)),
+            Err(e) => self.rt.emit(AgentEvent::Error(e.to_string())),
         }
     }
 
@@ -255,15 +248,16 @@ impl Agent {
         }
     }
 
-    fn list_sessions(&self) {
-        match self.store.list() {
+    async fn list_sessions(&self) {
+        let store = self.store.clone();
+        match blocking(move || store.list()).await {
             Ok(list) => self.rt.emit(AgentEvent::Sessions(list)),
             Err(e) => self.rt.emit(AgentEvent::Error(e.to_string())),
         }
     }
 
-    fn clear(&mut self) {
-        match self.current.append_entry(&LogEntry::Clear) {
+    async fn clear(&mut self) {
+        match self.current.append_entry(LogEntry::Clear).await {
             Ok(()) => {
                 self.current.history.clear();
                 self.current.input_tokens = 0;
@@ -272,55 +266,48 @@ impl Agent {
                     self.current.id, self.current.mode
                 ));
             }
-            Err(e) => self.rt.emit(AgentEvent::Error(e)),
+            Err(e) => self.rt.emit(AgentEvent::Error(e.to_string())),
         }
     }
 }
 
-fn new_session(
+/// Runs file work for the store on the blocking pool.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, SessionError> + Send + 'static,
+) -> Result<T, AgentError> {
+    Ok(tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| AgentError::Blocking(e.to_string()))??)
+}
+
+async fn new_session(
     store: &SessionStore,
     project: &str,
     model: &str,
     mode: Mode,
-) -> Result<LiveSession, String> {
-    let log = store
-        .create(std::path::Path::new(project), model)
-        .map_err(|e| e.to_string())?;
-    Ok(LiveSession {
-        id: log.id().to_string(),
-        log,
-        history: Vec::new(),
-        mode,
-        consent: SessionConsent::default(),
-        input_tokens: 0,
-        recovered: 0,
-    })
+) -> Result<LiveSession, AgentError> {
+    let (store, project, model) = (store.clone(), project.to_string(), model.to_string());
+    let log = blocking(move || store.create(std::path::Path::new(&project), &model)).await?;
+    Ok(LiveSession::new(log, Vec::new(), mode))
 }
 
-fn open_session(
+async fn open_session(
     store: &SessionStore,
     id: &str,
     mode: Mode,
     rt: &Runtime,
-) -> Result<LiveSession, String> {
-    let id = SessionId::parse(id).map_err(|e| e.to_string())?;
-    let (log, loaded) = store.open(&id).map_err(|e| e.to_string())?;
+) -> Result<LiveSession, AgentError> {
+    let id = SessionId::parse(id).map_err(SessionError::from)?;
+    let store = store.clone();
+    let (log, loaded) = blocking(move || store.open(&id)).await?;
     if let Some(warning) = loaded.warning {
         rt.emit(AgentEvent::Warning(warning));
     }
-    let mut session = LiveSession {
-        id: id.to_string(),
-        log,
-        history: history(&loaded.entries),
-        mode,
-        consent: SessionConsent::default(),
-        input_tokens: 0,
-        recovered: 0,
-    };
+    let mut session = LiveSession::new(log, history(&loaded.entries), mode);
     let recovered = recover(&session.history);
     session.recovered = recovered.len();
     for item in recovered {
-        session.save(item)?;
+        session.save(item).await?;
     }
     Ok(session)
 }
@@ -328,13 +315,24 @@ fn open_session(
 /// The text of `/help`.
 pub fn help_text() -> String {
     let mut out = String::from("Commands:\n");
-    for (name, what) in COMMANDS {
-        out.push_str(&format!("  {name:<10} {what}\n"));
+    for spec in COMMANDS {
+        out.push_str(&format!("  {:<10} {}\n", spec.name, spec.help));
     }
     out.push_str(&format!(
         "  {:<10} ask the agent NAME of [agents.NAME]: /ask-NAME QUESTION\n",
         "/ask-NAME"
     ));
-    out.push_str("Questions: y allow once, a allow this tool for the session, n reject (Enter), v never allow this tool while mino runs.");
+    let answers: Vec<String> = ConsentAnswer::ALL
+        .iter()
+        .map(|answer| {
+            let enter = if *answer == ConsentAnswer::Reject {
+                " (Enter)"
+            } else {
+                ""
+            };
+            format!("{} {}{enter}", answer.key(), answer.label())
+        })
+        .collect();
+    out.push_str(&format!("Questions: {}.", answers.join(", ")));
     out
 }

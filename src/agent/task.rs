@@ -1,9 +1,15 @@
 //! The agent's task: one loop that takes inputs in order (prompts,
-//! commands, answers to mode questions), so commands and turns take turns,
-//! and an interrupt channel that stops the running turn at once.
+//! commands, answers to mode questions), so commands and turns take turns;
+//! each input gets a cancellation token of its own that `Interrupter`
+//! cancels. Owns the task's handle: ending the agent waits for it and
+//! reports a panic with its message.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use crate::policy::Mode;
 
@@ -23,32 +29,104 @@ pub enum Input {
     },
 }
 
+/// Interrupts what the agent runs now (Esc, Ctrl-C): cancels the token of
+/// the input in progress. Between inputs it does nothing, so an interrupt
+/// is never carried into the next turn.
+#[derive(Debug, Clone, Default)]
+pub struct Interrupter {
+    current: Arc<Mutex<CancellationToken>>,
+}
+
+impl Interrupter {
+    pub fn interrupt(&self) {
+        self.current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .cancel();
+    }
+
+    /// A fresh token for the next input; interrupting cancels it.
+    fn next(&self) -> CancellationToken {
+        let token = CancellationToken::new();
+        *self.current.lock().unwrap_or_else(PoisonError::into_inner) = token.clone();
+        token
+    }
+}
+
+/// Why the agent's task did not end cleanly.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AgentStopped {
+    #[error("the agent stopped on an internal error (please report it): {0}")]
+    Panicked(String),
+    #[error("the agent did not stop within {} s; it was abandoned", .0.as_secs())]
+    TimedOut(Duration),
+}
+
 /// A front end's side of a running agent.
 pub struct AgentHandle {
     pub inputs: mpsc::UnboundedSender<Input>,
-    /// Interrupts the running turn; ignored between turns.
-    pub interrupt: mpsc::UnboundedSender<()>,
+    pub interrupter: Interrupter,
     pub events: mpsc::UnboundedReceiver<AgentEvent>,
     pub task: JoinHandle<()>,
     /// The MCP servers of this run: stopped when the front end is done.
     pub mcp: Option<crate::mcp::McpHub>,
 }
 
+impl AgentHandle {
+    /// Ends the agent: interrupts what runs, closes its inputs and waits at
+    /// most `grace` for its task. A panic in it comes back with its message.
+    pub async fn finish(self, grace: Duration) -> Result<(), AgentStopped> {
+        let AgentHandle {
+            inputs,
+            interrupter,
+            events,
+            mut task,
+            mcp: _,
+        } = self;
+        interrupter.interrupt();
+        drop(inputs);
+        // Questions still queued are dropped: each is a rejection.
+        drop(events);
+        match tokio::time::timeout(grace, &mut task).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) if e.is_panic() => {
+                Err(AgentStopped::Panicked(panic_message(e.into_panic())))
+            }
+            // Aborted: nothing more to say.
+            Ok(Err(_)) => Ok(()),
+            Err(_) => {
+                task.abort();
+                Err(AgentStopped::TimedOut(grace))
+            }
+        }
+    }
+}
+
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    match payload.downcast::<String>() {
+        Ok(message) => *message,
+        Err(payload) => match payload.downcast::<&'static str>() {
+            Ok(message) => (*message).to_string(),
+            Err(_) => "a panic without a message".to_string(),
+        },
+    }
+}
+
 /// Runs `agent` on its own task. `events` is the receiving end of the
 /// channel the agent's runtime sends on.
 pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> AgentHandle {
     let (inputs, mut input_rx) = mpsc::unbounded_channel();
-    let (interrupt, mut interrupt_rx) = mpsc::unbounded_channel();
+    let interrupter = Interrupter::default();
+    let turns = interrupter.clone();
     let task = tokio::spawn(async move {
         while let Some(input) = input_rx.recv().await {
-            // An interrupt pressed between turns is not carried into the next.
-            while interrupt_rx.try_recv().is_ok() {}
+            let cancel = turns.next();
             match input {
                 Input::Prompt(text) => {
-                    agent.prompt(text, &mut interrupt_rx).await;
+                    agent.prompt(text, &cancel).await;
                 }
                 Input::Command(command) => {
-                    if agent.command(command, &mut interrupt_rx).await == After::Quit {
+                    if agent.command(command, &cancel).await == After::Quit {
                         break;
                     }
                 }
@@ -58,9 +136,67 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
     });
     AgentHandle {
         inputs,
-        interrupt,
+        interrupter,
         events,
         task,
         mcp: None,
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn handle(task: JoinHandle<()>) -> AgentHandle {
+        let (inputs, _) = mpsc::unbounded_channel();
+        let (_, events) = mpsc::unbounded_channel();
+        AgentHandle {
+            inputs,
+            interrupter: Interrupter::default(),
+            events,
+            task,
+            mcp: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_panic_in_the_agent_is_reported_with_its_message() {
+        let task = tokio::spawn(async {
+            let detail = "the history index was out of range";
+            panic!("{detail}");
+        });
+        assert_eq!(
+            handle(task).finish(Duration::from_secs(5)).await,
+            Err(AgentStopped::Panicked(
+                "the history index was out of range".into()
+            ))
+        );
+    }
+
+    #[tokio::test]
+    async fn a_clean_end_is_ok() {
+        let task = tokio::spawn(async {});
+        assert_eq!(handle(task).finish(Duration::from_secs(5)).await, Ok(()));
+    }
+
+    #[tokio::test]
+    async fn an_agent_that_does_not_stop_is_abandoned_after_the_grace() {
+        let task = tokio::spawn(std::future::pending());
+        let grace = Duration::from_millis(50);
+        assert_eq!(
+            handle(task).finish(grace).await,
+            Err(AgentStopped::TimedOut(grace))
+        );
+    }
+
+    #[test]
+    fn an_interrupt_cancels_only_the_input_in_progress() {
+        let interrupter = Interrupter::default();
+        let first = interrupter.next();
+        interrupter.interrupt();
+        assert!(first.is_cancelled());
+        let second = interrupter.next();
+        assert!(!second.is_cancelled(), "not carried into the next input");
     }
 }

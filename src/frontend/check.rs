@@ -2,13 +2,14 @@
 //! the same settings, the same facts (established on the real filesystem)
 //! and the same decision function as a live call. Prints one JSON object.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use crate::agent::DecisionView;
 use crate::agent::build::{hook, registry, tool_context};
 use crate::config::Settings;
-use crate::policy::{CanAsk, Decision, Mode, RunConsent, SessionConsent, Shown, decide};
+use crate::policy::{CanAsk, Mode, RunConsent, SessionConsent, decide};
 use crate::tools::Project;
 
 /// The call to check.
@@ -20,19 +21,41 @@ pub struct CheckRequest<'a> {
     pub url: Option<&'a str>,
 }
 
+/// Why a check could not be made; each names the argument at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error("--{argument} is required to check {tool}")]
+    Missing {
+        argument: &'static str,
+        tool: String,
+    },
+    #[error("unknown tool {0:?}")]
+    UnknownTool(String),
+    #[error(
+        "the tool {tool:?} does not exist in this project's settings; existing tools: {existing}"
+    )]
+    Absent { tool: String, existing: String },
+    #[error("the project directory {} cannot be used: {source}", path.display())]
+    Project {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
 /// The arguments a live call of `tool` would carry for this check.
-fn arguments(req: &CheckRequest<'_>) -> Result<Value, String> {
-    let need_path = || {
-        req.path
-            .ok_or_else(|| format!("--path is required to check {}", req.tool))
+fn arguments(req: &CheckRequest<'_>) -> Result<Value, CheckError> {
+    let missing = |argument| CheckError::Missing {
+        argument,
+        tool: req.tool.to_string(),
     };
+    let need_path = || req.path.ok_or_else(|| missing("path"));
     Ok(match req.tool {
         "read_file" | "list_dir" => json!({"path": need_path()?}),
         "search" => json!({"path": req.path.unwrap_or("."), "pattern": "."}),
         "write_file" => json!({"path": need_path()?, "content": ""}),
         "edit_file" => json!({"path": need_path()?, "old_string": "a", "new_string": "b"}),
         "skill_view" => json!({"name": need_path()?}),
-        "bash" => json!({"command": req.command.ok_or("--command is required to check bash")?}),
+        "bash" => json!({"command": req.command.ok_or_else(|| missing("command"))?}),
         "fetch_content" => {
             let mut args = json!({"url": req.url.unwrap_or("https://example.com/")});
             if let Some(path) = req.path {
@@ -40,7 +63,7 @@ fn arguments(req: &CheckRequest<'_>) -> Result<Value, String> {
             }
             args
         }
-        other => return Err(format!("unknown tool {other:?}")),
+        other => return Err(CheckError::UnknownTool(other.to_string())),
     })
 }
 
@@ -49,20 +72,17 @@ pub async fn check(
     settings: &Settings,
     project_dir: &Path,
     req: &CheckRequest<'_>,
-) -> Result<Value, String> {
+) -> Result<Value, CheckError> {
     let tools = registry(settings);
     let Some(tool) = tools.get(req.tool) else {
-        return Err(format!(
-            "the tool {:?} does not exist in this project's settings; existing tools: {}",
-            req.tool,
-            tools.names().join(", ")
-        ));
+        return Err(CheckError::Absent {
+            tool: req.tool.to_string(),
+            existing: tools.names().join(", "),
+        });
     };
-    let project = Project::new(project_dir).map_err(|e| {
-        format!(
-            "the project directory {} cannot be used: {e}",
-            project_dir.display()
-        )
+    let project = Project::new(project_dir).map_err(|source| CheckError::Project {
+        path: project_dir.to_path_buf(),
+        source,
     })?;
     let cx = tool_context(settings, project);
     let args = arguments(req)?;
@@ -70,7 +90,7 @@ pub async fn check(
         Ok(prepared) => prepared,
         Err(e) => {
             return Ok(
-                json!({"decision": "error", "shown": false, "code": null, "reason": e.to_string()}),
+                json!({"decision": "error", "unasked": false, "code": null, "reason": e.to_string()}),
             );
         }
     };
@@ -86,13 +106,6 @@ pub async fn check(
         &RunConsent::default(),
         CanAsk::Yes,
     );
-    Ok(match decision {
-        Decision::Allow { shown } => json!({
-            "decision": "allow", "shown": shown != Shown::Quietly, "code": null, "reason": null
-        }),
-        Decision::Ask => json!({"decision": "ask", "shown": false, "code": null, "reason": null}),
-        Decision::Deny { code, reason } => json!({
-            "decision": "deny", "shown": false, "code": code.as_str(), "reason": reason
-        }),
-    })
+    // The words stream-json uses for a decision.
+    Ok(serde_json::to_value(DecisionView::of(&decision)).unwrap_or(Value::Null))
 }

@@ -5,8 +5,8 @@
 
 use std::io::{BufRead, Write};
 
-use serde_json::{Value, json};
-use tokio::signal::unix::{Signal, SignalKind, signal};
+use serde_json::Value;
+use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
 use crate::agent::asked::AskedEvent;
@@ -14,7 +14,8 @@ use crate::agent::commands::{self, Command};
 use crate::agent::{AgentEvent, AgentHandle, Input, TurnStop};
 use crate::policy::{ConsentAnswer, Mode};
 
-use super::text;
+use super::stream_json::StreamRecord;
+use super::{finish_agent, next_signal, text};
 
 /// `--output-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -61,10 +62,10 @@ impl Sink {
         }
     }
 
-    fn json(&mut self, value: Value) {
+    fn json(&mut self, record: StreamRecord<'_>) {
         match self.format {
-            OutputFormat::StreamJson => self.out(&format!("{value}\n")),
-            OutputFormat::Json => self.collected.push(value),
+            OutputFormat::StreamJson => self.out(&format!("{}\n", record.to_value())),
+            OutputFormat::Json => self.collected.push(record.to_value()),
             OutputFormat::Text => {}
         }
     }
@@ -85,12 +86,19 @@ impl Sink {
         match event {
             AskedEvent::Started { question } => {
                 said(self, &format!("[Asked {agent}] {question}"));
-                self.json(json!({"type": "asked_started", "agent": agent, "question": question}));
+                self.json(StreamRecord::AskedStarted {
+                    agent,
+                    question: &question,
+                });
             }
             AskedEvent::Text(_) => {}
             AskedEvent::ToolCall { call_id, title } => {
                 said(self, &format!("[Tool call: {title}]"));
-                self.json(json!({"type": "asked_tool_call", "agent": agent, "call_id": call_id, "title": title}));
+                self.json(StreamRecord::AskedToolCall {
+                    agent,
+                    call_id: &call_id,
+                    title: &title,
+                });
             }
             AskedEvent::ToolUpdate {
                 call_id,
@@ -102,7 +110,12 @@ impl Sink {
                 }
                 let short: Vec<&str> = text.lines().take(4).collect();
                 said(self, &short.join("\n"));
-                self.json(json!({"type": "asked_tool_update", "agent": agent, "call_id": call_id, "status": status, "text": text}));
+                self.json(StreamRecord::AskedToolUpdate {
+                    agent,
+                    call_id: &call_id,
+                    status,
+                    text: &text,
+                });
             }
             AskedEvent::Ended { answer, stop } => {
                 if text_mode {
@@ -113,9 +126,11 @@ impl Sink {
                         self.out(&format!("{answer}\n"));
                     }
                 }
-                self.json(
-                    json!({"type": "asked_answer", "agent": agent, "text": answer, "stop": stop}),
-                );
+                self.json(StreamRecord::AskedAnswer {
+                    agent,
+                    text: &answer,
+                    stop: &stop,
+                });
             }
         }
     }
@@ -133,7 +148,11 @@ impl Sink {
                 if text_mode {
                     self.info(&format!("{}\n", text::banner(&id, mode, context_window)));
                 }
-                self.json(json!({"type": "session", "session_id": id, "mode": mode.name(), "model": model}));
+                self.json(StreamRecord::Session {
+                    session_id: &id,
+                    mode: mode.name(),
+                    model: &model,
+                });
             }
             AgentEvent::Notice(line) => {
                 if text_mode {
@@ -145,7 +164,7 @@ impl Sink {
                 if text_mode {
                     eprintln!("mino: {message}");
                 }
-                self.json(json!({"type": "error", "message": message}));
+                self.json(StreamRecord::Error { message: &message });
             }
             AgentEvent::Prompt(_) => {}
             AgentEvent::History(items) => {
@@ -167,7 +186,7 @@ impl Sink {
                     self.out("\n");
                 }
                 let answer = std::mem::take(&mut self.answer);
-                self.json(json!({"type": "assistant", "text": answer}));
+                self.json(StreamRecord::Assistant { text: &answer });
             }
             AgentEvent::ToolCall {
                 call_id,
@@ -176,7 +195,11 @@ impl Sink {
             } => {
                 let args: Value =
                     serde_json::from_str(&arguments).unwrap_or(Value::String(arguments));
-                self.json(json!({"type": "tool_call", "call_id": call_id, "tool": tool, "arguments": args}));
+                self.json(StreamRecord::ToolCall {
+                    call_id: &call_id,
+                    tool: &tool,
+                    arguments: args,
+                });
             }
             AgentEvent::Decision {
                 call_id,
@@ -189,11 +212,11 @@ impl Sink {
                         "mino: calls that need your confirmation are rejected here, because nobody can answer (-p, --ask, or input that is not a terminal)."
                     );
                 }
-                self.json(json!({
-                    "type": "decision", "call_id": call_id, "tool": tool,
-                    "decision": view.decision, "unasked": view.unasked,
-                    "code": view.code, "reason": view.reason,
-                }));
+                self.json(StreamRecord::Decision {
+                    call_id: &call_id,
+                    tool: &tool,
+                    view: &view,
+                });
             }
             AgentEvent::Record {
                 tool,
@@ -235,14 +258,22 @@ impl Sink {
                         if self.interactive { 12 } else { 4 },
                     ));
                 }
-                self.json(json!({"type": "tool_result", "call_id": call_id, "status": status.as_str(), "output": output}));
+                self.json(StreamRecord::ToolResult {
+                    call_id: &call_id,
+                    status: status.as_str(),
+                    output: &output,
+                });
             }
             AgentEvent::TurnEnd {
                 requests,
                 tool_calls,
                 stop,
             } => {
-                self.json(json!({"type": "turn_end", "requests": requests, "tool_calls": tool_calls, "stop": stop.as_str()}));
+                self.json(StreamRecord::TurnEnd {
+                    requests,
+                    tool_calls,
+                    stop: stop.as_str(),
+                });
                 return Some(stop);
             }
             AgentEvent::Asked { agent, event } => self.asked(&agent, event),
@@ -276,12 +307,16 @@ impl Sink {
 
 /// `mino -p PROMPT`: one turn, then exit. Returns the exit status.
 pub async fn run_once(mut handle: AgentHandle, prompt: String, format: OutputFormat) -> i32 {
+    let code = one_turn(&mut handle, prompt, format).await;
+    finish_agent(handle, code).await
+}
+
+async fn one_turn(handle: &mut AgentHandle, prompt: String, format: OutputFormat) -> i32 {
     let mut sink = Sink::new(format, false);
     if handle.inputs.send(Input::Prompt(prompt)).is_err() {
         eprintln!("mino: the agent stopped before the prompt could be sent");
         return 1;
     }
-    let interrupt = handle.interrupt.clone();
     // Set up once, so no press between two passes of the loop is missed.
     let mut sigint = signal(SignalKind::interrupt()).ok();
     let mut stop = None;
@@ -296,9 +331,7 @@ pub async fn run_once(mut handle: AgentHandle, prompt: String, format: OutputFor
                 }
                 None => break,
             },
-            () = next_sigint(&mut sigint) => {
-                let _ = interrupt.send(());
-            }
+            _ = next_signal(&mut sigint) => handle.interrupter.interrupt(),
         }
     }
     // Drain what the agent said before stopping (nothing else runs).
@@ -309,7 +342,11 @@ pub async fn run_once(mut handle: AgentHandle, prompt: String, format: OutputFor
         let stop_word = stop.as_ref().map_or("error", TurnStop::as_str);
         sink.out(&format!(
             "{}\n",
-            json!({"type": "result", "stop": stop_word, "events": sink.collected})
+            StreamRecord::Result {
+                stop: stop_word,
+                events: &sink.collected,
+            }
+            .to_value()
         ));
     }
     match stop {
@@ -318,27 +355,23 @@ pub async fn run_once(mut handle: AgentHandle, prompt: String, format: OutputFor
     }
 }
 
-/// The next Ctrl-C; never, when the signal could not be set up.
-async fn next_sigint(sigint: &mut Option<Signal>) {
-    match sigint {
-        Some(sigint) => {
-            sigint.recv().await;
-        }
-        None => std::future::pending().await,
-    }
-}
-
 /// `mino --ask NAME`: asks the agent NAME `question` (read from stdin),
 /// prints its answer on stdout and exits. Nobody can answer questions here,
 /// so the asked agent's calls that would ask are rejected (said once on
 /// stderr).
 pub async fn run_ask(mut handle: AgentHandle, agent: String, question: String) -> i32 {
+    let code = ask_once(&mut handle, agent, question).await;
+    finish_agent(handle, code).await
+}
+
+async fn ask_once(handle: &mut AgentHandle, agent: String, question: String) -> i32 {
     let mut sink = Sink::new(OutputFormat::Text, false);
     let command = Command::Ask { agent, question };
     if handle.inputs.send(Input::Command(command)).is_err() {
         eprintln!("mino: the agent stopped before the question could be sent");
         return 1;
     }
+    // Set up once, so no press between two passes of the loop is missed.
     let mut sigint = signal(SignalKind::interrupt()).ok();
     loop {
         tokio::select! {
@@ -360,9 +393,7 @@ pub async fn run_ask(mut handle: AgentHandle, agent: String, question: String) -
                 }
                 None => return 1,
             },
-            () = next_sigint(&mut sigint) => {
-                let _ = handle.interrupt.send(());
-            }
+            _ = next_signal(&mut sigint) => handle.interrupter.interrupt(),
         }
     }
 }
@@ -395,16 +426,28 @@ fn stdin_lines() -> mpsc::UnboundedReceiver<String> {
 
 /// Parses an answer to a question: y, a, n (and Enter), v.
 pub fn parse_answer(line: &str) -> ConsentAnswer {
-    match line.trim().to_ascii_lowercase().as_str() {
-        "y" | "yes" => ConsentAnswer::AllowOnce,
-        "a" | "always" => ConsentAnswer::AllowForSession,
-        "v" | "never" => ConsentAnswer::NeverThisRun,
+    let line = line.trim().to_ascii_lowercase();
+    let mut chars = line.chars();
+    let key = match (chars.next(), chars.next()) {
+        (Some(key), None) => ConsentAnswer::from_key(key),
+        _ => None,
+    };
+    match (key, line.as_str()) {
+        (Some(answer), _) => answer,
+        (None, "yes") => ConsentAnswer::AllowOnce,
+        (None, "always") => ConsentAnswer::AllowForSession,
+        (None, "never") => ConsentAnswer::NeverThisRun,
         _ => ConsentAnswer::Reject,
     }
 }
 
 /// `mino --line`: an interactive session on plain lines.
 pub async fn run_interactive(mut handle: AgentHandle) -> i32 {
+    let code = interactive(&mut handle).await;
+    finish_agent(handle, code).await
+}
+
+async fn interactive(handle: &mut AgentHandle) -> i32 {
     let mut sigint = signal(SignalKind::interrupt()).ok();
     let mut sink = Sink::new(OutputFormat::Text, true);
     let mut lines = stdin_lines();
@@ -497,9 +540,9 @@ pub async fn run_interactive(mut handle: AgentHandle) -> i32 {
                     }
                 }
             }
-            () = next_sigint(&mut sigint) => {
+            _ = next_signal(&mut sigint) => {
                 if busy {
-                    let _ = handle.interrupt.send(());
+                    handle.interrupter.interrupt();
                 } else {
                     return 0;
                 }

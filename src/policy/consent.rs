@@ -15,6 +15,58 @@ pub enum ConsentAnswer {
 }
 
 impl ConsentAnswer {
+    /// The four answers, in the order a question shows them.
+    pub const ALL: [ConsentAnswer; 4] = [
+        ConsentAnswer::AllowOnce,
+        ConsentAnswer::AllowForSession,
+        ConsentAnswer::Reject,
+        ConsentAnswer::NeverThisRun,
+    ];
+
+    /// The letter that gives this answer in every front end.
+    pub fn key(self) -> char {
+        match self {
+            ConsentAnswer::AllowOnce => 'y',
+            ConsentAnswer::AllowForSession => 'a',
+            ConsentAnswer::Reject => 'n',
+            ConsentAnswer::NeverThisRun => 'v',
+        }
+    }
+
+    /// The answer a letter gives.
+    pub fn from_key(key: char) -> Option<ConsentAnswer> {
+        Self::ALL.into_iter().find(|answer| answer.key() == key)
+    }
+
+    /// What the answer does, as help says it.
+    pub fn label(self) -> &'static str {
+        match self {
+            ConsentAnswer::AllowOnce => "allow once",
+            ConsentAnswer::AllowForSession => "allow this tool for the session",
+            ConsentAnswer::Reject => "reject",
+            ConsentAnswer::NeverThisRun => "never allow this tool while mino runs",
+        }
+    }
+
+    /// The next answer in `ALL`, round.
+    pub fn next(self) -> ConsentAnswer {
+        Self::ALL[(self.index() + 1) % Self::ALL.len()]
+    }
+
+    /// The previous answer in `ALL`, round.
+    pub fn prev(self) -> ConsentAnswer {
+        Self::ALL[(self.index() + Self::ALL.len() - 1) % Self::ALL.len()]
+    }
+
+    fn index(self) -> usize {
+        match self {
+            ConsentAnswer::AllowOnce => 0,
+            ConsentAnswer::AllowForSession => 1,
+            ConsentAnswer::Reject => 2,
+            ConsentAnswer::NeverThisRun => 3,
+        }
+    }
+
     pub fn allows(self) -> bool {
         matches!(
             self,

@@ -4,6 +4,8 @@
 //! case-insensitively against a project-relative path. Pure: it sees names
 //! only, never the filesystem (where the home is comes in as a name).
 
+use std::sync::LazyLock;
+
 use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// File-name patterns, matched against the final component.
@@ -78,7 +80,14 @@ pub struct ProtectedPaths {
     /// mino's home, project-relative and case-folded, when it lies inside
     /// the project (empty when the project itself is inside the home).
     mino_home: Option<String>,
+    /// Every path is protected: what is left when the built-in patterns
+    /// did not compile (fail closed).
+    all: bool,
 }
+
+/// The built-in patterns, compiled once.
+static BUILTIN: LazyLock<Result<ProtectedPaths, PatternError>> =
+    LazyLock::new(|| ProtectedPaths::new::<&str>(&[]));
 
 fn glob(pattern: &str) -> Result<Glob, PatternError> {
     GlobBuilder::new(pattern)
@@ -157,6 +166,7 @@ impl ProtectedPaths {
             whole: build(whole, "path patterns")?,
             nested: build(nested, "credential store patterns")?,
             mino_home: None,
+            all: false,
         })
     }
 
@@ -169,20 +179,31 @@ impl ProtectedPaths {
         self
     }
 
-    /// The built-in patterns only.
+    /// The built-in patterns only. Never fails and never unprotects: were
+    /// the built-ins not to compile (a test proves they do), every path
+    /// would be protected, and `check_builtin` stops mino at start.
     pub fn builtin() -> Self {
-        // The built-in patterns are constants that compile; an error here would
-        // be a programming error caught by the tests, so fall back to an empty
-        // user list rather than panic.
-        match Self::new::<&str>(&[]) {
-            Ok(p) => p,
-            Err(_) => Self {
-                names: GlobSet::empty(),
-                dirs: GlobSet::empty(),
-                whole: GlobSet::empty(),
-                nested: GlobSet::empty(),
-                mino_home: None,
-            },
+        match &*BUILTIN {
+            Ok(paths) => paths.clone(),
+            Err(_) => Self::everything(),
+        }
+    }
+
+    /// Whether the built-in patterns compiled; mino does not start when
+    /// they did not.
+    pub fn check_builtin() -> Result<(), PatternError> {
+        BUILTIN.as_ref().map(|_| ()).map_err(Clone::clone)
+    }
+
+    /// Every path protected.
+    fn everything() -> Self {
+        Self {
+            names: GlobSet::empty(),
+            dirs: GlobSet::empty(),
+            whole: GlobSet::empty(),
+            nested: GlobSet::empty(),
+            mino_home: None,
+            all: true,
         }
     }
 
@@ -195,9 +216,12 @@ impl ProtectedPaths {
         self.protection(relative).is_some()
     }
 
-    /// Why `relative` is withheld, if it is: mino's home first, then the
-    /// patterns.
+    /// Why `relative` is withheld, if it is: everything when the built-ins
+    /// failed, then mino's home, then the patterns.
     pub fn protection(&self, relative: &str) -> Option<Protection> {
+        if self.all {
+            return Some(Protection::Pattern);
+        }
         let folded = fold(relative);
         if let Some(home) = &self.mino_home {
             let path = folded.trim_matches('/');
@@ -324,6 +348,29 @@ mod tests {
             "what is 50%?",
         ] {
             assert!(!p.names_protected(text), "{text} should not be protected");
+        }
+    }
+
+    #[test]
+    fn every_builtin_pattern_compiles() {
+        for pattern in BUILTIN_FILE_PATTERNS
+            .iter()
+            .chain(&BUILTIN_DIR_PATTERNS)
+            .map(|p| p.trim_end_matches('/'))
+        {
+            assert!(glob(pattern).is_ok(), "{pattern}");
+        }
+        assert_eq!(ProtectedPaths::check_builtin(), Ok(()));
+        assert!(!ProtectedPaths::builtin().all);
+        assert!(ProtectedPaths::builtin().is_protected(".env"));
+        assert!(!ProtectedPaths::builtin().is_protected("notes.md"));
+    }
+
+    #[test]
+    fn what_is_left_when_the_builtins_fail_protects_everything() {
+        let closed = ProtectedPaths::everything();
+        for path in ["notes.md", "src/main.rs", "."] {
+            assert!(closed.is_protected(path), "{path}");
         }
     }
 

@@ -15,7 +15,7 @@ use std::fs::{self, DirBuilder, File};
 use std::io::{self, BufRead, BufReader, ErrorKind, Write};
 use std::os::unix::fs::{DirBuilderExt, FileExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use rustix::fs::{FlockOperation, Mode, OFlags};
 use rustix::io::Errno;
@@ -33,6 +33,9 @@ pub const PROMPT_PREVIEW_CHARS: usize = 60;
 #[derive(Debug, Clone)]
 pub struct SessionStore {
     dir: PathBuf,
+    /// Added after every sync (`MINO_SLOW_SYNC_MS`, a diagnostic knob that
+    /// plays a slow disk); none normally.
+    sync_delay: Option<Duration>,
 }
 
 /// One saved session, as `/sessions` lists it.
@@ -59,13 +62,25 @@ pub struct SessionLog {
     /// How the file ends; `None` after a failed write, when it is read again
     /// before the next append.
     tail: Option<Tail>,
+    sync_delay: Option<Duration>,
 }
 
 impl SessionStore {
     /// A store over `dir` (normally `HOME/sessions/`). Nothing is touched
     /// until a session is created, opened or listed.
     pub fn new(dir: PathBuf) -> SessionStore {
-        SessionStore { dir }
+        SessionStore {
+            dir,
+            sync_delay: None,
+        }
+    }
+
+    /// The same store, playing a disk whose every sync takes `delay` more.
+    pub fn with_sync_delay(self, delay: Option<Duration>) -> SessionStore {
+        SessionStore {
+            sync_delay: delay,
+            ..self
+        }
     }
 
     pub fn dir(&self) -> &Path {
@@ -93,6 +108,7 @@ impl SessionStore {
             path,
             file,
             tail: Some(Tail::Clean),
+            sync_delay: self.sync_delay,
         };
         let written = encode(&log.path, &header)
             .and_then(|line| log.write_line(&line))
@@ -161,6 +177,7 @@ impl SessionStore {
             path,
             file,
             tail: Some(tail_of(&bytes)),
+            sync_delay: self.sync_delay,
         };
         Ok((log, loaded))
     }
@@ -316,6 +333,9 @@ impl SessionLog {
                 error,
             })?;
         self.tail = Some(Tail::Clean);
+        if let Some(delay) = self.sync_delay {
+            std::thread::sleep(delay);
+        }
         Ok(())
     }
 

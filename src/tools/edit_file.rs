@@ -165,6 +165,10 @@ impl PreparedCall for EditCall {
         fields
     }
 
+    fn needs_inspection(&self) -> bool {
+        true
+    }
+
     fn inspect(&mut self) -> Result<(), ToolError> {
         let path = shown_path(&self.target);
         let Some(file) = read_for_change(&self.project, &self.target)? else {

@@ -170,6 +170,10 @@ impl PreparedCall for Prepared {
         fields
     }
 
+    fn needs_inspection(&self) -> bool {
+        self.output.is_some()
+    }
+
     fn inspect(&mut self) -> Result<(), ToolError> {
         if let Some((path, project)) = &self.output {
             let current = project.read_current(path, CHANGE_LIMIT)?;
@@ -200,16 +204,19 @@ impl PreparedCall for Prepared {
             };
             let (body, content_type) = match fetched {
                 Ok(got) => got,
-                Err(message) => return ToolOutcome::error(message),
+                Err(e) => return ToolOutcome::error(e.to_string()),
             };
             if let (Some((path, project)), Some(expected)) = (&self.output, self.expected) {
-                return match project.write_atomic(path, &body, expected) {
-                    Ok(()) => ToolOutcome::completed(format!(
-                        "Saved {} to {path} ({} bytes).",
-                        self.url,
-                        body.len()
-                    )),
-                    Err(e) => ToolOutcome::error(e.to_string()),
+                let done = format!("Saved {} to {path} ({} bytes).", self.url, body.len());
+                let (path, project) = (path.clone(), Arc::clone(project));
+                // The atomic write and its fsync run on the blocking pool.
+                let write = tokio::task::spawn_blocking(move || {
+                    project.write_atomic(&path, &body, expected)
+                });
+                return match write.await {
+                    Ok(Ok(())) => ToolOutcome::completed(done),
+                    Ok(Err(e)) => ToolOutcome::error(e.to_string()),
+                    Err(e) => ToolOutcome::error(format!("the write failed: {e}")),
                 };
             }
             ToolOutcome::completed(readable(&self.url, &body, &content_type))
@@ -217,21 +224,58 @@ impl PreparedCall for Prepared {
     }
 }
 
+/// Why a download failed; each names the URL. The text is the call's
+/// error result.
+#[derive(Debug, thiserror::Error)]
+enum FetchError {
+    #[error("could not build the HTTP client: {0}")]
+    Client(reqwest::Error),
+    #[error(
+        "{url} was not fetched: {private}, and mino connects to a private destination only in a call for it, which the user is asked about. Do not retry or work around this with another tool."
+    )]
+    Private { url: reqwest::Url, private: String },
+    #[error("fetching {url} failed: {source}")]
+    Send {
+        url: reqwest::Url,
+        source: reqwest::Error,
+    },
+    #[error(
+        "{url} redirected to {to}, which is another origin; mino does not follow it. Fetching {to} would be a new call, decided (and asked about) on its own."
+    )]
+    Redirected { url: reqwest::Url, to: reqwest::Url },
+    #[error("{url} answered HTTP {status} without a usable Location")]
+    NoLocation { url: reqwest::Url, status: u16 },
+    #[error("{url} answered HTTP {status}")]
+    Status { url: reqwest::Url, status: u16 },
+    #[error("reading {url} failed: {source}")]
+    Read {
+        url: reqwest::Url,
+        source: reqwest::Error,
+    },
+    #[error("{url} is larger than {DOWNLOAD_LIMIT} bytes; the fetch was stopped")]
+    TooLarge { url: reqwest::Url },
+}
+
 async fn download(
     url: &reqwest::Url,
     timeout: Duration,
     allow_private: bool,
-) -> Result<(Vec<u8>, String), String> {
-    let client = client(url, timeout, allow_private)
-        .map_err(|e| format!("could not build the HTTP client: {e}"))?;
-    let response = client.get(url.clone()).send().await.map_err(|e| {
-        match private_address(&e) {
-            Some(private) => format!(
-                "{url} was not fetched: {private}, and mino connects to a private destination only in a call for it, which the user is asked about. Do not retry or work around this with another tool."
-            ),
-            None => format!("fetching {url} failed: {e}"),
-        }
-    })?;
+) -> Result<(Vec<u8>, String), FetchError> {
+    let client = client(url, timeout, allow_private).map_err(FetchError::Client)?;
+    let response = client
+        .get(url.clone())
+        .send()
+        .await
+        .map_err(|source| match private_address(&source) {
+            Some(private) => FetchError::Private {
+                url: url.clone(),
+                private: private.to_string(),
+            },
+            None => FetchError::Send {
+                url: url.clone(),
+                source,
+            },
+        })?;
     let status = response.status();
     if status.is_redirection() {
         let to = response
@@ -240,17 +284,21 @@ async fn download(
             .and_then(|v| v.to_str().ok())
             .and_then(|location| response.url().join(location).ok());
         return Err(match to {
-            Some(to) => format!(
-                "{url} redirected to {to}, which is another origin; mino does not follow it. Fetching {to} would be a new call, decided (and asked about) on its own."
-            ),
-            None => format!(
-                "{url} answered HTTP {} without a usable Location",
-                status.as_u16()
-            ),
+            Some(to) => FetchError::Redirected {
+                url: url.clone(),
+                to,
+            },
+            None => FetchError::NoLocation {
+                url: url.clone(),
+                status: status.as_u16(),
+            },
         });
     }
     if !status.is_success() {
-        return Err(format!("{url} answered HTTP {}", status.as_u16()));
+        return Err(FetchError::Status {
+            url: url.clone(),
+            status: status.as_u16(),
+        });
     }
     let content_type = response
         .headers()
@@ -261,12 +309,12 @@ async fn download(
     let mut body = Vec::new();
     let mut stream = response.bytes_stream();
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| format!("reading {url} failed: {e}"))?;
+        let chunk = chunk.map_err(|source| FetchError::Read {
+            url: url.clone(),
+            source,
+        })?;
         if body.len() + chunk.len() > DOWNLOAD_LIMIT {
-            return Err(format!(
-                "{url} is larger than {} bytes; the fetch was stopped",
-                DOWNLOAD_LIMIT
-            ));
+            return Err(FetchError::TooLarge { url: url.clone() });
         }
         body.extend_from_slice(&chunk);
     }

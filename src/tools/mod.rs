@@ -193,6 +193,12 @@ pub trait PreparedCall: Send {
     /// What a confirmation shows and an unasked record line repeats.
     fn fields(&self) -> Vec<Field>;
 
+    /// Whether `inspect` must run before the call may run: a write binds
+    /// itself to the file as inspection read it.
+    fn needs_inspection(&self) -> bool {
+        false
+    }
+
     /// Writes only: read the current file, take its digest, build the
     /// preview. Runs only when the call was not denied.
     fn inspect(&mut self) -> Result<(), ToolError> {

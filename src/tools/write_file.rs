@@ -115,6 +115,10 @@ impl PreparedCall for WriteCall {
         fields
     }
 
+    fn needs_inspection(&self) -> bool {
+        true
+    }
+
     fn inspect(&mut self) -> Result<(), ToolError> {
         let current = read_for_change(&self.project, &self.target)?;
         let path = shown_path(&self.target);

@@ -53,7 +53,7 @@ fn check(s: &Setup, args: &[&str]) -> Value {
 fn short(v: &Value) -> (String, bool, Value) {
     (
         v["decision"].as_str().unwrap().to_string(),
-        v["shown"].as_bool().unwrap(),
+        v["unasked"].as_bool().unwrap(),
         v["code"].clone(),
     )
 }
@@ -171,11 +171,11 @@ fn checks_follow_the_table_and_the_filesystem() {
             ("ask", false, Value::Null),
         ),
     ];
-    for (args, (decision, shown, code)) in cases {
+    for (args, (decision, unasked, code)) in cases {
         let got = check(&s, args);
         assert_eq!(
             short(&got),
-            (decision.to_string(), shown, code),
+            (decision.to_string(), unasked, code),
             "{args:?}: {got}"
         );
     }
@@ -283,4 +283,26 @@ fn bad_arguments_are_errors_that_say_what_is_accepted() {
     );
     assert_eq!(got["decision"], "error", "{got}");
     assert!(got["reason"].as_str().unwrap().contains("4096"), "{got}");
+}
+
+#[test]
+fn a_log_filter_that_does_not_parse_is_said_and_the_check_still_runs() {
+    let s = setup();
+    let out = Command::new(env!("CARGO_BIN_EXE_mino"))
+        .args(["policy", "check", "--mode", "manual", "--tool", "read_file"])
+        .args(["--path", "notes.md", "--cd"])
+        .arg(s.project.path())
+        .env("MINO_HOME", s.home.path())
+        .env("MINO_LOG", "mino=loud")
+        .env_remove("AGENT_YOLO")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("mino: logging is off: MINO_LOG=\"mino=loud\" is not a log filter"),
+        "{stderr}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["decision"], "allow");
 }

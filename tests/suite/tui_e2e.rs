@@ -534,3 +534,32 @@ async fn ctrl_c_on_a_question_records_the_unanswered_and_unreached_calls_as_not_
     assert_eq!(log.matches("\"status\":\"not_run\"").count(), 2, "{log}");
     assert!(log.contains(unanswered) && log.contains(unreached), "{log}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_are_drawn_while_a_slow_disk_syncs_the_session() {
+    let world = World::new(vec![text("The answer, after two slow saves.")]).await;
+    let home = world.home.path().to_str().unwrap();
+    let project = world.project.path().to_str().unwrap();
+    // Every session sync takes three seconds more: the prompt's save and
+    // the answer's save keep the turn going for at least six.
+    let mut screen = Screen::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--cd", project],
+        world.project.path(),
+        &env(&[("MINO_HOME", home), ("MINO_SLOW_SYNC_MS", "3000")]),
+    );
+    screen.wait_for(READY);
+    screen.submit("Answer slowly");
+    screen.wait_for("> Answer slowly");
+    let typed = "typed while the disk syncs";
+    screen.send(typed.as_bytes());
+    let shown = screen.wait_for(typed);
+    assert!(
+        !shown.contains("after two slow saves") && !shown.contains(" idle"),
+        "the key waited for the turn: {shown}"
+    );
+    screen.wait_for("The answer, after two slow saves.");
+    // The typed words stay in the composer: erase them before quitting.
+    screen.send(&vec![0x7f; typed.len()]);
+    quit(&mut screen);
+}

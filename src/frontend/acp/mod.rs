@@ -65,7 +65,7 @@ impl Server {
     /// Starts an agent for `cwd` (resuming `resume`), replays a resumed
     /// session's history to the client, and starts the session's pump.
     /// Returns the session id and its mode.
-    fn open(
+    async fn open(
         &self,
         cwd: &Path,
         resume: Option<&str>,
@@ -96,7 +96,8 @@ impl Server {
             resume,
             editor,
         })
-        .map_err(invalid)?;
+        .await
+        .map_err(|e| invalid(e.to_string()))?;
         // The agent says its banner (and a resumed session's history) as it
         // starts; read those before anything else can arrive.
         let mut started = None;
@@ -121,7 +122,7 @@ impl Server {
             id.clone(),
             cwd.to_path_buf(),
             handle.inputs,
-            handle.interrupt,
+            handle.interrupter,
             handle.task,
         ));
         let old = self
@@ -189,11 +190,10 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
         .on_receive_request(
             {
                 let server = server.clone();
-                async move |request: NewSessionRequest, responder, cx| match server.open(
-                    &request.cwd,
-                    None,
-                    &cx,
-                ) {
+                async move |request: NewSessionRequest, responder, cx| match server
+                    .open(&request.cwd, None, &cx)
+                    .await
+                {
                     Ok((id, mode)) => {
                         responder.respond(NewSessionResponse::new(id).modes(wire::modes(mode)))
                     }
@@ -205,11 +205,10 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
         .on_receive_request(
             {
                 let server = server.clone();
-                async move |request: LoadSessionRequest, responder, cx| match server.open(
-                    &request.cwd,
-                    Some(&request.session_id.0),
-                    &cx,
-                ) {
+                async move |request: LoadSessionRequest, responder, cx| match server
+                    .open(&request.cwd, Some(&request.session_id.0), &cx)
+                    .await
+                {
                     Ok((_, mode)) => {
                         responder.respond(LoadSessionResponse::new().modes(wire::modes(mode)))
                     }

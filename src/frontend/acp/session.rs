@@ -16,7 +16,7 @@ use agent_client_protocol::v1::{ConnectionTo, Responder};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::agent::{AgentEvent, ConsentRequest, Input};
+use crate::agent::{AgentEvent, ConsentRequest, Input, Interrupter};
 use crate::model::Item;
 use crate::policy::{ConsentAnswer, Mode};
 
@@ -39,7 +39,7 @@ pub struct Slot {
     pub id: String,
     pub project: PathBuf,
     inputs: mpsc::UnboundedSender<Input>,
-    interrupt: mpsc::UnboundedSender<()>,
+    interrupter: Interrupter,
     state: Mutex<SlotState>,
     agent: Mutex<Option<JoinHandle<()>>>,
 }
@@ -58,14 +58,14 @@ impl Slot {
         id: String,
         project: PathBuf,
         inputs: mpsc::UnboundedSender<Input>,
-        interrupt: mpsc::UnboundedSender<()>,
+        interrupter: Interrupter,
         agent: JoinHandle<()>,
     ) -> Self {
         Self {
             id,
             project,
             inputs,
-            interrupt,
+            interrupter,
             state: Mutex::new(SlotState::default()),
             agent: Mutex::new(Some(agent)),
         }
@@ -103,7 +103,7 @@ impl Slot {
 
     /// `session/cancel`: stops the running turn at once, as Esc does.
     pub fn cancel(&self) {
-        let _ = self.interrupt.send(());
+        self.interrupter.interrupt();
     }
 
     /// `session/set_mode`: the person chose `to` in the editor's selector.
@@ -117,7 +117,7 @@ impl Slot {
     /// Stops the agent: interrupts a running turn (a question waiting for an
     /// answer is rejected) and waits for its task to end.
     pub async fn stop(&self) {
-        let _ = self.interrupt.send(());
+        self.interrupter.interrupt();
         let _ = self
             .inputs
             .send(Input::Command(crate::agent::Command::Quit));

@@ -238,7 +238,7 @@ pub fn stop_reason(stop: &TurnStop) -> Result<StopReason, String> {
         TurnStop::Completed => Ok(StopReason::EndTurn),
         TurnStop::Interrupted => Ok(StopReason::Cancelled),
         TurnStop::RequestLimit(_) | TurnStop::ToolCallLimit(_) => Ok(StopReason::MaxTurnRequests),
-        TurnStop::ModelError(_) | TurnStop::SaveFailed(_) => {
+        TurnStop::ModelError(_) | TurnStop::SaveFailed(_) | TurnStop::Internal(_) => {
             Err(stop.message().unwrap_or_else(|| stop.as_str().to_string()))
         }
     }

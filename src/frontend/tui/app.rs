@@ -278,8 +278,8 @@ impl App {
         }
         COMMANDS
             .iter()
-            .copied()
-            .filter(|(name, _)| name.starts_with(line.as_str()) && *name != line)
+            .filter(|spec| spec.name.starts_with(line.as_str()) && spec.name != line)
+            .map(|spec| (spec.name, spec.help))
             .collect()
     }
 

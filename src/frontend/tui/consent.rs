@@ -9,72 +9,12 @@ use crate::agent::ConsentRequest;
 use crate::policy::ConsentAnswer;
 
 use super::arming::Arming;
-
-/// The four answers, in the order the dialog shows them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Choice {
-    AllowOnce,
-    AllowForSession,
-    Reject,
-    Never,
-}
-
-impl Choice {
-    pub const ALL: [Choice; 4] = [
-        Choice::AllowOnce,
-        Choice::AllowForSession,
-        Choice::Reject,
-        Choice::Never,
-    ];
-
-    pub fn answer(self) -> ConsentAnswer {
-        match self {
-            Choice::AllowOnce => ConsentAnswer::AllowOnce,
-            Choice::AllowForSession => ConsentAnswer::AllowForSession,
-            Choice::Reject => ConsentAnswer::Reject,
-            Choice::Never => ConsentAnswer::NeverThisRun,
-        }
-    }
-
-    /// The fixed letter key.
-    pub fn key(self) -> char {
-        match self {
-            Choice::AllowOnce => 'y',
-            Choice::AllowForSession => 'a',
-            Choice::Reject => 'n',
-            Choice::Never => 'v',
-        }
-    }
-
-    /// What the choice says, for `tool`.
-    pub fn label(self, tool: &str) -> String {
-        match self {
-            Choice::AllowOnce => "allow once".into(),
-            Choice::AllowForSession => format!("allow {tool} for this session"),
-            Choice::Reject => "reject".into(),
-            Choice::Never => "never".into(),
-        }
-    }
-
-    fn index(self) -> usize {
-        Self::ALL.iter().position(|c| *c == self).unwrap_or(2)
-    }
-
-    pub fn next(self) -> Choice {
-        Self::ALL[(self.index() + 1) % Self::ALL.len()]
-    }
-
-    pub fn prev(self) -> Choice {
-        Self::ALL[(self.index() + Self::ALL.len() - 1) % Self::ALL.len()]
-    }
-}
-
 /// A question as the dialog holds it.
 #[derive(Debug)]
 pub struct OpenConsent {
     pub request: ConsentRequest,
     /// Starts on reject, so Enter alone never allows anything.
-    pub focus: Choice,
+    pub focus: ConsentAnswer,
     /// First body line shown.
     pub scroll: u16,
     /// When its keys arm (reset when it comes to the front).
@@ -109,7 +49,7 @@ impl ConsentQueue {
     pub fn push(&mut self, request: ConsentRequest, now: Instant, last_key: Option<Instant>) {
         self.items.push_back(OpenConsent {
             request,
-            focus: Choice::Reject,
+            focus: ConsentAnswer::Reject,
             scroll: 0,
             arming: Arming::new(now, last_key),
             confirming: None,

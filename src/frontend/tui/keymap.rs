@@ -110,10 +110,8 @@ fn consent_key(key: &KeyEvent) -> Option<Msg> {
         return None;
     }
     Some(match key.code {
-        KeyCode::Char('y') => Msg::Answer(ConsentAnswer::AllowOnce),
-        KeyCode::Char('a') => Msg::Answer(ConsentAnswer::AllowForSession),
-        KeyCode::Char('n') | KeyCode::Esc => Msg::Answer(ConsentAnswer::Reject),
-        KeyCode::Char('v') => Msg::Answer(ConsentAnswer::NeverThisRun),
+        KeyCode::Char(c) if let Some(answer) = ConsentAnswer::from_key(c) => Msg::Answer(answer),
+        KeyCode::Esc => Msg::Answer(ConsentAnswer::Reject),
         KeyCode::Enter => Msg::AnswerFocused,
         KeyCode::Right | KeyCode::Tab => Msg::FocusNext,
         KeyCode::Left | KeyCode::BackTab => Msg::FocusPrev,

@@ -30,9 +30,10 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::EventStream;
 use futures_util::StreamExt;
-use tokio::signal::unix::{Signal, SignalKind, signal};
+use tokio::signal::unix::{SignalKind, signal};
 use tokio::time::{Interval, MissedTickBehavior};
 
+use super::{finish_agent, next_signal};
 use crate::agent::{AgentEvent, AgentHandle};
 
 use app::App;
@@ -69,9 +70,10 @@ pub async fn run(handle: AgentHandle, project_dir: &Path) -> i32 {
             return 2;
         }
     };
-    let result = event_loop(&mut guard.terminal, handle, &project).await;
+    let mut handle = handle;
+    let result = event_loop(&mut guard.terminal, &mut handle, &project).await;
     drop(guard);
-    match result {
+    let code = match result {
         Ok(Exit::Quit) => 0,
         Ok(Exit::Signal(signal)) => 128 + signal,
         Ok(Exit::AgentGone) => {
@@ -82,16 +84,8 @@ pub async fn run(handle: AgentHandle, project_dir: &Path) -> i32 {
             eprintln!("mino: the terminal failed: {e}");
             1
         }
-    }
-}
-
-async fn next_signal(signal: &mut Option<Signal>) {
-    match signal {
-        Some(signal) => {
-            signal.recv().await;
-        }
-        None => std::future::pending().await,
-    }
+    };
+    finish_agent(handle, code).await
 }
 
 async fn sleep_until_some(at: Option<Instant>) {
@@ -112,7 +106,7 @@ async fn next_tick(ticker: &mut Option<Interval>) {
 
 async fn event_loop(
     terminal: &mut Tui,
-    mut handle: AgentHandle,
+    handle: &mut AgentHandle,
     project: &str,
 ) -> std::io::Result<Exit> {
     let mut app = App::new(project, Instant::now());
@@ -161,7 +155,7 @@ async fn event_loop(
             for msg in msgs.drain(..) {
                 dirty = true;
                 for action in update::update(&mut app, msg) {
-                    exit |= perform(terminal, &handle, action)?;
+                    exit |= perform(terminal, handle, action)?;
                 }
             }
             if exit || budget == 0 {
@@ -188,7 +182,7 @@ async fn event_loop(
             }
         }
         if exit {
-            finish_turn(&app, &mut handle).await;
+            finish_turn(&app, handle).await;
             return Ok(Exit::Quit);
         }
         match (app.turn_running(), ticker.is_some()) {
@@ -210,9 +204,7 @@ fn perform(terminal: &mut Tui, handle: &AgentHandle, action: Action) -> std::io:
             // A stopped agent is noticed by the loop when its events end.
             let _ = handle.inputs.send(input);
         }
-        Action::Interrupt => {
-            let _ = handle.interrupt.send(());
-        }
+        Action::Interrupt => handle.interrupter.interrupt(),
         Action::Answer { reply, answer } => {
             // The agent may have dropped the question (an interrupt).
             let _ = reply.send(answer);
@@ -230,7 +222,7 @@ async fn finish_turn(app: &App, handle: &mut AgentHandle) {
     if !app.turn_running() {
         return;
     }
-    let _ = handle.interrupt.send(());
+    handle.interrupter.interrupt();
     let _ = tokio::time::timeout(QUIT_GRACE, async {
         while let Some(event) = handle.events.recv().await {
             match event {

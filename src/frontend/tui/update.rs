@@ -69,7 +69,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
         Msg::StopOrQuit => stop_or_quit(app),
         Msg::Answer(answer) => answer_or_confirm(app, answer),
         Msg::AnswerFocused => match app.consents.front() {
-            Some(open) => answer_or_confirm(app, open.focus.answer()),
+            Some(open) => answer_or_confirm(app, open.focus),
             None => Vec::new(),
         },
         Msg::FocusNext | Msg::FocusPrev => {

@@ -16,10 +16,11 @@ use crate::policy::Mode;
 use crate::tools::{Field, FieldKind};
 
 use super::super::app::{App, ModeQuestion};
-use super::super::consent::{Choice, OpenConsent};
+use super::super::consent::OpenConsent;
 use super::super::format::one_line;
 use super::super::wrap::wrap;
 use super::theme;
+use crate::policy::ConsentAnswer;
 
 /// Widest a dialog gets.
 const MAX_WIDTH: u16 = 110;
@@ -89,11 +90,20 @@ fn body(fields: &[Field]) -> Vec<Line<'static>> {
 }
 
 /// The four answers laid out in rows no wider than `width`.
-fn choices(tool: &str, focus: Choice, width: u16) -> Vec<Line<'static>> {
+/// What an answer's button says, for `tool`.
+fn button(answer: ConsentAnswer, tool: &str) -> String {
+    match answer {
+        ConsentAnswer::AllowForSession => format!("allow {tool} for this session"),
+        ConsentAnswer::NeverThisRun => "never".into(),
+        other => other.label().into(),
+    }
+}
+
+fn choices(tool: &str, focus: ConsentAnswer, width: u16) -> Vec<Line<'static>> {
     let mut rows: Vec<Line<'static>> = vec![Line::default(), Line::default()];
     let mut used = 0usize;
-    for choice in Choice::ALL {
-        let label = choice.label(tool);
+    for choice in ConsentAnswer::ALL {
+        let label = button(choice, tool);
         let focused = choice == focus;
         let (open, close) = if focused { ("[", "]") } else { (" ", " ") };
         let base = if focused {

@@ -7,12 +7,14 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear};
 
 use crate::agent::commands::COMMANDS;
+use crate::policy::ConsentAnswer;
 
 use super::super::app::App;
 use super::super::wrap::wrap;
 use super::theme;
 
-/// Keys and what they do, in groups.
+/// Keys and what they do, in groups; the answers' keys come after, from
+/// `ConsentAnswer`.
 const KEYS: [(&str, &[(&str, &str)]); 4] = [
     (
         "Input",
@@ -56,10 +58,6 @@ const KEYS: [(&str, &[(&str, &str)]); 4] = [
     (
         "Questions",
         &[
-            ("y", "allow once"),
-            ("a", "allow this tool for the session"),
-            ("n, Esc", "reject"),
-            ("v", "never allow this tool while mino runs"),
             ("Enter", "the focused answer (focus starts on reject)"),
             ("Left, Right, Tab", "move the focus"),
             ("Up, Down, PageUp, PageDown", "scroll the question"),
@@ -72,24 +70,38 @@ const KEYS: [(&str, &[(&str, &str)]); 4] = [
     ),
 ];
 
+fn key_line(key: &str, what: &'static str) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("  {key:<28}"), theme::key()),
+        Span::raw(what),
+    ])
+}
+
 /// Every line of the overlay.
 pub fn lines() -> Vec<Line<'static>> {
     let mut out = Vec::new();
     for (group, keys) in KEYS {
         out.push(Line::styled(group, theme::bold()));
+        if group == "Questions" {
+            for answer in ConsentAnswer::ALL {
+                let esc = if answer == ConsentAnswer::Reject {
+                    ", Esc"
+                } else {
+                    ""
+                };
+                out.push(key_line(&format!("{}{esc}", answer.key()), answer.label()));
+            }
+        }
         for (key, what) in keys {
-            out.push(Line::from(vec![
-                Span::styled(format!("  {key:<28}"), theme::key()),
-                Span::raw(*what),
-            ]));
+            out.push(key_line(key, what));
         }
         out.push(Line::default());
     }
     out.push(Line::styled("Commands", theme::bold()));
-    for (name, what) in COMMANDS {
+    for spec in COMMANDS {
         out.push(Line::from(vec![
-            Span::styled(format!("  {name:<28}"), theme::key()),
-            Span::raw(what),
+            Span::styled(format!("  {:<28}", spec.name), theme::key()),
+            Span::raw(spec.help),
         ]));
     }
     out

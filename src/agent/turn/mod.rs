@@ -1,0 +1,499 @@
+//! One turn as a state machine: an event in, the effects to perform out.
+//! The turn is always in exactly one `Phase`; each transition matches the
+//! phase and the event, and an event that makes no sense in the phase ends
+//! the turn with an internal-error stop (never an empty list of effects).
+//! Pure: no I/O, no async. The driver (`driver.rs`) performs the effects and
+//! feeds their outcomes back. Every call the model asks for ends with exactly
+//! one saved result, and every turn with exactly one `End`.
+
+use std::collections::VecDeque;
+
+use crate::model::{Item, ModelError, ResultStatus, ToolCall};
+use crate::policy::{
+    CallFacts, CanAsk, Decision, DenyCode, Mode, ProtectedPaths, RunConsent, SessionConsent, Shown,
+    USER_REJECTED, decide, remember_call,
+};
+use crate::tools::{ToolOutcome, ToolStatus};
+
+mod phase;
+
+pub use phase::{Effect, Event, Phase, TurnLimits, TurnStop};
+
+/// The decision's inputs that live outside the turn.
+pub struct DecideCx<'a> {
+    pub mode: Mode,
+    pub protected: &'a ProtectedPaths,
+    pub session: &'a mut SessionConsent,
+    pub run: &'a mut RunConsent,
+    pub can_ask: CanAsk,
+}
+
+/// One turn's state.
+#[derive(Debug)]
+pub struct Turn {
+    limits: TurnLimits,
+    requests: u32,
+    tool_calls: u32,
+    /// Calls of the last response not yet handled.
+    pending: VecDeque<ToolCall>,
+    phase: Phase,
+}
+
+/// The result text of a call the user never answered.
+pub const NOT_RUN_UNANSWERED: &str = "Not run: the user interrupted the turn before answering the question about this call. It did not run.";
+/// The result text of a call the turn was interrupted before it started.
+pub const NOT_RUN_BEFORE_START: &str =
+    "Not run: the user interrupted the turn before this call started. It did not run.";
+/// The result text of a call the turn never reached.
+pub const NOT_RUN_UNREACHED: &str =
+    "Not run: the user interrupted the turn before it reached this call. It did not run.";
+/// The result text of a call that started and was stopped.
+pub const INTERRUPTED_RUNNING: &str =
+    "Interrupted by the user; the call was stopped and its outcome may be partial.";
+
+fn save_result(call: &ToolCall, status: ResultStatus, output: impl Into<String>) -> Effect {
+    Effect::SaveResult {
+        call_id: call.id.clone(),
+        tool: call.name.clone(),
+        status,
+        output: output.into(),
+    }
+}
+
+fn status_of(outcome: &ToolOutcome) -> ResultStatus {
+    match outcome.status {
+        ToolStatus::Completed => ResultStatus::Completed,
+        ToolStatus::Error => ResultStatus::Error,
+        ToolStatus::Interrupted => ResultStatus::Interrupted,
+    }
+}
+
+impl Turn {
+    pub fn new(limits: TurnLimits) -> Self {
+        Self {
+            limits,
+            requests: 0,
+            tool_calls: 0,
+            pending: VecDeque::new(),
+            phase: Phase::Starting,
+        }
+    }
+
+    pub fn requests(&self) -> u32 {
+        self.requests
+    }
+
+    pub fn tool_calls(&self) -> u32 {
+        self.tool_calls
+    }
+
+    pub fn phase(&self) -> &Phase {
+        &self.phase
+    }
+
+    /// Feeds one event; returns the effects to perform, in order. The list
+    /// ends with an effect the driver answers with an event, or with `End`.
+    pub fn on(&mut self, event: Event, cx: &mut DecideCx<'_>) -> Vec<Effect> {
+        let phase = std::mem::replace(&mut self.phase, Phase::Ended);
+        match phase {
+            Phase::Starting => self.starting(event),
+            Phase::Compacting => self.compacting(event),
+            Phase::Requesting => self.requesting(event),
+            Phase::SavingResponse => self.saving_response(event),
+            Phase::Preparing { call } => self.preparing(call, event, cx),
+            Phase::Inspecting {
+                call,
+                facts,
+                decision,
+            } => self.inspecting(call, facts, decision, event),
+            Phase::Asking { call, facts } => self.asking(call, facts, event, cx),
+            Phase::Running { call } => self.running(call, event),
+            Phase::SavingResult { call } => self.saving_result(call, event),
+            Phase::Ending { stop } => self.ending(stop, event),
+            Phase::Ended => self.nonsense(&Phase::Ended, &event, None),
+        }
+    }
+
+    fn starting(&mut self, event: Event) -> Vec<Effect> {
+        match event {
+            Event::Begin => self.request(),
+            Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
+            event => self.nonsense(&Phase::Starting, &event, None),
+        }
+    }
+
+    fn compacting(&mut self, event: Event) -> Vec<Effect> {
+        match event {
+            Event::Compacted => {
+                self.phase = Phase::Requesting;
+                vec![Effect::Request]
+            }
+            Event::Interrupted { .. } => self.stop_after_saves(TurnStop::Interrupted),
+            event => self.nonsense(&Phase::Compacting, &event, None),
+        }
+    }
+
+    fn requesting(&mut self, event: Event) -> Vec<Effect> {
+        match event {
+            Event::ModelDone(response) => {
+                self.pending = response.tool_calls.iter().cloned().collect();
+                self.phase = Phase::SavingResponse;
+                vec![Effect::SaveResponse(Item::Assistant {
+                    text: response.text,
+                    tool_calls: response.tool_calls,
+                })]
+            }
+            Event::ModelFailed(ModelError::Cancelled) => self.end(TurnStop::Interrupted),
+            Event::ModelFailed(other) => self.end(TurnStop::ModelError(other.to_string())),
+            Event::Interrupted { partial } => match partial {
+                Some(response) if !response.text.is_empty() => {
+                    // Tool calls of a cut response never ran and are not kept.
+                    self.phase = Phase::Ending {
+                        stop: TurnStop::Interrupted,
+                    };
+                    vec![Effect::SaveResponse(Item::Assistant {
+                        text: format!("{}\n[interrupted by the user]", response.text),
+                        tool_calls: Vec::new(),
+                    })]
+                }
+                _ => self.end(TurnStop::Interrupted),
+            },
+            event => self.nonsense(&Phase::Requesting, &event, None),
+        }
+    }
+
+    fn saving_response(&mut self, event: Event) -> Vec<Effect> {
+        match event {
+            Event::Saved if self.pending.is_empty() => self.end(TurnStop::Completed),
+            Event::Saved => self.next_call(),
+            Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
+            event => self.nonsense(&Phase::SavingResponse, &event, None),
+        }
+    }
+
+    fn preparing(&mut self, call: ToolCall, event: Event, cx: &mut DecideCx<'_>) -> Vec<Effect> {
+        match event {
+            Event::Prepared {
+                call_id,
+                facts,
+                inspect,
+            } if call_id == call.id => self.decide(call, facts, inspect, cx),
+            Event::PrepareFailed { call_id, message } if call_id == call.id => {
+                self.finish(call, ResultStatus::Error, message)
+            }
+            Event::InterruptedBeforeRun => {
+                self.interrupt_call(call, ResultStatus::NotRun, NOT_RUN_BEFORE_START)
+            }
+            event => self.nonsense(&Phase::Preparing { call: call.clone() }, &event, Some(call)),
+        }
+    }
+
+    fn decide(
+        &mut self,
+        call: ToolCall,
+        facts: CallFacts,
+        inspect: bool,
+        cx: &mut DecideCx<'_>,
+    ) -> Vec<Effect> {
+        let decision = decide(
+            &facts,
+            cx.mode,
+            cx.protected,
+            cx.session,
+            cx.run,
+            cx.can_ask,
+        );
+        let mut effects = vec![Effect::AnnounceDecision {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            decision: decision.clone(),
+        }];
+        match decision {
+            Decision::Deny { code, reason } => {
+                // A call that would ask where nobody can answer is rejected
+                // on the user's behalf, not denied by a rule.
+                let status = if code == DenyCode::NobodyToAsk {
+                    ResultStatus::Rejected
+                } else {
+                    ResultStatus::Denied
+                };
+                effects.extend(self.finish(call, status, reason));
+            }
+            decision if inspect => {
+                effects.push(Effect::Inspect {
+                    call_id: call.id.clone(),
+                });
+                self.phase = Phase::Inspecting {
+                    call,
+                    facts,
+                    decision,
+                };
+            }
+            Decision::Allow { shown } => effects.extend(self.allow(call, shown)),
+            Decision::Ask => effects.extend(self.ask(call, facts)),
+        }
+        effects
+    }
+
+    fn inspecting(
+        &mut self,
+        call: ToolCall,
+        facts: CallFacts,
+        decision: Decision,
+        event: Event,
+    ) -> Vec<Effect> {
+        match event {
+            Event::Inspected { call_id } if call_id == call.id => match decision {
+                Decision::Allow { shown } => self.allow(call, shown),
+                Decision::Ask => self.ask(call, facts),
+                Decision::Deny { .. } => {
+                    let phase = Phase::Inspecting {
+                        call: call.clone(),
+                        facts,
+                        decision,
+                    };
+                    self.nonsense(&phase, &Event::Inspected { call_id }, Some(call))
+                }
+            },
+            Event::InspectFailed { call_id, message } if call_id == call.id => {
+                self.finish(call, ResultStatus::Error, message)
+            }
+            Event::InterruptedBeforeRun => {
+                self.interrupt_call(call, ResultStatus::NotRun, NOT_RUN_BEFORE_START)
+            }
+            event => {
+                let phase = Phase::Inspecting {
+                    call: call.clone(),
+                    facts,
+                    decision,
+                };
+                self.nonsense(&phase, &event, Some(call))
+            }
+        }
+    }
+
+    fn asking(
+        &mut self,
+        call: ToolCall,
+        facts: CallFacts,
+        event: Event,
+        cx: &mut DecideCx<'_>,
+    ) -> Vec<Effect> {
+        match event {
+            Event::Answered { call_id, answer } if call_id == call.id => {
+                remember_call(answer, &facts, cx.mode, cx.session, cx.run);
+                let mut effects = vec![Effect::AnnounceAnswer {
+                    call_id: call.id.clone(),
+                    tool: call.name.clone(),
+                    key: facts.tool,
+                    answer,
+                }];
+                if answer.allows() {
+                    effects.extend(self.run(call));
+                } else {
+                    effects.extend(self.finish(call, ResultStatus::Rejected, USER_REJECTED));
+                }
+                effects
+            }
+            Event::Interrupted { partial: None } => {
+                self.interrupt_call(call, ResultStatus::NotRun, NOT_RUN_UNANSWERED)
+            }
+            event => {
+                let phase = Phase::Asking {
+                    call: call.clone(),
+                    facts,
+                };
+                self.nonsense(&phase, &event, Some(call))
+            }
+        }
+    }
+
+    fn running(&mut self, call: ToolCall, event: Event) -> Vec<Effect> {
+        match event {
+            Event::Ran { call_id, outcome } if call_id == call.id => {
+                let status = status_of(&outcome);
+                self.finish(call, status, outcome.output)
+            }
+            Event::Interrupted { partial: None } => {
+                self.interrupt_call(call, ResultStatus::Interrupted, INTERRUPTED_RUNNING)
+            }
+            Event::InterruptedBeforeRun => {
+                self.interrupt_call(call, ResultStatus::NotRun, NOT_RUN_BEFORE_START)
+            }
+            event => self.nonsense(&Phase::Running { call: call.clone() }, &event, Some(call)),
+        }
+    }
+
+    fn saving_result(&mut self, call: ToolCall, event: Event) -> Vec<Effect> {
+        match event {
+            Event::Saved => self.next_call(),
+            Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
+            event => self.nonsense(&Phase::SavingResult { call }, &event, None),
+        }
+    }
+
+    fn ending(&mut self, stop: TurnStop, event: Event) -> Vec<Effect> {
+        match event {
+            Event::Saved => self.stop_after_saves(stop),
+            Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
+            event => {
+                // What was being saved may or may not be on disk; the calls
+                // left are still paired, one at a time.
+                let message = nonsense_message(&Phase::Ending { stop }, &event);
+                tracing::error!("{message}");
+                self.stop_after_saves(TurnStop::Internal(message))
+            }
+        }
+    }
+
+    /// Starts the next request, or ends the turn at its request limit.
+    fn request(&mut self) -> Vec<Effect> {
+        if self.requests >= self.limits.requests {
+            return self.end(TurnStop::RequestLimit(self.limits.requests));
+        }
+        self.requests += 1;
+        self.phase = Phase::Compacting;
+        vec![Effect::Compact]
+    }
+
+    fn next_call(&mut self) -> Vec<Effect> {
+        let Some(call) = self.pending.pop_front() else {
+            return self.request();
+        };
+        if self.tool_calls >= self.limits.tool_calls {
+            self.pending.push_front(call);
+            return self.stop_after_saves(TurnStop::ToolCallLimit(self.limits.tool_calls));
+        }
+        self.tool_calls += 1;
+        self.phase = Phase::Preparing { call: call.clone() };
+        vec![Effect::AnnounceCall(call.clone()), Effect::Prepare(call)]
+    }
+
+    fn allow(&mut self, call: ToolCall, shown: Shown) -> Vec<Effect> {
+        let mut effects = Vec::new();
+        if shown != Shown::Quietly {
+            effects.push(Effect::Record {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                shown,
+            });
+        }
+        effects.extend(self.run(call));
+        effects
+    }
+
+    fn ask(&mut self, call: ToolCall, facts: CallFacts) -> Vec<Effect> {
+        let effect = Effect::Ask {
+            call_id: call.id.clone(),
+        };
+        self.phase = Phase::Asking { call, facts };
+        vec![effect]
+    }
+
+    fn run(&mut self, call: ToolCall) -> Vec<Effect> {
+        let effect = Effect::Run {
+            call_id: call.id.clone(),
+        };
+        self.phase = Phase::Running { call };
+        vec![effect]
+    }
+
+    /// Saves `call`'s result; the next call follows once it is on disk.
+    fn finish(
+        &mut self,
+        call: ToolCall,
+        status: ResultStatus,
+        output: impl Into<String>,
+    ) -> Vec<Effect> {
+        let effect = save_result(&call, status, output);
+        self.phase = Phase::SavingResult { call };
+        vec![effect]
+    }
+
+    /// Saves what an interrupt left of `call` (interrupted when it had
+    /// started, not run otherwise), then pairs the calls left and ends.
+    fn interrupt_call(&mut self, call: ToolCall, status: ResultStatus, why: &str) -> Vec<Effect> {
+        self.phase = Phase::Ending {
+            stop: TurnStop::Interrupted,
+        };
+        vec![save_result(&call, status, why)]
+    }
+
+    /// Pairs the next call left with a "not run" result, announced first
+    /// (the turn never reached it, so it shows with its command or path),
+    /// or ends when none is left.
+    fn stop_after_saves(&mut self, stop: TurnStop) -> Vec<Effect> {
+        let Some(call) = self.pending.pop_front() else {
+            return self.end(stop);
+        };
+        let why = match &stop {
+            TurnStop::ToolCallLimit(n) => {
+                format!("Not run: the turn reached its limit of {n} tool calls.")
+            }
+            TurnStop::Interrupted => NOT_RUN_UNREACHED.to_string(),
+            _ => "Not run: the turn stopped before it reached this call.".to_string(),
+        };
+        let effects = vec![
+            Effect::AnnounceCall(call.clone()),
+            save_result(&call, ResultStatus::NotRun, why),
+        ];
+        self.phase = Phase::Ending { stop };
+        effects
+    }
+
+    fn end(&mut self, stop: TurnStop) -> Vec<Effect> {
+        self.phase = Phase::Ended;
+        vec![Effect::End(stop)]
+    }
+
+    /// An event that makes no sense in `phase`: a log line, then the turn
+    /// ends with an internal-error stop. `call`, when one is in hand, and
+    /// the calls left are paired with error results first, so history stays
+    /// whole.
+    fn nonsense(&mut self, phase: &Phase, event: &Event, call: Option<ToolCall>) -> Vec<Effect> {
+        let message = nonsense_message(phase, event);
+        tracing::error!("{message}");
+        let stop = TurnStop::Internal(message);
+        match (phase, call) {
+            (_, Some(call)) => {
+                self.phase = Phase::Ending { stop };
+                vec![save_result(
+                    &call,
+                    ResultStatus::Error,
+                    "Not completed: mino stopped the turn on an internal error.",
+                )]
+            }
+            // Whether the response is on disk is unknown (its calls are
+            // acknowledged when the session is next used), or nothing is
+            // left to pair.
+            (Phase::Starting | Phase::SavingResponse | Phase::Ended, None) => {
+                self.pending.clear();
+                self.end(stop)
+            }
+            (_, None) => self.stop_after_saves(stop),
+        }
+    }
+}
+
+fn nonsense_message(phase: &Phase, event: &Event) -> String {
+    if let Event::Internal(message) = event {
+        return format!("{message} (while {})", phase.name());
+    }
+    let id = match event {
+        Event::Prepared { call_id, .. }
+        | Event::PrepareFailed { call_id, .. }
+        | Event::Inspected { call_id }
+        | Event::InspectFailed { call_id, .. }
+        | Event::Answered { call_id, .. }
+        | Event::Ran { call_id, .. } => format!(" for call {call_id:?}"),
+        _ => String::new(),
+    };
+    format!(
+        "the turn got \"{}\"{id} while {}",
+        event.name(),
+        phase.name()
+    )
+}
+
+#[cfg(test)]
+mod tests;

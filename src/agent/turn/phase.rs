@@ -1,0 +1,275 @@
+//! What the turn machine speaks: its phases, the events the driver reports,
+//! the effects it asks for, its limits and why a turn stops. Data only:
+//! the transitions are in `mod.rs`.
+
+use crate::model::{Item, ModelError, Response, ResultStatus, ToolCall};
+use crate::policy::{CallFacts, ConsentAnswer, Decision, Shown, ToolKey};
+use crate::tools::ToolOutcome;
+
+/// Per-turn limits (DESIGN section 11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TurnLimits {
+    pub requests: u32,
+    pub tool_calls: u32,
+}
+
+impl Default for TurnLimits {
+    fn default() -> Self {
+        Self {
+            requests: 8,
+            tool_calls: 16,
+        }
+    }
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnStop {
+    /// The model answered without asking for a tool.
+    Completed,
+    RequestLimit(u32),
+    ToolCallLimit(u32),
+    Interrupted,
+    /// A model request failed; the text names the service and what happened.
+    ModelError(String),
+    /// A record could not be saved; chat never goes on with unsaved history.
+    SaveFailed(String),
+    /// mino's own mistake: an outcome that makes no sense where the turn
+    /// was. The text says which.
+    Internal(String),
+}
+
+impl TurnStop {
+    /// The stable word for `stream-json`'s `turn_end.stop`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TurnStop::Completed => "completed",
+            TurnStop::RequestLimit(_) => "request_limit",
+            TurnStop::ToolCallLimit(_) => "tool_call_limit",
+            TurnStop::Interrupted => "interrupted",
+            TurnStop::ModelError(_) => "model_error",
+            TurnStop::SaveFailed(_) => "save_failed",
+            TurnStop::Internal(_) => "internal_error",
+        }
+    }
+
+    /// A sentence for the user, or `None` for a completed turn.
+    pub fn message(&self) -> Option<String> {
+        match self {
+            TurnStop::Completed => None,
+            TurnStop::RequestLimit(n) => Some(format!(
+                "The turn stopped: it reached its limit of {n} model requests."
+            )),
+            TurnStop::ToolCallLimit(n) => Some(format!(
+                "The turn stopped: it reached its limit of {n} tool calls."
+            )),
+            TurnStop::Interrupted => Some("Interrupted.".to_string()),
+            TurnStop::ModelError(e) => Some(format!("The model request failed: {e}")),
+            TurnStop::SaveFailed(e) => Some(format!(
+                "The turn stopped because history could not be saved: {e}"
+            )),
+            TurnStop::Internal(e) => Some(format!(
+                "The turn stopped on an internal error (please report it): {e}"
+            )),
+        }
+    }
+}
+
+/// What happened, as the driver reports it. Outcomes of a call name the
+/// call they belong to.
+#[derive(Debug)]
+pub enum Event {
+    /// The user's prompt was saved: start.
+    Begin,
+    /// Compaction before a request is over (done, not needed, or failed
+    /// with a warning already given).
+    Compacted,
+    ModelDone(Response),
+    ModelFailed(ModelError),
+    /// The last save is on disk.
+    Saved,
+    SaveFailed(String),
+    /// The call was prepared. `inspect` when the prepared call must be
+    /// inspected before it may run (a write).
+    Prepared {
+        call_id: String,
+        facts: CallFacts,
+        inspect: bool,
+    },
+    PrepareFailed {
+        call_id: String,
+        message: String,
+    },
+    Inspected {
+        call_id: String,
+    },
+    InspectFailed {
+        call_id: String,
+        message: String,
+    },
+    Answered {
+        call_id: String,
+        answer: ConsentAnswer,
+    },
+    Ran {
+        call_id: String,
+        outcome: ToolOutcome,
+    },
+    /// Esc or Ctrl-C: stop what runs now. `partial` is the text streamed so
+    /// far when a request was interrupted.
+    Interrupted {
+        partial: Option<Response>,
+    },
+    /// Esc or Ctrl-C before the current call started: it never ran.
+    InterruptedBeforeRun,
+    /// The driver could not perform the last effect (mino's own mistake,
+    /// such as no prepared call with the id asked for).
+    Internal(String),
+}
+
+/// What the driver should do next. Effects on a call carry its id; the
+/// driver checks it against the one call it holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// Compact history first if the next request would not fit; report
+    /// `Compacted` (or `Interrupted`).
+    Compact,
+    /// Stream the next model request over the current history.
+    Request,
+    /// Append the model's response to the session log (fsync) and to
+    /// history, then report `Saved`.
+    SaveResponse(Item),
+    /// Append a call's result the same way, and show it.
+    SaveResult {
+        call_id: String,
+        tool: String,
+        status: ResultStatus,
+        output: String,
+    },
+    /// Announce a call before it is prepared.
+    AnnounceCall(ToolCall),
+    /// Validate and prepare this call; report `Prepared` or `PrepareFailed`.
+    Prepare(ToolCall),
+    /// Report the decision on a call.
+    AnnounceDecision {
+        call_id: String,
+        tool: String,
+        decision: Decision,
+    },
+    /// Inspect the prepared (write) call.
+    Inspect { call_id: String },
+    /// Put the prepared call to the user.
+    Ask { call_id: String },
+    /// Report the user's answer.
+    AnnounceAnswer {
+        call_id: String,
+        tool: String,
+        key: ToolKey,
+        answer: ConsentAnswer,
+    },
+    /// Print the record line of an unasked call (after inspection).
+    Record {
+        call_id: String,
+        tool: String,
+        shown: Shown,
+    },
+    /// Run the prepared call.
+    Run { call_id: String },
+    /// The turn is over: say why, once.
+    End(TurnStop),
+}
+
+impl Effect {
+    /// Whether the driver reports an event after performing this effect.
+    /// A list of effects the machine returns ends with one that does, or
+    /// with `End`.
+    pub fn answers(&self) -> bool {
+        matches!(
+            self,
+            Effect::Compact
+                | Effect::Request
+                | Effect::SaveResponse(_)
+                | Effect::SaveResult { .. }
+                | Effect::Prepare(_)
+                | Effect::Inspect { .. }
+                | Effect::Ask { .. }
+                | Effect::Run { .. }
+        )
+    }
+}
+
+/// Where a turn is. Each phase holds what it acts on; nothing else in the
+/// turn says where it is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Phase {
+    /// Created; waiting for `Begin`.
+    Starting,
+    /// History is compacted, if it must be, before a request.
+    Compacting,
+    /// A model request streams.
+    Requesting,
+    /// The model's response is being saved.
+    SavingResponse,
+    /// `call` is validated and its facts established (with the hook).
+    Preparing { call: ToolCall },
+    /// The prepared write is read and previewed; `decision` was made on
+    /// its `facts`.
+    Inspecting {
+        call: ToolCall,
+        facts: CallFacts,
+        decision: Decision,
+    },
+    /// The user is asked about `call`, whose facts the answer is kept for.
+    Asking { call: ToolCall, facts: CallFacts },
+    /// `call` runs.
+    Running { call: ToolCall },
+    /// `call`'s result is being saved.
+    SavingResult { call: ToolCall },
+    /// The turn ends with `stop` once what is being saved is on disk and
+    /// every call left is paired with a result.
+    Ending { stop: TurnStop },
+    /// `End` was given; nothing more happens.
+    Ended,
+}
+
+impl Phase {
+    /// A short name for logs and internal-error messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Phase::Starting => "starting",
+            Phase::Compacting => "compacting",
+            Phase::Requesting => "requesting",
+            Phase::SavingResponse => "saving the response",
+            Phase::Preparing { .. } => "preparing",
+            Phase::Inspecting { .. } => "inspecting",
+            Phase::Asking { .. } => "asking",
+            Phase::Running { .. } => "running",
+            Phase::SavingResult { .. } => "saving the result",
+            Phase::Ending { .. } => "ending",
+            Phase::Ended => "ended",
+        }
+    }
+}
+
+impl Event {
+    /// A short name for logs and internal-error messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::Begin => "begin",
+            Event::Compacted => "compacted",
+            Event::ModelDone(_) => "model done",
+            Event::ModelFailed(_) => "model failed",
+            Event::Saved => "saved",
+            Event::SaveFailed(_) => "save failed",
+            Event::Prepared { .. } => "prepared",
+            Event::PrepareFailed { .. } => "prepare failed",
+            Event::Inspected { .. } => "inspected",
+            Event::InspectFailed { .. } => "inspect failed",
+            Event::Answered { .. } => "answered",
+            Event::Ran { .. } => "ran",
+            Event::Interrupted { .. } => "interrupted",
+            Event::InterruptedBeforeRun => "interrupted before run",
+            Event::Internal(_) => "internal error",
+        }
+    }
+}

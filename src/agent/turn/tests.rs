@@ -1,0 +1,565 @@
+//! The turn machine's tests: a harness that holds the decision's memory and
+//! feeds events, the paths a turn takes, and every phase fed every event.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::model::Response;
+use crate::policy::{CallKind, ConsentAnswer, PathTarget, ToolKey};
+
+fn call(id: &str, name: &str) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: name.into(),
+        arguments: "{}".into(),
+    }
+}
+
+fn response(calls: Vec<ToolCall>) -> Response {
+    Response {
+        text: String::new(),
+        tool_calls: calls,
+        usage: Default::default(),
+    }
+}
+
+fn facts(tool: &str, kind: CallKind) -> CallFacts {
+    CallFacts::new(ToolKey::new(tool), kind)
+}
+
+fn prepared(id: &str, facts: CallFacts, inspect: bool) -> Event {
+    Event::Prepared {
+        call_id: id.into(),
+        facts,
+        inspect,
+    }
+}
+
+/// A turn with the decision's memory around it, in one mode.
+struct Harness {
+    turn: Turn,
+    mode: Mode,
+    can_ask: CanAsk,
+    session: SessionConsent,
+    run: RunConsent,
+    protected: ProtectedPaths,
+}
+
+impl Harness {
+    fn new(mode: Mode) -> Self {
+        Self::with_limits(mode, TurnLimits::default())
+    }
+
+    fn with_limits(mode: Mode, limits: TurnLimits) -> Self {
+        Self {
+            turn: Turn::new(limits),
+            mode,
+            can_ask: CanAsk::Yes,
+            session: SessionConsent::default(),
+            run: RunConsent::default(),
+            protected: ProtectedPaths::builtin(),
+        }
+    }
+
+    fn on(&mut self, event: Event) -> Vec<Effect> {
+        let mut cx = DecideCx {
+            mode: self.mode,
+            protected: &self.protected,
+            session: &mut self.session,
+            run: &mut self.run,
+            can_ask: self.can_ask,
+        };
+        self.turn.on(event, &mut cx)
+    }
+
+    /// Begin, then compaction done: the first request is asked for.
+    fn begin(&mut self) {
+        assert_eq!(self.on(Event::Begin), vec![Effect::Compact]);
+        assert_eq!(self.on(Event::Compacted), vec![Effect::Request]);
+    }
+
+    /// The model answers with `calls`, the response is saved: the first
+    /// call is announced and prepared.
+    fn respond(&mut self, calls: Vec<ToolCall>) -> Vec<Effect> {
+        let effects = self.on(Event::ModelDone(response(calls)));
+        assert!(matches!(effects[..], [Effect::SaveResponse(_)]));
+        self.on(Event::Saved)
+    }
+}
+
+fn saved_status(effects: &[Effect]) -> Option<ResultStatus> {
+    effects.iter().find_map(|e| match e {
+        Effect::SaveResult { status, .. } => Some(*status),
+        _ => None,
+    })
+}
+
+fn ok(id: &str) -> Event {
+    Event::Ran {
+        call_id: id.into(),
+        outcome: ToolOutcome::completed("ok"),
+    }
+}
+
+#[test]
+fn a_text_answer_completes_the_turn() {
+    let mut h = Harness::new(Mode::Manual);
+    h.begin();
+    let effects = h.on(Event::ModelDone(Response {
+        text: "hi".into(),
+        ..Default::default()
+    }));
+    assert!(matches!(
+        effects[..],
+        [Effect::SaveResponse(Item::Assistant { .. })]
+    ));
+    assert_eq!(h.on(Event::Saved), vec![Effect::End(TurnStop::Completed)]);
+    assert_eq!(h.turn.phase(), &Phase::Ended);
+}
+
+#[test]
+fn a_protected_read_is_denied_and_saved_before_the_next_request() {
+    let mut h = Harness::new(Mode::Bypass);
+    h.begin();
+    let effects = h.respond(vec![call("c1", "read_file")]);
+    assert_eq!(
+        effects,
+        vec![
+            Effect::AnnounceCall(call("c1", "read_file")),
+            Effect::Prepare(call("c1", "read_file"))
+        ]
+    );
+    let facts = facts("read_file", CallKind::ConfinedRead).with_target(PathTarget::Inside {
+        relative: ".env".into(),
+        through_link: None,
+        hard_linked: false,
+    });
+    let effects = h.on(prepared("c1", facts, false));
+    assert_eq!(saved_status(&effects), Some(ResultStatus::Denied));
+    assert!(
+        !effects
+            .iter()
+            .any(|e| matches!(e, Effect::Run { .. } | Effect::Inspect { .. }))
+    );
+    assert_eq!(h.on(Event::Saved), vec![Effect::Compact]);
+    assert_eq!(h.on(Event::Compacted), vec![Effect::Request]);
+}
+
+#[test]
+fn an_asked_write_is_inspected_first_and_a_never_is_remembered() {
+    let mut h = Harness::new(Mode::Manual);
+    h.begin();
+    h.respond(vec![call("c1", "edit_file"), call("c2", "edit_file")]);
+    let write = facts("edit_file", CallKind::FileWrite);
+    let effects = h.on(prepared("c1", write.clone(), true));
+    assert_eq!(
+        effects.last(),
+        Some(&Effect::Inspect {
+            call_id: "c1".into()
+        })
+    );
+    assert_eq!(
+        h.on(Event::Inspected {
+            call_id: "c1".into()
+        }),
+        vec![Effect::Ask {
+            call_id: "c1".into()
+        }]
+    );
+    let effects = h.on(Event::Answered {
+        call_id: "c1".into(),
+        answer: ConsentAnswer::NeverThisRun,
+    });
+    assert!(matches!(effects[0], Effect::AnnounceAnswer { .. }));
+    assert_eq!(saved_status(&effects), Some(ResultStatus::Rejected));
+    // The second edit is denied without a question.
+    h.on(Event::Saved);
+    let effects = h.on(prepared("c2", write, true));
+    assert_eq!(saved_status(&effects), Some(ResultStatus::Denied));
+}
+
+#[test]
+fn an_unasked_shown_call_prints_its_record_before_it_runs() {
+    let mut h = Harness::new(Mode::AcceptEdits);
+    h.begin();
+    h.respond(vec![call("c1", "write_file")]);
+    h.on(prepared(
+        "c1",
+        facts("write_file", CallKind::FileWrite),
+        true,
+    ));
+    let effects = h.on(Event::Inspected {
+        call_id: "c1".into(),
+    });
+    assert_eq!(
+        effects,
+        vec![
+            Effect::Record {
+                call_id: "c1".into(),
+                tool: "write_file".into(),
+                shown: Shown::ByMode(Mode::AcceptEdits),
+            },
+            Effect::Run {
+                call_id: "c1".into()
+            },
+        ]
+    );
+}
+
+#[test]
+fn the_tool_call_limit_pairs_every_remaining_call_and_ends_the_turn() {
+    let mut h = Harness::with_limits(
+        Mode::Bypass,
+        TurnLimits {
+            requests: 8,
+            tool_calls: 1,
+        },
+    );
+    h.begin();
+    h.respond(vec![
+        call("c1", "bash"),
+        call("c2", "bash"),
+        call("c3", "bash"),
+    ]);
+    let effects = h.on(prepared("c1", facts("bash", CallKind::Shell), false));
+    assert!(effects.iter().any(|e| matches!(e, Effect::Run { .. })));
+    let effects = h.on(ok("c1"));
+    assert_eq!(saved_status(&effects), Some(ResultStatus::Completed));
+    // c2 and c3 are announced and paired with "not run" results, then the
+    // turn ends.
+    let effects = h.on(Event::Saved);
+    assert_eq!(effects[0], Effect::AnnounceCall(call("c2", "bash")));
+    assert_eq!(saved_status(&effects), Some(ResultStatus::NotRun));
+    let effects = h.on(Event::Saved);
+    assert_eq!(saved_status(&effects), Some(ResultStatus::NotRun));
+    assert_eq!(
+        h.on(Event::Saved),
+        vec![Effect::End(TurnStop::ToolCallLimit(1))]
+    );
+}
+
+#[test]
+fn the_request_limit_ends_the_turn() {
+    let mut h = Harness::with_limits(
+        Mode::Bypass,
+        TurnLimits {
+            requests: 1,
+            tool_calls: 16,
+        },
+    );
+    h.begin();
+    h.respond(vec![call("c1", "read_file")]);
+    h.on(prepared(
+        "c1",
+        facts("read_file", CallKind::ConfinedRead),
+        false,
+    ));
+    h.on(ok("c1"));
+    assert_eq!(
+        h.on(Event::Saved),
+        vec![Effect::End(TurnStop::RequestLimit(1))]
+    );
+}
+
+#[test]
+fn an_interrupt_during_a_tool_records_it_as_interrupted() {
+    let mut h = Harness::new(Mode::Bypass);
+    h.begin();
+    h.respond(vec![call("c1", "bash"), call("c2", "bash")]);
+    h.on(prepared("c1", facts("bash", CallKind::Shell), false));
+    let effects = h.on(Event::Interrupted { partial: None });
+    assert_eq!(saved_status(&effects), Some(ResultStatus::Interrupted));
+    let effects = h.on(Event::Saved);
+    assert_eq!(
+        saved_status(&effects),
+        Some(ResultStatus::NotRun),
+        "c2 is paired too, as not run"
+    );
+    assert_eq!(h.on(Event::Saved), vec![Effect::End(TurnStop::Interrupted)]);
+}
+
+#[test]
+fn an_interrupt_on_an_open_question_records_not_run() {
+    let mut h = Harness::new(Mode::Manual);
+    h.begin();
+    h.respond(vec![call("c1", "bash"), call("c2", "bash")]);
+    let effects = h.on(prepared("c1", facts("bash", CallKind::Shell), false));
+    assert_eq!(
+        effects.last(),
+        Some(&Effect::Ask {
+            call_id: "c1".into()
+        })
+    );
+    let saved = |effects: &[Effect]| {
+        effects.iter().find_map(|e| match e {
+            Effect::SaveResult { status, output, .. } => Some((*status, output.clone())),
+            _ => None,
+        })
+    };
+    let effects = h.on(Event::Interrupted { partial: None });
+    assert_eq!(
+        saved(&effects),
+        Some((ResultStatus::NotRun, NOT_RUN_UNANSWERED.to_string()))
+    );
+    let effects = h.on(Event::Saved);
+    assert_eq!(
+        saved(&effects),
+        Some((ResultStatus::NotRun, NOT_RUN_UNREACHED.to_string()))
+    );
+    assert_eq!(h.on(Event::Saved), vec![Effect::End(TurnStop::Interrupted)]);
+}
+
+#[test]
+fn an_outcome_for_another_call_ends_the_turn_with_an_internal_error() {
+    let mut h = Harness::new(Mode::Bypass);
+    h.begin();
+    h.respond(vec![call("c1", "bash")]);
+    h.on(prepared("c1", facts("bash", CallKind::Shell), false));
+    let effects = h.on(ok("c9"));
+    assert_eq!(saved_status(&effects), Some(ResultStatus::Error));
+    let end = h.on(Event::Saved);
+    let [Effect::End(TurnStop::Internal(message))] = &end[..] else {
+        panic!("{end:?}");
+    };
+    assert_eq!(
+        message,
+        "the turn got \"ran\" for call \"c9\" while running"
+    );
+}
+
+/// Drives a fresh harness into the phase named, with the calls `c1` and
+/// `c2` asked for where a call is in hand.
+fn in_phase(name: &str) -> Harness {
+    let mut h = Harness::new(Mode::Manual);
+    let write = || facts("edit_file", CallKind::FileWrite);
+    let calls = || vec![call("c1", "edit_file"), call("c2", "edit_file")];
+    match name {
+        "starting" => {}
+        "compacting" => {
+            h.on(Event::Begin);
+        }
+        "requesting" => h.begin(),
+        "saving the response" => {
+            h.begin();
+            h.on(Event::ModelDone(response(calls())));
+        }
+        "preparing" => {
+            h.begin();
+            h.respond(calls());
+        }
+        "inspecting" => {
+            h.begin();
+            h.respond(calls());
+            h.on(prepared("c1", write(), true));
+        }
+        "asking" => {
+            h.begin();
+            h.respond(calls());
+            h.on(prepared("c1", write(), true));
+            h.on(Event::Inspected {
+                call_id: "c1".into(),
+            });
+        }
+        "running" => {
+            h = in_phase("asking");
+            h.on(Event::Answered {
+                call_id: "c1".into(),
+                answer: ConsentAnswer::AllowOnce,
+            });
+        }
+        "saving the result" => {
+            h = in_phase("running");
+            h.on(ok("c1"));
+        }
+        "ending" => {
+            h = in_phase("running");
+            h.on(Event::Interrupted { partial: None });
+        }
+        "ended" => {
+            h.begin();
+            h.on(Event::ModelDone(response(Vec::new())));
+            h.on(Event::Saved);
+        }
+        other => panic!("no phase {other}"),
+    }
+    assert_eq!(h.turn.phase().name(), name);
+    h
+}
+
+const PHASES: [&str; 11] = [
+    "starting",
+    "compacting",
+    "requesting",
+    "saving the response",
+    "preparing",
+    "inspecting",
+    "asking",
+    "running",
+    "saving the result",
+    "ending",
+    "ended",
+];
+
+/// Every event there is, for the call `id`.
+fn every_event(id: &str) -> Vec<Event> {
+    let id = id.to_string();
+    vec![
+        Event::Begin,
+        Event::Compacted,
+        Event::ModelDone(response(vec![call("c7", "bash")])),
+        Event::ModelDone(Response {
+            text: "done".into(),
+            ..Default::default()
+        }),
+        Event::ModelFailed(ModelError::Cancelled),
+        Event::ModelFailed(ModelError::Setup("boom".into())),
+        Event::Saved,
+        Event::SaveFailed("disk full".into()),
+        prepared(&id, facts("edit_file", CallKind::FileWrite), true),
+        prepared(&id, facts("read_file", CallKind::ConfinedRead), false),
+        Event::PrepareFailed {
+            call_id: id.clone(),
+            message: "bad".into(),
+        },
+        Event::Inspected {
+            call_id: id.clone(),
+        },
+        Event::InspectFailed {
+            call_id: id.clone(),
+            message: "changed".into(),
+        },
+        Event::Answered {
+            call_id: id.clone(),
+            answer: ConsentAnswer::AllowOnce,
+        },
+        Event::Answered {
+            call_id: id.clone(),
+            answer: ConsentAnswer::Reject,
+        },
+        Event::Ran {
+            call_id: id,
+            outcome: ToolOutcome::completed("ok"),
+        },
+        Event::Interrupted { partial: None },
+        Event::Interrupted {
+            partial: Some(Response {
+                text: "half".into(),
+                ..Default::default()
+            }),
+        },
+        Event::InterruptedBeforeRun,
+        Event::Internal("no prepared call".into()),
+    ]
+}
+
+/// What a driver that always succeeds answers to `effect`.
+fn answer(effect: &Effect) -> Option<Event> {
+    Some(match effect {
+        Effect::Compact => Event::Compacted,
+        Effect::Request => Event::ModelDone(Response {
+            text: "done".into(),
+            ..Default::default()
+        }),
+        Effect::SaveResponse(_) | Effect::SaveResult { .. } => Event::Saved,
+        Effect::Prepare(call) => Event::PrepareFailed {
+            call_id: call.id.clone(),
+            message: "bad".into(),
+        },
+        Effect::Inspect { call_id } => Event::Inspected {
+            call_id: call_id.clone(),
+        },
+        Effect::Ask { call_id } => Event::Answered {
+            call_id: call_id.clone(),
+            answer: ConsentAnswer::Reject,
+        },
+        Effect::Run { call_id } => ok(call_id),
+        _ => return None,
+    })
+}
+
+/// The lists of effects a machine returns: never empty, ending with an
+/// effect the driver answers or with `End`, and `End` only last.
+fn check_shape(effects: &[Effect], what: &str) {
+    let last = effects
+        .last()
+        .unwrap_or_else(|| panic!("{what}: no effects"));
+    assert!(
+        last.answers() || matches!(last, Effect::End(_)),
+        "{what}: ends with {last:?}"
+    );
+    let ends = effects
+        .iter()
+        .filter(|e| matches!(e, Effect::End(_)))
+        .count();
+    assert!(
+        ends == 0 || (ends == 1 && matches!(last, Effect::End(_))),
+        "{what}: {effects:?}"
+    );
+}
+
+#[test]
+fn every_phase_fed_every_event_ends_the_turn_exactly_once() {
+    for phase in PHASES {
+        // Outcomes for the call in hand, and for one that is not.
+        for event in every_event("c1").into_iter().chain(every_event("c9")) {
+            let what = format!("{phase} + {}", event.name());
+            // A failed save stops everything: no later result can be saved.
+            let save_failed = matches!(event, Event::SaveFailed(_));
+            let mut h = in_phase(phase);
+            // Calls saved in a response that is on disk, and results.
+            let mut asked: Vec<String> = match phase {
+                "starting" | "compacting" | "requesting" | "saving the response" => Vec::new(),
+                _ => vec!["c1".into(), "c2".into()],
+            };
+            let mut results: BTreeMap<String, usize> = BTreeMap::new();
+            if phase == "ending" {
+                // c1's interrupted result is being saved.
+                results.insert("c1".into(), 1);
+            }
+            if phase == "saving the result" {
+                results.insert("c1".into(), 1);
+            }
+            let mut effects = h.on(event);
+            let mut ends = 0;
+            let mut last_save: Option<Vec<String>> = None;
+            for _ in 0..100 {
+                check_shape(&effects, &what);
+                let mut next = None;
+                for effect in &effects {
+                    match effect {
+                        Effect::End(_) => ends += 1,
+                        Effect::SaveResult { call_id, .. } => {
+                            *results.entry(call_id.clone()).or_default() += 1;
+                        }
+                        Effect::SaveResponse(Item::Assistant { tool_calls, .. }) => {
+                            last_save = Some(tool_calls.iter().map(|c| c.id.clone()).collect());
+                        }
+                        _ => {}
+                    }
+                    next = answer(effect);
+                }
+                let Some(event) = next else { break };
+                if matches!(event, Event::Saved)
+                    && let Some(ids) = last_save.take()
+                {
+                    asked.extend(ids);
+                }
+                effects = h.on(event);
+            }
+            assert_eq!(ends, 1, "{what}: {ends} ends");
+            assert_eq!(h.turn.phase(), &Phase::Ended, "{what}");
+            if phase != "ended" && phase != "saving the response" && !save_failed {
+                for id in &asked {
+                    assert_eq!(
+                        results.get(id),
+                        Some(&1),
+                        "{what}: call {id} has {:?} results",
+                        results.get(id)
+                    );
+                }
+            }
+        }
+    }
+}

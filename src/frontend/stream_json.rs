@@ -1,0 +1,105 @@
+//! The records of `--output-format stream-json` (and of `json`'s final
+//! object): one tagged enum, so every record's shape is written once. The
+//! decision uses the same words as `mino policy check` (`DecisionView`).
+//! Only describes; never decides and never prints.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::agent::DecisionView;
+
+/// One line of `stream-json`.
+#[derive(Debug, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum StreamRecord<'a> {
+    Session {
+        session_id: &'a str,
+        mode: &'static str,
+        model: &'a str,
+    },
+    Error {
+        message: &'a str,
+    },
+    Assistant {
+        text: &'a str,
+    },
+    ToolCall {
+        call_id: &'a str,
+        tool: &'a str,
+        /// The arguments as JSON, or as the text the model sent when that
+        /// is not JSON.
+        arguments: Value,
+    },
+    Decision {
+        call_id: &'a str,
+        tool: &'a str,
+        #[serde(flatten)]
+        view: &'a DecisionView,
+    },
+    ToolResult {
+        call_id: &'a str,
+        status: &'static str,
+        output: &'a str,
+    },
+    TurnEnd {
+        requests: u32,
+        tool_calls: u32,
+        stop: &'static str,
+    },
+    /// An asked agent's turn began.
+    AskedStarted {
+        agent: &'a str,
+        question: &'a str,
+    },
+    AskedToolCall {
+        agent: &'a str,
+        call_id: &'a str,
+        title: &'a str,
+    },
+    AskedToolUpdate {
+        agent: &'a str,
+        call_id: &'a str,
+        status: Option<&'a str>,
+        text: &'a str,
+    },
+    /// The asked agent's answer, and how its turn ended.
+    AskedAnswer {
+        agent: &'a str,
+        text: &'a str,
+        stop: &'a str,
+    },
+    /// `json` only: everything else, at the end.
+    Result {
+        stop: &'static str,
+        events: &'a [Value],
+    },
+}
+
+impl StreamRecord<'_> {
+    pub fn to_value(&self) -> Value {
+        // Serializing these plain fields cannot fail.
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::{Decision, Shown};
+
+    #[test]
+    fn a_decision_record_carries_the_view_flat() {
+        let view = DecisionView::of(&Decision::Allow {
+            shown: Shown::ForSession,
+        });
+        let record = StreamRecord::Decision {
+            call_id: "c1",
+            tool: "bash",
+            view: &view,
+        };
+        assert_eq!(
+            record.to_value().to_string(),
+            r#"{"type":"decision","call_id":"c1","tool":"bash","decision":"allow","unasked":true,"code":null,"reason":null}"#
+        );
+    }
+}
