@@ -22,6 +22,7 @@ pub struct RawFile {
     pub shell_gate: Option<RawShellGate>,
     pub hooks: Option<RawHooks>,
     pub mcp: Option<RawMcp>,
+    pub sandbox: Option<RawSandbox>,
 }
 
 /// `[model]`.
@@ -121,4 +122,16 @@ pub struct RawMcpServer {
     pub trust: Option<String>,
     pub startup_timeout_secs: Option<i64>,
     pub tool_timeout_secs: Option<i64>,
+}
+
+/// `[sandbox]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSandbox {
+    pub enabled: Option<bool>,
+    pub namespaces: Option<bool>,
+    pub network: Option<String>,
+    pub required: Option<bool>,
+    pub unsandboxed_in_bypass: Option<String>,
+    pub writable: Option<Vec<String>>,
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::policy::{Mode, ProtectedPaths};
+use crate::sandbox::SandboxSettings;
 
 /// The wire format a model service speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -308,6 +309,8 @@ pub struct Settings {
     /// The preToolCall hook's argv; the first element is absolute.
     pub pre_tool_call: Option<Vec<String>>,
     pub mcp_servers: BTreeMap<String, McpServer>,
+    /// `[sandbox]`: how bash commands are confined.
+    pub sandbox: SandboxSettings,
     /// The settings files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
     /// mino's home directory, when the settings were loaded from one.
@@ -335,6 +338,7 @@ impl Default for Settings {
             shell_gate: ShellGateSettings::default(),
             pre_tool_call: None,
             mcp_servers: BTreeMap::new(),
+            sandbox: SandboxSettings::default(),
             sources: Vec::new(),
             mino_home: None,
             protected: ProtectedPaths::builtin(),

@@ -29,6 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use crate::model::ToolSpec;
 use crate::policy::{CallFacts, ProtectedPaths};
+use crate::sandbox::{Planner, Sandbox, SandboxSettings};
 use crate::secrets::Secrets;
 pub use fs::confine::{ConfineError, Project};
 pub use registry::{Registry, ToolSource};
@@ -159,15 +160,25 @@ pub struct ToolContext {
     /// fetched like any other (by default it is its own call kind, which
     /// asks in every mode).
     pub fetch_private_hosts_allowed: bool,
+    /// The sandbox bash commands run in, and the plans for them.
+    pub sandbox: Arc<Planner>,
 }
 
 impl ToolContext {
     /// Defaults of DESIGN section 11 for `project`: 30 s, 64 KiB, built-in
-    /// protected patterns.
+    /// protected patterns, and no sandbox (the agent's launch sets one up).
     pub fn new(project: Project) -> Self {
+        let protected = Arc::new(ProtectedPaths::builtin());
+        let sandbox = Planner::new(
+            Sandbox::off(SandboxSettings::default()),
+            project.root().to_path_buf(),
+            None,
+            None,
+            protected.clone(),
+        );
         Self {
             project: Arc::new(project),
-            protected: Arc::new(ProtectedPaths::builtin()),
+            protected,
             bash_timeout: Duration::from_secs(30),
             bash_output_limit: 64 * 1024,
             hidden_env: Vec::new(),
@@ -175,6 +186,7 @@ impl ToolContext {
             gate: Arc::new(gate::GateSetup::default()),
             bash_guard: None,
             fetch_private_hosts_allowed: false,
+            sandbox: Arc::new(sandbox),
         }
     }
 }
