@@ -12,6 +12,7 @@ pub mod mcp;
 pub mod model;
 pub mod policy;
 pub mod process_guard;
+pub mod sandbox;
 pub mod secrets;
 pub mod session;
 pub mod small_file;

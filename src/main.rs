@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
-use mino::agent::build::{Launch, launch};
+use mino::agent::build::{Launch, launch, sandbox_planner};
 use mino::config::{CliOverrides, EnvOverrides, Settings};
 use mino::frontend::check::{CheckRequest, check};
 use mino::frontend::gate::{self, HookFormat};
@@ -78,6 +78,11 @@ enum Sub {
         #[command(subcommand)]
         command: PolicyCommand,
     },
+    /// Inspect the sandbox bash commands run in.
+    Sandbox {
+        #[command(subcommand)]
+        command: SandboxCommand,
+    },
     /// The shell gate of auto mode, as a command and as a hook for other agents.
     Gate {
         #[command(subcommand)]
@@ -122,6 +127,13 @@ enum UnresolvedArg {
 }
 
 #[derive(Debug, Subcommand)]
+enum SandboxCommand {
+    /// Print, as one JSON object, what this machine supports and what a
+    /// command would see (masked, writable and read-only paths, network).
+    Check,
+}
+
+#[derive(Debug, Subcommand)]
 enum PolicyCommand {
     /// Print how a call would be decided, as one JSON object.
     Check {
@@ -151,6 +163,9 @@ fn main() -> ExitCode {
         }
         if first == MCP_GUARD {
             return exit_code(mcp_guard_main(rest));
+        }
+        if first == mino::sandbox::HELPER_ARG {
+            return exit_code(mino::sandbox::helper_main(rest));
         }
     }
     // Before anything else, so no child ever sees a dumpable mino.
@@ -264,6 +279,16 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
     }
     if let Some(Sub::Gate { command }) = &cli.command {
         return Ok(run_gate(&settings, &project_dir, command));
+    }
+    if let Some(Sub::Sandbox {
+        command: SandboxCommand::Check,
+    }) = &cli.command
+    {
+        let protected = std::sync::Arc::new(settings.protected());
+        let root = std::fs::canonicalize(&project_dir).unwrap_or_else(|_| project_dir.clone());
+        let (planner, support) = sandbox_planner(&settings, &home, &root, protected);
+        println!("{:#}", mino::sandbox::check::report(&planner, &support));
+        return Ok(0);
     }
     let question = match &cli.ask {
         Some(agent) => {

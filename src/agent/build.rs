@@ -2,7 +2,7 @@
 //! that exist, the model service, the session store, the system prompt.
 //! Every failure is a sentence naming what is at fault.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -12,8 +12,9 @@ use crate::config::Settings;
 use crate::home::Home;
 use crate::mcp::{HubConfig, McpHub, McpNotice, NoticeLine};
 use crate::model::{ProviderConfig, build_provider};
-use crate::policy::CanAsk;
 use crate::policy::shell::{Rules, Trusted};
+use crate::policy::{CanAsk, ProtectedPaths};
+use crate::sandbox::{Planner, Sandbox, Support};
 use crate::secrets::Secrets;
 use crate::session::SessionStore;
 use crate::small_file::{Links, read_text};
@@ -107,6 +108,36 @@ pub fn judge(settings: &Settings) -> Result<Option<Judge>, AgentError> {
     }))
 }
 
+/// The sandbox bash runs in under `settings`, for the project at
+/// `project_root`: probes what this machine supports (by starting the mino
+/// binary as the sandbox helper) unless the sandbox is off.
+pub fn sandbox_planner(
+    settings: &Settings,
+    home: &Home,
+    project_root: &Path,
+    protected: Arc<ProtectedPaths>,
+) -> (Planner, Support) {
+    let helper = std::env::current_exe().unwrap_or_default();
+    let (sandbox, support) = if settings.sandbox.enabled {
+        let support = Support::probe(&helper);
+        let sandbox = Sandbox::choose(settings.sandbox.clone(), &support, helper);
+        (sandbox, support)
+    } else {
+        (Sandbox::off(settings.sandbox.clone()), Support::default())
+    };
+    let user_home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let planner = Planner::new(
+        sandbox,
+        project_root.to_path_buf(),
+        user_home,
+        Some(home.root().to_path_buf()),
+        protected,
+    );
+    (planner, support)
+}
+
 /// The tools that exist under `settings`.
 pub fn registry(settings: &Settings) -> Registry {
     Registry::new(Switches {
@@ -191,6 +222,15 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     if settings.tools.bash && tool_cx.bash_guard.is_none() {
         return Err(AgentError::NoOwnBinary);
     }
+    let (planner, _) = sandbox_planner(
+        settings,
+        home,
+        tool_cx.project.root(),
+        tool_cx.protected.clone(),
+    );
+    let sandbox_warning = planner.sandbox.degraded.clone();
+    let sandbox_badge = planner.sandbox.badge();
+    tool_cx.sandbox = Arc::new(planner);
     let system = system_prompt(user_soul, &tool_cx.project, &tool_cx.protected)?;
     let project_name = tool_cx.project.root().display().to_string();
     let config = provider_config(settings);
@@ -203,6 +243,9 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let mut tools = registry(settings);
     if let Some(hub) = &mcp {
         tools = tools.with_source(Arc::new(hub.clone()));
+    }
+    if let Some(warning) = sandbox_warning {
+        let _ = events_tx.send(super::events::AgentEvent::Warning(warning));
     }
     let rt = Runtime {
         provider,
@@ -238,6 +281,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     .await?;
     let mut handle = spawn(agent, events_rx);
     handle.mcp = mcp;
+    handle.sandbox_badge = sandbox_badge;
     Ok(handle)
 }
 

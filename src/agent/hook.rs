@@ -23,6 +23,7 @@ fn kind_name(kind: &CallKind) -> &'static str {
         CallKind::ConfinedRead => "read",
         CallKind::FileWrite => "write",
         CallKind::Shell => "shell",
+        CallKind::UnsandboxedShell { .. } => "shell_unsandboxed",
         CallKind::Fetch => "fetch",
         CallKind::FetchPrivate => "fetch_private",
         CallKind::Mcp { .. } => "mcp",

@@ -70,6 +70,9 @@ pub struct AgentHandle {
     pub task: JoinHandle<()>,
     /// The MCP servers of this run: stopped when the front end is done.
     pub mcp: Option<crate::mcp::McpHub>,
+    /// What the status bar says about the bash sandbox when it is weaker
+    /// than asked ("no sandbox", Landlock only); `None` when in full force.
+    pub sandbox_badge: Option<&'static str>,
 }
 
 impl AgentHandle {
@@ -82,6 +85,7 @@ impl AgentHandle {
             events,
             mut task,
             mcp: _,
+            sandbox_badge: _,
         } = self;
         interrupter.interrupt();
         drop(inputs);
@@ -140,6 +144,7 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
         events,
         task,
         mcp: None,
+        sandbox_badge: None,
     }
 }
 
@@ -157,6 +162,7 @@ mod tests {
             events,
             task,
             mcp: None,
+            sandbox_badge: None,
         }
     }
 

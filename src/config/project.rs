@@ -7,10 +7,11 @@
 use std::path::Path;
 
 use super::error::{ConfigError, KeyPath};
-use super::raw::{RawMcp, RawTools};
+use super::raw::{RawMcp, RawSandbox, RawTools};
 use super::settings::Settings;
 use super::source::SourceFile;
-use super::validate::{add_patterns, check_server_name};
+use super::validate::{add_patterns, check_server_name, network, unsandboxed_in_bypass};
+use crate::sandbox::{Network, UnsandboxedInBypass};
 
 /// Applies the project file `src` on top of `settings` (already holding the
 /// user's). `user_file` is where the refused keys belong.
@@ -44,6 +45,64 @@ pub fn apply_project(
     }
     if let Some(mcp) = &raw.mcp {
         mark_servers(settings, src, mcp, user_file)?;
+    }
+    if let Some(sandbox) = &raw.sandbox {
+        tighten_sandbox(settings, src, sandbox, user_file)?;
+    }
+    Ok(())
+}
+
+/// A project may cut the network, require the sandbox and keep
+/// `sandbox: false` asking; nothing that loosens.
+fn tighten_sandbox(
+    settings: &mut Settings,
+    src: &SourceFile,
+    raw: &RawSandbox,
+    user_file: &Path,
+) -> Result<(), ConfigError> {
+    let key = |k: &str| KeyPath::of(&["sandbox", k]);
+    let only_user = format!(
+        "is only accepted in the user settings {}; a project may set network = \"off\", required = true and unsandboxed_in_bypass = \"ask\"",
+        user_file.display()
+    );
+    let refused = [
+        ("enabled", raw.enabled.is_some()),
+        ("namespaces", raw.namespaces.is_some()),
+        ("writable", raw.writable.is_some()),
+    ];
+    if let Some((name, _)) = refused.iter().find(|(_, present)| *present) {
+        return Err(src.loosening(key(name), only_user));
+    }
+    if let Some(value) = &raw.network {
+        match network(src, value)? {
+            Network::Off => settings.sandbox.network = Network::Off,
+            Network::On => {
+                return Err(src.loosening(
+                    key("network"),
+                    "= \"on\" would loosen; accepted here: \"off\"",
+                ));
+            }
+        }
+    }
+    match raw.required {
+        Some(true) => settings.sandbox.required = true,
+        Some(false) => {
+            return Err(src.loosening(key("required"), "= false would loosen; accepted here: true"));
+        }
+        None => {}
+    }
+    if let Some(value) = &raw.unsandboxed_in_bypass {
+        match unsandboxed_in_bypass(src, value)? {
+            UnsandboxedInBypass::Ask => {
+                settings.sandbox.unsandboxed_in_bypass = UnsandboxedInBypass::Ask;
+            }
+            UnsandboxedInBypass::Run => {
+                return Err(src.loosening(
+                    key("unsandboxed_in_bypass"),
+                    "= \"run\" would loosen; accepted here: \"ask\"",
+                ));
+            }
+        }
     }
     Ok(())
 }

@@ -23,6 +23,7 @@ pub struct RawFile {
     pub hooks: Option<RawHooks>,
     pub mcp: Option<RawMcp>,
     pub agents: Option<BTreeMap<String, RawAgent>>,
+    pub sandbox: Option<RawSandbox>,
 }
 
 /// `[model]`.
@@ -130,4 +131,16 @@ pub struct RawMcpServer {
 pub struct RawAgent {
     pub config: Option<String>,
     pub yolo: Option<bool>,
+}
+
+/// `[sandbox]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSandbox {
+    pub enabled: Option<bool>,
+    pub namespaces: Option<bool>,
+    pub network: Option<String>,
+    pub required: Option<bool>,
+    pub unsandboxed_in_bypass: Option<String>,
+    pub writable: Option<Vec<String>>,
 }

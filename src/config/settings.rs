@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::policy::{Mode, ProtectedPaths};
+use crate::sandbox::SandboxSettings;
 
 /// The wire format a model service speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -321,6 +322,8 @@ pub struct Settings {
     pub mcp_servers: BTreeMap<String, McpServer>,
     /// `[agents.NAME]`, from the user's settings only.
     pub agents: BTreeMap<String, AskedAgent>,
+    /// `[sandbox]`: how bash commands are confined.
+    pub sandbox: SandboxSettings,
     /// The settings files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
     /// mino's home directory, when the settings were loaded from one.
@@ -349,6 +352,7 @@ impl Default for Settings {
             pre_tool_call: None,
             mcp_servers: BTreeMap::new(),
             agents: BTreeMap::new(),
+            sandbox: SandboxSettings::default(),
             sources: Vec::new(),
             mino_home: None,
             protected: ProtectedPaths::builtin(),

@@ -10,13 +10,16 @@ use std::time::Duration;
 use serde_json::Value as Json;
 
 use super::error::{ConfigError, KeyPath};
-use super::raw::{RawAgent, RawFile, RawHooks, RawLimits, RawModel, RawShellGate, RawTools};
+use super::raw::{
+    RawAgent, RawFile, RawHooks, RawLimits, RawModel, RawSandbox, RawShellGate, RawTools,
+};
 use super::settings::{
     AskedAgent, JudgeSettings, LimitSettings, ModelSettings, PROVIDER_NAMES, ProviderKind,
     Settings, ShellGateSettings, TrustedExecutable,
 };
 use super::source::SourceFile;
 use crate::policy::{MODE_NAMES, Mode, ProtectedPaths};
+use crate::sandbox::{Network, SandboxSettings, UnsandboxedInBypass};
 
 pub const BASE_URL_ACCEPTED: &str = "an http:// or https:// URL such as https://api.openai.com/v1";
 pub const MODEL_ACCEPTED: &str = "a non-empty model name such as gpt-5-mini";
@@ -60,7 +63,75 @@ pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), Confi
     if let Some(mcp) = &raw.mcp {
         settings.mcp_servers = super::mcp::servers(src, mcp)?;
     }
+    if let Some(sandbox) = &raw.sandbox {
+        settings.sandbox = sandbox_settings(src, sandbox)?;
+    }
     Ok(())
+}
+
+const NETWORK_ACCEPTED: &str = "\"on\" or \"off\"";
+const UNSANDBOXED_ACCEPTED: &str = "\"ask\" or \"run\"";
+const WRITABLE_ACCEPTED: &str =
+    "an absolute directory path or one starting with ~/, without . or .. components";
+
+/// `[sandbox] network`.
+pub fn network(src: &SourceFile, value: &str) -> Result<Network, ConfigError> {
+    match value {
+        "on" => Ok(Network::On),
+        "off" => Ok(Network::Off),
+        other => Err(src.invalid(
+            KeyPath::of(&["sandbox", "network"]),
+            format!("{other:?} is not a network setting"),
+            NETWORK_ACCEPTED,
+        )),
+    }
+}
+
+/// `[sandbox] unsandboxed_in_bypass`.
+pub fn unsandboxed_in_bypass(
+    src: &SourceFile,
+    value: &str,
+) -> Result<UnsandboxedInBypass, ConfigError> {
+    match value {
+        "ask" => Ok(UnsandboxedInBypass::Ask),
+        "run" => Ok(UnsandboxedInBypass::Run),
+        other => Err(src.invalid(
+            KeyPath::of(&["sandbox", "unsandboxed_in_bypass"]),
+            format!("{other:?} is not accepted"),
+            UNSANDBOXED_ACCEPTED,
+        )),
+    }
+}
+
+fn sandbox_settings(src: &SourceFile, raw: &RawSandbox) -> Result<SandboxSettings, ConfigError> {
+    let mut sandbox = SandboxSettings::default();
+    sandbox.enabled = raw.enabled.unwrap_or(sandbox.enabled);
+    sandbox.namespaces = raw.namespaces.unwrap_or(sandbox.namespaces);
+    sandbox.required = raw.required.unwrap_or(sandbox.required);
+    if let Some(value) = &raw.network {
+        sandbox.network = network(src, value)?;
+    }
+    if let Some(value) = &raw.unsandboxed_in_bypass {
+        sandbox.unsandboxed_in_bypass = unsandboxed_in_bypass(src, value)?;
+    }
+    if let Some(dirs) = &raw.writable {
+        for (i, dir) in dirs.iter().enumerate() {
+            let bare = dir.strip_prefix("~/").unwrap_or(dir);
+            let well_formed = (dir.starts_with("~/") || dir.starts_with('/'))
+                && Path::new(bare)
+                    .components()
+                    .all(|c| matches!(c, Component::Normal(_) | Component::RootDir));
+            if !well_formed {
+                return Err(src.invalid(
+                    KeyPath::of(&["sandbox", "writable"]).index(i),
+                    format!("{dir:?} is not accepted"),
+                    WRITABLE_ACCEPTED,
+                ));
+            }
+        }
+        sandbox.writable = dirs.clone();
+    }
+    Ok(sandbox)
 }
 
 fn start_mode(src: &SourceFile, raw: &RawFile) -> Result<Option<Mode>, ConfigError> {

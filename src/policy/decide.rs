@@ -178,6 +178,14 @@ fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
         ) => Decision::Ask,
         (CallKind::Shell, Mode::Bypass) if facts.guard.is_some() => Decision::Ask,
         (CallKind::FetchPrivate, _) => Decision::Ask,
+        (CallKind::UnsandboxedShell { run_in_bypass }, Mode::Bypass) => {
+            if *run_in_bypass {
+                shown
+            } else {
+                Decision::Ask
+            }
+        }
+        (CallKind::UnsandboxedShell { .. }, _) => Decision::Ask,
         (_, Mode::Bypass) => shown,
         (CallKind::FileWrite, Mode::Manual) => Decision::Ask,
         (CallKind::FileWrite, _) => shown,
@@ -228,15 +236,18 @@ pub fn decide(
     if decision != Decision::Ask {
         return decision;
     }
-    let allowed = match command_scoped(facts, mode) {
-        // The bypass guard is passed only by this exact command line; a gated
-        // call in auto mode also by bash allowed for the whole session.
-        Some(command) => {
-            session.allows_command(&facts.tool, command)
-                || (mode == Mode::Auto && session.allows(&facts.tool))
-        }
-        None => session.allows(&facts.tool),
-    };
+    // Leaving the sandbox is asked each time, whatever the session allowed.
+    let unsandboxed = matches!(facts.kind, CallKind::UnsandboxedShell { .. });
+    let allowed = !unsandboxed
+        && match command_scoped(facts, mode) {
+            // The bypass guard is passed only by this exact command line; a gated
+            // call in auto mode also by bash allowed for the whole session.
+            Some(command) => {
+                session.allows_command(&facts.tool, command)
+                    || (mode == Mode::Auto && session.allows(&facts.tool))
+            }
+            None => session.allows(&facts.tool),
+        };
     if allowed {
         return Decision::Allow {
             shown: Shown::ForSession,

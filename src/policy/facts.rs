@@ -39,8 +39,11 @@ pub enum CallKind {
     ConfinedRead,
     /// write_file, edit_file, fetch_content with `output`.
     FileWrite,
-    /// bash.
+    /// bash, in the sandbox (or where there is none).
     Shell,
+    /// bash with `sandbox: false`: asks in every mode. `run_in_bypass` when
+    /// the user's settings say `[sandbox] unsandboxed_in_bypass = "run"`.
+    UnsandboxedShell { run_in_bypass: bool },
     /// fetch_content: a URL is a destination that data can leave through.
     Fetch,
     /// fetch_content to a loopback, link-local or private address: asks in

@@ -30,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use crate::model::ToolSpec;
 use crate::policy::{CallFacts, ProtectedPaths};
+use crate::sandbox::{Planner, Sandbox, SandboxSettings};
 use crate::secrets::Secrets;
 pub use fs::confine::{ConfineError, Project};
 pub use registry::{Registry, ToolSource};
@@ -164,15 +165,25 @@ pub struct ToolContext {
     /// its buffers and writes go through it, after mino's own decision and
     /// confinement (see `editor.rs`).
     pub editor: editor::Editor,
+    /// The sandbox bash commands run in, and the plans for them.
+    pub sandbox: Arc<Planner>,
 }
 
 impl ToolContext {
     /// Defaults of DESIGN section 11 for `project`: 30 s, 64 KiB, built-in
-    /// protected patterns.
+    /// protected patterns, and no sandbox (the agent's launch sets one up).
     pub fn new(project: Project) -> Self {
+        let protected = Arc::new(ProtectedPaths::builtin());
+        let sandbox = Planner::new(
+            Sandbox::off(SandboxSettings::default()),
+            project.root().to_path_buf(),
+            None,
+            None,
+            protected.clone(),
+        );
         Self {
             project: Arc::new(project),
-            protected: Arc::new(ProtectedPaths::builtin()),
+            protected,
             bash_timeout: Duration::from_secs(30),
             bash_output_limit: 64 * 1024,
             hidden_env: Vec::new(),
@@ -181,6 +192,7 @@ impl ToolContext {
             bash_guard: None,
             fetch_private_hosts_allowed: false,
             editor: None,
+            sandbox: Arc::new(sandbox),
         }
     }
 }

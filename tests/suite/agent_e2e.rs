@@ -377,7 +377,8 @@ async fn a_service_that_never_answers_times_out() {
 async fn a_crash_mid_turn_is_recovered_without_rerunning_the_call() {
     // The bash call kills mino itself (its grandparent: the shell runs
     // under mino's guard) after the call is saved and before its result
-    // exists.
+    // exists. A sandboxed command cannot see mino, so the sandbox is off
+    // for this one.
     let world = World::new(
         "openai-chat",
         vec![
@@ -387,7 +388,7 @@ async fn a_crash_mid_turn_is_recovered_without_rerunning_the_call() {
             ),
             text("I see the call was interrupted."),
         ],
-        "",
+        "[sandbox]\nenabled = false\n",
     )
     .await;
     let (events, _stderr, out) = world.print("do it", &["--yolo"]).await;

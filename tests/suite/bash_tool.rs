@@ -127,10 +127,11 @@ fn prepare_states_the_facts_and_fields_and_runs_nothing() {
         vec![
             Field::text("Command", "touch ran"),
             Field::text("Working directory", root),
+            Field::text("Sandbox", "no sandbox; runs with your account permissions"),
             Field::warning(NOT_A_SANDBOX),
         ]
     );
-    assert_eq!(call.fields()[2].kind, FieldKind::Warning);
+    assert_eq!(call.fields()[3].kind, FieldKind::Warning);
     assert_eq!(
         NOT_A_SANDBOX,
         "Runs with your account permissions; this is not a sandbox."
@@ -448,9 +449,16 @@ fn invalid_arguments_name_the_field_and_what_is_accepted() {
     let message = invalid(&cx, json!({ "command": "true", "cwd": "/" }));
     assert!(message.contains("unknown field `cwd`"), "{message}");
     assert!(
-        message.contains("`command` and `timeout_secs`"),
+        message.contains("`command`, `timeout_secs`, `sandbox` and `reason`"),
         "{message}"
     );
+    let message = invalid(&cx, json!({ "command": "true", "sandbox": false }));
+    assert!(
+        message.contains("`sandbox: false` needs a `reason`"),
+        "{message}"
+    );
+    let message = invalid(&cx, json!({ "command": "true", "sandbox": "no" }));
+    assert!(message.contains("`sandbox` must be a boolean"), "{message}");
     let message = invalid(&cx, json!("echo hi"));
     assert!(message.contains("JSON object"), "{message}");
 

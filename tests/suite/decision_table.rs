@@ -29,6 +29,9 @@ fn edit() -> CallFacts {
 fn bash() -> CallFacts {
     call("bash", CallKind::Shell)
 }
+fn unsandboxed(run_in_bypass: bool) -> CallFacts {
+    call("bash", CallKind::UnsandboxedShell { run_in_bypass })
+}
 fn fetch() -> CallFacts {
     call("fetch_content", CallKind::Fetch)
 }
@@ -93,6 +96,16 @@ fn the_mode_table_row_by_row() {
             [Asks, Shown, Shown, Shown],
         ),
         ("bash", bash(), [Asks, Asks, Asks, Shown]),
+        (
+            "bash sandbox: false",
+            unsandboxed(false),
+            [Asks, Asks, Asks, Asks],
+        ),
+        (
+            "bash sandbox: false, unsandboxed_in_bypass = run",
+            unsandboxed(true),
+            [Asks, Asks, Asks, Shown],
+        ),
         ("fetch_content", fetch(), [Asks, Asks, Asks, Shown]),
         ("mcp tool", mcp(false), [Asks, Asks, Asks, Shown]),
         ("mcp server marked ask", mcp(true), [Asks, Asks, Asks, Asks]),
@@ -628,4 +641,89 @@ fn a_server_marked_ask_row_by_row_with_session_memory() {
         // A fresh session (after /new) asks again.
         assert_eq!(cell(&plain(&mcp(true), mode)), Cell::Asks);
     }
+}
+
+#[test]
+fn leaving_the_sandbox_asks_despite_a_session_allow_and_is_denied_where_nobody_can_ask() {
+    let mut session = SessionConsent::default();
+    remember(
+        ConsentAnswer::AllowForSession,
+        &ToolKey::new("bash"),
+        &mut session,
+        &mut RunConsent::default(),
+    );
+    let protected = ProtectedPaths::builtin();
+    let run = RunConsent::default();
+    for mode in Mode::ALL {
+        assert_eq!(
+            decide(
+                &unsandboxed(false),
+                mode,
+                &protected,
+                &session,
+                &run,
+                CanAsk::Yes
+            ),
+            Decision::Ask,
+            "{mode}"
+        );
+        assert_eq!(
+            decide(&bash(), mode, &protected, &session, &run, CanAsk::Yes),
+            if mode == Mode::Bypass {
+                Decision::Allow {
+                    shown: Shown::ByMode(Mode::Bypass),
+                }
+            } else {
+                Decision::Allow {
+                    shown: Shown::ForSession,
+                }
+            },
+            "{mode}"
+        );
+        let Decision::Deny { code, .. } = decide(
+            &unsandboxed(false),
+            mode,
+            &protected,
+            &session,
+            &run,
+            CanAsk::No,
+        ) else {
+            panic!("sandbox: false ran where nobody can ask in {mode}");
+        };
+        assert_eq!(code, DenyCode::NobodyToAsk);
+    }
+    assert_eq!(
+        decide(
+            &unsandboxed(true),
+            Mode::Bypass,
+            &protected,
+            &session,
+            &run,
+            CanAsk::No
+        ),
+        Decision::Allow {
+            shown: Shown::ByMode(Mode::Bypass)
+        }
+    );
+    let mut never = RunConsent::default();
+    remember(
+        ConsentAnswer::NeverThisRun,
+        &ToolKey::new("bash"),
+        &mut SessionConsent::default(),
+        &mut never,
+    );
+    assert!(matches!(
+        decide(
+            &unsandboxed(true),
+            Mode::Bypass,
+            &protected,
+            &session,
+            &never,
+            CanAsk::Yes
+        ),
+        Decision::Deny {
+            code: DenyCode::Never,
+            ..
+        }
+    ));
 }

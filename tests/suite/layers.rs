@@ -74,6 +74,7 @@ const RANKS: &[(&str, u8)] = &[
     ("home", 0),
     ("config", 1),
     ("logging", 1),
+    ("sandbox", 1),
     ("model", 2),
     ("tools", 2),
     ("mcp", 2),
@@ -136,7 +137,9 @@ fn the_import_reader_sees_both_forms() {
 
 #[test]
 fn domain_modules_never_import_the_terminal() {
-    for module in ["policy", "tools", "model", "session", "agent", "config"] {
+    for module in [
+        "policy", "tools", "model", "session", "agent", "config", "sandbox",
+    ] {
         for (path, text) in files(module) {
             for word in ["ratatui", "crossterm"] {
                 assert!(!text.contains(word), "{path} mentions {word}");

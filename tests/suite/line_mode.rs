@@ -198,7 +198,9 @@ async fn ctrl_c_interrupts_a_running_command_at_once() {
     let world = World::new(vec![
         tool(
             "bash",
-            json!({"command": "echo $$ > pid.txt; sleep 30; echo late > late.txt"}),
+            // The command's own pid is its namespace's; the sleep is found
+            // by its unique argument instead.
+            json!({"command": "echo started > pid.txt; sleep 30.4247; echo late > late.txt"}),
         ),
         text("going on"),
         text("after the interrupt"),
@@ -217,10 +219,7 @@ async fn ctrl_c_interrupts_a_running_command_at_once() {
     while !pid_file.exists() && started.elapsed() < std::time::Duration::from_secs(10) {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
-    let pid = std::fs::read_to_string(&pid_file)
-        .unwrap()
-        .trim()
-        .to_string();
+    assert!(pid_file.exists(), "the command did not start");
     pty.send_raw(b"\x03");
     pty.expect("[Tool result: interrupted]");
     pty.expect("Interrupted.");
@@ -228,9 +227,16 @@ async fn ctrl_c_interrupts_a_running_command_at_once() {
         started.elapsed() < std::time::Duration::from_secs(10),
         "the interrupt did not wait for the command"
     );
+    let running: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains("sleep 30.4247"))
+        .collect();
     assert!(
-        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
-        "the command's process is gone"
+        running.is_empty(),
+        "the command's process is gone: {running:?}"
     );
     // The next turn goes on normally; the cut call is in history as interrupted.
     pty.send_line("go on");

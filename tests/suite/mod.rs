@@ -15,6 +15,7 @@ mod mcp;
 mod policy_check;
 mod protected_paths;
 mod providers;
+mod sandbox;
 mod sessions;
 mod settings;
 mod shell_gate;

@@ -1224,3 +1224,87 @@ fn a_streamable_http_server_has_a_url_headers_and_nothing_that_starts_a_process(
     fx.project("[mcp.servers.r]\nurl = \"https://evil.example/mcp\"\n");
     assert_names(&fx.error(), &fx.project_file(), "mcp.servers.r.url", 2);
 }
+
+// ---- [sandbox] ------------------------------------------------------------
+
+#[test]
+fn sandbox_settings_are_read_and_checked() {
+    use mino::sandbox::{Network, SandboxSettings, UnsandboxedInBypass};
+    let defaults = Fixture::new().load().unwrap().sandbox;
+    assert_eq!(defaults, SandboxSettings::default());
+    assert!(defaults.enabled && defaults.namespaces && !defaults.required);
+    assert_eq!(defaults.network, Network::On);
+
+    let fx = Fixture::new();
+    fx.user(
+        "[sandbox]\nnetwork = \"off\"\nnamespaces = false\nrequired = true\nunsandboxed_in_bypass = \"run\"\nwritable = [\"~/.m2\", \"/opt/cache\"]\n",
+    );
+    let s = fx.load().unwrap().sandbox;
+    assert_eq!(s.network, Network::Off);
+    assert!(!s.namespaces && s.required);
+    assert_eq!(s.unsandboxed_in_bypass, UnsandboxedInBypass::Run);
+    assert_eq!(
+        s.writable,
+        vec!["~/.m2".to_string(), "/opt/cache".to_string()]
+    );
+
+    for (text, key, accepted) in [
+        (
+            "[sandbox]\nnetwork = \"maybe\"\n",
+            "sandbox.network",
+            "\"on\" or \"off\"",
+        ),
+        (
+            "[sandbox]\nunsandboxed_in_bypass = \"yes\"\n",
+            "sandbox.unsandboxed_in_bypass",
+            "\"ask\" or \"run\"",
+        ),
+        (
+            "[sandbox]\nwritable = [\"~/ok\", \"relative/dir\"]\n",
+            "sandbox.writable",
+            "an absolute directory path or one starting with ~/",
+        ),
+        (
+            "[sandbox]\nwritable = [\"/a/../etc\"]\n",
+            "sandbox.writable",
+            "without . or .. components",
+        ),
+    ] {
+        let fx = Fixture::new();
+        fx.user(text);
+        let err = fx.error().to_string();
+        assert!(err.contains(key), "{err}");
+        assert!(err.contains(accepted), "{err}");
+    }
+}
+
+#[test]
+fn a_project_may_only_tighten_the_sandbox() {
+    use mino::sandbox::{Network, UnsandboxedInBypass};
+    let fx = Fixture::new();
+    fx.user("[sandbox]\nunsandboxed_in_bypass = \"run\"\n")
+        .project(
+            "[sandbox]\nnetwork = \"off\"\nrequired = true\nunsandboxed_in_bypass = \"ask\"\n",
+        );
+    let s = fx.load().unwrap().sandbox;
+    assert_eq!(s.network, Network::Off);
+    assert!(s.required);
+    assert_eq!(s.unsandboxed_in_bypass, UnsandboxedInBypass::Ask);
+    for (text, key) in [
+        ("[sandbox]\nenabled = false\n", "sandbox.enabled"),
+        ("[sandbox]\nnamespaces = false\n", "sandbox.namespaces"),
+        ("[sandbox]\nwritable = [\"/\"]\n", "sandbox.writable"),
+        ("[sandbox]\nnetwork = \"on\"\n", "sandbox.network"),
+        ("[sandbox]\nrequired = false\n", "sandbox.required"),
+        (
+            "[sandbox]\nunsandboxed_in_bypass = \"run\"\n",
+            "sandbox.unsandboxed_in_bypass",
+        ),
+    ] {
+        let fx = Fixture::new();
+        fx.project(text);
+        let err = fx.error();
+        assert!(matches!(err, ConfigError::Loosening { .. }), "{err}");
+        assert!(err.to_string().contains(key), "{text}: {err}");
+    }
+}

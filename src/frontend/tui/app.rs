@@ -27,6 +27,9 @@ pub struct Status {
     pub input_tokens: u64,
     /// `MCP 3/5, 2 starting`, when servers are configured.
     pub mcp: Option<String>,
+    /// "no sandbox" or "sandbox: Landlock only" when bash is less confined
+    /// than the settings ask.
+    pub sandbox: Option<&'static str>,
 }
 
 /// What a running turn is doing.
@@ -177,6 +180,7 @@ impl App {
                 context_window: crate::config::DEFAULT_CONTEXT_WINDOW,
                 input_tokens: 0,
                 mcp: None,
+                sandbox: None,
             },
             turn: None,
             now,

@@ -110,6 +110,7 @@ async fn event_loop(
     project: &str,
 ) -> std::io::Result<Exit> {
     let mut app = App::new(project, Instant::now());
+    app.status.sandbox = handle.sandbox_badge;
     let mut terminal_events = EventStream::new();
     let mut sigterm = signal(SignalKind::terminate()).ok();
     let mut sighup = signal(SignalKind::hangup()).ok();

@@ -8,13 +8,19 @@
 //! its output (stdout and stderr together, head and tail, bounded memory) is
 //! `output`'s.
 //!
+//! On Linux the command runs in the sandbox (`crate::sandbox`): the mino
+//! binary is started as the sandbox helper with the plan on its stdin, and
+//! the helper runs `bash -c`. With `sandbox: false` (its own kind of call,
+//! which asks) or where no sandbox exists, bash runs with the user's account
+//! permissions, as the dialog says.
+//!
 //! It never decides whether the command may run (`policy` does), never runs
-//! anything in `prepare`, never inspects or rewrites the command, and is not a
-//! sandbox: the command runs with the user's account permissions.
+//! anything in `prepare`, and never inspects or rewrites the command.
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rustix::process::{Pid, Signal, kill_process_group};
@@ -32,6 +38,7 @@ use output::{Capture, Pipes};
 use crate::model::ToolSpec;
 use crate::policy::{CallFacts, CallKind, ToolKey};
 use crate::process_guard::{kill_strays, proc_entry};
+use crate::sandbox::{self, HELPER_PREFIX, Level, Planner, SETUP_FAILED, UnsandboxedInBypass};
 use crate::tools::{BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome};
 
 /// The tool's name, as the model calls it and as its session answers are keyed.
@@ -68,8 +75,10 @@ const DESCRIPTION: &str = "Runs a shell command with `bash -c` in the project di
 its exit code and its output (stdout and stderr together, in the order they arrived). Stdin is \
 empty. Long output keeps its beginning and its end, with a marker saying how many bytes were left \
 out. The command is stopped, with everything it started, when the timeout passes; background jobs \
-are killed when the command exits. It runs with the user's account permissions: it is not a \
-sandbox.";
+are killed when the command exits. It runs in a sandbox: only the project, /tmp and the build \
+caches are writable, secrets (.env, keys, ~/.ssh, ...) read as empty files, and git hooks, \
+.git/config, .mino and shell start-up files are read-only. If a command truly needs to go beyond \
+that, call again with `sandbox: false` and a `reason`: the user is asked every time.";
 
 /// The `bash` tool.
 pub struct Bash;
@@ -90,6 +99,14 @@ impl Tool for Bash {
                         "type": "integer",
                         "minimum": 1,
                         "description": "Seconds before the command is stopped. Can only shorten the configured timeout."
+                    },
+                    "sandbox": {
+                        "type": "boolean",
+                        "description": "false runs the command outside the sandbox, with the user's account permissions; the user is asked every time. Default: true."
+                    },
+                    "reason": {
+                        "type": "string",
+                        "description": "With sandbox: false, why the command needs to leave the sandbox; shown to the user."
                     }
                 },
                 "required": ["command"],
@@ -104,7 +121,33 @@ impl Tool for Bash {
             Some(secs) => cx.bash_timeout.min(Duration::from_secs(secs)),
             None => cx.bash_timeout,
         };
-        let mut facts = CallFacts::new(ToolKey::new(NAME), CallKind::Shell);
+        let planner = &cx.sandbox;
+        let settings = &planner.sandbox.settings;
+        let exists = planner.sandbox.level != Level::None;
+        if settings.required && (!exists || !args.sandboxed) {
+            return Err(ToolError::Failed(format!(
+                "The command did not run: the user's settings require the sandbox ([sandbox] \
+                 required = true), and {}. {}",
+                if exists {
+                    "sandbox: false asks to leave it"
+                } else {
+                    "this machine offers neither user namespaces nor Landlock"
+                },
+                crate::policy::DO_NOT_RETRY
+            )));
+        }
+        let (kind, sandbox) = match (exists, args.sandboxed) {
+            (true, true) => (CallKind::Shell, Some(planner.clone())),
+            (true, false) => (
+                CallKind::UnsandboxedShell {
+                    run_in_bypass: settings.unsandboxed_in_bypass == UnsandboxedInBypass::Run,
+                },
+                None,
+            ),
+            // No sandbox to leave: every call is the plain kind.
+            (false, _) => (CallKind::Shell, None),
+        };
+        let mut facts = CallFacts::new(ToolKey::new(NAME), kind);
         facts.command = Some(args.command.clone());
         Ok(Box::new(BashCall {
             facts,
@@ -114,6 +157,9 @@ impl Tool for Bash {
             output_limit: cx.bash_output_limit,
             hidden_env: cx.hidden_env.clone(),
             guard: cx.bash_guard.clone(),
+            reason: args.reason,
+            no_sandbox: sandbox::summary(&planner.sandbox),
+            sandbox,
         }))
     }
 }
@@ -122,7 +168,12 @@ impl Tool for Bash {
 struct Args {
     command: String,
     timeout_secs: Option<u64>,
+    /// `false` when the model asks to leave the sandbox.
+    sandboxed: bool,
+    reason: Option<String>,
 }
+
+const FIELDS: [&str; 4] = ["command", "timeout_secs", "sandbox", "reason"];
 
 impl Args {
     fn parse(args: &Value, configured: Duration) -> Result<Self, ToolError> {
@@ -133,16 +184,14 @@ impl Args {
         let Some(fields) = args.as_object() else {
             return Err(invalid(
                 "expected a JSON object with `command` (a string) and optionally `timeout_secs` \
-                 (a positive integer)"
+                 (a positive integer), `sandbox` (a boolean) and `reason` (a string)"
                     .to_string(),
             ));
         };
-        if let Some(unknown) = fields
-            .keys()
-            .find(|k| k.as_str() != "command" && k.as_str() != "timeout_secs")
-        {
+        if let Some(unknown) = fields.keys().find(|k| !FIELDS.contains(&k.as_str())) {
             return Err(invalid(format!(
-                "unknown field `{unknown}`; the accepted fields are `command` and `timeout_secs`"
+                "unknown field `{unknown}`; the accepted fields are `command`, `timeout_secs`, \
+                 `sandbox` and `reason`"
             )));
         }
         let command = match fields.get("command") {
@@ -190,9 +239,39 @@ impl Args {
                 }
             },
         };
+        let sandboxed = match fields.get("sandbox") {
+            None | Some(Value::Null) => true,
+            Some(Value::Bool(on)) => *on,
+            Some(other) => {
+                return Err(invalid(format!(
+                    "`sandbox` must be a boolean (false leaves the sandbox), not {}",
+                    json_kind(other)
+                )));
+            }
+        };
+        let reason = match fields.get("reason") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(reason)) if !reason.trim().is_empty() => Some(reason.clone()),
+            Some(other) => {
+                return Err(invalid(format!(
+                    "`reason` must be a non-empty string saying why the command needs to leave \
+                     the sandbox, not {}",
+                    json_kind(other)
+                )));
+            }
+        };
+        if !sandboxed && reason.is_none() {
+            return Err(invalid(
+                "`sandbox: false` needs a `reason`: a sentence saying why the command cannot run \
+                 in the sandbox, which the user is shown"
+                    .to_string(),
+            ));
+        }
         Ok(Self {
             command,
             timeout_secs,
+            sandboxed,
+            reason,
         })
     }
 }
@@ -216,7 +295,14 @@ struct BashCall {
     timeout: Duration,
     output_limit: usize,
     hidden_env: Vec<String>,
+    /// mino's own binary, to run the command under its guard.
     guard: Option<PathBuf>,
+    /// The sandbox it runs in; `None` runs bash with the user's account.
+    sandbox: Option<Arc<Planner>>,
+    /// Why the model asked to leave the sandbox.
+    reason: Option<String>,
+    /// What the `Sandbox` field says when it runs without one.
+    no_sandbox: String,
 }
 
 impl PreparedCall for BashCall {
@@ -225,11 +311,28 @@ impl PreparedCall for BashCall {
     }
 
     fn fields(&self) -> Vec<Field> {
-        vec![
+        let mut fields = vec![
             Field::text("Command", self.command.clone()),
             Field::text("Working directory", self.cwd.to_string_lossy()),
-            Field::warning(NOT_A_SANDBOX),
-        ]
+        ];
+        match (&self.sandbox, &self.reason) {
+            (Some(planner), _) => {
+                fields.push(Field::text("Sandbox", sandbox::summary(&planner.sandbox)));
+            }
+            (None, Some(reason)) if self.facts.kind != CallKind::Shell => {
+                fields.push(Field::text(
+                    "Sandbox",
+                    "none: the model asks to run this outside the sandbox",
+                ));
+                fields.push(Field::text("Reason", reason.clone()));
+                fields.push(Field::warning(NOT_A_SANDBOX));
+            }
+            (None, _) => {
+                fields.push(Field::text("Sandbox", self.no_sandbox.clone()));
+                fields.push(Field::warning(NOT_A_SANDBOX));
+            }
+        }
+        fields
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
@@ -241,26 +344,57 @@ async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
     if cancel.is_cancelled() {
         return ToolOutcome::interrupted("Interrupted before the command started; nothing ran.");
     }
+    let plan = match &call.sandbox {
+        Some(planner) => {
+            let planner = planner.clone();
+            let text = call.command.clone();
+            match tokio::task::spawn_blocking(move || {
+                let plan = planner.plan(&text);
+                let masked: Vec<String> = plan.masked().map(|p| planner.display(p)).collect();
+                (plan.to_args(), masked)
+            })
+            .await
+            {
+                Ok((Ok(args), masked)) => Some((args, masked)),
+                Ok((Err(e), _)) => {
+                    return ToolOutcome::error(format!("Could not write the sandbox plan: {e}"));
+                }
+                Err(e) => return ToolOutcome::error(format!("Could not plan the sandbox: {e}")),
+            }
+        }
+        None => None,
+    };
+    // What runs: bash itself, or the sandbox helper (mino's own binary)
+    // that sets the sandbox up and then runs bash.
+    let (program, args): (PathBuf, Vec<std::ffi::OsString>) = match (&call.sandbox, &plan) {
+        (Some(planner), Some((args, _))) => (planner.sandbox.helper.clone(), args.clone()),
+        _ => (
+            PathBuf::from("bash"),
+            vec!["-c".into(), call.command.clone().into()],
+        ),
+    };
     // Under the guard (see `guard`), mino never signals the shell
     // itself: it gives orders through the guard's stdin, and a dropped call
     // closes it, which the guard answers by killing everything. Killing the
-    // guard on drop would leave its orphans behind, so it is not.
+    // guard on drop would leave its orphans behind, so it is not. The
+    // guard runs the sandbox helper, which runs bash: the guard's
+    // guarantees (subreaper, parent-death signal, every descendant killed)
+    // hold for the helper and, through the PID namespace's end, for
+    // everything inside.
     let mut command = match &call.guard {
         Some(mino) => {
             let mut command = Command::new(mino);
-            command.arg(GUARD).arg("--").arg("bash");
+            command.arg(GUARD).arg("--").arg(&program).args(&args);
             command.stdin(Stdio::piped());
             command
         }
         None => {
-            let mut command = Command::new("bash");
-            command.stdin(Stdio::null()).kill_on_drop(true);
+            let mut command = Command::new(&program);
+            command.args(&args).stdin(Stdio::null()).kill_on_drop(true);
             command
         }
     };
     command
-        .arg("-c")
-        .arg(&call.command)
         .current_dir(&call.cwd)
         .process_group(0)
         .stdout(Stdio::piped())
@@ -309,12 +443,29 @@ async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
     group.disarm();
     match status {
         Ok(status) => {
-            let mut text = format!("{}\n{}", describe(status), capture.render());
+            let output = capture.render();
+            if plan.is_some()
+                && status.code() == Some(SETUP_FAILED)
+                && output.contains(HELPER_PREFIX)
+            {
+                return ToolOutcome::error(format!(
+                    "The sandbox could not be set up, so the command did not run.\n{output}"
+                ));
+            }
+            let mut text = format!("{}\n{output}", describe(status));
+            let mut notes = Vec::new();
             if !closed {
+                notes.push(HELD_OPEN.to_string());
+            }
+            if let Some((_, masked)) = &plan {
+                notes.extend(sandbox::masked_note(&call.command, masked));
+                notes.extend(sandbox::result_note(&output));
+            }
+            for note in notes {
                 if !text.ends_with('\n') {
                     text.push('\n');
                 }
-                text.push_str(HELD_OPEN);
+                text.push_str(&note);
             }
             ToolOutcome::completed(text)
         }

@@ -80,6 +80,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     if let Some(mcp) = &status.mcp {
         parts.insert(3, (Span::raw(mcp.clone()), 0));
     }
+    if let Some(sandbox) = status.sandbox {
+        // Said as long as it holds; it goes last when space is short.
+        parts.insert(0, (Span::styled(sandbox, theme::warning()), 4));
+    }
     let badge = Span::styled(
         format!(" {} ", status.mode.name().to_uppercase()),
         theme::mode_badge(status.mode),

@@ -1,0 +1,81 @@
+//! What the user and the model are told about the sandbox: the one-line
+//! summary a dialog and a record line show, and the notes added to a result
+//! when a command read a masked path or failed on a read-only one. Pure
+//! text; never looks at the filesystem.
+
+use super::{Level, Network, Sandbox};
+
+/// The `Sandbox:` field's value for a sandboxed call.
+pub fn summary(sandbox: &Sandbox) -> String {
+    let network = match (sandbox.level, sandbox.settings.network) {
+        (Level::Full, Network::Off) => "network off (loopback only)",
+        (_, Network::Off) => "network on (off needs user namespaces)",
+        (_, Network::On) => "network on",
+    };
+    match sandbox.level {
+        Level::Full => format!("project writable, secrets masked, {network}"),
+        Level::LandlockOnly => {
+            format!("project writable (Landlock only), secrets not masked, {network}")
+        }
+        Level::None => "no sandbox; runs with your account permissions".to_string(),
+    }
+}
+
+/// Said after the output when the command names a masked path: it read
+/// nothing there, and why.
+pub fn masked_note(command: &str, masked: &[String]) -> Option<String> {
+    let named: Vec<&str> = masked
+        .iter()
+        .filter(|shown| {
+            let name = shown.rsplit('/').next().unwrap_or(shown);
+            !name.is_empty() && command.contains(name)
+        })
+        .map(String::as_str)
+        .collect();
+    if named.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "[Sandbox: {} masked by the sandbox: it reads as empty and cannot be written. Secrets \
+         stay out of reach of commands; ask the user if you need what it holds.]",
+        named.join(", ")
+    ))
+}
+
+/// Said after the output when it shows a write refused by the sandbox.
+pub fn result_note(output: &str) -> Option<String> {
+    let read_only = output.contains("Read-only file system");
+    let denied = output.contains("Permission denied") || output.contains("Operation not permitted");
+    if !read_only && !denied {
+        return None;
+    }
+    Some(
+        "[Sandbox: the command ran in the sandbox, where only the project, /tmp and the build \
+         caches are writable, .git/hooks, .git/config, .mino and shell start-up files are \
+         read-only, and secrets are masked. If it failed for that reason, do not work around \
+         it: call bash again with \"sandbox\": false and a \"reason\", and the user will be \
+         asked.]"
+            .to_string(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_named_masked_path_is_noted() {
+        let masked = vec![".env".to_string(), "~/.ssh".to_string()];
+        let note = masked_note("cat ~/.ssh/id_rsa", &masked).unwrap_or_default();
+        assert!(note.contains("~/.ssh masked by the sandbox"), "{note}");
+        assert!(masked_note("ls", &masked).is_none());
+    }
+
+    #[test]
+    fn read_only_failures_point_at_sandbox_false() {
+        let note =
+            result_note("touch: cannot touch 'x': Read-only file system").unwrap_or_default();
+        assert!(note.contains("\"sandbox\": false"));
+        assert!(result_note("ok").is_none());
+    }
+}

@@ -1,0 +1,79 @@
+//! Landlock, the second layer (and the only one without namespaces): the
+//! whole filesystem readable and executable, writes only in the writable set,
+//! `/tmp` and the few devices a shell writes to. Best-effort ABI: a kernel
+//! without some access rights enforces the rest. Also `PR_SET_NO_NEW_PRIVS`.
+//! Never loosens anything the mounts set up.
+
+use landlock::{
+    ABI, Access, AccessFs, LandlockStatus, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
+    path_beneath_rules,
+};
+
+use super::{Plan, SandboxError};
+
+/// The newest access rights asked for; older kernels get what they know.
+const ABI_WANTED: ABI = ABI::V5;
+
+/// Devices a command may write to.
+const DEVICES: [&str; 8] = [
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+    "/dev/tty",
+    "/dev/pts",
+    "/dev/ptmx",
+];
+
+/// Restricts this process and everything it starts. `/tmp` and `/dev/shm`
+/// stay writable: the sandbox's own with namespaces, else the machine's.
+pub fn restrict(plan: &Plan) -> Result<(), SandboxError> {
+    rustix::thread::set_no_new_privs(true)
+        .map_err(|e| SandboxError::step("set PR_SET_NO_NEW_PRIVS")(e.into()))?;
+    let mut writable: Vec<&std::path::Path> = plan.writable.iter().map(|p| p.as_path()).collect();
+    writable.push(std::path::Path::new("/tmp"));
+    writable.push(std::path::Path::new("/dev/shm"));
+    let fail = |e: landlock::RulesetError| SandboxError::Landlock(e.to_string());
+    let status = Ruleset::default()
+        .handle_access(AccessFs::from_all(ABI_WANTED))
+        .map_err(fail)?
+        .create()
+        .map_err(fail)?
+        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(ABI_WANTED)))
+        .map_err(fail)?
+        .add_rules(path_beneath_rules(writable, AccessFs::from_all(ABI_WANTED)))
+        .map_err(fail)?
+        .add_rules(path_beneath_rules(DEVICES, AccessFs::from_all(ABI_WANTED)))
+        .map_err(fail)?
+        .restrict_self()
+        .map_err(fail)?;
+    if status.ruleset == RulesetStatus::NotEnforced && !plan.namespaces {
+        return Err(SandboxError::Landlock(
+            "this kernel does not enforce Landlock".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The Landlock ABI this kernel offers, found by restricting a throwaway
+/// thread (the crate exposes the version only that way).
+pub fn abi() -> Option<i32> {
+    let probe = std::thread::spawn(|| {
+        let status = Ruleset::default()
+            .handle_access(AccessFs::from_all(ABI::V1))
+            .ok()?
+            .create()
+            .ok()?
+            .restrict_self()
+            .ok()?;
+        match status.landlock {
+            LandlockStatus::Available {
+                effective_abi,
+                kernel_abi,
+            } => Some(kernel_abi.unwrap_or(effective_abi as i32)),
+            _ => None,
+        }
+    });
+    probe.join().ok().flatten()
+}

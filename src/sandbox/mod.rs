@@ -1,0 +1,270 @@
+//! The sandbox every bash command runs in (DESIGN section 5a): what the user's
+//! settings ask for, what this machine supports, and the plan one command is
+//! run under. The plan is carried out by the mino binary itself, started as a
+//! hidden helper (`mino __sandbox`, `helper.rs`), so no unsafe code is needed
+//! to set up namespaces between fork and exec.
+//!
+//! It never decides whether a command runs (`policy` does), never reads what
+//! a masked file holds, and never writes into the user's files: masks and
+//! read-only binds exist only inside the command's own mount namespace.
+
+pub mod check;
+mod describe;
+#[cfg(target_os = "linux")]
+mod helper;
+#[cfg(target_os = "linux")]
+mod lock;
+#[cfg(target_os = "linux")]
+mod mounts;
+#[cfg(target_os = "linux")]
+mod netlink;
+pub mod plan;
+pub mod probe;
+pub mod scan;
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+pub use describe::{masked_note, result_note, summary};
+pub use plan::{Plan, Planner};
+pub use probe::Support;
+
+/// The first argument that starts the helper instead of mino.
+pub const HELPER_ARG: &str = "__sandbox";
+
+/// The build caches a command may write to by default, relative to the home.
+pub const DEFAULT_WRITABLE: [&str; 5] = [
+    "~/.cache",
+    "~/.cargo/registry",
+    "~/.cargo/git",
+    "~/.npm",
+    "~/.rustup/tmp",
+];
+
+/// The home's credential stores, masked inside the sandbox (the last four
+/// are cloud and agent logins that sit where they are readable otherwise).
+pub const HOME_SECRETS: [&str; 14] = [
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".config/gh",
+    ".docker/config.json",
+    ".kube",
+    ".netrc",
+    ".git-credentials",
+    ".npmrc",
+    ".pypirc",
+    ".config/gcloud",
+    ".azure",
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+];
+
+/// Files and directories of the home where code that runs later could be
+/// planted: read-only inside the sandbox even where their parent is writable.
+pub const HOME_PLANTING: [&str; 14] = [
+    ".bashrc",
+    ".bash_profile",
+    ".bash_login",
+    ".bash_logout",
+    ".profile",
+    ".zshrc",
+    ".zshenv",
+    ".zprofile",
+    ".zlogin",
+    ".config/fish",
+    ".claude",
+    ".codex",
+    ".gemini",
+    ".config/git",
+];
+
+/// The same inside the project (`.git` entries exist only in a repository).
+pub const PROJECT_PLANTING: [&str; 3] = [".git/hooks", ".git/config", ".mino"];
+
+/// Whether a sandboxed command reaches the network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Network {
+    On,
+    /// A network namespace of its own with loopback only.
+    Off,
+}
+
+impl Network {
+    pub fn name(self) -> &'static str {
+        match self {
+            Network::On => "on",
+            Network::Off => "off",
+        }
+    }
+}
+
+/// What a `sandbox: false` call does in bypass mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnsandboxedInBypass {
+    /// Asks like in every other mode (the default).
+    Ask,
+    /// Runs without a question, shown as allowed by bypass.
+    Run,
+}
+
+/// `[sandbox]`, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxSettings {
+    /// `false` turns the sandbox off: commands run with the user's account.
+    pub enabled: bool,
+    /// `false` skips the namespaces and uses Landlock alone.
+    pub namespaces: bool,
+    pub network: Network,
+    /// Refuse to run a command when no sandbox can be set up.
+    pub required: bool,
+    pub unsandboxed_in_bypass: UnsandboxedInBypass,
+    /// Writable directories besides the project and `/tmp`, absolute or
+    /// starting with `~/`.
+    pub writable: Vec<String>,
+}
+
+impl Default for SandboxSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            namespaces: true,
+            network: Network::On,
+            required: false,
+            unsandboxed_in_bypass: UnsandboxedInBypass::Ask,
+            writable: DEFAULT_WRITABLE.iter().map(|s| (*s).to_string()).collect(),
+        }
+    }
+}
+
+/// How strongly this run's commands are sandboxed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    /// User, mount and PID namespaces, masks, Landlock.
+    Full,
+    /// Landlock alone: writes restricted, secrets not masked.
+    LandlockOnly,
+    /// Nothing: commands run with the user's account permissions.
+    None,
+}
+
+/// The sandbox this run uses: the settings, what the machine supports, and
+/// the binary that sets it up.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    pub settings: SandboxSettings,
+    pub level: Level,
+    /// Why the level is lower than asked, said once at start.
+    pub degraded: Option<String>,
+    /// The mino binary started as the helper.
+    pub helper: PathBuf,
+}
+
+impl Sandbox {
+    /// No sandbox at all (the sandbox is off, or on a platform without one).
+    pub fn off(settings: SandboxSettings) -> Self {
+        Self {
+            settings,
+            level: Level::None,
+            degraded: None,
+            helper: PathBuf::new(),
+        }
+    }
+
+    /// The level `settings` allow on a machine that supports `support`, and
+    /// what to tell the user when it is lower than asked.
+    pub fn choose(settings: SandboxSettings, support: &Support, helper: PathBuf) -> Self {
+        if !settings.enabled {
+            return Self::off(settings);
+        }
+        let (level, degraded) = if settings.namespaces && support.user_namespaces {
+            (Level::Full, None)
+        } else if support.landlock_abi.is_some() {
+            let why = if settings.namespaces {
+                format!(
+                    "user namespaces are not available here ({}); bash runs under Landlock alone: \
+                     writes are restricted, secrets are not masked",
+                    support
+                        .namespace_error
+                        .as_deref()
+                        .unwrap_or("unknown reason")
+                )
+            } else {
+                "[sandbox] namespaces = false: bash runs under Landlock alone: writes are \
+                 restricted, secrets are not masked"
+                    .to_string()
+            };
+            (Level::LandlockOnly, Some(why))
+        } else {
+            (
+                Level::None,
+                Some(
+                    "no sandbox: this machine offers neither user namespaces nor Landlock; bash \
+                     runs with your account permissions"
+                        .to_string(),
+                ),
+            )
+        };
+        Self {
+            settings,
+            level,
+            degraded,
+            helper,
+        }
+    }
+
+    /// The status bar's word for the level, when it is worth showing.
+    pub fn badge(&self) -> Option<&'static str> {
+        match self.level {
+            Level::Full => None,
+            Level::LandlockOnly => Some("sandbox: Landlock only"),
+            Level::None => Some("no sandbox"),
+        }
+    }
+}
+
+/// Why the helper could not set up the sandbox or run the command.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("cannot read the sandbox plan: {0}")]
+    Plan(String),
+    #[error("{step}: {source}")]
+    Step {
+        step: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("Landlock: {0}")]
+    Landlock(String),
+}
+
+impl SandboxError {
+    pub(crate) fn step(step: impl Into<String>) -> impl FnOnce(std::io::Error) -> Self {
+        let step = step.into();
+        move |source| SandboxError::Step { step, source }
+    }
+}
+
+/// The helper's entry: `args` are the arguments after `HELPER_ARG`. Returns
+/// the process's exit code. Must run before any thread is started.
+pub fn helper_main(args: &[std::ffi::OsString]) -> i32 {
+    #[cfg(target_os = "linux")]
+    {
+        helper::main(args)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = args;
+        eprintln!("mino sandbox: not available on this platform");
+        125
+    }
+}
+
+/// The exit code the helper uses when the sandbox could not be set up.
+pub const SETUP_FAILED: i32 = 125;
+
+/// The prefix of every message the helper prints about itself.
+pub const HELPER_PREFIX: &str = "mino sandbox:";

@@ -1,0 +1,279 @@
+//! The plan one command runs under: which paths stay writable, which become
+//! read-only again, which are masked, and whether the network is cut. Built
+//! from the settings, the project's cached scan and what exists in the home;
+//! sent to the helper as JSON. Never mounts anything and never reads what a
+//! file holds.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+
+use super::scan::ScanCache;
+use super::{
+    HELPER_ARG, HOME_PLANTING, HOME_SECRETS, Level, Network, PROJECT_PLANTING, Sandbox,
+    SandboxError,
+};
+use crate::policy::ProtectedPaths;
+
+/// Everything the helper needs to run one command.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
+    pub command: String,
+    pub cwd: PathBuf,
+    /// The user's ids outside, kept as the command's ids inside.
+    pub uid: u32,
+    pub gid: u32,
+    /// New user, mount and PID namespaces; `false` is Landlock alone.
+    pub namespaces: bool,
+    pub network: Network,
+    /// Directories the command may write to (absolute, existing).
+    pub writable: Vec<PathBuf>,
+    /// Paths read-only again inside a writable directory.
+    pub read_only: Vec<PathBuf>,
+    /// Files covered by an empty read-only file.
+    pub mask_files: Vec<PathBuf>,
+    /// Directories covered by an empty read-only directory.
+    pub mask_dirs: Vec<PathBuf>,
+}
+
+/// The longest piece of the plan in one argument (the kernel takes up to
+/// 128 KiB per argument; a long command escaped in JSON may need several).
+const ARG_PIECE: usize = 64 * 1024;
+
+impl Plan {
+    /// The helper's arguments for this plan: `__sandbox exec` and the plan
+    /// as JSON, cut into pieces that each fit in one argument. Passed as
+    /// arguments because the helper's stdin is its guard's, and the plan
+    /// holds nothing secret (paths and the command, which bash's own
+    /// arguments show anyway).
+    pub fn to_args(&self) -> Result<Vec<OsString>, serde_json::Error> {
+        let text = serde_json::to_string(self)?;
+        let mut args: Vec<OsString> = vec![HELPER_ARG.into(), "exec".into()];
+        let mut rest = text.as_str();
+        while !rest.is_empty() {
+            let mut end = rest.len().min(ARG_PIECE);
+            while !rest.is_char_boundary(end) {
+                end -= 1;
+            }
+            let (piece, tail) = rest.split_at(end);
+            args.push(piece.into());
+            rest = tail;
+        }
+        Ok(args)
+    }
+
+    /// The plan from the pieces `to_args` made (what follows `exec`).
+    pub fn from_args(pieces: &[OsString]) -> Result<Plan, SandboxError> {
+        let mut text = String::new();
+        for piece in pieces {
+            let piece = piece
+                .to_str()
+                .ok_or_else(|| SandboxError::Plan("a piece of the plan is not UTF-8".into()))?;
+            text.push_str(piece);
+        }
+        serde_json::from_str(&text).map_err(|e| SandboxError::Plan(e.to_string()))
+    }
+
+    /// Every masked path, files first.
+    pub fn masked(&self) -> impl Iterator<Item = &PathBuf> {
+        self.mask_files.iter().chain(&self.mask_dirs)
+    }
+}
+
+/// Builds plans for one project; the scan of its protected paths is cached
+/// between calls.
+#[derive(Debug, Clone)]
+pub struct Planner {
+    pub sandbox: Sandbox,
+    pub project: PathBuf,
+    /// The user's home directory, when known.
+    pub home: Option<PathBuf>,
+    /// mino's own home (settings, sessions, logs): masked.
+    pub mino_home: Option<PathBuf>,
+    protected: Arc<ProtectedPaths>,
+    scan: Arc<Mutex<ScanCache>>,
+}
+
+impl Planner {
+    pub fn new(
+        sandbox: Sandbox,
+        project: PathBuf,
+        home: Option<PathBuf>,
+        mino_home: Option<PathBuf>,
+        protected: Arc<ProtectedPaths>,
+    ) -> Self {
+        Self {
+            sandbox,
+            project,
+            home,
+            mino_home,
+            protected,
+            scan: Arc::new(Mutex::new(ScanCache::default())),
+        }
+    }
+
+    /// The plan for `command`. Walks the project only when its directories
+    /// changed since the last call.
+    pub fn plan(&self, command: &str) -> Plan {
+        let project = canonical(&self.project).unwrap_or_else(|| self.project.clone());
+        let namespaces = self.sandbox.level == Level::Full;
+        let mut writable = vec![project.clone()];
+        for entry in &self.sandbox.settings.writable {
+            if let Some(path) = self.expand(entry).as_deref().and_then(canonical) {
+                writable.push(path);
+            }
+        }
+        let mut read_only = Vec::new();
+        for name in PROJECT_PLANTING {
+            read_only.push(project.join(name));
+        }
+        // Submodules keep their own hooks and config under .git/modules.
+        for module in submodule_git_dirs(&project.join(".git/modules")) {
+            read_only.push(module.join("hooks"));
+            read_only.push(module.join("config"));
+        }
+        // A linked worktree keeps its repository elsewhere: git needs to
+        // write there too, its hooks and config stay read-only.
+        for git_dir in linked_git_dirs(&project) {
+            read_only.push(git_dir.join("hooks"));
+            read_only.push(git_dir.join("config"));
+            writable.push(git_dir);
+        }
+        let mut mask_files = Vec::new();
+        let mut mask_dirs = Vec::new();
+        if namespaces {
+            let scanned = match self.scan.lock() {
+                Ok(mut cache) => cache.masked(&project, &self.protected),
+                Err(poisoned) => poisoned.into_inner().masked(&project, &self.protected),
+            };
+            mask_files.extend(scanned.files);
+            mask_dirs.extend(scanned.dirs);
+        }
+        if let Some(home) = &self.home {
+            for name in HOME_PLANTING {
+                read_only.push(home.join(name));
+            }
+            if namespaces {
+                for name in HOME_SECRETS {
+                    classify(&home.join(name), &mut mask_files, &mut mask_dirs);
+                }
+            }
+        }
+        if namespaces && let Some(mino_home) = &self.mino_home {
+            classify(mino_home, &mut mask_files, &mut mask_dirs);
+        }
+        read_only.retain(|p| p.symlink_metadata().is_ok());
+        // A mask over a directory holding the project would hide it.
+        mask_dirs.retain(|dir| !project.starts_with(dir) && !self.project.starts_with(dir));
+        writable.sort();
+        writable.dedup();
+        Plan {
+            command: command.to_string(),
+            cwd: project,
+            uid: rustix::process::getuid().as_raw(),
+            gid: rustix::process::getgid().as_raw(),
+            namespaces,
+            network: self.sandbox.settings.network,
+            writable,
+            read_only,
+            mask_files,
+            mask_dirs,
+        }
+    }
+
+    /// `~/x` against the home; absolute paths as they are.
+    fn expand(&self, entry: &str) -> Option<PathBuf> {
+        match entry.strip_prefix("~/") {
+            Some(rest) => self.home.as_ref().map(|home| home.join(rest)),
+            None => Some(PathBuf::from(entry)),
+        }
+    }
+
+    /// A masked path as the user writes it: project-relative, `~/...`, or
+    /// absolute.
+    pub fn display(&self, path: &Path) -> String {
+        let project = canonical(&self.project).unwrap_or_else(|| self.project.clone());
+        if let Ok(rel) = path.strip_prefix(&project) {
+            return rel.to_string_lossy().into_owned();
+        }
+        if let Some(home) = &self.home
+            && let Ok(rel) = path.strip_prefix(home)
+        {
+            return format!("~/{}", rel.to_string_lossy());
+        }
+        path.to_string_lossy().into_owned()
+    }
+}
+
+fn canonical(path: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(path).ok()
+}
+
+/// Adds `path` to the file or directory masks by what it is (a link by what
+/// it points to); nothing when it does not exist.
+fn classify(path: &Path, files: &mut Vec<PathBuf>, dirs: &mut Vec<PathBuf>) {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => dirs.push(path.to_path_buf()),
+        Ok(meta) if meta.is_file() => files.push(path.to_path_buf()),
+        _ => {}
+    }
+}
+
+/// The git directories of submodules (`.git/modules/NAME`, nested ones
+/// under `NAME/modules/`), to a bounded depth.
+fn submodule_git_dirs(modules: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![(modules.to_path_buf(), 0)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            let path = entry.path();
+            if path.join("HEAD").is_file() {
+                found.push(path.clone());
+                if depth < 4 {
+                    stack.push((path.join("modules"), depth + 1));
+                }
+            } else if depth < 4 {
+                // A submodule named with a slash: modules/a/b.
+                stack.push((path, depth + 1));
+            }
+        }
+    }
+    found
+}
+
+/// A linked worktree's `.git` file names its git directory, and that one
+/// its common directory: both, when they exist.
+fn linked_git_dirs(project: &Path) -> Vec<PathBuf> {
+    let dot_git = project.join(".git");
+    let Ok(meta) = dot_git.symlink_metadata() else {
+        return Vec::new();
+    };
+    if !meta.is_file() {
+        return Vec::new();
+    }
+    let Ok(text) = std::fs::read_to_string(&dot_git) else {
+        return Vec::new();
+    };
+    let Some(dir) = text.lines().find_map(|l| l.strip_prefix("gitdir: ")) else {
+        return Vec::new();
+    };
+    let git_dir = project.join(dir.trim());
+    let Some(git_dir) = canonical(&git_dir) else {
+        return Vec::new();
+    };
+    let mut dirs = vec![git_dir.clone()];
+    if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir"))
+        && let Some(common) = canonical(&git_dir.join(common.trim()))
+    {
+        dirs.push(common);
+    }
+    dirs
+}

@@ -1,0 +1,408 @@
+//! The sandbox end to end: the built binary in bypass against a loopback
+//! model service, each bash command run for real, checked on the files it
+//! left and on every request body the service received. HOME and the
+//! project live under the build's own temporary directory, not under /tmp
+//! (which the sandbox replaces), so a refused write is refused by the
+//! sandbox and not by a missing directory.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use crate::support::llm::{Llm, Reply, text, tool};
+use crate::support::pty::Pty;
+use crate::support::world::SECRET;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+const KEY: &str = "sk-sandbox-key-never-seen";
+const SSH_SECRET: &str = "SSH-PRIVATE-KEY-7c1d";
+
+/// A temporary HOME with credentials and a shell start-up file, a project
+/// that is a git repository with a `.env`, and a model service.
+struct Setup {
+    root: TempDir,
+    llm: Llm,
+}
+
+impl Setup {
+    async fn new(replies: Vec<Reply>, sandbox: &str) -> Self {
+        let root = tempfile::Builder::new()
+            .prefix("sandbox-e2e")
+            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .unwrap();
+        let llm = Llm::start("openai-chat", replies).await;
+        let b = Self { root, llm };
+        std::fs::create_dir_all(b.home().join(".ssh")).unwrap();
+        std::fs::write(b.home().join(".ssh/id_rsa"), SSH_SECRET).unwrap();
+        std::fs::write(b.home().join(".bashrc"), "# start-up\n").unwrap();
+        std::fs::create_dir_all(b.mino_home()).unwrap();
+        std::fs::write(
+            b.mino_home().join("config.toml"),
+            format!(
+                "[model]\nprovider = \"openai-chat\"\nbase_url = \"{}\"\nmodel = \"m\"\napi_key_env = \"OPENAI_API_KEY\"\nrequest_timeout_secs = 5\nmax_retries = 0\n[limits]\nturn_tool_calls = 30\n{sandbox}",
+                b.llm.base_url()
+            ),
+        )
+        .unwrap();
+        let project = b.project();
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join(".env"), format!("TOKEN={SECRET}\n")).unwrap();
+        std::fs::write(project.join("notes.md"), "notes\n").unwrap();
+        let git = |args: &[&str]| {
+            let out = Command::new("git")
+                .args(args)
+                .current_dir(&project)
+                .env("HOME", b.home())
+                .output()
+                .expect("git must be installed for these tests");
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+        };
+        git(&["init", "-q"]);
+        git(&["config", "user.email", "t@example.com"]);
+        git(&["config", "user.name", "t"]);
+        git(&["add", "notes.md"]);
+        git(&["commit", "-qm", "first"]);
+        b
+    }
+
+    fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    fn mino_home(&self) -> PathBuf {
+        self.home().join(".config/mino")
+    }
+
+    fn project(&self) -> PathBuf {
+        self.root.path().join("project")
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mino"));
+        command
+            .args(args)
+            .arg("--cd")
+            .arg(self.project())
+            .current_dir(self.project())
+            .env("HOME", self.home())
+            .env("MINO_HOME", self.mino_home())
+            .env("OPENAI_API_KEY", KEY)
+            .env_remove("AGENT_YOLO")
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// One `-p` turn in bypass: the events and the process's output.
+    async fn bypass(&self, prompt: &str) -> (Vec<Value>, Output) {
+        let mut command = self.command(&["-p", prompt, "--output-format", "stream-json", "--yolo"]);
+        let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+            .await
+            .unwrap();
+        let events = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+            .collect();
+        (events, out)
+    }
+
+    /// Every request body the service received, as one string.
+    fn bodies(&self) -> String {
+        self.llm.bodies().join("\n")
+    }
+}
+
+fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["type"] == kind).collect()
+}
+
+/// The text of every tool result, in order.
+fn results(events: &[Value]) -> Vec<String> {
+    of_type(events, "tool_result")
+        .iter()
+        .map(|r| r.to_string())
+        .collect()
+}
+
+fn bash(command: &str) -> Reply {
+    tool("bash", json!({ "command": command }))
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn secrets_read_as_empty_and_never_reach_the_model() {
+    let b = Setup::new(
+        vec![
+            bash("cat .env; echo end-of-env"),
+            bash("cat ~/.ssh/id_rsa; ls -a ~/.ssh; echo end-of-ssh"),
+            bash("cat \"$MINO_HOME/config.toml\"; echo end-of-home"),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let (events, out) = b.bypass("read the secrets").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = results(&events);
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert!(results[0].contains("end-of-env"), "{}", results[0]);
+    assert!(
+        results[0].contains(".env masked by the sandbox"),
+        "{}",
+        results[0]
+    );
+    assert!(results[1].contains("end-of-ssh"), "{}", results[1]);
+    assert!(
+        results[1].contains("masked by the sandbox"),
+        "{}",
+        results[1]
+    );
+    assert!(results[2].contains("end-of-home"), "{}", results[2]);
+    let bodies = b.bodies();
+    assert!(
+        !bodies.contains(SECRET),
+        "the .env marker reached the model"
+    );
+    assert!(
+        !bodies.contains(SSH_SECRET),
+        "the ssh key reached the model"
+    );
+    assert!(
+        !bodies.contains("base_url"),
+        "mino's settings reached the model"
+    );
+    // Nothing was written over the real files.
+    assert_eq!(
+        std::fs::read_to_string(b.project().join(".env")).unwrap(),
+        format!("TOKEN={SECRET}\n")
+    );
+    assert_eq!(
+        std::fs::read_to_string(b.home().join(".ssh/id_rsa")).unwrap(),
+        SSH_SECRET
+    );
+    // The record line (on stderr with stream-json) says what the command ran in.
+    let shown = stderr(&out);
+    assert!(
+        shown.contains("Sandbox: \"project writable, secrets masked, network on\""),
+        "{shown}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_home_and_planting_paths_are_read_only_while_git_commit_works() {
+    let b = Setup::new(
+        vec![
+            bash("touch ~/pwned"),
+            bash("echo x >> ~/.bashrc"),
+            bash("echo x > .git/hooks/pre-commit"),
+            bash("echo y >> .git/config"),
+            bash("echo changed >> notes.md && git commit -qam x && git log --oneline | wc -l"),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let (events, out) = b.bypass("plant").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = results(&events);
+    assert_eq!(results.len(), 5, "{results:?}");
+    for refused in &results[..4] {
+        assert!(!refused.contains("Exit code: 0"), "{refused}");
+        assert!(refused.contains("Read-only file system"), "{refused}");
+        assert!(refused.contains("\\\"sandbox\\\": false"), "{refused}");
+    }
+    assert!(!b.home().join("pwned").exists());
+    assert_eq!(
+        std::fs::read_to_string(b.home().join(".bashrc")).unwrap(),
+        "# start-up\n"
+    );
+    assert!(!b.project().join(".git/hooks/pre-commit").exists());
+    assert!(
+        !std::fs::read_to_string(b.project().join(".git/config"))
+            .unwrap()
+            .contains("y\n")
+    );
+    assert!(results[4].contains("Exit code: 0"), "{}", results[4]);
+    let log = Command::new("git")
+        .args(["log", "--oneline"])
+        .current_dir(b.project())
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&log.stdout).lines().count(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_command_cannot_see_mino_and_nothing_it_started_survives() {
+    let marker = format!("300.{}", std::process::id());
+    let b = Setup::new(
+        vec![
+            bash("echo ppid=$PPID; tr '\\0' '\\n' < /proc/$PPID/environ; cat /proc/*/environ | tr '\\0' '\\n'; ls /proc | grep -c '^[0-9]'"),
+            bash(&format!("setsid sleep {marker} > /dev/null 2>&1 & echo started")),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let (events, out) = b.bypass("look around").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = results(&events);
+    assert!(results[0].contains("ppid=1"), "{}", results[0]);
+    assert!(
+        !results[0].contains(KEY),
+        "mino's key was visible: {}",
+        results[0]
+    );
+    assert!(results[1].contains("started"), "{}", results[1]);
+    assert!(!b.bodies().contains(KEY));
+    let survivors: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(&marker))
+        .collect();
+    assert!(survivors.is_empty(), "still running: {survivors:?}");
+}
+
+/// A loopback listener outside the sandbox; the command connects with
+/// bash's /dev/tcp.
+fn connect_to(port: u16) -> Reply {
+    bash(&format!(
+        "(exec 3<>/dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo reached || echo unreachable"
+    ))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn network_off_cuts_even_loopback_and_on_keeps_it() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    for (setting, expected) in [("on", "reached"), ("off", "unreachable")] {
+        let b = Setup::new(
+            vec![connect_to(port), text("done")],
+            &format!("[sandbox]\nnetwork = \"{setting}\"\n"),
+        )
+        .await;
+        let (events, out) = b.bypass("connect").await;
+        assert!(out.status.success(), "{}", stderr(&out));
+        let result = &results(&events)[0];
+        assert!(
+            result.contains(&format!("\\n{expected}")),
+            "{setting}: {result}"
+        );
+        let shown = stderr(&out);
+        assert!(shown.contains(&format!("network {setting}")), "{shown}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaving_the_sandbox_is_rejected_where_nobody_can_ask() {
+    let b = Setup::new(
+        vec![
+            tool(
+                "bash",
+                json!({"command": "touch ~/outside", "sandbox": false, "reason": "needs the home"}),
+            ),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let (events, out) = b.bypass("leave").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let decision = of_type(&events, "decision");
+    assert_eq!(decision[0]["decision"], "deny", "{decision:?}");
+    assert_eq!(decision[0]["code"], "MINO_DENY_NOBODY_TO_ASK");
+    assert!(!b.home().join("outside").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaving_the_sandbox_asks_in_bypass_and_runs_when_allowed() {
+    let b = Setup::new(
+        vec![
+            tool(
+                "bash",
+                json!({"command": "touch ~/outside", "sandbox": false, "reason": "needs the home"}),
+            ),
+            text("left it"),
+        ],
+        "",
+    )
+    .await;
+    let home = b.home().to_str().unwrap().to_string();
+    let mino_home = b.mino_home().to_str().unwrap().to_string();
+    let project = b.project().to_str().unwrap().to_string();
+    let mut pty = Pty::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--line", "--yolo", "--cd", &project],
+        &b.project(),
+        &[
+            ("HOME", &home),
+            ("MINO_HOME", &mino_home),
+            ("OPENAI_API_KEY", KEY),
+            ("AGENT_YOLO", ""),
+        ],
+    );
+    pty.expect("Use /mode to change it.");
+    pty.send_line("go");
+    let question = pty.expect("Approve this operation? [y/N]");
+    assert!(
+        question.contains("Reason: \"needs the home\""),
+        "{question}"
+    );
+    assert!(question.contains("outside the sandbox"), "{question}");
+    pty.send_line("y");
+    pty.expect("left it");
+    assert!(b.home().join("outside").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn landlock_alone_still_restricts_writes() {
+    let b = Setup::new(
+        vec![
+            bash("touch ~/pwned"),
+            bash("touch made-here && echo made"),
+            text("done"),
+        ],
+        "[sandbox]\nnamespaces = false\n",
+    )
+    .await;
+    let (events, out) = b.bypass("write").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = results(&events);
+    assert!(!results[0].contains("Exit code: 0"), "{}", results[0]);
+    assert!(!b.home().join("pwned").exists());
+    assert!(results[1].contains("made"), "{}", results[1]);
+    assert!(b.project().join("made-here").exists());
+    let shown = stderr(&out);
+    assert!(shown.contains("Landlock only"), "{shown}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_check_reports_what_this_machine_supports() {
+    let b = Setup::new(vec![], "").await;
+    let out = b.command(&["sandbox", "check"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["user_namespaces"], true, "{report}");
+    assert!(
+        report["landlock_abi"].as_i64().unwrap_or(0) >= 1,
+        "{report}"
+    );
+    assert_eq!(report["level"], "full");
+    assert_eq!(report["network"], "on");
+    let masked = report["masked"].to_string();
+    for path in [
+        b.project().join(".env"),
+        b.home().join(".ssh"),
+        b.mino_home(),
+    ] {
+        let path = std::fs::canonicalize(&path).unwrap_or(path);
+        assert!(masked.contains(path.to_str().unwrap()), "{masked}");
+    }
+    assert!(
+        report["writable"].to_string().contains("project"),
+        "{report}"
+    );
+}
