@@ -36,7 +36,11 @@ const readable = new ReadableStream({
   start(controller) {
     child.stdout.on("data", (d) => {
       raw.push(Buffer.from(d));
-      controller.enqueue(new Uint8Array(d));
+      // The SDK may close its reader first (at the end of a run): what
+      // arrives after that is still saved in raw, only not delivered.
+      try {
+        controller.enqueue(new Uint8Array(d));
+      } catch {}
     });
     child.stdout.on("end", () => {
       try {
