@@ -417,6 +417,39 @@ async fn leaving_the_sandbox_is_rejected_where_nobody_can_ask() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_required_sandbox_refuses_to_be_left_and_refuses_to_be_off() {
+    let leave = || {
+        tool(
+            "bash",
+            json!({"command": "touch ~/outside", "sandbox": false, "reason": "needs the home"}),
+        )
+    };
+    let b = Setup::new(
+        vec![leave(), bash("touch inside && echo made"), text("done")],
+        "[sandbox]\nrequired = true\nunsandboxed_in_bypass = \"run\"\n",
+    )
+    .await;
+    let (events, out) = b.bypass("leave").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let first = results(&events);
+    assert!(first[0].contains("did not run"), "{}", first[0]);
+    assert!(first[0].contains("required = true"), "{}", first[0]);
+    assert!(!b.home().join("outside").exists());
+    assert!(first[1].contains("made"), "{}", first[1]);
+    // Turned off while required: nothing runs unsandboxed.
+    let b = Setup::new(
+        vec![bash("touch ~/outside"), text("done")],
+        "[sandbox]\nrequired = true\nenabled = false\n",
+    )
+    .await;
+    let (events, out) = b.bypass("run").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let off = results(&events);
+    assert!(off[0].contains("did not run"), "{}", off[0]);
+    assert!(!b.home().join("outside").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn leaving_the_sandbox_asks_in_bypass_and_runs_when_allowed() {
     let b = Setup::new(
         vec![
