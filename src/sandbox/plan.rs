@@ -2,7 +2,8 @@
 //! read-only again, which are masked, and whether the network is cut. Built
 //! from the settings, the project's cached scan and what exists in the home;
 //! sent to the helper as JSON. Never mounts anything and never reads what a
-//! file holds.
+//! file holds; the only thing it makes is a repository's missing, empty
+//! `hooks` directory (so that it can be read-only).
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -141,6 +142,9 @@ impl Planner {
             read_only.push(git_dir.join("config"));
             writable.push(git_dir);
         }
+        if namespaces {
+            make_missing_hooks(&read_only);
+        }
         let mut mask_files = Vec::new();
         let mut mask_dirs = Vec::new();
         if namespaces {
@@ -204,6 +208,21 @@ impl Planner {
             return format!("~/{}", rel.to_string_lossy());
         }
         path.to_string_lossy().into_owned()
+    }
+}
+
+/// A repository without a `hooks` directory would let a command make one
+/// and plant a hook in it: an empty one is made, as `git init` would, so it
+/// can be bound read-only. A directory mino cannot make, the command
+/// cannot make either.
+fn make_missing_hooks(read_only: &[PathBuf]) {
+    for hooks in read_only.iter().filter(|p| p.ends_with("hooks")) {
+        if let Some(git_dir) = hooks.parent()
+            && git_dir.join("HEAD").is_file()
+            && hooks.symlink_metadata().is_err()
+        {
+            let _ = std::fs::create_dir(hooks);
+        }
     }
 }
 

@@ -560,7 +560,8 @@ async fn escaped_processes_are_gone_when_the_call_ends() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn escaped_processes_and_the_shell_are_gone_when_mino_is_killed() {
     let d = durations(1);
-    let shell_sleep = (100_000 + (std::process::id() % 50_000) * 10 + 9).to_string();
+    // Its own salt: durations(3) belongs to a test that may run meanwhile.
+    let [shell_sleep, _, _] = durations(4);
     let case = Case::new(
         vec![
             tool(

@@ -266,6 +266,105 @@ async fn the_command_cannot_see_mino_and_nothing_it_started_survives() {
     assert!(survivors.is_empty(), "still running: {survivors:?}");
 }
 
+/// A hostile command tries the ways around the sandbox: links and `/proc`
+/// paths to the masked secret, a hard link to it, a namespace of its own to
+/// undo the masks, init's environment, the descriptors it inherited, a
+/// shared `/dev/shm`, a write outside from another working directory, a
+/// hooks directory the repository did not have, and the user's terminal
+/// (mino runs in one here, as it does for a person).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ways_around_the_sandbox_are_closed() {
+    let probe = format!("mino-sandbox-probe-{}", std::process::id());
+    let b = Setup::new(
+        vec![
+            bash(
+                "ln -s .env link; cat link /proc/self/root$PWD/.env /proc/1/root$PWD/.env; \
+                 echo end-links",
+            ),
+            bash("ln .env hard; echo end-hard"),
+            bash(
+                "unshare -Urm sh -c 'umount .env; cat .env; mount -o remount,rw /; touch /escaped'; \
+                 echo end-unshare",
+            ),
+            bash("cat /proc/1/environ; ls -l /proc/self/fd/; echo end-fds"),
+            bash(&format!(
+                "echo x > /dev/shm/{probe}; cd / && touch /{probe}; echo end-outside"
+            )),
+            bash("mkdir -p .git/hooks && echo 'touch planted' > .git/hooks/pre-commit"),
+            bash("(exec 3<>/dev/tty) 2>/dev/null && echo tty-open || echo no-tty"),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    // A repository may have no hooks directory: the command must not make one.
+    std::fs::remove_dir_all(b.project().join(".git/hooks")).unwrap();
+    let home = b.home().to_str().unwrap().to_string();
+    let mino_home = b.mino_home().to_str().unwrap().to_string();
+    let project = b.project().to_str().unwrap().to_string();
+    let mut pty = Pty::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--line", "--yolo", "--cd", &project],
+        &b.project(),
+        &[
+            ("HOME", &home),
+            ("MINO_HOME", &mino_home),
+            ("OPENAI_API_KEY", KEY),
+            ("AGENT_YOLO", ""),
+        ],
+    );
+    pty.expect("Use /mode to change it.");
+    pty.send_line("get out");
+    pty.expect("done");
+    // The tool results as the model received them, in order.
+    let last: Value = serde_json::from_str(b.llm.bodies().last().unwrap()).unwrap();
+    let results: Vec<String> = last["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(results.len(), 7, "{results:?}");
+    let [links, hard, unshare, fds, outside, hooks, tty] = &results[..] else {
+        unreachable!()
+    };
+    let bodies = b.bodies();
+    assert!(
+        !bodies.contains(SECRET),
+        "the .env marker reached the model"
+    );
+    assert!(!bodies.contains(KEY), "mino's key reached the model");
+    assert!(links.contains("end-links"), "{links}");
+    assert!(hard.contains("Invalid cross-device link"), "{hard}");
+    assert!(!b.project().join("hard").exists());
+    assert!(unshare.contains("end-unshare"), "{unshare}");
+    assert!(!std::path::Path::new("/escaped").exists());
+    assert!(
+        fds.contains("Permission denied"),
+        "init's environment: {fds}"
+    );
+    assert!(!fds.contains("socket:"), "a socket was inherited: {fds}");
+    assert!(
+        !fds.contains(&mino_home),
+        "a file of mino's home was inherited: {fds}"
+    );
+    assert!(outside.contains("Read-only file system"), "{outside}");
+    assert!(!std::path::Path::new("/dev/shm").join(&probe).exists());
+    assert!(!std::path::Path::new("/").join(&probe).exists());
+    assert!(!hooks.contains("Exit code: 0"), "{hooks}");
+    assert!(!b.project().join(".git/hooks/pre-commit").exists());
+    assert!(
+        tty.contains("no-tty"),
+        "the command reached the terminal: {tty}"
+    );
+    // The real .env is untouched.
+    assert_eq!(
+        std::fs::read_to_string(b.project().join(".env")).unwrap(),
+        format!("TOKEN={SECRET}\n")
+    );
+}
+
 /// A loopback listener outside the sandbox; the command connects with
 /// bash's /dev/tcp.
 fn connect_to(port: u16) -> Reply {
@@ -314,6 +413,39 @@ async fn leaving_the_sandbox_is_rejected_where_nobody_can_ask() {
     let decision = of_type(&events, "decision");
     assert_eq!(decision[0]["decision"], "deny", "{decision:?}");
     assert_eq!(decision[0]["code"], "MINO_DENY_NOBODY_TO_ASK");
+    assert!(!b.home().join("outside").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_required_sandbox_refuses_to_be_left_and_refuses_to_be_off() {
+    let leave = || {
+        tool(
+            "bash",
+            json!({"command": "touch ~/outside", "sandbox": false, "reason": "needs the home"}),
+        )
+    };
+    let b = Setup::new(
+        vec![leave(), bash("touch inside && echo made"), text("done")],
+        "[sandbox]\nrequired = true\nunsandboxed_in_bypass = \"run\"\n",
+    )
+    .await;
+    let (events, out) = b.bypass("leave").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let first = results(&events);
+    assert!(first[0].contains("did not run"), "{}", first[0]);
+    assert!(first[0].contains("required = true"), "{}", first[0]);
+    assert!(!b.home().join("outside").exists());
+    assert!(first[1].contains("made"), "{}", first[1]);
+    // Turned off while required: nothing runs unsandboxed.
+    let b = Setup::new(
+        vec![bash("touch ~/outside"), text("done")],
+        "[sandbox]\nrequired = true\nenabled = false\n",
+    )
+    .await;
+    let (events, out) = b.bypass("run").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let off = results(&events);
+    assert!(off[0].contains("did not run"), "{}", off[0]);
     assert!(!b.home().join("outside").exists());
 }
 

@@ -12,8 +12,10 @@
 //! it between fork and exec needs `pre_exec`, which is `unsafe`, while a
 //! process may always set it on itself and keep it across `execve`.
 //!
-//! The lifeline carries mino's orders: `T` sends SIGTERM to the shell's
-//! process group, `K` (or any other byte) SIGKILL; its end (mino exited,
+//! The shell runs in a session of its own, with no controlling terminal, so
+//! nothing it starts can read or write the user's terminal or push keys
+//! into it (TIOCSTI). The lifeline carries mino's orders: `T` sends SIGTERM
+//! to the shell's process group, `K` (or any other byte) SIGKILL; its end (mino exited,
 //! was killed, or dropped the call) kills the group too. When the shell
 //! ends, however it ends, the guard kills its group and then every process
 //! still below it, reaps them, and exits with the shell's status (an exit
@@ -67,7 +69,6 @@ pub fn guard_main(args: &[OsString]) -> i32 {
         .arg("--")
         .args(shell)
         .stdin(Stdio::null())
-        .process_group(0)
         .spawn()
     {
         Ok(child) => child,
@@ -108,18 +109,24 @@ fn follow_lifeline(group: Pid) {
     let mut byte = [0u8; 1];
     loop {
         match stdin.read(&mut byte) {
-            Ok(1) if byte[0] == b'T' => {
-                let _ = kill_process_group(group, Signal::TERM);
-            }
-            Ok(1) => {
-                let _ = kill_process_group(group, Signal::KILL);
-            }
+            Ok(1) if byte[0] == b'T' => signal_shell(group, Signal::TERM),
+            Ok(1) => signal_shell(group, Signal::KILL),
             Ok(_) | Err(_) => {
-                let _ = kill_process_group(group, Signal::KILL);
+                signal_shell(group, Signal::KILL);
                 return;
             }
         }
     }
+}
+
+/// Signals the shell's session (its group has the shell's id once
+/// `__bash-exec` made it) and the shell itself, which an order arriving
+/// before the session exists still reaches. An order racing the shell's
+/// end may name a freed id, as the group's already could; ids are handed
+/// out in a cycle, so it is not reused this soon.
+fn signal_shell(shell: Pid, signal: Signal) {
+    let _ = kill_process_group(shell, signal);
+    let _ = kill_process(shell, signal);
 }
 
 /// The exec helper's main: sets the parent-death signal on itself, makes
@@ -145,6 +152,14 @@ pub fn exec_main(args: &[OsString]) -> i32 {
         if rustix::process::getppid().map(|p| p.as_raw_nonzero().get()) != Some(parent) {
             return CANNOT_START;
         }
+    }
+    // A session of its own, without a controlling terminal: the command
+    // cannot open the user's terminal (`/dev/tty`), read what the user
+    // types into mino, or push keys into it (TIOCSTI). Its process group is
+    // the session's, named by this process's id, which the guard signals.
+    if let Err(e) = rustix::process::setsid() {
+        eprintln!("mino {EXEC}: could not start a session of its own: {e}");
+        return CANNOT_START;
     }
     let error = Command::new(program).args(rest).exec();
     eprintln!(

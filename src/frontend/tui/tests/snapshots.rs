@@ -325,6 +325,22 @@ fn record_lines_in_bypass() {
 }
 
 #[test]
+fn status_bar_says_when_bash_is_less_confined_than_asked() {
+    for badge in ["no sandbox", "sandbox: Landlock only"] {
+        let mut app = app_in(Mode::Bypass);
+        app.status.sandbox = Some(badge);
+        let terminal = draw(&app, 100, 8);
+        let text = screen(terminal.backend().buffer());
+        let status = text.lines().last().unwrap().to_string();
+        assert!(status.contains(badge), "{status}");
+    }
+    // In full force it says nothing.
+    let terminal = draw(&app_in(Mode::Bypass), 100, 8);
+    let text = screen(terminal.backend().buffer());
+    assert!(!text.contains("sandbox"), "{text}");
+}
+
+#[test]
 fn status_bar_in_each_mode() {
     for mode in Mode::ALL {
         let mut app = app_in(mode);
