@@ -258,7 +258,7 @@ fn sessions(app: &mut App, list: Vec<SessionSummary>) {
                 label: s.id.short().to_string(),
                 detail: format!(
                     "{}  {}",
-                    format::date(s.started),
+                    text::date(s.started),
                     format::one_line(s.first_prompt.as_deref().unwrap_or(""), 60)
                 ),
                 value: s.id.to_string(),
@@ -279,7 +279,7 @@ fn sessions(app: &mut App, list: Vec<SessionSummary>) {
             format!(
                 "{}  {}  {:>8}  {}",
                 s.id,
-                format::date(s.started),
+                text::date(s.started),
                 format::bytes(s.bytes),
                 format::one_line(s.first_prompt.as_deref().unwrap_or(""), 60)
             )
