@@ -43,7 +43,7 @@ pub fn record_lines(tool: &str, shown: Shown, fields: &[Field]) -> Vec<String> {
     out.extend(
         fields
             .iter()
-            .filter(|f| f.kind == FieldKind::Text)
+            .filter(|f| matches!(f.kind, FieldKind::Text | FieldKind::Block))
             .map(field_line),
     );
     out
@@ -134,7 +134,7 @@ pub fn question(tool: &str, fields: &[Field]) -> String {
     let mut out = format!("[Tool: {tool}]\n");
     for field in fields {
         match field.kind {
-            FieldKind::Text => {
+            FieldKind::Text | FieldKind::Block => {
                 out.push_str(&field_line(field));
                 out.push('\n');
             }

@@ -54,6 +54,10 @@ pub enum FieldKind {
     Diff,
     /// A tool-specific warning: shown in a dialog, never repeated in a record.
     Warning,
+    /// A value of many lines (an MCP call's arguments as pretty JSON): its
+    /// own lines in a dialog, scrolled with the rest; `Label: "value"` in a
+    /// record.
+    Block,
 }
 
 impl Field {
@@ -62,6 +66,14 @@ impl Field {
             label: label.to_string(),
             value: value.into(),
             kind: FieldKind::Text,
+        }
+    }
+
+    pub fn block(label: &str, value: impl Into<String>) -> Self {
+        Self {
+            label: label.to_string(),
+            value: value.into(),
+            kind: FieldKind::Block,
         }
     }
 

@@ -928,3 +928,55 @@ async fn a_streamable_http_server_round_trips_and_its_headers_never_leave() {
     }
     server.kill().await.unwrap();
 }
+
+/// The dialog shows an MCP call's arguments as a block of pretty JSON, its
+/// own lines under `Arguments:`, scrolled with the arrow keys; rejecting it
+/// still sends nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dialog_shows_long_arguments_as_a_block_that_scrolls() {
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("message".into(), json!("first of many"));
+    for i in 0..40 {
+        arguments.insert(format!("key_{i:02}"), json!(format!("value {i}")));
+    }
+    let world = World::mcp(
+        vec![
+            tool("mcp_everything_echo", Value::Object(arguments)),
+            text("nothing was sent"),
+        ],
+        |_| everything("everything", ""),
+    )
+    .await;
+    let home = world.home.path().to_str().unwrap().to_string();
+    let project = world.project.path().to_str().unwrap().to_string();
+    let mut screen = crate::support::pty::Screen::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--cd", &project],
+        world.project.path(),
+        &[
+            ("TERM", "xterm-256color"),
+            ("MINO_HOME", &home),
+            ("OPENAI_API_KEY", KEY),
+            ("AGENT_YOLO", ""),
+        ],
+    );
+    screen.wait_for("MCP 1/1");
+    screen.submit("echo a lot");
+    let shown = screen.wait_for_all(&[
+        "mcp_everything_echo wants to call everything",
+        "Arguments:",
+        r#""message": "first of many","#,
+        "↑↓ scroll",
+        "keys armed",
+    ]);
+    assert!(!shown.contains(r#""key_39""#), "{shown}");
+    for _ in 0..60 {
+        screen.send(b"\x1b[B");
+    }
+    screen.wait_for(r#""key_39": "value 39""#);
+    screen.send(b"n");
+    screen.wait_for("nothing was sent");
+    screen.submit("/quit");
+    let (code, _) = screen.wait_exit();
+    assert_eq!(code, 0);
+}
