@@ -405,6 +405,7 @@ async fn run_server(
         tools,
         group,
         mut changes,
+        too_long,
     } = match started {
         Ok(started) => started,
         Err(e) => {
@@ -447,15 +448,23 @@ async fn run_server(
         State::Running(live) => live.tools,
         _ => Vec::new(),
     };
+    let reason = if too_long.load(std::sync::atomic::Ordering::Relaxed) {
+        format!(
+            "it sent a message longer than {} MiB, and mino ended the connection",
+            super::line_limit::MAX_MESSAGE_BYTES / (1024 * 1024)
+        )
+    } else {
+        "its connection ended".to_string()
+    };
     server.set(State::Stopped {
-        reason: "its connection ended".into(),
+        reason: reason.clone(),
         tools,
     });
     if let Some(inner) = weak.upgrade() {
         let hub = McpHub { inner };
         hub.rebuild();
         hub.notify(Some(super::NoticeLine::Warning(format!(
-            "MCP server {} stopped: its connection ended. Its tools are no longer offered.",
+            "MCP server {} stopped: {reason}. Its tools are no longer offered.",
             server.name
         ))));
     }

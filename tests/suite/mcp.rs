@@ -980,3 +980,70 @@ async fn the_dialog_shows_long_arguments_as_a_block_that_scrolls() {
     let (code, _) = screen.wait_exit();
     assert_eq!(code, 0);
 }
+
+/// A server that floods its stderr (30 MiB) and writes lines that are not
+/// JSON, and whose tool answers with 50 MiB: mino keeps working, the model
+/// gets the answer capped like bash's output, and the log does not take
+/// the flood. A server whose answer is over the 64 MiB a message may take
+/// is stopped at once with that reason, never left waiting for the tool
+/// timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flooding_server_and_huge_results_leave_mino_working() {
+    let world = World::mcp(
+        vec![
+            tool("mcp_flood_big", json!({})),
+            tool("mcp_flood_small", json!({})),
+            tool("mcp_huge_big", json!({})),
+            text("survived"),
+        ],
+        |_| {
+            format!(
+                "{}{}",
+                fake("flood", "flood", "tool_timeout_secs = 100"),
+                fake(
+                    "huge",
+                    "flood",
+                    "tool_timeout_secs = 100\nenv = { FAKE_FLOOD_MB = \"0\", FAKE_BIG_MB = \"70\" }"
+                )
+            )
+        },
+    )
+    .await;
+    let (events, stderr, out) = world.print("go", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    let results = results(&events);
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert_eq!(results[0].0, "completed");
+    assert!(results[0].1.starts_with("yyyy"));
+    assert!(
+        results[0].1.contains("bytes of output left out"),
+        "not capped"
+    );
+    assert!(results[0].1.len() < 200 * 1024, "{}", results[0].1.len());
+    assert_eq!(
+        results[1],
+        ("completed".to_string(), "small answer".to_string())
+    );
+    assert_eq!(results[2].0, "error");
+    assert!(
+        results[2].1.contains("MCP server huge") && !results[2].1.contains("tool_timeout_secs"),
+        "{}",
+        results[2].1
+    );
+    assert!(
+        stderr.contains("MCP server huge stopped: it sent a message longer than 64 MiB"),
+        "{stderr}"
+    );
+    let logged: u64 = walk(&world.home.path().join("logs"))
+        .iter()
+        .map(|f| std::fs::metadata(f).unwrap().len())
+        .sum();
+    assert!(logged < 4 * 1024 * 1024, "the log took {logged} bytes");
+    for body in world.llm.bodies() {
+        assert!(
+            body.len() < 1024 * 1024,
+            "a request of {} bytes",
+            body.len()
+        );
+    }
+}
