@@ -139,6 +139,24 @@ fn resolve_all(
         .collect()
 }
 
+/// A server's `args`, each `$NAME` or `${NAME}` replaced by the variable's
+/// value (a credential, like an `env` value); the destination shows the
+/// reference, never the value.
+fn resolve_args(args: &[String]) -> Result<Vec<String>, StartError> {
+    args.iter()
+        .enumerate()
+        .map(|(at, arg)| match crate::config::env_value(arg) {
+            Some(EnvValue::Variable(variable)) => {
+                std::env::var(&variable).map_err(|_| StartError::MissingVariable {
+                    key: format!("args[{at}]"),
+                    variable,
+                })
+            }
+            _ => Ok(arg.clone()),
+        })
+        .collect()
+}
+
 /// What starting a server needs besides its settings.
 pub struct StartCx<'a> {
     pub name: &'a str,
@@ -205,6 +223,7 @@ where
 /// Spawns the server under its guard and completes the handshake.
 async fn start_process(config: &McpServer, cx: StartCx<'_>) -> Result<Started, StartError> {
     let env = resolve_all(&config.env, "env")?;
+    let args = resolve_args(&config.args)?;
     let cwd = config.cwd.as_deref().unwrap_or(cx.project_dir);
     let guard = cx.guard.ok_or(StartError::NoGuard)?;
     // Found here, with the PATH the server gets, so a missing program is
@@ -227,7 +246,7 @@ async fn start_process(config: &McpServer, cx: StartCx<'_>) -> Result<Started, S
             .arg(&mino)
             .arg("--")
             .arg(&program)
-            .args(&config.args)
+            .args(&args)
             .current_dir(cwd);
         for name in cx.hidden_env {
             cmd.env_remove(name);

@@ -17,6 +17,8 @@
 //                  a few non-JSON lines to stdout at start, then serves; its
 //                  tool "big" answers with $FAKE_BIG_MB MiB of text
 //                  (default 50), "small" with a short text
+//   argv           a tool "argv" that answers with the server's own
+//                  arguments after the mode
 //   fork-exit      once its tools are listed, starts such a child holding
 //                  the server's stdout open, and exits
 import { spawn } from "node:child_process";
@@ -58,6 +60,9 @@ if (mode === "flood") {
 
 function tools() {
   const schema = { type: "object", properties: { text: { type: "string" } } };
+  if (mode === "argv") {
+    return [{ name: "argv", description: "Says its arguments.", inputSchema: schema }];
+  }
   if (mode === "many") {
     const count = Number(process.env.FAKE_TOOLS ?? 40);
     return Array.from({ length: count }, (_, i) => ({
@@ -122,6 +127,11 @@ lines.on("line", (line) => {
       }
       break;
     case "tools/call":
+      if (mode === "argv") {
+        const text = process.argv.slice(3).join(" ");
+        send({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text }] } });
+        break;
+      }
       if (mode === "flood" || mode === "many") {
         const big = mode === "flood" && msg.params.name === "big";
         const text = big ? "y".repeat(Number(process.env.FAKE_BIG_MB ?? 50) * 1024 * 1024) : "small answer";

@@ -1047,3 +1047,39 @@ async fn a_flooding_server_and_huge_results_leave_mino_working() {
         );
     }
 }
+
+/// A credential in a server's `args` is written as `$NAME`: the server gets
+/// the value, the destination shows the reference, and a tool that echoes
+/// its arguments back has the value redacted before anything sees it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_credential_in_args_is_a_reference_and_never_shown() {
+    let world = World::mcp(vec![tool("mcp_echoer_argv", json!({})), text("done")], |_| {
+        format!(
+            "[mcp.servers.echoer]\ncommand = \"node\"\nargs = [{:?}, \"argv\", \"--token\", \"$TEST_MCP_TOKEN\"]\n",
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/mcp/fake-server.mjs")
+                .display()
+                .to_string()
+        )
+    })
+    .await;
+    let (events, stderr, out) = world.print("go", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    let results = results(&events);
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(
+        results[0]
+            .1
+            .starts_with("--token [redacted: mcp.servers.echoer.args[3]]"),
+        "{results:?}"
+    );
+    assert!(
+        stderr.contains("argv --token '$TEST_MCP_TOKEN'"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(TOKEN));
+    for body in world.llm.bodies() {
+        assert!(!body.contains(TOKEN), "the token reached the model");
+    }
+    assert!(!world.home_text().contains(TOKEN));
+}
