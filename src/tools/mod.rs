@@ -9,6 +9,7 @@ pub mod fetch_content;
 pub mod fetch_destination;
 pub mod fs;
 pub mod gate;
+pub mod git_evidence;
 pub mod list_dir;
 pub mod read_file;
 pub mod registry;
@@ -222,6 +223,10 @@ pub trait PreparedCall: Send {
     fn inspect(&mut self) -> Result<(), ToolError> {
         Ok(())
     }
+
+    /// Bash only: variables to set in the command's environment (the shell
+    /// gate's hardened git environment). Other tools ignore it.
+    fn set_env(&mut self, _vars: Vec<(String, String)>) {}
 
     /// Runs the call. Cancelling `cancel` stops it at once.
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome>;

@@ -17,4 +17,5 @@ mod sandbox;
 mod sessions;
 mod settings;
 mod shell_gate;
+mod shell_gate_git;
 mod tui_e2e;

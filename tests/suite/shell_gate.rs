@@ -27,7 +27,7 @@ fn trusted_ls() -> &'static str {
         .expect("ls at /usr/bin/ls or /bin/ls")
 }
 
-fn digest(path: &str) -> String {
+pub(super) fn digest(path: &str) -> String {
     hex::encode(Sha256::digest(std::fs::read(path).unwrap()))
 }
 
@@ -57,7 +57,7 @@ async fn mino(world: &World, home: &Path, args: &[&str], stdin: Option<&str>) ->
     child.wait_with_output().await.unwrap()
 }
 
-async fn print(world: &World, home: &Path, mode: &str) -> (Vec<Value>, String) {
+pub(super) async fn print(world: &World, home: &Path, mode: &str) -> (Vec<Value>, String) {
     let out = mino(
         world,
         home,
@@ -82,7 +82,7 @@ async fn print(world: &World, home: &Path, mode: &str) -> (Vec<Value>, String) {
 }
 
 /// The bash decisions, as (decision, code).
-fn bash_decisions(events: &[Value]) -> Vec<(String, String)> {
+pub(super) fn bash_decisions(events: &[Value]) -> Vec<(String, String)> {
     events
         .iter()
         .filter(|e| e["type"] == "decision" && e["tool"] == "bash")
