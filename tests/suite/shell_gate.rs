@@ -173,6 +173,8 @@ async fn the_judge_sees_only_enums_and_a_non_canonical_answer_fails_closed() {
         text("done"),
     ];
     let world = World::with("openai-chat", replies, judge_settings()).await;
+    // An inert repository: the judge is asked only where git may run.
+    super::shell_gate_git::repository(world.project.path());
     let home = TempDir::new().unwrap();
     let (events, _) = print(&world, home.path(), "auto").await;
     assert_eq!(
@@ -221,6 +223,8 @@ async fn the_judge_exact_allow_lets_an_eligible_request_run() {
         text("done"),
     ];
     let world = World::with("openai-chat", replies, judge_settings()).await;
+    // An inert repository: the judge is asked only where git may run.
+    super::shell_gate_git::repository(world.project.path());
     let home = TempDir::new().unwrap();
     let (events, stderr) = print(&world, home.path(), "auto").await;
     assert_eq!(bash_decisions(&events), vec![("allow".into(), "".into())]);

@@ -56,7 +56,7 @@ fn git(dir: &Path, args: &[&str]) {
 
 /// A repository with everything committed, one file changed since (the
 /// world's own `.git` stand-in and its link go first).
-fn repository(dir: &Path) {
+pub(super) fn repository(dir: &Path) {
     std::fs::remove_dir_all(dir.join(".git")).unwrap();
     std::fs::remove_file(dir.join("docs")).unwrap();
     git(dir, &["init", "-q"]);
