@@ -65,20 +65,23 @@ pub(super) fn repository(dir: &Path) {
     std::fs::write(dir.join("notes.md"), "# notes, changed\n").unwrap();
 }
 
-/// A program that leaves `marker` behind and otherwise acts like `cat`.
+/// A program that leaves a marker behind and otherwise acts like `cat`.
+/// It lives in the project, which bash's sandbox shares with the test
+/// (its `/tmp` is private), so a sprung trap is seen from outside.
 struct Trap {
-    dir: TempDir,
+    dir: PathBuf,
 }
 
 impl Trap {
-    fn new() -> Self {
-        let dir = TempDir::new().unwrap();
-        let script = dir.path().join("trap.sh");
+    fn new(project: &Path) -> Self {
+        let dir = project.join("trap");
+        std::fs::create_dir_all(&dir).unwrap();
+        let script = dir.join("trap.sh");
         std::fs::write(
             &script,
             format!(
                 "#!/bin/sh\ntouch '{}'\ncat \"$@\" 2>/dev/null\nexit 0\n",
-                dir.path().join("marker").display()
+                dir.join("marker").display()
             ),
         )
         .unwrap();
@@ -88,11 +91,11 @@ impl Trap {
     }
 
     fn script(&self) -> String {
-        self.dir.path().join("trap.sh").display().to_string()
+        self.dir.join("trap.sh").display().to_string()
     }
 
     fn sprung(&self) -> bool {
-        self.dir.path().join("marker").exists()
+        self.dir.join("marker").exists()
     }
 }
 
@@ -103,16 +106,34 @@ async fn hostile(
     home: &Path,
     plant: impl FnOnce(&Path, &Trap),
 ) -> (Vec<(String, String)>, bool, String) {
+    hostile_at(commands, Some(home), |p, trap, _| plant(p, trap)).await
+}
+
+/// `hostile`, with the user's home in the project (`home` `None`), where
+/// the sandbox lets bash read it; `plant` is given the home too.
+async fn hostile_at(
+    commands: &[&str],
+    home: Option<&Path>,
+    plant: impl FnOnce(&Path, &Trap, &Path),
+) -> (Vec<(String, String)>, bool, String) {
     let mut replies: Vec<_> = commands
         .iter()
         .map(|c| tool("bash", json!({ "command": c })))
         .collect();
     replies.push(text("done"));
     let world = World::with("openai-chat", replies, &settings()).await;
-    let trap = Trap::new();
     repository(world.project.path());
-    plant(world.project.path(), &trap);
-    let (events, stderr) = print(&world, home, "auto").await;
+    let trap = Trap::new(world.project.path());
+    let home = match home {
+        Some(home) => home.to_path_buf(),
+        None => {
+            let home = world.project.path().join("home");
+            std::fs::create_dir(&home).unwrap();
+            home
+        }
+    };
+    plant(world.project.path(), &trap, &home);
+    let (events, stderr) = print(&world, &home, "auto").await;
     (bash_decisions(&events), trap.sprung(), stderr)
 }
 
@@ -231,25 +252,18 @@ async fn an_inert_repository_runs_git_hardened_against_the_users_own_programs() 
     // The user's own configuration names an fsmonitor and a pager: theirs,
     // so the repository is still inert, but an allowed request runs with
     // them turned off.
-    let home = TempDir::new().unwrap();
-    let trap = Trap::new();
-    std::fs::write(
-        home.path().join(".gitconfig"),
-        format!(
+    let commands = [
+        "/usr/bin/git status",
+        "/usr/bin/git diff",
+        "/usr/bin/git log -p",
+    ];
+    let (decisions, sprung, stderr) = hostile_at(&commands, None, |_, trap, home| {
+        let config = format!(
             "[core]\n\tfsmonitor = {0}\n\tpager = {0}\n[pager]\n\tstatus = {0}\n",
             trap.script()
-        ),
-    )
-    .unwrap();
-    let (decisions, _, stderr) = hostile(
-        &[
-            "/usr/bin/git status",
-            "/usr/bin/git diff",
-            "/usr/bin/git log -p",
-        ],
-        home.path(),
-        |_, _| {},
-    )
+        );
+        std::fs::write(home.join(".gitconfig"), config).unwrap();
+    })
     .await;
     assert_eq!(
         decisions,
@@ -257,5 +271,5 @@ async fn an_inert_repository_runs_git_hardened_against_the_users_own_programs() 
         "{stderr}"
     );
     assert!(stderr.contains("Shell gate: \"allow-final: "), "{stderr}");
-    assert!(!trap.sprung(), "{stderr}");
+    assert!(!sprung, "{stderr}");
 }
