@@ -241,7 +241,7 @@ impl Asking<'_> {
             if facts.command.is_none() {
                 facts.guard = Some("the asked agent's command could not be read".into());
             }
-            match gate(self.rt, &mut facts, mode, cancel).await {
+            match gate(self.rt, &mut facts, None, mode, cancel).await {
                 None => return Err(Interrupted),
                 Some(Some(field)) => fields.push(field),
                 Some(None) => {}

@@ -377,10 +377,12 @@ fn with_gate(mut fields: Vec<Field>, gate: Option<&Field>) -> Vec<Field> {
 /// the classifier, and in auto mode the judge for an eligible request.
 /// Sets the facts' verdict (auto mode) and the bypass guard; returns the
 /// line a question or a record shows, or `None` when the call was
-/// interrupted.
+/// interrupted. A git request the gate may let run in auto mode is set to
+/// run with the hardened git environment.
 pub(super) async fn gate(
     rt: &Runtime,
     facts: &mut CallFacts,
+    prepared: Option<&mut dyn PreparedCall>,
     mode: Mode,
     cancel: &CancellationToken,
 ) -> Option<Option<Field>> {
@@ -388,7 +390,8 @@ pub(super) async fn gate(
         return Some(None);
     };
     let setup = rt.tool_cx.gate.clone();
-    let mut verdict = tokio::task::spawn_blocking(move || examine("bash", &command, &setup))
+    let cwd = rt.tool_cx.project.root().to_path_buf();
+    let mut verdict = tokio::task::spawn_blocking(move || examine("bash", &command, &setup, &cwd))
         .await
         .unwrap_or_else(|e| Verdict::internal(format!("the gate's evaluation stopped: {e}")));
     if verdict.catastrophic && rt.tool_cx.gate.guard_bypass {
@@ -400,6 +403,22 @@ pub(super) async fn gate(
             return Some(Some(Field::text("Bypass guard", verdict.describe())));
         }
         _ => return Some(None),
+    }
+    if verdict.git {
+        match prepared {
+            Some(prepared) => prepared.set_env(crate::tools::git_evidence::hardening_env()),
+            // An asked agent runs the command in its own process, where the
+            // hardened git environment cannot be set: it is not let through.
+            None if verdict.outcome != Outcome::DenyFinal => {
+                verdict.outcome = Outcome::UnresolvedIneligible;
+                verdict.code = Some(crate::policy::shell::REPOSITORY);
+                verdict.reason =
+                    "an asked agent's git request cannot be run with the hardened git environment"
+                        .into();
+                verdict.judge = None;
+            }
+            None => {}
+        }
     }
     if verdict.outcome == Outcome::UnresolvedEligible
         && let (Some(judge_cfg), Some(request)) = (&rt.judge, verdict.judge.clone())
@@ -441,7 +460,7 @@ async fn prepare(
     mode: Mode,
     cancel: &CancellationToken,
 ) -> Result<(Event, Box<dyn PreparedCall>, Option<Field>), Event> {
-    let (event, prepared) = prepare_tool(rt, call, cancel).await?;
+    let (event, mut prepared) = prepare_tool(rt, call, cancel).await?;
     let Event::Prepared {
         call_id,
         mut facts,
@@ -458,7 +477,7 @@ async fn prepare(
         };
         return Ok((event, prepared, None));
     }
-    match gate(rt, &mut facts, mode, cancel).await {
+    match gate(rt, &mut facts, Some(prepared.as_mut()), mode, cancel).await {
         Some(field) => Ok((
             Event::Prepared {
                 call_id,

@@ -191,7 +191,7 @@ fn credential(src: &SourceFile, at: KeyPath, value: &str) -> Result<EnvValue, Co
 
 /// `$NAME` and `${NAME}` are references; any other text is a literal. A `$`
 /// followed by something that is not a name is refused rather than guessed.
-fn env_value(value: &str) -> Option<EnvValue> {
+pub fn env_value(value: &str) -> Option<EnvValue> {
     let Some(rest) = value.strip_prefix('$') else {
         return Some(EnvValue::Literal(value.to_string()));
     };

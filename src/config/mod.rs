@@ -18,6 +18,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 pub use error::{ConfigError, KeyPath, Segment};
+pub use mcp::env_value;
 pub use settings::{
     AskedAgent, DEFAULT_CONTEXT_WINDOW, EnvValue, JudgeSettings, LimitSettings, McpServer,
     ModelSettings, PROVIDER_NAMES, ProviderKind, Settings, ShellGateSettings, ToolSwitches,

@@ -1,6 +1,8 @@
 //! `mino policy check`: what the decision would say about one call, with
-//! the same settings, the same facts (established on the real filesystem)
-//! and the same decision function as a live call. Prints one JSON object.
+//! the same settings, the same facts (established on the real filesystem,
+//! the shell gate's evidence included) and the same decision function as a
+//! live call. Prints one JSON object. It never runs the call, and never
+//! asks the judge (a model request).
 
 use std::path::{Path, PathBuf};
 
@@ -9,8 +11,10 @@ use serde_json::{Value, json};
 use crate::agent::DecisionView;
 use crate::agent::build::{hook, registry, tool_context};
 use crate::config::Settings;
-use crate::policy::{CanAsk, Mode, RunConsent, SessionConsent, decide};
+use crate::policy::shell::Verdict;
+use crate::policy::{CallKind, CanAsk, Mode, RunConsent, SessionConsent, decide};
 use crate::tools::Project;
+use crate::tools::gate::examine;
 
 /// The call to check.
 pub struct CheckRequest<'a> {
@@ -98,6 +102,23 @@ pub async fn check(
     if let Some(hook) = hook(settings) {
         facts.hook = Some(hook.check(req.tool, &args, &facts).await);
     }
+    // The shell gate, as a live call has it (without the judge, which is a
+    // model request): its verdict in auto mode, the guard in bypass.
+    let mut gate = None;
+    if let (CallKind::Shell, Some(command)) = (&facts.kind, facts.command.clone()) {
+        let setup = cx.gate.clone();
+        let dir = project_dir.to_path_buf();
+        let verdict = tokio::task::spawn_blocking(move || examine("bash", &command, &setup, &dir))
+            .await
+            .unwrap_or_else(|e| Verdict::internal(format!("the gate's evaluation stopped: {e}")));
+        if verdict.catastrophic && cx.gate.guard_bypass {
+            facts.guard = Some(verdict.reason.clone());
+        }
+        if req.mode == Mode::Auto {
+            facts.gate = Some(verdict.for_decision());
+        }
+        gate = Some(verdict.describe());
+    }
     let decision = decide(
         &facts,
         req.mode,
@@ -107,5 +128,9 @@ pub async fn check(
         CanAsk::Yes,
     );
     // The words stream-json uses for a decision.
-    Ok(serde_json::to_value(DecisionView::of(&decision)).unwrap_or(Value::Null))
+    let mut answer = serde_json::to_value(DecisionView::of(&decision)).unwrap_or(Value::Null);
+    if let Some(gate) = gate {
+        answer["gate"] = json!(gate);
+    }
+    Ok(answer)
 }

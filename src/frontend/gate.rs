@@ -41,7 +41,12 @@ pub fn canonical(verdict: &Verdict) -> String {
 /// `mino gate check`: the canonical object and the exit status (0 only for
 /// `allow-final`).
 pub fn check(settings: &Settings, project_dir: &Path, shell: &str, command: &str) -> (String, i32) {
-    let verdict = examine(shell, command, &gate_setup(settings, project_dir));
+    let verdict = examine(
+        shell,
+        command,
+        &gate_setup(settings, project_dir),
+        project_dir,
+    );
     let status = i32::from(verdict.outcome != Outcome::AllowFinal);
     (canonical(&verdict), status)
 }
@@ -97,7 +102,12 @@ pub fn hook(
         ));
     };
     let cwd = event.cwd.as_deref().unwrap_or(".");
-    let verdict = examine("bash", command, &gate_setup(settings, Path::new(cwd)));
+    let verdict = examine(
+        "bash",
+        command,
+        &gate_setup(settings, Path::new(cwd)),
+        Path::new(cwd),
+    );
     if format == HookFormat::Json {
         return Ok(Some(canonical(&verdict)));
     }

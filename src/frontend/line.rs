@@ -290,11 +290,10 @@ impl Sink {
                     self.info("No saved sessions.\n");
                 }
                 for s in list {
-                    let started = std::time::UNIX_EPOCH + std::time::Duration::from_secs(s.started);
                     self.info(&format!(
                         "{}  {}  {:>8} bytes  {}\n",
                         s.id,
-                        humantime::format_rfc3339_seconds(started),
+                        text::date(s.started),
                         s.bytes,
                         text::visible(s.first_prompt.as_deref().unwrap_or(""))
                     ));

@@ -43,7 +43,7 @@ pub fn record_lines(tool: &str, shown: Shown, fields: &[Field]) -> Vec<String> {
     out.extend(
         fields
             .iter()
-            .filter(|f| f.kind == FieldKind::Text)
+            .filter(|f| matches!(f.kind, FieldKind::Text | FieldKind::Block))
             .map(field_line),
     );
     out
@@ -52,6 +52,25 @@ pub fn record_lines(tool: &str, shown: Shown, fields: &[Field]) -> Vec<String> {
 /// `Label: "value"`, the way a confirmation and a record show one field.
 pub fn field_line(field: &Field) -> String {
     format!("{}: {:?}", field.label, field.value)
+}
+
+/// `2026-10-26 14:03` (UTC) from seconds since the epoch: the one date
+/// format both front ends show. A time past the year 9999 (only a damaged
+/// session file holds one) is shown as its seconds.
+pub fn date(secs: u64) -> String {
+    const YEAR_10000: u64 = 253_402_300_800;
+    let time = (secs < YEAR_10000)
+        .then(|| std::time::UNIX_EPOCH.checked_add(std::time::Duration::from_secs(secs)))
+        .flatten();
+    let Some(time) = time else {
+        return format!("{secs} s after 1970");
+    };
+    // `2026-10-26T14:03:00Z`
+    let rfc3339 = humantime::format_rfc3339_seconds(time).to_string();
+    match (rfc3339.get(..10), rfc3339.get(11..16)) {
+        (Some(day), Some(minute)) => format!("{day} {minute}"),
+        _ => rfc3339,
+    }
 }
 
 /// Replaces control characters (but newlines and tabs) with visible
@@ -115,7 +134,7 @@ pub fn question(tool: &str, fields: &[Field]) -> String {
     let mut out = format!("[Tool: {tool}]\n");
     for field in fields {
         match field.kind {
-            FieldKind::Text => {
+            FieldKind::Text | FieldKind::Block => {
                 out.push_str(&field_line(field));
                 out.push('\n');
             }
@@ -184,6 +203,14 @@ pub fn history(items: &[Item], max_items: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dates_are_utc_to_the_minute() {
+        assert_eq!(date(0), "1970-01-01 00:00");
+        assert_eq!(date(1_798_243_380), "2026-12-26 00:03");
+        assert_eq!(date(253_402_300_799), "9999-12-31 23:59");
+        assert_eq!(date(u64::MAX), format!("{} s after 1970", u64::MAX));
+    }
 
     #[test]
     fn banner_is_the_seed_text() {

@@ -140,6 +140,13 @@ pub struct HubConfig<'a> {
 pub fn credentials(servers: &BTreeMap<String, McpServer>) -> Vec<(String, String)> {
     let mut out = Vec::new();
     for (name, server) in servers {
+        for (at, arg) in server.args.iter().enumerate() {
+            if let Some(crate::config::EnvValue::Variable(variable)) = crate::config::env_value(arg)
+                && let Ok(value) = std::env::var(variable)
+            {
+                out.push((format!("mcp.servers.{name}.args[{at}]"), value));
+            }
+        }
         let tables = [("env", &server.env), ("headers", &server.headers)];
         for (table, values) in tables {
             for (key, value) in values {
@@ -157,7 +164,15 @@ pub fn credentials(servers: &BTreeMap<String, McpServer>) -> Vec<(String, String
 pub fn referenced_variables(servers: &BTreeMap<String, McpServer>) -> Vec<String> {
     let mut names: Vec<String> = servers
         .values()
-        .flat_map(|s| s.env.values().chain(s.headers.values()))
+        .flat_map(|s| {
+            let args = s.args.iter().filter_map(|a| crate::config::env_value(a));
+            s.env
+                .values()
+                .chain(s.headers.values())
+                .cloned()
+                .chain(args)
+                .collect::<Vec<_>>()
+        })
         .filter_map(|v| match v {
             crate::config::EnvValue::Variable(name) => Some(name.clone()),
             crate::config::EnvValue::Literal(_) => None,
@@ -405,6 +420,7 @@ async fn run_server(
         tools,
         group,
         mut changes,
+        too_long,
     } = match started {
         Ok(started) => started,
         Err(e) => {
@@ -447,15 +463,23 @@ async fn run_server(
         State::Running(live) => live.tools,
         _ => Vec::new(),
     };
+    let reason = if too_long.load(std::sync::atomic::Ordering::Relaxed) {
+        format!(
+            "it sent a message longer than {} MiB, and mino ended the connection",
+            super::line_limit::MAX_MESSAGE_BYTES / (1024 * 1024)
+        )
+    } else {
+        "its connection ended".to_string()
+    };
     server.set(State::Stopped {
-        reason: "its connection ended".into(),
+        reason: reason.clone(),
         tools,
     });
     if let Some(inner) = weak.upgrade() {
         let hub = McpHub { inner };
         hub.rebuild();
         hub.notify(Some(super::NoticeLine::Warning(format!(
-            "MCP server {} stopped: its connection ended. Its tools are no longer offered.",
+            "MCP server {} stopped: {reason}. Its tools are no longer offered.",
             server.name
         ))));
     }

@@ -11,6 +11,7 @@ mod content;
 pub mod guard;
 mod http;
 mod hub;
+mod line_limit;
 pub mod names;
 mod server;
 mod tool;

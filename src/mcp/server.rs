@@ -13,9 +13,11 @@ use std::process::Stdio;
 use process_wrap::tokio::{CommandWrap, ProcessGroup};
 use rmcp::model::Tool as RemoteTool;
 use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use rustix::process::{Pid, Signal, getpid, kill_process_group};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::sync::mpsc;
 
@@ -23,9 +25,15 @@ use crate::config::{EnvValue, McpServer};
 use crate::secrets::Secrets;
 
 use super::guard::MCP_GUARD;
+use super::line_limit::{LineLimit, MAX_MESSAGE_BYTES};
 
 /// The longest stderr line logged as one record.
 const STDERR_LINE_LIMIT: usize = 4096;
+
+/// How much of one server's stderr goes to the log in a run; the rest is
+/// read and dropped, so a server that floods it fills neither the pipe nor
+/// the disk.
+const STDERR_LOG_BUDGET: usize = 1024 * 1024;
 
 /// Why a server did not start.
 #[derive(Debug, thiserror::Error)]
@@ -82,6 +90,9 @@ pub struct Started {
     pub group: Option<ProcessGroupId>,
     /// One message per `notifications/tools/list_changed`.
     pub changes: mpsc::UnboundedReceiver<()>,
+    /// Set when it sent a message over `MAX_MESSAGE_BYTES`, which ended
+    /// the connection.
+    pub too_long: Arc<AtomicBool>,
 }
 
 /// A server's process group: its guard (the leader), the server and what
@@ -128,6 +139,24 @@ fn resolve_all(
         .collect()
 }
 
+/// A server's `args`, each `$NAME` or `${NAME}` replaced by the variable's
+/// value (a credential, like an `env` value); the destination shows the
+/// reference, never the value.
+fn resolve_args(args: &[String]) -> Result<Vec<String>, StartError> {
+    args.iter()
+        .enumerate()
+        .map(|(at, arg)| match crate::config::env_value(arg) {
+            Some(EnvValue::Variable(variable)) => {
+                std::env::var(&variable).map_err(|_| StartError::MissingVariable {
+                    key: format!("args[{at}]"),
+                    variable,
+                })
+            }
+            _ => Ok(arg.clone()),
+        })
+        .collect()
+}
+
 /// What starting a server needs besides its settings.
 pub struct StartCx<'a> {
     pub name: &'a str,
@@ -155,6 +184,7 @@ pub async fn start(config: &McpServer, cx: StartCx<'_>) -> Result<Started, Start
                 tools,
                 group: None,
                 changes,
+                too_long: Arc::new(AtomicBool::new(false)),
             })
         }
         None => start_process(config, cx).await,
@@ -193,6 +223,7 @@ where
 /// Spawns the server under its guard and completes the handshake.
 async fn start_process(config: &McpServer, cx: StartCx<'_>) -> Result<Started, StartError> {
     let env = resolve_all(&config.env, "env")?;
+    let args = resolve_args(&config.args)?;
     let cwd = config.cwd.as_deref().unwrap_or(cx.project_dir);
     let guard = cx.guard.ok_or(StartError::NoGuard)?;
     // Found here, with the PATH the server gets, so a missing program is
@@ -215,35 +246,52 @@ async fn start_process(config: &McpServer, cx: StartCx<'_>) -> Result<Started, S
             .arg(&mino)
             .arg("--")
             .arg(&program)
-            .args(&config.args)
+            .args(&args)
             .current_dir(cwd);
         for name in cx.hidden_env {
             cmd.env_remove(name);
         }
         cmd.envs(env.iter().map(|(k, v)| (k, v)));
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
     });
     command.wrap(ProcessGroup::leader());
-    let (transport, stderr) = TokioChildProcess::builder(command)
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|source| StartError::Spawn {
-            command: config.command.clone(),
-            source,
-        })?;
-    let group = transport
+    let spawn_error = |source| StartError::Spawn {
+        command: config.command.clone(),
+        source,
+    };
+    let mut child = command.spawn().map_err(spawn_error)?;
+    let group = child
         .id()
         .and_then(|pid| i32::try_from(pid).ok())
         .and_then(Pid::from_raw)
         .map(ProcessGroupId);
-    if let Some(stderr) = stderr {
+    let (Some(stdin), Some(stdout)) = (child.stdin().take(), child.stdout().take()) else {
+        if let Some(group) = group {
+            group.kill();
+        }
+        return Err(spawn_error(std::io::Error::other(
+            "its stdin or stdout is not a pipe",
+        )));
+    };
+    if let Some(stderr) = child.stderr().take() {
         tokio::spawn(log_stderr(cx.name.to_string(), stderr, cx.secrets.clone()));
     }
+    // Reaped when it exits; stopped through its guard, never by a drop.
+    tokio::spawn(async move {
+        let _ = child.wait().await;
+    });
+    let (stdout, too_long) = LineLimit::new(stdout, MAX_MESSAGE_BYTES);
+    let transport = AsyncRwTransport::new_client(stdout, stdin)
+        .with_max_line_length(MAX_MESSAGE_BYTES.saturating_add(1));
     match handshake(transport, config.startup_timeout).await {
         Ok((client, tools, changes)) => Ok(Started {
             client,
             tools,
             group,
             changes,
+            too_long,
         }),
         Err(e) => {
             if let Some(group) = group {
@@ -254,11 +302,26 @@ async fn start_process(config: &McpServer, cx: StartCx<'_>) -> Result<Started, S
     }
 }
 
-/// Logs the server's stderr a line at a time, never to the screen.
+/// Logs the server's stderr a line at a time, never to the screen, up to
+/// `STDERR_LOG_BUDGET` bytes.
 async fn log_stderr<R: AsyncRead + Unpin>(server: String, mut stderr: R, secrets: Secrets) {
     let mut pending: Vec<u8> = Vec::new();
     let mut buf = vec![0u8; 8192];
-    let emit = |bytes: &[u8]| {
+    let mut logged = 0usize;
+    let mut emit = |bytes: &[u8]| {
+        if logged > STDERR_LOG_BUDGET {
+            return;
+        }
+        logged += bytes.len() + 1;
+        if logged > STDERR_LOG_BUDGET {
+            tracing::warn!(
+                target: "mino::mcp::stderr",
+                server = %server,
+                "more than {} KiB of stderr; the rest is not logged",
+                STDERR_LOG_BUDGET / 1024
+            );
+            return;
+        }
         let line = String::from_utf8_lossy(bytes);
         let line = secrets.redact(line.trim_end()).text;
         tracing::info!(target: "mino::mcp::stderr", server = %server, "{line}");

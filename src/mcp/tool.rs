@@ -151,7 +151,7 @@ impl PreparedCall for McpCall {
             Field::text("Server", self.server.name.clone()),
             Field::text("Destination", self.server.destination.clone()),
             Field::text("Tool", self.remote.clone()),
-            Field::text("Arguments", pretty),
+            Field::block("Arguments", pretty),
         ]
     }
 

@@ -14,8 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::ProviderConfig;
 use super::history::{Entry, entries};
-use super::http::{HttpEndpoint, secret_header};
-use super::openai_chat::error_text;
+use super::http::{HttpEndpoint, error_text, secret_header};
 use super::sse::{Decoder, WireError, count, event_name, finish, json_data, stream_request};
 use super::{
     EventStream, ModelError, Provider, Request, ResultStatus, StreamEvent, Usage, merge_extra_body,

@@ -356,6 +356,8 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     }
 }
 
+/// A service's error body as the error text shows it: the `error` object's
+/// message and kind when it is JSON, else the text itself, clipped.
 fn explain_error_body(text: &str) -> Option<String> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
@@ -363,23 +365,40 @@ fn explain_error_body(text: &str) -> Option<String> {
     }
     if let Ok(json) = serde_json::from_str::<Value>(trimmed) {
         let error = json.get("error").unwrap_or(&json);
-        let message = error
-            .get("message")
-            .and_then(Value::as_str)
-            .or_else(|| error.as_str());
-        if let Some(message) = message {
-            let kind = error
-                .get("type")
-                .or_else(|| error.get("code"))
-                .and_then(Value::as_str);
-            let explained = match kind {
-                Some(kind) => format!("{message} ({kind})"),
-                None => message.to_string(),
-            };
-            return Some(clip(&explained, ERROR_BODY_SHOWN));
+        if let Some(message) = error_message(error) {
+            return Some(clip(&error_with_kind(message, error), ERROR_BODY_SHOWN));
         }
     }
     Some(clip(trimmed, ERROR_BODY_SHOWN))
+}
+
+/// The text of an `error` object a service sent, in a body or in the
+/// stream: `message (kind)`. The one explainer every wire format uses.
+pub(crate) fn error_text(error: &Value) -> String {
+    let message = error_message(error).unwrap_or_else(|| error.to_string());
+    error_with_kind(message, error)
+}
+
+/// The error's message: its `message` field, or the error itself when it
+/// is a string.
+fn error_message(error: &Value) -> Option<String> {
+    error
+        .get("message")
+        .and_then(Value::as_str)
+        .or_else(|| error.as_str())
+        .map(str::to_string)
+}
+
+/// `message (kind)` when the error names its `type` or `code`.
+fn error_with_kind(message: String, error: &Value) -> String {
+    let kind = error
+        .get("type")
+        .or_else(|| error.get("code"))
+        .and_then(Value::as_str);
+    match kind {
+        Some(kind) => format!("{message} ({kind})"),
+        None => message,
+    }
 }
 
 /// At most `limit` characters, marked when cut.

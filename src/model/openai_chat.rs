@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::ProviderConfig;
 use super::history::{Entry, entries};
-use super::http::{HttpEndpoint, bearer_headers};
+use super::http::{HttpEndpoint, bearer_headers, error_text};
 use super::sse::{Decoder, WireError, count, finish, json_data, stream_request};
 use super::{EventStream, ModelError, Provider, Request, StreamEvent, Usage, merge_extra_body};
 
@@ -213,22 +213,5 @@ impl ChatDecoder {
         if !arguments.is_empty() {
             out.push_back(StreamEvent::ToolCallDelta { index, arguments });
         }
-    }
-}
-
-/// The text of an `error` object a service put in the stream.
-pub(crate) fn error_text(error: &Value) -> String {
-    let message = error
-        .get("message")
-        .and_then(Value::as_str)
-        .or_else(|| error.as_str())
-        .map_or_else(|| error.to_string(), str::to_string);
-    let kind = error
-        .get("type")
-        .or_else(|| error.get("code"))
-        .and_then(Value::as_str);
-    match kind {
-        Some(kind) => format!("{message} ({kind})"),
-        None => message,
     }
 }

@@ -13,8 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::config::ProviderConfig;
 use super::history::{Entry, entries};
-use super::http::{HttpEndpoint, bearer_headers};
-use super::openai_chat::error_text;
+use super::http::{HttpEndpoint, bearer_headers, error_text};
 use super::sse::{Decoder, WireError, count, event_name, finish, json_data, stream_request};
 use super::{EventStream, ModelError, Provider, Request, StreamEvent, Usage, merge_extra_body};
 

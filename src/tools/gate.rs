@@ -7,13 +7,16 @@
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
+use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
 use crate::policy::ProtectedPaths;
 use crate::policy::shell::{
-    Evidence, FileEvidence, Rules, Verdict, classify, executable_to_examine,
+    Evidence, FileEvidence, REPOSITORY, Rules, Verdict, classify, executable_to_examine,
+    repository_to_examine,
 };
+use crate::tools::git_evidence;
 
 /// The largest executable whose digest is taken.
 const MAX_DIGEST_BYTES: u64 = 512 * 1024 * 1024;
@@ -54,6 +57,7 @@ pub fn evidence(path: &str, digest: bool) -> Evidence {
     Evidence {
         path: path.to_string(),
         file,
+        repository: None,
     }
 }
 
@@ -74,16 +78,25 @@ fn sha256(path: &str, len: u64) -> Option<String> {
     Some(hex::encode(hasher.finalize()))
 }
 
-/// Takes the evidence the classifier needs for `command` in `shell` and
-/// classifies it. Blocking: it may read a whole executable.
-pub fn examine(shell: &str, command: &str, setup: &GateSetup) -> Verdict {
-    let evidence = executable_to_examine(shell, command, &setup.rules).map(|path| {
-        let digest = setup
-            .rules
-            .trusted
-            .iter()
-            .any(|t| t.path == path && t.sha256.is_some());
-        evidence(&path, digest)
-    });
-    classify(shell, command, &setup.rules, evidence.as_ref())
+/// Takes the evidence the classifier needs for `command` in `shell`, to
+/// run in `cwd`, and classifies it. Blocking: it may read a whole
+/// executable, and for git it asks that git (once its own evidence passed)
+/// what it reads in the repository, only when the verdict depends on it.
+pub fn examine(shell: &str, command: &str, setup: &GateSetup, cwd: &Path) -> Verdict {
+    let Some(path) = executable_to_examine(shell, command, &setup.rules) else {
+        return classify(shell, command, &setup.rules, None);
+    };
+    let digest = setup
+        .rules
+        .trusted
+        .iter()
+        .any(|t| t.path == path && t.sha256.is_some());
+    let mut evidence = evidence(&path, digest);
+    let verdict = classify(shell, command, &setup.rules, Some(&evidence));
+    if verdict.code != Some(REPOSITORY) || !repository_to_examine(&path) || !evidence.safe_to_run()
+    {
+        return verdict;
+    }
+    evidence.repository = Some(git_evidence::repository(&path, cwd));
+    classify(shell, command, &setup.rules, Some(&evidence))
 }

@@ -10,6 +10,7 @@ pub mod fetch_content;
 pub mod fetch_destination;
 pub mod fs;
 pub mod gate;
+pub mod git_evidence;
 pub mod list_dir;
 pub mod read_file;
 pub mod registry;
@@ -55,6 +56,10 @@ pub enum FieldKind {
     Diff,
     /// A tool-specific warning: shown in a dialog, never repeated in a record.
     Warning,
+    /// A value of many lines (an MCP call's arguments as pretty JSON): its
+    /// own lines in a dialog, scrolled with the rest; `Label: "value"` in a
+    /// record.
+    Block,
 }
 
 impl Field {
@@ -63,6 +68,14 @@ impl Field {
             label: label.to_string(),
             value: value.into(),
             kind: FieldKind::Text,
+        }
+    }
+
+    pub fn block(label: &str, value: impl Into<String>) -> Self {
+        Self {
+            label: label.to_string(),
+            value: value.into(),
+            kind: FieldKind::Block,
         }
     }
 
@@ -216,6 +229,10 @@ pub trait PreparedCall: Send {
     fn inspect(&mut self) -> Result<(), ToolError> {
         Ok(())
     }
+
+    /// Bash only: variables to set in the command's environment (the shell
+    /// gate's hardened git environment). Other tools ignore it.
+    fn set_env(&mut self, _vars: Vec<(String, String)>) {}
 
     /// Runs the call. Cancelling `cancel` stops it at once.
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome>;

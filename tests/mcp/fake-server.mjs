@@ -11,6 +11,14 @@
 //                  a right-to-left override and an injected instruction; a
 //                  call answers with escapes too, and adds a tool named the
 //                  same way (notifications/tools/list_changed)
+//   many           $FAKE_TOOLS tools (default 40), each with a description
+//                  and a small schema, for scripts/bench-mcp
+//   flood          writes $FAKE_FLOOD_MB MiB (default 30) to stderr and
+//                  a few non-JSON lines to stdout at start, then serves; its
+//                  tool "big" answers with $FAKE_BIG_MB MiB of text
+//                  (default 50), "small" with a short text
+//   argv           a tool "argv" that answers with the server's own
+//                  arguments after the mode
 //   fork-exit      once its tools are listed, starts such a child holding
 //                  the server's stdout open, and exits
 import { spawn } from "node:child_process";
@@ -41,8 +49,34 @@ function send(message) {
 
 const ESCAPES = "\u001b]0;pwned\u0007\u001b[2J\u202e";
 
+if (mode === "flood") {
+  const chunk = "x".repeat(1023) + "\n";
+  const mb = Number(process.env.FAKE_FLOOD_MB ?? 30);
+  for (let i = 0; i < mb * 1024; i++) {
+    process.stderr.write(chunk);
+  }
+  process.stdout.write("this is not JSON\n{\"neither\": is this\n");
+}
+
 function tools() {
   const schema = { type: "object", properties: { text: { type: "string" } } };
+  if (mode === "argv") {
+    return [{ name: "argv", description: "Says its arguments.", inputSchema: schema }];
+  }
+  if (mode === "many") {
+    const count = Number(process.env.FAKE_TOOLS ?? 40);
+    return Array.from({ length: count }, (_, i) => ({
+      name: `tool_${i}`,
+      description: `Tool number ${i}: does one small thing to the text it is given and returns it.`,
+      inputSchema: schema,
+    }));
+  }
+  if (mode === "flood") {
+    return [
+      { name: "big", description: "A very long answer.", inputSchema: schema },
+      { name: "small", description: "A short answer.", inputSchema: schema },
+    ];
+  }
   if (mode === "hostile") {
     const list = [{
       name: `evil${ESCAPES}txt.exe`,
@@ -93,6 +127,17 @@ lines.on("line", (line) => {
       }
       break;
     case "tools/call":
+      if (mode === "argv") {
+        const text = process.argv.slice(3).join(" ");
+        send({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text }] } });
+        break;
+      }
+      if (mode === "flood" || mode === "many") {
+        const big = mode === "flood" && msg.params.name === "big";
+        const text = big ? "y".repeat(Number(process.env.FAKE_BIG_MB ?? 50) * 1024 * 1024) : "small answer";
+        send({ jsonrpc: "2.0", id: msg.id, result: { content: [{ type: "text", text }] } });
+        break;
+      }
       if (mode === "hostile") {
         grown = true;
         send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });

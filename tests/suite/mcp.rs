@@ -928,3 +928,158 @@ async fn a_streamable_http_server_round_trips_and_its_headers_never_leave() {
     }
     server.kill().await.unwrap();
 }
+
+/// The dialog shows an MCP call's arguments as a block of pretty JSON, its
+/// own lines under `Arguments:`, scrolled with the arrow keys; rejecting it
+/// still sends nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dialog_shows_long_arguments_as_a_block_that_scrolls() {
+    let mut arguments = serde_json::Map::new();
+    arguments.insert("message".into(), json!("first of many"));
+    for i in 0..40 {
+        arguments.insert(format!("key_{i:02}"), json!(format!("value {i}")));
+    }
+    let world = World::mcp(
+        vec![
+            tool("mcp_everything_echo", Value::Object(arguments)),
+            text("nothing was sent"),
+        ],
+        |_| everything("everything", ""),
+    )
+    .await;
+    let home = world.home.path().to_str().unwrap().to_string();
+    let project = world.project.path().to_str().unwrap().to_string();
+    let mut screen = crate::support::pty::Screen::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--cd", &project],
+        world.project.path(),
+        &[
+            ("TERM", "xterm-256color"),
+            ("MINO_HOME", &home),
+            ("OPENAI_API_KEY", KEY),
+            ("AGENT_YOLO", ""),
+        ],
+    );
+    screen.wait_for("MCP 1/1");
+    screen.submit("echo a lot");
+    let shown = screen.wait_for_all(&[
+        "mcp_everything_echo wants to call everything",
+        "Arguments:",
+        r#""message": "first of many","#,
+        "↑↓ scroll",
+        "keys armed",
+    ]);
+    assert!(!shown.contains(r#""key_39""#), "{shown}");
+    for _ in 0..60 {
+        screen.send(b"\x1b[B");
+    }
+    screen.wait_for(r#""key_39": "value 39""#);
+    screen.send(b"n");
+    screen.wait_for("nothing was sent");
+    screen.submit("/quit");
+    let (code, _) = screen.wait_exit();
+    assert_eq!(code, 0);
+}
+
+/// A server that floods its stderr (30 MiB) and writes lines that are not
+/// JSON, and whose tool answers with 50 MiB: mino keeps working, the model
+/// gets the answer capped like bash's output, and the log does not take
+/// the flood. A server whose answer is over the 64 MiB a message may take
+/// is stopped at once with that reason, never left waiting for the tool
+/// timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flooding_server_and_huge_results_leave_mino_working() {
+    let world = World::mcp(
+        vec![
+            tool("mcp_flood_big", json!({})),
+            tool("mcp_flood_small", json!({})),
+            tool("mcp_huge_big", json!({})),
+            text("survived"),
+        ],
+        |_| {
+            format!(
+                "{}{}",
+                fake("flood", "flood", "tool_timeout_secs = 100"),
+                fake(
+                    "huge",
+                    "flood",
+                    "tool_timeout_secs = 100\nenv = { FAKE_FLOOD_MB = \"0\", FAKE_BIG_MB = \"70\" }"
+                )
+            )
+        },
+    )
+    .await;
+    let (events, stderr, out) = world.print("go", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    let results = results(&events);
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert_eq!(results[0].0, "completed");
+    assert!(results[0].1.starts_with("yyyy"));
+    assert!(
+        results[0].1.contains("bytes of output left out"),
+        "not capped"
+    );
+    assert!(results[0].1.len() < 200 * 1024, "{}", results[0].1.len());
+    assert_eq!(
+        results[1],
+        ("completed".to_string(), "small answer".to_string())
+    );
+    assert_eq!(results[2].0, "error");
+    assert!(
+        results[2].1.contains("MCP server huge") && !results[2].1.contains("tool_timeout_secs"),
+        "{}",
+        results[2].1
+    );
+    assert!(
+        stderr.contains("MCP server huge stopped: it sent a message longer than 64 MiB"),
+        "{stderr}"
+    );
+    let logged: u64 = walk(&world.home.path().join("logs"))
+        .iter()
+        .map(|f| std::fs::metadata(f).unwrap().len())
+        .sum();
+    assert!(logged < 4 * 1024 * 1024, "the log took {logged} bytes");
+    for body in world.llm.bodies() {
+        assert!(
+            body.len() < 1024 * 1024,
+            "a request of {} bytes",
+            body.len()
+        );
+    }
+}
+
+/// A credential in a server's `args` is written as `$NAME`: the server gets
+/// the value, the destination shows the reference, and a tool that echoes
+/// its arguments back has the value redacted before anything sees it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_credential_in_args_is_a_reference_and_never_shown() {
+    let world = World::mcp(vec![tool("mcp_echoer_argv", json!({})), text("done")], |_| {
+        format!(
+            "[mcp.servers.echoer]\ncommand = \"node\"\nargs = [{:?}, \"argv\", \"--token\", \"$TEST_MCP_TOKEN\"]\n",
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/mcp/fake-server.mjs")
+                .display()
+                .to_string()
+        )
+    })
+    .await;
+    let (events, stderr, out) = world.print("go", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    let results = results(&events);
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(
+        results[0]
+            .1
+            .starts_with("--token [redacted: mcp.servers.echoer.args[3]]"),
+        "{results:?}"
+    );
+    assert!(
+        stderr.contains("argv --token '$TEST_MCP_TOKEN'"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(TOKEN));
+    for body in world.llm.bodies() {
+        assert!(!body.contains(TOKEN), "the token reached the model");
+    }
+    assert!(!world.home_text().contains(TOKEN));
+}

@@ -19,4 +19,5 @@ mod sandbox;
 mod sessions;
 mod settings;
 mod shell_gate;
+mod shell_gate_git;
 mod tui_e2e;

@@ -306,3 +306,83 @@ fn a_log_filter_that_does_not_parse_is_said_and_the_check_still_runs() {
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["decision"], "allow");
 }
+
+/// In auto mode a bash check runs the shell gate, as a live call does: a
+/// trusted read-only command is allowed, a dangerous one denied with its
+/// code, an ambiguous one asks; in bypass the guard asks about a
+/// catastrophic command. The gate's line is part of the answer.
+#[test]
+fn a_bash_check_in_auto_mode_runs_the_shell_gate() {
+    let s = setup();
+    let ls = ["/usr/bin/ls", "/bin/ls"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file())
+        .unwrap();
+    std::fs::write(
+        s.home.path().join("config.toml"),
+        format!("[shell_gate]\ntrusted_executables = [{{ path = \"{ls}\" }}]\n"),
+    )
+    .unwrap();
+    let listing = format!("{ls} -a");
+    for (args, want) in [
+        (
+            vec!["--mode", "auto", "--tool", "bash", "--command", &listing],
+            ("allow", true, Value::Null),
+        ),
+        (
+            vec![
+                "--mode",
+                "auto",
+                "--tool",
+                "bash",
+                "--command",
+                "rm -rf build",
+            ],
+            ("deny", false, json!("AMG_DENY_DANGEROUS")),
+        ),
+        (
+            vec!["--mode", "auto", "--tool", "bash", "--command", "ls -a"],
+            ("ask", false, Value::Null),
+        ),
+        (
+            vec![
+                "--mode",
+                "bypass",
+                "--tool",
+                "bash",
+                "--command",
+                "case x in x) rm -rf ~;; esac",
+            ],
+            ("ask", false, Value::Null),
+        ),
+        (
+            vec![
+                "--mode",
+                "bypass",
+                "--tool",
+                "bash",
+                "--command",
+                "rm -rf build",
+            ],
+            ("allow", true, Value::Null),
+        ),
+    ] {
+        let v = check(&s, &args);
+        assert_eq!(
+            short(&v),
+            (want.0.to_string(), want.1, want.2),
+            "{args:?}: {v}"
+        );
+        if args[1] == "auto" {
+            assert!(v["gate"].as_str().is_some_and(|g| !g.is_empty()), "{v}");
+        }
+    }
+    let v = check(
+        &s,
+        &["--mode", "auto", "--tool", "bash", "--command", "ls -a"],
+    );
+    assert!(
+        v["gate"].as_str().unwrap().contains("AMG_DENY_AMBIGUOUS"),
+        "{v}"
+    );
+}

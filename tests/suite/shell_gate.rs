@@ -27,7 +27,7 @@ fn trusted_ls() -> &'static str {
         .expect("ls at /usr/bin/ls or /bin/ls")
 }
 
-fn digest(path: &str) -> String {
+pub(super) fn digest(path: &str) -> String {
     hex::encode(Sha256::digest(std::fs::read(path).unwrap()))
 }
 
@@ -57,7 +57,7 @@ async fn mino(world: &World, home: &Path, args: &[&str], stdin: Option<&str>) ->
     child.wait_with_output().await.unwrap()
 }
 
-async fn print(world: &World, home: &Path, mode: &str) -> (Vec<Value>, String) {
+pub(super) async fn print(world: &World, home: &Path, mode: &str) -> (Vec<Value>, String) {
     let out = mino(
         world,
         home,
@@ -82,7 +82,7 @@ async fn print(world: &World, home: &Path, mode: &str) -> (Vec<Value>, String) {
 }
 
 /// The bash decisions, as (decision, code).
-fn bash_decisions(events: &[Value]) -> Vec<(String, String)> {
+pub(super) fn bash_decisions(events: &[Value]) -> Vec<(String, String)> {
     events
         .iter()
         .filter(|e| e["type"] == "decision" && e["tool"] == "bash")
@@ -173,6 +173,8 @@ async fn the_judge_sees_only_enums_and_a_non_canonical_answer_fails_closed() {
         text("done"),
     ];
     let world = World::with("openai-chat", replies, judge_settings()).await;
+    // An inert repository: the judge is asked only where git may run.
+    super::shell_gate_git::repository(world.project.path());
     let home = TempDir::new().unwrap();
     let (events, _) = print(&world, home.path(), "auto").await;
     assert_eq!(
@@ -221,6 +223,8 @@ async fn the_judge_exact_allow_lets_an_eligible_request_run() {
         text("done"),
     ];
     let world = World::with("openai-chat", replies, judge_settings()).await;
+    // An inert repository: the judge is asked only where git may run.
+    super::shell_gate_git::repository(world.project.path());
     let home = TempDir::new().unwrap();
     let (events, stderr) = print(&world, home.path(), "auto").await;
     assert_eq!(bash_decisions(&events), vec![("allow".into(), "".into())]);

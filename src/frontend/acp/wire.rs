@@ -139,6 +139,7 @@ pub fn fields_content(fields: &[Field]) -> Vec<ToolCallContent> {
         .iter()
         .map(|f| match f.kind {
             FieldKind::Text => format!("{}: {:?}", f.label, f.value),
+            FieldKind::Block => format!("{}:\n{}", f.label, f.value.trim_end()),
             FieldKind::Diff | FieldKind::Warning => f.value.trim_end().to_string(),
         })
         .collect::<Vec<_>>()

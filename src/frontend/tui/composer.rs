@@ -3,16 +3,13 @@
 //! command that does not parse shows its error and changes nothing). It
 //! never reads key codes and never decides.
 
-use crate::agent::commands;
+use crate::agent::commands::{self, CommandSpec};
 use crate::agent::{Command, Input};
 
 use super::app::App;
 use super::msg::{Action, Msg};
 use super::transcript::EntryKind;
 use super::update::COMMAND_WAITS;
-
-/// Commands whose name is usually followed by an argument.
-const TAKES_ARGUMENT: [&str; 2] = ["/mode", "/resume"];
 
 /// Handles an input-box intent.
 pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
@@ -41,7 +38,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             else {
                 return Vec::new();
             };
-            let takes_argument = TAKES_ARGUMENT.contains(name);
+            // A command that takes an argument is completed with a space after it.
+            let takes_argument =
+                CommandSpec::find(name).is_some_and(|spec| spec.argument.is_some());
             if send && !takes_argument {
                 app.set_input(name);
                 return submit(app);

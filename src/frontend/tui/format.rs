@@ -1,5 +1,5 @@
-//! Small text formats the TUI shows: elapsed time, context use, dates,
-//! byte counts, a call's one-line summary. Pure functions of their inputs.
+//! Small text formats the TUI shows: elapsed time, context use, byte
+//! counts, a call's one-line summary. Pure functions of their inputs.
 
 use std::time::Duration;
 
@@ -32,27 +32,6 @@ pub fn tokens(n: u64) -> String {
 pub fn context_use(input_tokens: u64, window: u64) -> String {
     let percent = (input_tokens * 100).checked_div(window).unwrap_or(0);
     format!("{percent}% of {}", tokens(window))
-}
-
-/// `2026-10-26 14:03` (UTC) from seconds since the epoch.
-pub fn date(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    // Howard Hinnant's civil_from_days.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
-        rem / 3600,
-        (rem / 60) % 60
-    )
 }
 
 /// `412 B`, `3 KiB`, `2 MiB`.
@@ -102,8 +81,6 @@ mod tests {
         assert_eq!(elapsed(Duration::from_secs(3725)), "1:02:05");
         assert_eq!(context_use(2560, 128_000), "2% of 128k");
         assert_eq!(context_use(0, 0), "0% of 0");
-        assert_eq!(date(0), "1970-01-01 00:00");
-        assert_eq!(date(1_798_243_380), "2026-12-26 00:03");
         assert_eq!(bytes(412), "412 B");
         assert_eq!(call_summary(r#"{"path":"notes.md"}"#), "notes.md");
         assert_eq!(call_summary(r#"{"command":"ls\nrm"}"#), "ls…");

@@ -325,7 +325,7 @@ fn sessions(app: &mut App, list: Vec<SessionSummary>) {
                 label: s.id.short().to_string(),
                 detail: format!(
                     "{}  {}",
-                    format::date(s.started),
+                    text::date(s.started),
                     format::one_line(s.first_prompt.as_deref().unwrap_or(""), 60)
                 ),
                 value: s.id.to_string(),
@@ -346,7 +346,7 @@ fn sessions(app: &mut App, list: Vec<SessionSummary>) {
             format!(
                 "{}  {}  {:>8}  {}",
                 s.id,
-                format::date(s.started),
+                text::date(s.started),
                 format::bytes(s.bytes),
                 format::one_line(s.first_prompt.as_deref().unwrap_or(""), 60)
             )

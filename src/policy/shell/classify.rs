@@ -9,6 +9,7 @@ use super::crude;
 use super::danger::{self, Danger};
 use super::eligible::eligible;
 use super::read::{Read, read};
+use super::repository;
 use super::{
     Dialect, Evidence, FileEvidence, MAX_INPUT_BYTES, Rules, SHELL_NAMES, Shell, Trusted, Verdict,
     readonly,
@@ -27,7 +28,16 @@ pub fn executable_to_examine(shell: &str, command: &str, rules: &Rules) -> Optio
         .next()?
         .into_iter()
         .next()?;
-    rules.trusted(&first).map(|t| t.path.clone())
+    rules
+        .trusted(&first)
+        .map(|t| t.path.clone())
+        .or_else(|| rules.git.clone().filter(|git| *git == first))
+}
+
+/// Whether the caller must also say what `path` (as
+/// `executable_to_examine` gave it) reads in the repository: for git.
+pub fn repository_to_examine(path: &str) -> bool {
+    danger::program_name(path) == "git"
 }
 
 fn absolute(shell: Shell, path: &str) -> bool {
@@ -122,6 +132,23 @@ fn classify_read(shell: Shell, read: &Read, rules: &Rules, evidence: Option<&Evi
     {
         return v.with_executable(Some(&trusted.path));
     }
+    // ... and for git, trusted or the judge's, what it reads in the
+    // repository it runs in.
+    let git = trusted
+        .map(|t| t.path.as_str())
+        .or(first
+            .as_deref()
+            .filter(|f| rules.git.as_deref() == Some(*f)))
+        .filter(|path| repository_to_examine(path));
+    if let Some(git) = git
+        && let Some(why) = repository::refusal(
+            evidence
+                .filter(|e| e.path == git)
+                .and_then(|e| e.repository.as_ref()),
+        )
+    {
+        return Verdict::code(REPOSITORY, why).with_executable(Some(git));
+    }
     // 6. Syntax.
     let words = match &read.simple {
         Ok(words) => words,
@@ -169,6 +196,7 @@ fn classify_read(shell: Shell, read: &Read, rules: &Rules, evidence: Option<&Evi
             operation: Some(operation.clone()),
             catastrophic: false,
             judge: None,
+            git: git.is_some(),
         };
     }
     if let Some(judge) = eligible(shell, program, args, rules) {
@@ -182,6 +210,7 @@ fn classify_read(shell: Shell, read: &Read, rules: &Rules, evidence: Option<&Evi
         v.executable = Some(program.clone());
         v.operation = Some(judge.operation.to_string());
         v.judge = Some(judge);
+        v.git = true;
         return v;
     }
     let why = match (trusted, table) {

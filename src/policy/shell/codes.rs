@@ -47,6 +47,7 @@ pub const CATASTROPHIC: &str = "AMG_DENY_CATASTROPHIC";
 pub const DANGEROUS: &str = "AMG_DENY_DANGEROUS";
 pub const IDENTITY_MISSING: &str = "AMG_DENY_IDENTITY_MISSING";
 pub const IDENTITY_MISMATCH: &str = "AMG_DENY_IDENTITY_MISMATCH";
+pub const REPOSITORY: &str = "AMG_DENY_REPOSITORY";
 pub const AMBIGUOUS: &str = "AMG_DENY_AMBIGUOUS";
 pub const PROTECTED_PATH: &str = "AMG_DENY_PROTECTED_PATH";
 pub const JUDGE_UNAVAILABLE: &str = "AMG_DENY_JUDGE_UNAVAILABLE";
@@ -111,6 +112,12 @@ pub const CODES: &[Code] = &[
         level: 5,
         outcome: Outcome::DenyFinal,
         meaning: "a trusted executable is group- or world-writable, owned by someone else, or its SHA-256 differs",
+    },
+    Code {
+        name: REPOSITORY,
+        level: 5,
+        outcome: Outcome::UnresolvedIneligible,
+        meaning: "a git request in a repository whose own configuration sets a key not known to be inert (it may name a program git runs), that has a submodule or a post-index-change hook, or that git could not read",
     },
     Code {
         name: AMBIGUOUS,

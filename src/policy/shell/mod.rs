@@ -14,6 +14,7 @@ mod lex;
 mod other;
 mod read;
 pub mod readonly;
+pub mod repository;
 mod rules;
 mod targets;
 #[cfg(test)]
@@ -22,14 +23,16 @@ mod verdict;
 
 use serde::Serialize;
 
-pub use classify::{classify, executable_to_examine};
+pub use classify::{classify, executable_to_examine, repository_to_examine};
 pub use codes::{
     AMBIGUOUS, CATASTROPHIC, DANGEROUS, IDENTITY_MISMATCH, IDENTITY_MISSING, INPUT_MALFORMED,
     INPUT_MISSING, INPUT_OVERSIZED, INTERNAL, JUDGE_CANCELLED, JUDGE_DENIED, JUDGE_ERROR,
-    JUDGE_INVALID_RESPONSE, JUDGE_TIMEOUT, JUDGE_UNAVAILABLE, PROTECTED_PATH, UNKNOWN_SHELL,
+    JUDGE_INVALID_RESPONSE, JUDGE_TIMEOUT, JUDGE_UNAVAILABLE, PROTECTED_PATH, REPOSITORY,
+    UNKNOWN_SHELL,
 };
 pub use codes::{CODES, Code, Outcome};
 pub use danger::Danger;
+pub use repository::{ConfigEntry, RepositoryEvidence};
 pub use rules::{Evidence, FileEvidence, Rules, Trusted};
 pub use verdict::{ArgumentKind, JudgeRequest, OptionRisk, Verdict};
 

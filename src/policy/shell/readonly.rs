@@ -16,7 +16,7 @@ pub struct ReadOnly {
 pub const TABLE: &[ReadOnly] = &[
     ReadOnly {
         name: "git",
-        what: "status, diff, log, show; global options --no-pager, -P, --no-optional-locks only; never -c, --config-env, --output, --ext-diff, --textconv, -O, --open-files-in-pager, --no-index",
+        what: "status, diff, log, show; global options --no-pager, -P, --no-optional-locks only; never -c, --config-env, --output, --ext-diff, --textconv, -O, --open-files-in-pager, --no-index, --ignore-submodules, --submodule, a %G format; in a repository whose own configuration is inert",
         check: git,
     },
     ReadOnly {
@@ -118,6 +118,10 @@ const GIT_FORBIDDEN: &[&str] = &[
     "--no-index",
     "--run",
     "--contents",
+    // Submodules are repositories of their own, with their own programs.
+    "--ignore-submodules",
+    "--submodule",
+    "--recurse-submodules",
 ];
 
 /// A git request's operation when it is closed and read-only: a listed
@@ -147,6 +151,12 @@ pub fn git(args: &[String]) -> Result<String, String> {
         }
         if let Some(f) = GIT_FORBIDDEN.iter().find(|f| a.starts_with(*f)) {
             return Err(format!("git {sub} {f} is not read-only"));
+        }
+        // `%G?`, `%GS`, `%GK`, ... verify signatures: git runs gpg.program.
+        if a.contains("%G") {
+            return Err(format!(
+                "git {sub} {a} verifies signatures, which runs a program"
+            ));
         }
     }
     Ok(sub.to_string())

@@ -70,6 +70,18 @@ pub struct Evidence {
     /// The path that was examined, exactly as the command wrote it.
     pub path: String,
     pub file: FileEvidence,
+    /// For git: what it reads in the repository the command runs in
+    /// (`repository_to_examine`). `None` when not taken.
+    pub repository: Option<super::RepositoryEvidence>,
+}
+
+impl Evidence {
+    /// A regular file that only root or the user can change: the least
+    /// the caller needs before it runs the file to take more evidence.
+    pub fn safe_to_run(&self) -> bool {
+        matches!(self.file, FileEvidence::Regular { mode, owner, user, .. }
+            if mode & 0o022 == 0 && (owner == 0 || owner == user))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -49,6 +49,9 @@ pub struct Verdict {
     pub catastrophic: bool,
     /// For `unresolved-eligible`: what a judge may be told.
     pub judge: Option<JudgeRequest>,
+    /// A git request that may run (allowed, or eligible for the judge):
+    /// it runs with `repository::GIT_CONFIG_OVERRIDES` and `GIT_ENV`.
+    pub git: bool,
 }
 
 impl Verdict {
@@ -65,6 +68,7 @@ impl Verdict {
             operation: None,
             catastrophic: false,
             judge: None,
+            git: false,
         }
     }
 

@@ -156,6 +156,7 @@ impl Tool for Bash {
             timeout,
             output_limit: cx.bash_output_limit,
             hidden_env: cx.hidden_env.clone(),
+            env: Vec::new(),
             guard: cx.bash_guard.clone(),
             reason: args.reason,
             no_sandbox: sandbox::summary(&planner.sandbox),
@@ -295,6 +296,9 @@ struct BashCall {
     timeout: Duration,
     output_limit: usize,
     hidden_env: Vec<String>,
+    /// Set on top of the inherited environment (after the hidden ones are
+    /// removed): the shell gate's hardened git environment.
+    env: Vec<(String, String)>,
     /// mino's own binary, to run the command under its guard.
     guard: Option<PathBuf>,
     /// The sandbox it runs in; `None` runs bash with the user's account.
@@ -333,6 +337,10 @@ impl PreparedCall for BashCall {
             }
         }
         fields
+    }
+
+    fn set_env(&mut self, vars: Vec<(String, String)>) {
+        self.env = vars;
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
@@ -402,6 +410,7 @@ async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
     for name in &call.hidden_env {
         command.env_remove(name);
     }
+    command.envs(call.env.iter().map(|(k, v)| (k, v)));
     let mut child = match command.spawn() {
         Ok(child) => child,
         Err(e) => return ToolOutcome::error(format!("Could not start bash: {e}")),

@@ -219,8 +219,12 @@ fn dialog_mcp() {
         "c1",
         vec![
             Field::text("Server", "github"),
-            Field::text("Destination", "https://api.github.com"),
-            Field::text("Arguments", r#"{"title":"Typo in notes.md","body":"..."}"#),
+            Field::text("Destination", "https://api.githubcopilot.com/mcp/"),
+            Field::text("Tool", "create_issue"),
+            Field::block(
+                "Arguments",
+                "{\n  \"owner\": \"me\",\n  \"repo\": \"notes\",\n  \"title\": \"Typo in notes.md\",\n  \"body\": \"...\"\n}",
+            ),
         ],
     );
     agent(&mut app, event);

@@ -47,8 +47,8 @@ pub fn title(tool: &str, fields: &[Field]) -> String {
     }
 }
 
-/// The body: text fields as `Label: "value"`, the diff coloured, the
-/// warning last.
+/// The body: the diff coloured, text fields as `Label: "value"`, blocks as
+/// their own lines under their label, the warning last.
 fn body(fields: &[Field]) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     let has_diff = fields.iter().any(|f| f.kind == FieldKind::Diff);
@@ -81,6 +81,12 @@ fn body(fields: &[Field]) -> Vec<Line<'static>> {
             Span::styled(label.to_string(), theme::bold()),
             Span::raw(value.to_string()),
         ]));
+    }
+    for field in fields.iter().filter(|f| f.kind == FieldKind::Block) {
+        out.push(Line::styled(format!("{}:", field.label), theme::bold()));
+        for line in visible(&field.value).split('\n') {
+            out.push(Line::raw(format!("  {}", line.replace('\t', "    "))));
+        }
     }
     for field in fields.iter().filter(|f| f.kind == FieldKind::Warning) {
         out.push(Line::default());

@@ -32,6 +32,15 @@ fn rules() -> Rules {
     rules
 }
 
+/// A repository whose own configuration is inert.
+fn clean_repository() -> Option<RepositoryEvidence> {
+    Some(RepositoryEvidence::Read {
+        config: Vec::new(),
+        submodules: false,
+        index_hook: false,
+    })
+}
+
 fn good(path: &str) -> Evidence {
     Evidence {
         path: path.into(),
@@ -41,6 +50,7 @@ fn good(path: &str) -> Evidence {
             user: 1000,
             sha256: Some(DIGEST.into()),
         },
+        repository: clean_repository(),
     }
 }
 
@@ -256,6 +266,7 @@ fn level_5_identity() {
                 user: 1000,
                 sha256: Some(DIGEST.into()),
             },
+            repository: clean_repository(),
         };
         assert_eq!(
             classify("bash", cmd, &rules, Some(&e)).code,
@@ -272,6 +283,7 @@ fn level_5_identity() {
             user: 1000,
             sha256: None,
         },
+        repository: clean_repository(),
     };
     assert_eq!(
         classify("bash", cmd, &rules, Some(&mine)).outcome,
@@ -289,6 +301,7 @@ fn level_5_identity() {
         let e = Evidence {
             path: GIT.into(),
             file,
+            repository: clean_repository(),
         };
         assert_eq!(
             classify("bash", cmd, &rules, Some(&e)).code,
@@ -308,6 +321,7 @@ fn level_5_identity() {
         Some(&Evidence {
             path: GIT.into(),
             file: FileEvidence::NotRegular,
+            repository: clean_repository(),
         }),
     );
     assert_eq!(v.code, Some(IDENTITY_MISSING));
@@ -461,6 +475,11 @@ fn bypass_corpus_is_never_allowed() {
         "/usr/bin/git diff --output=/tmp/x",
         "/usr/bin/git diff --ext-diff",
         "/usr/bin/git log --textconv",
+        "/usr/bin/git log --format=%G?",
+        "/usr/bin/git show --pretty=format:%GS",
+        "/usr/bin/git status --ignore-submodules=none",
+        "/usr/bin/git diff --submodule=diff",
+        "/usr/bin/git log -p --submodule",
         "/usr/bin/git grep -O id x",
         "/usr/bin/git grep --open-files-in-pager=id x",
         "/usr/bin/sed -n '1e id' f",
@@ -529,16 +548,112 @@ fn every_code_is_in_the_table_once() {
 }
 
 #[test]
+fn level_5_repository() {
+    let rules = rules();
+    let with = |config: Vec<(&str, &str)>, submodules, index_hook| Evidence {
+        repository: Some(RepositoryEvidence::Read {
+            config: config
+                .into_iter()
+                .map(|(scope, key)| ConfigEntry {
+                    scope: scope.into(),
+                    key: key.into(),
+                    value: Some("/tmp/x".into()),
+                })
+                .collect(),
+            submodules,
+            index_hook,
+        }),
+        ..good(GIT)
+    };
+    let cmd = "/usr/bin/git status";
+    let allowed = classify("bash", cmd, &rules, Some(&good(GIT)));
+    assert_eq!(allowed.outcome, Outcome::AllowFinal);
+    assert!(allowed.git, "an allowed git request runs hardened");
+    assert!(!check("bash", "/usr/bin/ls").git);
+    for (evidence, why) in [
+        (
+            with(vec![("local", "core.fsmonitor")], false, false),
+            "core.fsmonitor",
+        ),
+        (
+            with(vec![("local", "diff.x.textconv")], false, false),
+            "diff.x.textconv",
+        ),
+        (
+            with(vec![("worktree", "filter.lfs.process")], false, false),
+            "filter",
+        ),
+        (
+            with(vec![("local", "include.path")], false, false),
+            "include.path",
+        ),
+        (with(Vec::new(), true, false), "submodule"),
+        (with(Vec::new(), false, true), "post-index-change"),
+        (
+            Evidence {
+                repository: Some(RepositoryEvidence::Unreadable {
+                    why: "not a git repository".into(),
+                }),
+                ..good(GIT)
+            },
+            "not a git repository",
+        ),
+        (
+            Evidence {
+                repository: None,
+                ..good(GIT)
+            },
+            "no evidence",
+        ),
+    ] {
+        for command in [
+            cmd,
+            "/usr/bin/git diff",
+            "/usr/bin/git log -p",
+            "/usr/bin/git show",
+        ] {
+            let v = classify("bash", command, &rules, Some(&evidence));
+            assert_eq!(v.code, Some(REPOSITORY), "{command} {why}");
+            assert_eq!(v.outcome, Outcome::UnresolvedIneligible);
+            assert!(v.reason.contains(why), "{}", v.reason);
+        }
+    }
+    // The user's own configuration is theirs.
+    let theirs = with(
+        vec![("global", "diff.external"), ("command", "core.pager")],
+        false,
+        false,
+    );
+    assert_eq!(
+        classify("bash", cmd, &rules, Some(&theirs)).outcome,
+        Outcome::AllowFinal
+    );
+    // Identity first: a tampered git is never run to take more evidence.
+    let mut tampered = good(GIT);
+    tampered.file = FileEvidence::Regular {
+        mode: 0o777,
+        owner: 0,
+        user: 1000,
+        sha256: None,
+    };
+    assert!(!tampered.safe_to_run());
+    assert_eq!(
+        classify("bash", cmd, &rules, Some(&tampered)).code,
+        Some(IDENTITY_MISMATCH)
+    );
+}
+
+#[test]
 fn eligible_for_a_judge() {
     let mut rules = rules();
     rules.trusted.retain(|t| t.path != GIT);
     rules.git = Some(GIT.into());
-    let v = classify(
-        "bash",
-        "/usr/bin/git log --oneline HEAD~3 -- src/a.rs",
-        &rules,
-        None,
-    );
+    let command = "/usr/bin/git log --oneline HEAD~3 -- src/a.rs";
+    // Without evidence about the repository, no judge: the repository code.
+    let v = classify("bash", command, &rules, None);
+    assert_eq!(v.code, Some(REPOSITORY));
+    let v = classify("bash", command, &rules, Some(&good(GIT)));
+    assert!(v.git);
     assert_eq!(v.outcome, Outcome::UnresolvedEligible);
     assert_eq!(v.code, Some(JUDGE_UNAVAILABLE));
     let judge = v.judge.expect("a judge request");
@@ -561,7 +676,7 @@ fn eligible_for_a_judge() {
         "git log",
         "/usr/local/bin/git log",
     ] {
-        let v = classify("bash", command, &rules, None);
+        let v = classify("bash", command, &rules, Some(&good(GIT)));
         assert_ne!(v.outcome, Outcome::UnresolvedEligible, "{command}");
         assert!(v.judge.is_none());
     }
