@@ -19,6 +19,20 @@ const SSH_SECRET: &str = "SSH-PRIVATE-KEY-7c1d";
 
 /// A temporary HOME with credentials and a shell start-up file, a project
 /// that is a git repository with a `.env`, and a model service.
+/// Where each test's home and project go: the build's own temporary
+/// directory, unless the checkout lives under `/tmp`. Inside the sandbox
+/// `/tmp` is private (a home there is hidden, not read-only) and with
+/// Landlock alone all of `/tmp` is writable, so a home there could not show
+/// what these tests check.
+fn outside_tmp() -> PathBuf {
+    let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    if target.starts_with("/tmp") {
+        PathBuf::from("/var/tmp")
+    } else {
+        target
+    }
+}
+
 struct Setup {
     root: TempDir,
     llm: Llm,
@@ -28,7 +42,7 @@ impl Setup {
     async fn new(replies: Vec<Reply>, sandbox: &str) -> Self {
         let root = tempfile::Builder::new()
             .prefix("sandbox-e2e")
-            .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .tempdir_in(outside_tmp())
             .unwrap();
         let llm = Llm::start("openai-chat", replies).await;
         let b = Self { root, llm };
