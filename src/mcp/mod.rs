@@ -2,8 +2,8 @@
 //! SDK (`rmcp`) over a child process's stdin and stdout, or streamable HTTP
 //! (`http.rs`). Starts them in the background, offers their tools to the
 //! model as `mcp_SERVER_TOOL`, runs calls the decision allowed, and reports
-//! every change of state as an `McpNotice`. Never decides, never draws (no
-//! ratatui or crossterm here), and never lets a credential out: `env` and
+//! every change of state as an `McpNotice`. Never decides, never draws
+//! (the front ends do), and never lets a credential out: `env` and
 //! `headers` values are never shown, logged, sent or saved, and they join
 //! the secrets redacted from tool results.
 
