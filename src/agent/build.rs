@@ -199,6 +199,8 @@ pub struct Launch<'a> {
     pub resume: Option<&'a str>,
     /// The editor driving this agent (ACP), whose buffers file tools use.
     pub editor: crate::tools::editor::Editor,
+    /// MCP servers wait for `McpHub::begin` (the full screen's first frame).
+    pub defer_mcp: bool,
 }
 
 /// Builds and starts the agent on its own task.
@@ -210,6 +212,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         can_ask,
         resume,
         editor,
+        defer_mcp,
     } = launch;
     let project = Project::new(project_dir).map_err(|source| AgentError::Project {
         path: project_dir.to_path_buf(),
@@ -239,7 +242,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     if let Some(warning) = missing_key(settings, &config) {
         let _ = events_tx.send(AgentEvent::Warning(warning));
     }
-    let mcp = start_mcp(settings, &tool_cx, &events_tx);
+    let mcp = start_mcp(settings, &tool_cx, &events_tx, defer_mcp);
     let mut tools = registry(settings);
     if let Some(hub) = &mcp {
         tools = tools.with_source(Arc::new(hub.clone()));
@@ -291,6 +294,7 @@ fn start_mcp(
     settings: &Settings,
     tool_cx: &ToolContext,
     events: &mpsc::UnboundedSender<AgentEvent>,
+    deferred: bool,
 ) -> Option<McpHub> {
     if settings.mcp_servers.is_empty() {
         return None;
@@ -303,6 +307,7 @@ fn start_mcp(
             hidden_env: vec![settings.model.api_key_env.clone()],
             output_limit: settings.limits.bash_output_bytes,
             guard: tool_cx.bash_guard.clone(),
+            deferred,
         },
         notices,
     );

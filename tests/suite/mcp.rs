@@ -1083,3 +1083,52 @@ async fn a_credential_in_args_is_a_reference_and_never_shown() {
     }
     assert!(!world.home_text().contains(TOKEN));
 }
+
+/// A deferred hub starts no server process before `begin` (the full screen
+/// calls it after its first frame), and starts them at once after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deferred_hub_starts_its_servers_only_after_begin() {
+    use mino::config::McpServer;
+    use mino::mcp::{HubConfig, McpHub};
+    use std::collections::BTreeMap;
+    use std::time::{Duration, Instant};
+
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("started");
+    let server = McpServer {
+        command: "sh".into(),
+        args: vec![
+            "-c".into(),
+            format!("echo started > '{}'; sleep 30", marker.display()),
+        ],
+        startup_timeout: Duration::from_secs(2),
+        ..McpServer::default()
+    };
+    let servers = BTreeMap::from([("late".to_string(), server)]);
+    let (notices, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let hub = McpHub::start(
+        HubConfig {
+            servers: &servers,
+            project_dir: dir.path(),
+            hidden_env: Vec::new(),
+            output_limit: 1024,
+            guard: Some(PathBuf::from(env!("CARGO_BIN_EXE_mino"))),
+            deferred: true,
+        },
+        notices,
+    );
+    // Long enough for a server that was started to have written its marker.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(!marker.exists(), "a deferred server started before begin");
+    assert_eq!(hub.status().starting, 1);
+    hub.begin();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !marker.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the server never started after begin"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    hub.shutdown();
+}

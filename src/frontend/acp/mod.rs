@@ -95,6 +95,7 @@ impl Server {
             can_ask: CanAsk::Yes,
             resume,
             editor,
+            defer_mcp: false,
         })
         .await
         .map_err(|e| invalid(e.to_string()))?;
