@@ -151,8 +151,13 @@ pub struct App {
     pub completion_dismissed: bool,
     /// The next session list answers `/resume` without an id.
     pub sessions_for_resume: bool,
-    /// Ctrl-C was pressed once while idle.
+    /// Ctrl-C was pressed once while idle, or Ctrl-D once during a turn.
     pub quit_armed: bool,
+    /// Esc was pressed once on an empty input (twice edits the last prompt).
+    pub esc_armed: bool,
+    /// Prompts sent while a turn runs, waiting for it to end: shown above
+    /// the input, each sent when the turn before it ends.
+    pub queued: Vec<String>,
     pub last_answer: Option<String>,
     /// Large pastes held out of the text area: (placeholder, text). The
     /// placeholder stands in the input; sending puts the text back.
@@ -194,6 +199,8 @@ impl App {
             completion_dismissed: false,
             sessions_for_resume: false,
             quit_armed: false,
+            esc_armed: false,
+            queued: Vec::new(),
             last_answer: None,
             pastes: Vec::new(),
             calls: CallSummaries::default(),

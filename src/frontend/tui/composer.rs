@@ -7,7 +7,7 @@ use crate::agent::commands::{self, CommandSpec};
 use crate::agent::{Command, Input};
 
 use super::app::App;
-use super::msg::{Action, Msg};
+use super::msg::{Action, EditCommand, Msg};
 use super::transcript::EntryKind;
 use super::update::COMMAND_WAITS;
 
@@ -29,6 +29,17 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             let text = text.replace("\r\n", "\n").replace('\r', "\n");
             app.insert_text(&text);
             edited(app);
+        }
+        Msg::EditCommand(command) => {
+            if edit_command(app, command) {
+                edited(app);
+            }
+        }
+        Msg::Unqueue => {
+            if let Some(prompt) = app.queued.pop() {
+                app.set_input(&prompt);
+                edited(app);
+            }
         }
         Msg::HistoryPrev => history_prev(app),
         Msg::HistoryNext => history_next(app),
@@ -60,6 +71,64 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
         _ => {}
     }
     Vec::new()
+}
+
+/// Applies a readline command; true when the text changed.
+fn edit_command(app: &mut App, command: EditCommand) -> bool {
+    use ratatui_textarea::CursorMove;
+    let input = &mut app.input;
+    match command {
+        EditCommand::KillToStart => input.delete_line_by_head(),
+        EditCommand::KillToEnd => input.delete_line_by_end(),
+        EditCommand::KillWord => input.delete_word(),
+        EditCommand::LineStart => {
+            input.move_cursor(CursorMove::Head);
+            false
+        }
+        EditCommand::LineEnd => {
+            input.move_cursor(CursorMove::End);
+            false
+        }
+        EditCommand::Undo => input.undo(),
+    }
+}
+
+/// Esc twice on an empty input: the newest queued prompt comes back to be
+/// edited (it leaves the queue), else the last prompt sent.
+pub fn edit_last_prompt(app: &mut App) {
+    let prompt = match app.queued.pop() {
+        Some(prompt) => prompt,
+        None => match app.history.entries.last() {
+            Some(prompt) => prompt.clone(),
+            None => return,
+        },
+    };
+    app.set_input(&prompt);
+    edited(app);
+}
+
+/// The turn ended: the next queued prompt goes to the agent. After an
+/// interrupt the queue goes back into the input instead, so nothing runs
+/// that the person stopped waiting for.
+pub fn turn_ended(app: &mut App, interrupted: bool) -> Vec<Action> {
+    if app.queued.is_empty() {
+        return Vec::new();
+    }
+    if interrupted {
+        let mut text = std::mem::take(&mut app.queued).join("\n\n");
+        if !app.input_is_empty() {
+            text = format!("{text}\n\n{}", app.input_expanded());
+            app.pastes.clear();
+        }
+        app.set_input(&text);
+        edited(app);
+        app.transcript.push(EntryKind::Notice(
+            "The turn was interrupted: your queued prompts are back in the input.".into(),
+        ));
+        return Vec::new();
+    }
+    let prompt = app.queued.remove(0);
+    vec![Action::Send(Input::Prompt(prompt))]
 }
 
 /// The text changed: the popup starts over.
@@ -120,9 +189,9 @@ fn submit(app: &mut App) -> Vec<Action> {
     app.transcript.to_bottom();
     if !commands::is_command(&line) {
         if app.turn_running() {
-            app.transcript.push(EntryKind::Notice(
-                "Your prompt runs when this turn ends.".into(),
-            ));
+            // Held here, shown above the input, until the turn ends.
+            app.queued.push(line);
+            return Vec::new();
         }
         return vec![Action::Send(Input::Prompt(line))];
     }

@@ -18,6 +18,10 @@ pub enum Msg {
     /// A key the text area handles itself (typing, cursor moves, deletion).
     Edit(TextInput),
     Paste(String),
+    /// A readline key on the input (Ctrl+U, Ctrl+K, Ctrl+W, ...).
+    EditCommand(EditCommand),
+    /// Takes the newest queued prompt back into the input.
+    Unqueue,
     HistoryPrev,
     HistoryNext,
     /// Tab (or Enter) with the command popup open: complete the selected
@@ -71,6 +75,21 @@ pub enum Msg {
     Redraw,
     Tick,
     Agent(AgentEvent),
+}
+
+/// The input's readline commands, each bound in the keymap's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditCommand {
+    /// Deletes from the cursor back to the start of the line.
+    KillToStart,
+    /// Deletes from the cursor to the end of the line.
+    KillToEnd,
+    /// Deletes the word before the cursor.
+    KillWord,
+    LineStart,
+    LineEnd,
+    /// Takes back the last edit.
+    Undo,
 }
 
 /// What the loop performs for `update`.

@@ -392,7 +392,7 @@ fn status_bar_turn_states() {
 fn help_overlay() {
     let mut app = app();
     press(&mut app, key(KeyCode::F(1)));
-    assert_snapshot!(shot(&app, 100, 52));
+    assert_snapshot!(shot(&app, 100, 64));
 }
 
 #[test]
