@@ -4,6 +4,7 @@
 //! It never draws and never reads keys.
 
 pub mod asked;
+pub mod attach;
 pub mod audit;
 pub mod build;
 pub mod commands;
@@ -19,6 +20,7 @@ pub mod sessions;
 mod stream;
 pub mod task;
 pub mod turn;
+pub mod user_shell;
 
 pub use commands::{Command, CommandError};
 pub use error::AgentError;

@@ -21,3 +21,4 @@ mod settings;
 mod shell_gate;
 mod shell_gate_git;
 mod tui_e2e;
+mod tui_input;

@@ -6,7 +6,7 @@
 use crate::agent::commands::{self, CommandSpec};
 use crate::agent::{Command, Input};
 
-use super::app::App;
+use super::app::{App, Completing};
 use super::msg::{Action, EditCommand, Msg};
 use super::transcript::EntryKind;
 use super::update::COMMAND_WAITS;
@@ -49,6 +49,16 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             else {
                 return Vec::new();
             };
+            if let Some(Completing::File(partial)) = app.completing() {
+                // The `@partial` before the cursor becomes `@path `.
+                for _ in 0..=partial.chars().count() {
+                    app.input.delete_char();
+                }
+                app.input.insert_str(format!("{name} "));
+                edited(app);
+                return Vec::new();
+            }
+            let name = name.as_str();
             // A command that takes an argument is completed with a space after it.
             let takes_argument =
                 CommandSpec::find(name).is_some_and(|spec| spec.argument.is_some());
@@ -70,7 +80,17 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
         }
         _ => {}
     }
-    Vec::new()
+    list_files_if_needed(app)
+}
+
+/// An `@` being completed asks for the project's files, once per turn (a
+/// turn may have added files).
+fn list_files_if_needed(app: &mut App) -> Vec<Action> {
+    if app.files_requested || !matches!(app.completing(), Some(Completing::File(_))) {
+        return Vec::new();
+    }
+    app.files_requested = true;
+    vec![Action::ListFiles]
 }
 
 /// Applies a readline command; true when the text changed.
@@ -128,7 +148,16 @@ pub fn turn_ended(app: &mut App, interrupted: bool) -> Vec<Action> {
         return Vec::new();
     }
     let prompt = app.queued.remove(0);
-    vec![Action::Send(Input::Prompt(prompt))]
+    vec![Action::Send(input_for(prompt))]
+}
+
+/// What a typed line (not a slash command) sends: `!command` runs a shell
+/// command as the user; anything else is a prompt.
+fn input_for(line: String) -> Input {
+    match line.strip_prefix('!').map(str::trim) {
+        Some(command) if !command.is_empty() => Input::Shell(command.to_string()),
+        _ => Input::Prompt(line),
+    }
 }
 
 /// The text changed: the popup starts over.
@@ -179,8 +208,10 @@ fn submit(app: &mut App) -> Vec<Action> {
         return Vec::new();
     }
     let line = line.to_string();
+    let mut actions = Vec::new();
     if app.history.entries.last() != Some(&line) {
         app.history.entries.push(line.clone());
+        actions.push(Action::KeepPrompt(line.clone()));
     }
     app.history.browsing = None;
     app.pastes.clear();
@@ -191,18 +222,17 @@ fn submit(app: &mut App) -> Vec<Action> {
         if app.turn_running() {
             // Held here, shown above the input, until the turn ends.
             app.queued.push(line);
-            return Vec::new();
+        } else {
+            actions.push(Action::Send(input_for(line)));
         }
-        return vec![Action::Send(Input::Prompt(line))];
+        return actions;
     }
     app.transcript.push(EntryKind::User(line.clone()));
     match commands::parse(&line) {
-        Ok(command) => run_command(app, command),
-        Err(e) => {
-            app.transcript.push(EntryKind::Error(e.to_string()));
-            Vec::new()
-        }
+        Ok(command) => actions.extend(run_command(app, command)),
+        Err(e) => app.transcript.push(EntryKind::Error(e.to_string())),
     }
+    actions
 }
 
 /// A parsed command: the ones that only concern the screen run here; the

@@ -158,6 +158,8 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 app.transcript.push(EntryKind::Notice(line));
             }
             app.turn = None;
+            // The turn may have added files: `@` lists them again.
+            app.files_requested = false;
             if let Some(answer) = app.transcript.finish_assistant() {
                 app.last_answer = Some(answer);
             }

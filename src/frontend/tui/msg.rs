@@ -75,6 +75,8 @@ pub enum Msg {
     Redraw,
     Tick,
     Agent(AgentEvent),
+    /// The project's files, listed for `@` completion.
+    Files(Vec<String>),
 }
 
 /// The input's readline commands, each bound in the keymap's table.
@@ -101,6 +103,11 @@ pub enum Action {
         reply: oneshot::Sender<ConsentAnswer>,
         answer: ConsentAnswer,
     },
+    /// Keep this prompt in the project's history file.
+    KeepPrompt(String),
+    /// List the project's files for `@` completion (answered by
+    /// `Msg::Files`).
+    ListFiles,
     /// Put this text on the clipboard (OSC 52).
     Copy(String),
     /// Clear the terminal and draw everything again.

@@ -19,19 +19,25 @@ pub const COMMAND_WAITS: &str = "The command runs when the turn ends.";
 pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
     if !matches!(
         msg,
-        Msg::StopOrQuit | Msg::Quit | Msg::Agent(_) | Msg::Tick | Msg::Resize | Msg::Redraw
+        Msg::StopOrQuit
+            | Msg::Quit
+            | Msg::Agent(_)
+            | Msg::Files(_)
+            | Msg::Tick
+            | Msg::Resize
+            | Msg::Redraw
     ) {
         app.quit_armed = false;
     }
     if !matches!(
         msg,
-        Msg::Dismiss | Msg::Agent(_) | Msg::Tick | Msg::Resize | Msg::Redraw
+        Msg::Dismiss | Msg::Agent(_) | Msg::Files(_) | Msg::Tick | Msg::Resize | Msg::Redraw
     ) {
         app.esc_armed = false;
     }
     // Armed or not is judged before this key counts as the last one.
     let armed = app.question_armed();
-    if !matches!(msg, Msg::Agent(_) | Msg::Tick | Msg::Resize) {
+    if !matches!(msg, Msg::Agent(_) | Msg::Files(_) | Msg::Tick | Msg::Resize) {
         app.last_key = Some(app.now);
         if armed {
             app.latch_arming();
@@ -64,6 +70,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             }
         }
         Msg::Agent(event) => from_agent::apply(app, event),
+        Msg::Files(files) => {
+            app.files = Some(files);
+            Vec::new()
+        }
         Msg::Tick => {
             app.spinner = app.spinner.wrapping_add(1);
             Vec::new()
