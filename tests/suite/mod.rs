@@ -15,6 +15,7 @@ mod mcp;
 mod policy_check;
 mod protected_paths;
 mod providers;
+mod real_models;
 mod sandbox;
 mod sessions;
 mod settings;
