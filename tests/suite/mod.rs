@@ -7,6 +7,7 @@ mod asked;
 mod bash_tool;
 mod decision_table;
 mod dir_tools;
+mod eval;
 mod file_tools;
 mod hardening;
 mod layers;
