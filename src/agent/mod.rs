@@ -24,6 +24,6 @@ pub mod user_shell;
 
 pub use commands::{Command, CommandError};
 pub use error::AgentError;
-pub use events::{AgentEvent, ConsentRequest, DecisionView};
+pub use events::{AgentEvent, ConsentRequest, DecisionView, NoticeKind};
 pub use task::{AgentHandle, AgentStopped, Input, Interrupter};
 pub use turn::{TurnLimits, TurnStop};
