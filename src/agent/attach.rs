@@ -8,7 +8,7 @@
 
 use serde_json::json;
 
-use crate::model::{Response, ToolCall};
+use crate::model::{FinishReason, Response, ToolCall};
 
 /// At most this many files are attached from one prompt.
 pub const MAX_ATTACHED: usize = 8;
@@ -54,6 +54,7 @@ pub fn response(prompt: &str, salt: usize) -> Option<Response> {
         text: String::new(),
         tool_calls,
         usage: Default::default(),
+        finish: Some(FinishReason::Stop),
     })
 }
 
