@@ -30,11 +30,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             app.insert_text(&text);
             edited(app);
         }
-        Msg::EditCommand(command) => {
-            if edit_command(app, command) {
-                edited(app);
-            }
-        }
+        Msg::EditCommand(command) => edit_command(app, command),
         Msg::Unqueue => {
             if let Some(prompt) = app.queued.pop() {
                 app.set_input(&prompt);
@@ -93,11 +89,11 @@ fn list_files_if_needed(app: &mut App) -> Vec<Action> {
     vec![Action::ListFiles]
 }
 
-/// Applies a readline command; true when the text changed.
-fn edit_command(app: &mut App, command: EditCommand) -> bool {
+/// Applies a readline command.
+fn edit_command(app: &mut App, command: EditCommand) {
     use ratatui_textarea::CursorMove;
     let input = &mut app.input;
-    match command {
+    let changed = match command {
         EditCommand::KillToStart => input.delete_line_by_head(),
         EditCommand::KillToEnd => input.delete_line_by_end(),
         EditCommand::KillWord => input.delete_word(),
@@ -110,6 +106,9 @@ fn edit_command(app: &mut App, command: EditCommand) -> bool {
             false
         }
         EditCommand::Undo => input.undo(),
+    };
+    if changed {
+        edited(app);
     }
 }
 
