@@ -202,20 +202,35 @@ pub async fn run_turn(
                 tool,
                 key,
                 answer,
+                note,
             } => {
                 let gated = slot
                     .as_ref()
                     .is_some_and(|s| s.call_id == call_id && s.gate.is_some());
+                let line = match (answer, &note) {
+                    (ConsentAnswer::AllowForSession, _) if gated => {
+                        format!("Allowed this exact {key} command line for this session.")
+                    }
+                    (ConsentAnswer::Reject, Some(note)) => {
+                        format!("Rejected this {key} call with a note: {note}")
+                    }
+                    _ => answer.describe(&key),
+                };
                 rt.emit(AgentEvent::Answered {
                     call_id,
                     tool,
                     answer,
-                    line: if answer == ConsentAnswer::AllowForSession && gated {
-                        format!("Allowed this exact {key} command line for this session.")
-                    } else {
-                        answer.describe(&key)
-                    },
+                    line,
                 });
+                if matches!(
+                    answer,
+                    ConsentAnswer::AllowForSession | ConsentAnswer::NeverThisRun
+                ) {
+                    rt.emit(AgentEvent::Permissions {
+                        grants: crate::policy::grants(&session.consent, run),
+                        listed: false,
+                    });
+                }
                 None
             }
             Effect::Record {
@@ -566,10 +581,14 @@ fn ask<'a>(
     async move {
         tokio::select! {
             _ = cancel.cancelled() => Event::Interrupted { partial: None },
-            answer = answer => Event::Answered {
-                call_id,
-                answer: answer.unwrap_or(ConsentAnswer::Reject),
-            },
+            reply = answer => {
+                let reply = reply.unwrap_or_else(|_| ConsentAnswer::Reject.into());
+                Event::Answered {
+                    call_id,
+                    answer: reply.answer,
+                    note: reply.note,
+                }
+            }
         }
     }
 }

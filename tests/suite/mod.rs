@@ -23,4 +23,5 @@ mod sessions;
 mod settings;
 mod shell_gate;
 mod shell_gate_git;
+mod tui_answers;
 mod tui_e2e;
