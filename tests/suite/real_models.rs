@@ -186,7 +186,8 @@ async fn first_request_extra_body_goes_only_into_a_turn_s_first_request_and_extr
     assert!(
         of_type(&events, "notice")
             .iter()
-            .any(|n| n["message"].as_str().unwrap().contains("summarising")),
+            .any(|n| n["kind"] == "compaction"
+                && n["message"].as_str().unwrap().contains("Summarised")),
         "{events:?}"
     );
     let bodies = bodies(&world);
