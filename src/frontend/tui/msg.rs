@@ -5,7 +5,7 @@
 use ratatui_textarea::Input as TextInput;
 use tokio::sync::oneshot;
 
-use crate::agent::{AgentEvent, Input};
+use crate::agent::{AgentEvent, ConsentReply, Input};
 use crate::policy::ConsentAnswer;
 
 /// One intent. The keymap makes these from key events; the loop wraps agent
@@ -63,6 +63,13 @@ pub enum Msg {
     PasteAhead(String),
     // The permission dialog.
     Answer(ConsentAnswer),
+    /// `n` or Tab: reject, with a note to the model typed next.
+    StartNote,
+    /// A key typed into the rejection's note.
+    NoteChar(char),
+    NoteBackspace,
+    /// Enter on the note: reject and send it.
+    SendNote,
     /// The `[y/N]` after a session-wide answer to a hurried question.
     ConfirmAnswer(bool),
     AnswerFocused,
@@ -100,8 +107,8 @@ pub enum Action {
     Send(Input),
     Interrupt,
     Answer {
-        reply: oneshot::Sender<ConsentAnswer>,
-        answer: ConsentAnswer,
+        reply: oneshot::Sender<ConsentReply>,
+        answer: ConsentReply,
     },
     /// Keep this prompt in the project's history file.
     KeepPrompt(String),
