@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod config;
 pub mod demo;
+pub mod eval;
 pub mod frontend;
 pub mod home;
 pub mod logging;
@@ -12,6 +13,7 @@ pub mod mcp;
 pub mod model;
 pub mod policy;
 pub mod process_guard;
+pub mod prompt_history;
 pub mod sandbox;
 pub mod secrets;
 pub mod session;

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use crate::config::Settings;
 use crate::home::Home;
 use crate::mcp::{HubConfig, McpHub, McpNotice, NoticeLine};
-use crate::model::{ProviderConfig, build_provider};
+use crate::model::{BodyExtras, ProviderConfig, build_provider};
 use crate::policy::shell::{Rules, Trusted};
 use crate::policy::{CanAsk, ProtectedPaths};
 use crate::sandbox::{Planner, Sandbox, Support};
@@ -163,8 +163,15 @@ pub fn provider_config(settings: &Settings) -> ProviderConfig {
         base_url: m.base_url.clone(),
         model: m.model.clone(),
         api_key: std::env::var(&m.api_key_env).ok().filter(|k| !k.is_empty()),
-        extra_body: m.extra_body.clone(),
+        extras: BodyExtras {
+            max_output_tokens: Some(m.max_output_tokens()),
+            extra_body: m.extra_body.clone(),
+            first_request_extra_body: m.first_request_extra_body.clone(),
+            compaction_max_output_tokens: m.compaction.max_output_tokens,
+            compaction_extra_body: m.compaction.extra_body.clone(),
+        },
         script: m.script.clone(),
+        first_byte_timeout: m.first_byte_timeout(),
         request_timeout: m.request_timeout,
         connect_timeout: Duration::from_secs(10),
         max_retries: m.max_retries,
@@ -177,11 +184,7 @@ fn missing_key(settings: &Settings, config: &ProviderConfig) -> Option<String> {
     if config.api_key.is_some() || config.kind == crate::config::ProviderKind::Scripted {
         return None;
     }
-    let host = reqwest::Url::parse(&config.base_url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string))
-        .unwrap_or_default();
-    if matches!(host.as_str(), "127.0.0.1" | "localhost" | "[::1]" | "::1") {
+    if crate::config::is_loopback_url(&config.base_url) {
         return None;
     }
     Some(format!(
@@ -250,6 +253,8 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     if let Some(warning) = sandbox_warning {
         let _ = events_tx.send(super::events::AgentEvent::Warning(warning));
     }
+    let project_files =
+        crate::tools::search::ProjectFiles::new(tool_cx.project.clone(), tool_cx.protected.clone());
     let rt = Runtime {
         provider,
         registry: tools,
@@ -263,6 +268,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         hook: hook(settings),
         judge: judge(settings)?,
         context_window: settings.model.context_window,
+        output_reserve: u64::from(settings.model.max_output_tokens()),
         events: events_tx,
         audit: Some(Audit::open(&home.audit_log())?),
         mcp: mcp.clone(),
@@ -285,6 +291,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let mut handle = spawn(agent, events_rx);
     handle.mcp = mcp;
     handle.sandbox_badge = sandbox_badge;
+    handle.project_files = Some(project_files);
     Ok(handle)
 }
 

@@ -18,7 +18,33 @@ pub struct ConsentRequest {
     pub tool: ToolKey,
     /// The fields a confirmation shows (after inspection for writes).
     pub fields: Vec<Field>,
-    pub reply: oneshot::Sender<ConsentAnswer>,
+    pub reply: oneshot::Sender<ConsentReply>,
+}
+
+/// An answer to a question, with the note a rejection may carry to the
+/// model ("The user rejected this call: NOTE").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsentReply {
+    pub answer: ConsentAnswer,
+    /// Only a rejection carries one; empty notes are none.
+    pub note: Option<String>,
+}
+
+impl ConsentReply {
+    /// A rejection that tells the model `note` (nothing when it is blank).
+    pub fn reject_with(note: &str) -> Self {
+        let note = note.trim();
+        Self {
+            answer: ConsentAnswer::Reject,
+            note: (!note.is_empty()).then(|| note.to_string()),
+        }
+    }
+}
+
+impl From<ConsentAnswer> for ConsentReply {
+    fn from(answer: ConsentAnswer) -> Self {
+        Self { answer, note: None }
+    }
 }
 
 /// A decision as front ends and `stream-json` report it.
@@ -58,6 +84,33 @@ impl DecisionView {
     }
 }
 
+/// What a turn notice is about, as `stream-json` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeKind {
+    /// Older history was summarised.
+    Compaction,
+    /// An answer ran into the output limit.
+    CutOff,
+    /// A tool result was shortened to fit the context window.
+    Budget,
+    /// A call repeated with an identical result.
+    Repeat,
+    /// A tool call written as text was answered with a reminder.
+    Reminder,
+}
+
+impl NoticeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoticeKind::Compaction => "compaction",
+            NoticeKind::CutOff => "cut_off",
+            NoticeKind::Budget => "budget",
+            NoticeKind::Repeat => "repeat",
+            NoticeKind::Reminder => "reminder",
+        }
+    }
+}
+
 /// Everything the agent reports.
 #[derive(Debug)]
 pub enum AgentEvent {
@@ -75,6 +128,12 @@ pub enum AgentEvent {
     Notice(String),
     /// Something the user should notice that is not an error.
     Warning(String),
+    /// Something that happened to the turn the user should see (shown as
+    /// a warning; `stream-json` names its kind).
+    TurnNotice {
+        kind: NoticeKind,
+        message: String,
+    },
     /// A command or a turn failed; the text says what and where.
     Error(String),
     /// The user's prompt, as accepted for a turn.
@@ -130,10 +189,13 @@ pub enum AgentEvent {
         tool_calls: u32,
         stop: TurnStop,
     },
-    /// Context use after a response.
+    /// After every response: its token counts as the service reported
+    /// them (0 when it did not) and why it ended.
     Usage {
         input_tokens: u64,
+        output_tokens: u64,
         context_window: u64,
+        finish_reason: Option<String>,
     },
     ModeChanged(Mode),
     /// A loosening `/mode` needs `Switch to this mode? [y/N]`; answer with
@@ -147,6 +209,12 @@ pub enum AgentEvent {
     McpStatus(crate::mcp::McpStatus),
     /// `/mcp`: every configured server, its state, destination and tools.
     McpServers(Vec<crate::mcp::ServerView>),
+    /// The answers remembered for the session in use and the run, after
+    /// every change; `listed` when `/permissions` asked for them.
+    Permissions {
+        grants: Vec<crate::policy::Grant>,
+        listed: bool,
+    },
     /// `/sessions`: the saved sessions, newest first.
     Sessions(Vec<crate::session::SessionSummary>),
     /// `/quit`: the agent has stopped.

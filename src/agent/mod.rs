@@ -4,7 +4,9 @@
 //! It never draws and never reads keys.
 
 pub mod asked;
+pub mod attach;
 pub mod audit;
+pub mod budget;
 pub mod build;
 pub mod commands;
 pub mod compact;
@@ -15,13 +17,15 @@ pub mod hook;
 pub mod judge;
 pub mod live;
 pub mod prompt;
+mod request;
 pub mod sessions;
 mod stream;
 pub mod task;
 pub mod turn;
+pub mod user_shell;
 
 pub use commands::{Command, CommandError};
 pub use error::AgentError;
-pub use events::{AgentEvent, ConsentRequest, DecisionView};
+pub use events::{AgentEvent, ConsentReply, ConsentRequest, DecisionView, NoticeKind};
 pub use task::{AgentHandle, AgentStopped, Input, Interrupter};
 pub use turn::{TurnLimits, TurnStop};

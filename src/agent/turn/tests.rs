@@ -19,9 +19,8 @@ fn call(id: &str, name: &str) -> ToolCall {
 
 fn response(calls: Vec<ToolCall>) -> Response {
     Response {
-        text: String::new(),
         tool_calls: calls,
-        usage: Default::default(),
+        ..Default::default()
     }
 }
 
@@ -120,6 +119,22 @@ fn a_text_answer_completes_the_turn() {
 }
 
 #[test]
+fn a_text_answer_cut_off_at_the_output_limit_ends_the_turn_as_length() {
+    let mut h = Harness::new(Mode::Manual);
+    h.begin();
+    let effects = h.on(Event::ModelDone(Response {
+        text: "The answer is".into(),
+        finish: Some(crate::model::FinishReason::Length),
+        ..Default::default()
+    }));
+    assert!(matches!(
+        effects[..],
+        [Effect::SaveResponse(Item::Assistant { .. })]
+    ));
+    assert_eq!(h.on(Event::Saved), vec![Effect::End(TurnStop::Length)]);
+}
+
+#[test]
 fn a_protected_read_is_denied_and_saved_before_the_next_request() {
     let mut h = Harness::new(Mode::Bypass);
     h.begin();
@@ -171,6 +186,7 @@ fn an_asked_write_is_inspected_first_and_a_never_is_remembered() {
     let effects = h.on(Event::Answered {
         call_id: "c1".into(),
         answer: ConsentAnswer::NeverThisRun,
+        note: None,
     });
     assert!(matches!(effects[0], Effect::AnnounceAnswer { .. }));
     assert_eq!(saved_status(&effects), Some(ResultStatus::Rejected));
@@ -367,6 +383,7 @@ fn in_phase(name: &str) -> Harness {
             h.on(Event::Answered {
                 call_id: "c1".into(),
                 answer: ConsentAnswer::AllowOnce,
+                note: None,
             });
         }
         "saving the result" => {
@@ -433,10 +450,12 @@ fn every_event(id: &str) -> Vec<Event> {
         Event::Answered {
             call_id: id.clone(),
             answer: ConsentAnswer::AllowOnce,
+            note: None,
         },
         Event::Answered {
             call_id: id.clone(),
             answer: ConsentAnswer::Reject,
+            note: None,
         },
         Event::Ran {
             call_id: id,
@@ -473,6 +492,7 @@ fn answer(effect: &Effect) -> Option<Event> {
         Effect::Ask { call_id } => Event::Answered {
             call_id: call_id.clone(),
             answer: ConsentAnswer::Reject,
+            note: None,
         },
         Effect::Run { call_id } => ok(call_id),
         _ => return None,

@@ -253,7 +253,7 @@ fn ask(cx: &ConnectionTo<Client>, slot: &Slot, request: ConsentRequest) {
                 ConsentAnswer::Reject
             }
         };
-        let _ = reply.send(answer);
+        let _ = reply.send(answer.into());
     });
 }
 
@@ -369,7 +369,9 @@ pub async fn pump(
                 tracing::warn!(session = %id, "{message}");
                 slot.state().error = Some(message);
             }
-            AgentEvent::Warning(line) => tracing::warn!(session = %id, "{line}"),
+            AgentEvent::Warning(line) | AgentEvent::TurnNotice { message: line, .. } => {
+                tracing::warn!(session = %id, "{line}")
+            }
             AgentEvent::Notice(line) => tracing::info!(session = %id, "{line}"),
             AgentEvent::McpStatus(status) => {
                 tracing::info!(session = %id, status = ?status, "MCP server state");
@@ -392,6 +394,7 @@ pub async fn pump(
             | AgentEvent::AssistantDone
             | AgentEvent::Usage { .. }
             | AgentEvent::Sessions(_)
+            | AgentEvent::Permissions { .. }
             | AgentEvent::Asked { .. } => {}
         }
     }

@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use crate::agent::AgentEvent;
 use crate::agent::asked::AskedEvent;
+use crate::agent::{AgentEvent, TurnStop};
 use crate::frontend::text;
 use crate::frontend::text::record_lines;
 use crate::frontend::text::visible;
@@ -65,7 +65,9 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         AgentEvent::McpServers(list) => app
             .transcript
             .push(EntryKind::Notice(text::mcp_servers(&list))),
-        AgentEvent::Warning(line) => app.transcript.push(EntryKind::Warning(line)),
+        AgentEvent::Warning(line) | AgentEvent::TurnNotice { message: line, .. } => {
+            app.transcript.push(EntryKind::Warning(line))
+        }
         AgentEvent::Error(line) => app.transcript.push(EntryKind::Error(line)),
         AgentEvent::Prompt(prompt) => {
             app.transcript.push(EntryKind::User(prompt));
@@ -152,21 +154,27 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 None => app.changed.push((path, added, removed)),
             }
         }
-        AgentEvent::TurnEnd { .. } => {
+        AgentEvent::TurnEnd { stop, .. } => {
             if !app.changed.is_empty() {
                 let line = changed_files(&std::mem::take(&mut app.changed));
                 app.transcript.push(EntryKind::Notice(line));
             }
             app.turn = None;
+            // The turn may have added files: `@` lists them again.
+            app.files_requested = false;
             if let Some(answer) = app.transcript.finish_assistant() {
                 app.last_answer = Some(answer);
             }
+            return super::composer::turn_ended(app, stop == TurnStop::Interrupted);
         }
         AgentEvent::Usage {
             input_tokens,
             context_window,
+            ..
         } => {
-            app.status.input_tokens = input_tokens;
+            if input_tokens > 0 {
+                app.status.input_tokens = input_tokens;
+            }
             app.status.context_window = context_window;
         }
         AgentEvent::ModeChanged(mode) => app.status.mode = mode,
@@ -179,6 +187,12 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             });
         }
         AgentEvent::Sessions(list) => sessions(app, list),
+        AgentEvent::Permissions { grants, listed } => {
+            if listed {
+                grant_picker(app, &grants);
+            }
+            app.status.grants = grants;
+        }
         AgentEvent::Quit => return vec![Action::Quit],
         AgentEvent::Asked { agent, event } => asked(app, agent, event),
     }
@@ -308,6 +322,32 @@ fn tool_entry(app: &mut App, call_id: &str, tool: &str) -> usize {
     let summary = app.calls.get(call_id).cloned().unwrap_or_default();
     app.transcript
         .tool_entry(call_id, || ToolEntry::new(tool, summary))
+}
+
+/// `/permissions`: a picker whose Enter revokes, or a line when nothing
+/// is remembered.
+fn grant_picker(app: &mut App, grants: &[crate::policy::Grant]) {
+    if grants.is_empty() {
+        app.transcript
+            .push(EntryKind::Notice(text::permissions(grants)));
+        return;
+    }
+    let items = grants
+        .iter()
+        .enumerate()
+        .map(|(i, grant)| PickerItem {
+            label: format!("{}.", i + 1),
+            detail: visible(&grant.describe()),
+            value: (i + 1).to_string(),
+            current: false,
+        })
+        .collect();
+    app.picker = Some(Picker {
+        kind: PickerKind::Grant,
+        title: "Permissions: Enter revokes, Esc keeps".into(),
+        items,
+        selected: 0,
+    });
 }
 
 /// A session list: a picker when `/resume` asked for it, else lines.

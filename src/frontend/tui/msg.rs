@@ -5,7 +5,7 @@
 use ratatui_textarea::Input as TextInput;
 use tokio::sync::oneshot;
 
-use crate::agent::{AgentEvent, Input};
+use crate::agent::{AgentEvent, ConsentReply, Input};
 use crate::policy::ConsentAnswer;
 
 /// One intent. The keymap makes these from key events; the loop wraps agent
@@ -18,6 +18,10 @@ pub enum Msg {
     /// A key the text area handles itself (typing, cursor moves, deletion).
     Edit(TextInput),
     Paste(String),
+    /// A readline key on the input (Ctrl+U, Ctrl+K, Ctrl+W, ...).
+    EditCommand(EditCommand),
+    /// Takes the newest queued prompt back into the input.
+    Unqueue,
     HistoryPrev,
     HistoryNext,
     /// Tab (or Enter) with the command popup open: complete the selected
@@ -59,6 +63,13 @@ pub enum Msg {
     PasteAhead(String),
     // The permission dialog.
     Answer(ConsentAnswer),
+    /// `n` or Tab: reject, with a note to the model typed next.
+    StartNote,
+    /// A key typed into the rejection's note.
+    NoteChar(char),
+    NoteBackspace,
+    /// Enter on the note: reject and send it.
+    SendNote,
     /// The `[y/N]` after a session-wide answer to a hurried question.
     ConfirmAnswer(bool),
     AnswerFocused,
@@ -71,6 +82,23 @@ pub enum Msg {
     Redraw,
     Tick,
     Agent(AgentEvent),
+    /// The project's files, listed for `@` completion.
+    Files(Vec<String>),
+}
+
+/// The input's readline commands, each bound in the keymap's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditCommand {
+    /// Deletes from the cursor back to the start of the line.
+    KillToStart,
+    /// Deletes from the cursor to the end of the line.
+    KillToEnd,
+    /// Deletes the word before the cursor.
+    KillWord,
+    LineStart,
+    LineEnd,
+    /// Takes back the last edit.
+    Undo,
 }
 
 /// What the loop performs for `update`.
@@ -79,9 +107,14 @@ pub enum Action {
     Send(Input),
     Interrupt,
     Answer {
-        reply: oneshot::Sender<ConsentAnswer>,
-        answer: ConsentAnswer,
+        reply: oneshot::Sender<ConsentReply>,
+        answer: ConsentReply,
     },
+    /// Keep this prompt in the project's history file.
+    KeepPrompt(String),
+    /// List the project's files for `@` completion (answered by
+    /// `Msg::Files`).
+    ListFiles,
     /// Put this text on the clipboard (OSC 52).
     Copy(String),
     /// Clear the terminal and draw everything again.

@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod input;
 mod keys;
 mod scroll;
 mod snapshots;
@@ -17,7 +18,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use tokio::sync::oneshot;
 
-use crate::agent::{AgentEvent, ConsentRequest};
+use crate::agent::{AgentEvent, ConsentReply, ConsentRequest};
 use crate::policy::{ConsentAnswer, Mode, ToolKey};
 use crate::tools::Field;
 
@@ -64,12 +65,23 @@ pub fn arm(app: &mut App) {
     app.now += Duration::from_secs(1);
 }
 
+/// The receiving end of a question's answer.
+pub struct Answers(oneshot::Receiver<ConsentReply>);
+
+impl Answers {
+    /// The answer given, if one was.
+    pub fn try_recv(&mut self) -> Result<ConsentAnswer, oneshot::error::TryRecvError> {
+        self.0.try_recv().map(|reply| reply.answer)
+    }
+
+    /// The answer given with its note, if one was.
+    pub fn try_recv_reply(&mut self) -> Result<ConsentReply, oneshot::error::TryRecvError> {
+        self.0.try_recv()
+    }
+}
+
 /// A question for `tool` and the receiver its answer arrives on.
-pub fn consent(
-    tool: &str,
-    call_id: &str,
-    fields: Vec<Field>,
-) -> (AgentEvent, oneshot::Receiver<ConsentAnswer>) {
+pub fn consent(tool: &str, call_id: &str, fields: Vec<Field>) -> (AgentEvent, Answers) {
     let (reply, rx) = oneshot::channel();
     (
         AgentEvent::Consent(ConsentRequest {
@@ -78,7 +90,7 @@ pub fn consent(
             fields,
             reply,
         }),
-        rx,
+        Answers(rx),
     )
 }
 
@@ -113,8 +125,18 @@ pub fn ctrl(c: char) -> KeyEvent {
     KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
 }
 
-/// Presses `key`: keymap, then update. Returns the actions.
+/// Presses `key`: keymap, then update. Returns the actions, less the
+/// prompt kept in the history file (`input::sent_lines_are_kept_once`
+/// tests those).
 pub fn press(app: &mut App, key: KeyEvent) -> Vec<Action> {
+    press_keeping(app, key)
+        .into_iter()
+        .filter(|action| !matches!(action, Action::KeepPrompt(_)))
+        .collect()
+}
+
+/// Presses `key`: keymap, then update. Returns every action.
+pub fn press_keeping(app: &mut App, key: KeyEvent) -> Vec<Action> {
     match keymap::map(app, &Event::Key(key)) {
         Some(msg) => update(app, msg),
         None => Vec::new(),

@@ -10,11 +10,12 @@ use crate::agent::commands::COMMANDS;
 use crate::policy::ConsentAnswer;
 
 use super::super::app::App;
+use super::super::keymap::EDIT_KEYS;
 use super::super::wrap::wrap;
 use super::theme;
 
-/// Keys and what they do, in groups; the answers' keys come after, from
-/// `ConsentAnswer`.
+/// Keys and what they do, in groups; the input's readline keys come from
+/// the keymap's table and the answers' keys from `ConsentAnswer`.
 const KEYS: [(&str, &[(&str, &str)]); 4] = [
     (
         "Input",
@@ -25,7 +26,15 @@ const KEYS: [(&str, &[(&str, &str)]); 4] = [
             ("Tab", "complete a /command"),
             ("Shift+Tab", "choose the permission mode"),
             ("? or F1", "this help (? on an empty input)"),
-            ("Ctrl+D", "quit (on an empty input)"),
+            ("Esc twice", "edit the last prompt (on an empty input)"),
+            (
+                "Up",
+                "take the newest queued prompt back (on an empty input)",
+            ),
+            (
+                "Ctrl+D",
+                "quit (on an empty input; during a turn it asks first)",
+            ),
         ],
     ),
     (
@@ -59,7 +68,7 @@ const KEYS: [(&str, &[(&str, &str)]); 4] = [
         "Questions",
         &[
             ("Enter", "the focused answer (focus starts on reject)"),
-            ("Left, Right, Tab", "move the focus"),
+            ("Left, Right", "move the focus"),
             ("Up, Down, PageUp, PageDown", "scroll the question"),
             ("Ctrl+C", "interrupt the turn"),
             (
@@ -84,16 +93,24 @@ pub fn lines() -> Vec<Line<'static>> {
         out.push(Line::styled(group, theme::bold()));
         if group == "Questions" {
             for answer in ConsentAnswer::ALL {
-                let esc = if answer == ConsentAnswer::Reject {
-                    ", Esc"
+                if answer == ConsentAnswer::Reject {
+                    out.push(key_line("Esc", "reject"));
+                    out.push(key_line(
+                        "n, Tab",
+                        "reject with a note to the model (type it, Enter sends)",
+                    ));
                 } else {
-                    ""
-                };
-                out.push(key_line(&format!("{}{esc}", answer.key()), answer.label()));
+                    out.push(key_line(&answer.key().to_string(), answer.label()));
+                }
             }
         }
         for (key, what) in keys {
             out.push(key_line(key, what));
+        }
+        if group == "Input" {
+            for binding in EDIT_KEYS {
+                out.push(key_line(binding.keys, binding.help));
+            }
         }
         out.push(Line::default());
     }
