@@ -320,6 +320,56 @@ async fn a_server_marked_ask_asks_in_bypass_and_is_rejected_through_p() {
     assert!(!world.project.path().join("written.txt").exists());
 }
 
+/// mino's home (sessions, the log, settings) is never named to a server,
+/// even one whose allowed directory it is: the call is denied before it
+/// leaves mino, and the file's text never reaches the model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_path_inside_minos_home_is_never_sent_to_a_server() {
+    const MARKER: &str = "home-marker-4471";
+    let mut world = World::with("openai-chat", vec![], "").await;
+    let home = world.home.path().canonicalize().unwrap();
+    std::fs::write(home.join("kept.txt"), MARKER).unwrap();
+    let llm = Llm::start(
+        "openai-chat",
+        vec![
+            tool(
+                "mcp_files_read_text_file",
+                json!({"path": home.join("kept.txt").display().to_string()}),
+            ),
+            tool(
+                "mcp_files_read_text_file",
+                json!({"path": format!("file://{}/x/../kept.txt", home.display())}),
+            ),
+            text("blocked"),
+        ],
+    )
+    .await;
+    let config = home.join("config.toml");
+    let mut settings = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace(&world.llm.base_url(), &llm.base_url());
+    world.llm = llm;
+    settings.push('\n');
+    settings.push_str(&filesystem("files", &home, ""));
+    std::fs::write(&config, settings).unwrap();
+    let (events, stderr, out) = world.print("read the home", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    let codes: Vec<String> = decisions(&events).into_iter().map(|d| d.2).collect();
+    assert_eq!(
+        codes,
+        [
+            "MINO_DENY_PROTECTED_ARGUMENT",
+            "MINO_DENY_PROTECTED_ARGUMENT"
+        ]
+    );
+    for body in world.llm.bodies() {
+        assert!(
+            !body.contains(MARKER),
+            "a file of the home reached the model"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reading_env_by_absolute_path_is_denied_before_the_call_leaves_mino() {
     let world = World::mcp_at(
