@@ -27,6 +27,9 @@ pub enum Input {
         to: Mode,
         yes: bool,
     },
+    /// Resume the session with this id in this project although it was
+    /// started in another (the answer to `AgentEvent::OtherProject`).
+    ResumeHere(String),
 }
 
 /// Interrupts what the agent runs now (Esc, Ctrl-C): cancels the token of
@@ -135,6 +138,7 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
                     }
                 }
                 Input::ConfirmMode { to, yes } => agent.confirm_mode(to, yes),
+                Input::ResumeHere(id) => agent.resume_here(&id).await,
             }
         }
     });

@@ -326,19 +326,11 @@ impl Sink {
                     self.info(&format!("{}\n", text::permissions(&grants)));
                 }
             }
-            AgentEvent::Sessions(list) => {
-                if list.is_empty() {
-                    self.info("No saved sessions.\n");
-                }
-                for s in list {
-                    self.info(&format!(
-                        "{}  {}  {:>8} bytes  {}\n",
-                        s.id,
-                        text::date(s.started),
-                        s.bytes,
-                        text::visible(s.first_prompt.as_deref().unwrap_or(""))
-                    ));
-                }
+            AgentEvent::Sessions { list, all } => {
+                self.info(&format!("{}\n", text::sessions(&list, all)));
+            }
+            AgentEvent::OtherProject { id, project, here } => {
+                self.info(&format!("{}\n", text::other_project(&id, &project, &here)));
             }
         }
         None
