@@ -166,7 +166,7 @@ mod tests {
             })
         );
         let t1 = t0 + secs(1);
-        assert_eq!(a.step(Some(t1), t1).is_some(), true, "the next question");
+        assert!(a.step(Some(t1), t1).is_some(), "the next question");
     }
 
     #[test]
