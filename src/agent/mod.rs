@@ -5,6 +5,7 @@
 
 pub mod asked;
 pub mod audit;
+pub mod budget;
 pub mod build;
 pub mod commands;
 pub mod compact;
@@ -15,6 +16,7 @@ pub mod hook;
 pub mod judge;
 pub mod live;
 pub mod prompt;
+mod request;
 pub mod sessions;
 mod stream;
 pub mod task;

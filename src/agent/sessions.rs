@@ -333,7 +333,7 @@ impl Agent {
         if !self.current.history.is_empty() {
             self.rt
                 .emit(AgentEvent::History(self.current.history.clone()));
-            self.current.input_tokens = super::compact::estimate(&self.rt, &self.current.history);
+            self.current.input_tokens = self.rt.estimate(&self.current.history);
             self.rt.emit(AgentEvent::Usage {
                 input_tokens: self.current.input_tokens,
                 output_tokens: 0,
