@@ -105,6 +105,14 @@ impl LiveSession {
         }
     }
 
+    /// Whether the session has a file (it got its first record).
+    pub fn is_written(&self) -> bool {
+        matches!(
+            *self.log.lock().unwrap_or_else(PoisonError::into_inner),
+            LogSlot::Open(_)
+        )
+    }
+
     /// Appends `item` to the log (fsync) and then to history.
     pub async fn save(&mut self, item: Item) -> Result<(), AgentError> {
         self.append_entry(LogEntry::Item(item.clone())).await?;

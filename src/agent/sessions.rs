@@ -33,6 +33,9 @@ pub struct Agent {
     model: String,
     current: LiveSession,
     visited: HashMap<String, Visited>,
+    /// Sessions of this run left before their first prompt: they have no
+    /// file, so `/resume` finds them here.
+    parked: HashMap<String, LiveSession>,
     run: RunConsent,
     /// A loosening waiting for `Switch to this mode? [y/N]`.
     pending_mode: Option<Mode>,
@@ -86,6 +89,7 @@ impl Agent {
             model,
             current,
             visited: HashMap::new(),
+            parked: HashMap::new(),
             run,
             pending_mode: None,
         };
@@ -246,21 +250,36 @@ impl Agent {
         }
     }
 
-    fn remember_current(&mut self) {
+    /// Makes `session` the one in use; what this run remembers of the one
+    /// left is kept (and the session itself, when it has no file yet).
+    fn switch_to(&mut self, session: LiveSession) {
+        let left = std::mem::replace(&mut self.current, session);
         self.visited.insert(
-            self.current.id.clone(),
+            left.id.clone(),
             Visited {
-                mode: self.current.mode,
-                consent: self.current.consent.clone(),
+                mode: left.mode,
+                consent: left.consent.clone(),
             },
         );
+        if !left.is_written() {
+            self.parked.insert(left.id.clone(), left);
+        }
+    }
+
+    /// The id of a session of this run without a file that `text` names
+    /// (its whole id or a unique start of it).
+    fn parked_id(&self, text: &str) -> Option<String> {
+        let mut found = self.parked.keys().filter(|id| id.starts_with(text));
+        match (found.next(), found.next()) {
+            (Some(id), None) if text.len() >= crate::session::store::MIN_PREFIX => Some(id.clone()),
+            _ => None,
+        }
     }
 
     async fn new_session(&mut self) {
         match new_session(&self.store, &self.project, &self.model, self.start_mode).await {
             Ok(session) => {
-                self.remember_current();
-                self.current = session;
+                self.switch_to(session);
                 self.banner();
             }
             Err(e) => self.rt.emit(AgentEvent::Error(e.to_string())),
@@ -276,6 +295,18 @@ impl Agent {
     /// another project is not resumed unless `here` says so: the front end
     /// is told, and asks.
     async fn resume(&mut self, text: &str, here: bool) {
+        if text.len() >= crate::session::store::MIN_PREFIX && self.current.id.starts_with(text) {
+            self.notice(format!("Session {} is already in use.", self.current.id));
+            return;
+        }
+        if let Some(id) = self.parked_id(text)
+            && let Some(session) = self.parked.remove(&id)
+        {
+            // Left before its first prompt in this run: it is this project's.
+            self.switch_to(session);
+            self.banner();
+            return;
+        }
         let store = self.store.clone();
         let given = text.to_string();
         let found = blocking(move || {
@@ -314,8 +345,7 @@ impl Agent {
                     session.mode = visited.mode;
                     session.consent = visited.consent.clone();
                 }
-                self.remember_current();
-                self.current = session;
+                self.switch_to(session);
                 self.banner();
                 self.replay();
                 if let Some(line) = elsewhere {

@@ -119,9 +119,10 @@ pub fn sessions(list: &[crate::session::SessionSummary], all: bool) -> String {
                 String::new()
             };
             format!(
-                "{}  {}  {dir}{}",
+                "{}  {}  {:>8} bytes  {dir}{}",
                 s.id,
                 date(s.started),
+                s.bytes,
                 visible(s.first_prompt.as_deref().unwrap_or(""))
             )
         })
