@@ -419,6 +419,8 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         (Some((agent, question)), _) => line::run_ask(handle, agent, question).await,
         (None, Some(prompt)) => line::run_once(handle, prompt, cli.output_format).await,
         (None, None) if full_screen => {
+            let root = std::fs::canonicalize(&project_dir).unwrap_or_else(|_| project_dir.clone());
+            let history = mino::prompt_history::file_for(&home, &root);
             let relaunch = Relaunch {
                 home: home.clone(),
                 user_file: user_file.clone(),
@@ -430,6 +432,7 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
                 ui: settings.ui,
                 relaunch: Some(relaunch),
                 copy_file: Some(home.root().join("copied.txt")),
+                history: Some(history),
                 intro: cli.demo.then(|| {
                     format!(
                         "Demo project: {} (a temporary copy; it stays there after mino exits, so you can look at what changed).",

@@ -21,6 +21,8 @@ use super::sessions::{After, Agent};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
     Prompt(String),
+    /// `!command`: a shell command the user runs themselves.
+    Shell(String),
     Command(Command),
     /// The answer to `Switch to this mode? [y/N]`.
     ConfirmMode {
@@ -76,6 +78,9 @@ pub struct AgentHandle {
     /// What the status bar says about the bash sandbox when it is weaker
     /// than asked ("no sandbox", Landlock only); `None` when in full force.
     pub sandbox_badge: Option<&'static str>,
+    /// Lists the project's files for `@path` completion (confined, no
+    /// protected path); `None` offers no completion.
+    pub project_files: Option<crate::tools::search::ProjectFiles>,
 }
 
 impl AgentHandle {
@@ -89,6 +94,7 @@ impl AgentHandle {
             mut task,
             mcp: _,
             sandbox_badge: _,
+            project_files: _,
         } = self;
         interrupter.interrupt();
         drop(inputs);
@@ -132,6 +138,9 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
                 Input::Prompt(text) => {
                     agent.prompt(text, &cancel).await;
                 }
+                Input::Shell(command) => {
+                    agent.shell(command, &cancel).await;
+                }
                 Input::Command(command) => {
                     if agent.command(command, &cancel).await == After::Quit {
                         break;
@@ -149,6 +158,7 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
         task,
         mcp: None,
         sandbox_badge: None,
+        project_files: None,
     }
 }
 
@@ -167,6 +177,7 @@ mod tests {
             task,
             mcp: None,
             sandbox_badge: None,
+            project_files: None,
         }
     }
 

@@ -26,4 +26,5 @@ mod shell_gate_git;
 mod tui_answers;
 mod tui_attention;
 mod tui_e2e;
+mod tui_input;
 mod tui_sessions;

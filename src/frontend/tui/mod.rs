@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::EventStream;
 use futures_util::StreamExt;
 use tokio::signal::unix::{SignalKind, signal};
+use tokio::task::JoinHandle;
 use tokio::time::{Interval, MissedTickBehavior};
 
 use super::{finish_agent, next_signal};
@@ -74,6 +75,14 @@ pub struct Options {
     pub copy_file: Option<PathBuf>,
     /// A line shown above the banner (the demo's project path).
     pub intro: Option<String>,
+    /// The file prompts are remembered in (per project, in mino's home).
+    pub history: Option<PathBuf>,
+}
+
+/// What the loop keeps besides the screen's state.
+struct Session<'a> {
+    relaunch: Option<&'a Relaunch>,
+    writer: Option<&'a crate::prompt_history::Writer>,
 }
 
 /// Runs the full-screen front end until the user quits. Returns the exit
@@ -84,6 +93,7 @@ pub async fn run(handle: AgentHandle, project_dir: &Path, options: Options) -> i
         relaunch,
         copy_file,
         intro,
+        history,
     } = options;
     let mut guard = match term::enter(ui.mouse) {
         Ok(guard) => guard,
@@ -93,8 +103,20 @@ pub async fn run(handle: AgentHandle, project_dir: &Path, options: Options) -> i
         }
     };
     let mut handle = handle;
+    let kept = match history.clone() {
+        Some(path) => tokio::task::spawn_blocking(move || crate::prompt_history::load(&path))
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e))),
+        None => Ok(Vec::new()),
+    };
+    let writer = history.and_then(|path| crate::prompt_history::Writer::spawn(path).ok());
+    let kept = kept.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "the prompt history could not be read");
+        Vec::new()
+    });
     let mut saved = None;
     let mut app = App::new(&project_name(project_dir), Instant::now());
+    app.history.entries = kept;
     app.project_dir = project_dir.to_path_buf();
     app.status.sandbox = handle.sandbox_badge;
     app.mouse = ui.mouse;
@@ -117,10 +139,17 @@ pub async fn run(handle: AgentHandle, project_dir: &Path, options: Options) -> i
         &mut guard.terminal,
         &mut handle,
         app,
-        relaunch.as_ref(),
+        Session {
+            relaunch: relaunch.as_ref(),
+            writer: writer.as_ref(),
+        },
         &mut saved,
     )
     .await;
+    if let Some(writer) = writer {
+        // Every prompt sent is on disk before mino leaves.
+        let _ = tokio::task::spawn_blocking(move || writer.finish()).await;
+    }
     drop(guard);
     if let Some(id) = saved {
         println!("mino: session {id} is saved. To continue it: mino --resume {id}");
@@ -164,17 +193,29 @@ async fn next_tick(ticker: &mut Option<Interval>) {
     }
 }
 
+/// The project's files, when a listing runs; pending otherwise.
+async fn listed_files(task: &mut Option<JoinHandle<Vec<String>>>) -> Vec<String> {
+    let Some(running) = task.as_mut() else {
+        return std::future::pending().await;
+    };
+    let files = running.await.unwrap_or_default();
+    *task = None;
+    files
+}
+
 async fn event_loop(
     terminal: &mut Tui,
     handle: &mut AgentHandle,
     mut app: App,
-    relaunch: Option<&Relaunch>,
+    session: Session<'_>,
     saved: &mut Option<String>,
 ) -> std::io::Result<Exit> {
+    let Session { relaunch, writer } = session;
     let mut terminal_events = EventStream::new();
     let mut sigterm = signal(SignalKind::terminate()).ok();
     let mut sighup = signal(SignalKind::hangup()).ok();
     let mut ticker: Option<Interval> = None;
+    let mut files_task: Option<JoinHandle<Vec<String>>> = None;
     let mut dirty = true;
     let mut last_draw: Option<Instant> = None;
     loop {
@@ -201,6 +242,7 @@ async fn event_loop(
                 None => return Ok(Exit::AgentGone),
             },
             () = next_tick(&mut ticker) => msgs.push(Msg::Tick),
+            files = listed_files(&mut files_task) => msgs.push(Msg::Files(files)),
             () = tokio::time::sleep_until(frame_due.into()), if dirty => {}
             () = sleep_until_some(arms_at) => dirty = true,
             () = sleep_until_some(call_at) => {}
@@ -220,6 +262,20 @@ async fn event_loop(
             for msg in msgs.drain(..) {
                 dirty = true;
                 for action in update::update(&mut app, msg) {
+                    if let Action::KeepPrompt(prompt) = &action {
+                        if let Some(writer) = writer {
+                            writer.keep(prompt);
+                        }
+                        continue;
+                    }
+                    if let Action::ListFiles = action {
+                        // Listing walks the disk: on the blocking pool.
+                        if let (None, Some(lister)) = (&files_task, &handle.project_files) {
+                            let lister = lister.clone();
+                            files_task = Some(tokio::task::spawn_blocking(move || lister.list()));
+                        }
+                        continue;
+                    }
                     match perform(terminal, handle, &mut app, action)? {
                         Flow::Go => {}
                         Flow::Quit => exit = true,
@@ -387,6 +443,8 @@ fn perform(
         }
         Action::Mouse(on) => term::set_mouse(terminal.backend_mut(), on)?,
         Action::Redraw => terminal.clear()?,
+        // Handled by the loop, which owns the listing task and the writer.
+        Action::ListFiles | Action::KeepPrompt(_) => {}
         Action::Quit => return Ok(Flow::Quit),
         Action::SwitchProject { dir, id } => return Ok(Flow::Switch { dir, id }),
     }
