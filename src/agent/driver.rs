@@ -520,8 +520,11 @@ async fn prepare_tool(
             ))
         })?
     };
-    let prepared = tool
-        .prepare(&args, &rt.tool_cx)
+    // Preparing resolves paths and may read the disk: the blocking pool.
+    let (cx, shared_args) = (rt.tool_cx.clone(), args.clone());
+    let prepared = tokio::task::spawn_blocking(move || tool.prepare(&shared_args, &cx))
+        .await
+        .map_err(|e| failed(format!("preparing {} stopped: {e}", call.name)))?
         .map_err(|e| failed(e.to_string()))?;
     let mut facts = prepared.facts().clone();
     if let Some(hook) = &rt.hook {
