@@ -24,6 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rustix::process::{Pid, Signal, kill_process_group};
+use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::time::{Instant, sleep, sleep_until, timeout};
@@ -165,6 +166,34 @@ impl Tool for Bash {
     }
 }
 
+/// The arguments as the model wrote them: known fields only, each kept as
+/// given when it has the wrong type, so the message can name it and say what
+/// it was (`Args::parse` words every error).
+#[derive(Deserialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a JSON object with `command` (a string) and optionally `timeout_secs` \
+                 (a positive integer), `sandbox` (a boolean) and `reason` (a string)"
+)]
+struct RawArgs {
+    #[serde(default)]
+    command: Option<Given<String>>,
+    #[serde(default)]
+    timeout_secs: Option<Given<u64>>,
+    #[serde(default)]
+    sandbox: Option<Given<bool>>,
+    #[serde(default)]
+    reason: Option<Given<String>>,
+}
+
+/// A field's value: of the expected type, or anything else, as written.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Given<T> {
+    Valid(T),
+    Invalid(Value),
+}
+
 /// The validated arguments.
 struct Args {
     command: String,
@@ -174,40 +203,34 @@ struct Args {
     reason: Option<String>,
 }
 
-const FIELDS: [&str; 4] = ["command", "timeout_secs", "sandbox", "reason"];
-
 impl Args {
     fn parse(args: &Value, configured: Duration) -> Result<Self, ToolError> {
         let invalid = |message: String| ToolError::InvalidArguments {
             tool: NAME,
             message,
         };
-        let Some(fields) = args.as_object() else {
-            return Err(invalid(
-                "expected a JSON object with `command` (a string) and optionally `timeout_secs` \
-                 (a positive integer), `sandbox` (a boolean) and `reason` (a string)"
-                    .to_string(),
-            ));
-        };
-        if let Some(unknown) = fields.keys().find(|k| !FIELDS.contains(&k.as_str())) {
-            return Err(invalid(format!(
-                "unknown field `{unknown}`; the accepted fields are `command`, `timeout_secs`, \
-                 `sandbox` and `reason`"
-            )));
-        }
-        let command = match fields.get("command") {
-            None | Some(Value::Null) => {
+        let raw: RawArgs = serde_json::from_value(args.clone()).map_err(|e| {
+            invalid(match e.to_string() {
+                unknown if unknown.starts_with("unknown field") => format!(
+                    "{}; the accepted fields are `command`, `timeout_secs`, `sandbox` and `reason`",
+                    unknown.split(", expected").next().unwrap_or(&unknown)
+                ),
+                other => other,
+            })
+        })?;
+        let command = match raw.command {
+            None => {
                 return Err(invalid(
                     "`command` is missing; it must be a non-empty string holding the shell \
                      command to run"
                         .to_string(),
                 ));
             }
-            Some(Value::String(command)) => command.clone(),
-            Some(other) => {
+            Some(Given::Valid(command)) => command,
+            Some(Given::Invalid(other)) => {
                 return Err(invalid(format!(
                     "`command` must be a string holding the shell command to run, not {}",
-                    json_kind(other)
+                    json_kind(&other)
                 )));
             }
         };
@@ -227,37 +250,46 @@ impl Args {
                 command.len()
             )));
         }
-        let timeout_secs = match fields.get("timeout_secs") {
-            None | Some(Value::Null) => None,
-            Some(value) => match value.as_u64() {
-                Some(secs) if secs > 0 => Some(secs),
-                _ => {
-                    return Err(invalid(format!(
-                        "`timeout_secs` must be a positive whole number of seconds (it can only \
-                         shorten the configured {} s), not {value}",
-                        seconds(configured)
-                    )));
-                }
-            },
-        };
-        let sandboxed = match fields.get("sandbox") {
-            None | Some(Value::Null) => true,
-            Some(Value::Bool(on)) => *on,
-            Some(other) => {
+        let timeout_secs = match raw.timeout_secs {
+            None => None,
+            Some(Given::Valid(secs)) if secs > 0 => Some(secs),
+            Some(given) => {
+                let value = match given {
+                    Given::Valid(secs) => Value::from(secs),
+                    Given::Invalid(value) => value,
+                };
                 return Err(invalid(format!(
-                    "`sandbox` must be a boolean (false leaves the sandbox), not {}",
-                    json_kind(other)
+                    "`timeout_secs` must be a positive whole number of seconds (it can only \
+                     shorten the configured {} s), not {value}",
+                    seconds(configured)
                 )));
             }
         };
-        let reason = match fields.get("reason") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(reason)) if !reason.trim().is_empty() => Some(reason.clone()),
-            Some(other) => {
+        let sandboxed = match raw.sandbox {
+            None => true,
+            Some(Given::Valid(on)) => on,
+            Some(Given::Invalid(other)) => {
+                return Err(invalid(format!(
+                    "`sandbox` must be a boolean (false leaves the sandbox), not {}",
+                    json_kind(&other)
+                )));
+            }
+        };
+        let reason = match raw.reason {
+            None => None,
+            Some(Given::Valid(reason)) if !reason.trim().is_empty() => Some(reason),
+            Some(Given::Valid(_)) => {
+                return Err(invalid(
+                    "`reason` must be a non-empty string saying why the command needs to leave \
+                     the sandbox, not an empty string"
+                        .to_string(),
+                ));
+            }
+            Some(Given::Invalid(other)) => {
                 return Err(invalid(format!(
                     "`reason` must be a non-empty string saying why the command needs to leave \
                      the sandbox, not {}",
-                    json_kind(other)
+                    json_kind(&other)
                 )));
             }
         };
