@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod config;
+pub mod controls;
 pub mod demo;
 pub mod frontend;
 pub mod home;

@@ -568,7 +568,7 @@ fn a_tool_name_from_the_model_cannot_drive_the_terminal() {
     );
     let text = shot(&app, 80, 20);
     assert!(!text.contains('\u{1b}'), "{text}");
-    assert!(text.contains("! evil\\u{1b}[2J"), "{text}");
+    assert!(text.contains("! evil␛[2J"), "{text}");
 }
 
 /// An accepted edit leaves its diff in the chat, coloured and collapsed,
