@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 use mino::agent::build::{Launch, launch, sandbox_planner};
 use mino::config::{CliOverrides, EnvOverrides, Settings};
+use mino::eval::{EvalOptions, LiveModel};
 use mino::frontend::check::{CheckRequest, check};
 use mino::frontend::gate::{self, HookFormat};
 use mino::frontend::line::{self, OutputFormat};
@@ -88,6 +89,29 @@ enum Sub {
         #[command(subcommand)]
         command: GateCommand,
     },
+    /// Run eval cases (TOML files, or directories of them) through the
+    /// turn loop and grade each run against the records it saved.
+    Eval {
+        /// Case files and directories holding them.
+        #[arg(required = true, value_name = "CASES")]
+        cases: Vec<PathBuf>,
+        /// Runs of each live case; the report gives each pass rate with a
+        /// 95% Wilson interval.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        repeat: u32,
+        /// Run every case against the configured model, not its script.
+        #[arg(long)]
+        live: bool,
+        /// text, or json (one object).
+        #[arg(long = "output-format", value_enum, default_value = "text")]
+        format: EvalFormat,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum EvalFormat {
+    Text,
+    Json,
 }
 
 /// `mino gate`: the shell gate on its own.
@@ -148,6 +172,62 @@ enum PolicyCommand {
         #[arg(long)]
         url: Option<String>,
     },
+}
+
+/// `mino eval`: 0 when every run of every case passed, 1 when one failed,
+/// 2 when eval could not run.
+async fn eval(
+    home: &Home,
+    cli: &Cli,
+    cases: Vec<PathBuf>,
+    repeat: u32,
+    live: bool,
+    format: EvalFormat,
+) -> i32 {
+    let mino = match std::env::current_exe() {
+        Ok(path) => path,
+        Err(e) => {
+            eprintln!("mino: cannot find the mino binary to run cases with: {e}");
+            return 2;
+        }
+    };
+    let mut flags = Vec::new();
+    for (flag, value) in [
+        ("--provider", &cli.provider),
+        ("--base-url", &cli.base_url),
+        ("--model", &cli.model),
+    ] {
+        if let Some(value) = value {
+            flags.extend([flag.to_string(), value.clone()]);
+        }
+    }
+    let config = home.config_file();
+    let soul = home.soul_file();
+    let options = EvalOptions {
+        cases,
+        repeat,
+        live,
+        mino,
+        live_model: LiveModel {
+            config: config.is_file().then_some(config),
+            soul: soul.is_file().then_some(soul),
+            flags,
+        },
+    };
+    let mut progress = |line: &str| eprintln!("mino eval: {line}");
+    match mino::eval::run(&options, &mut progress).await {
+        Ok(report) => {
+            match format {
+                EvalFormat::Text => print!("{}", report.text()),
+                EvalFormat::Json => println!("{}", report.json()),
+            }
+            if report.passed { 0 } else { 1 }
+        }
+        Err(e) => {
+            eprintln!("mino: {e}");
+            2
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -226,6 +306,15 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
             None
         }
     };
+    if let Some(Sub::Eval {
+        cases,
+        repeat,
+        live,
+        format,
+    }) = &cli.command
+    {
+        return Ok(eval(&home, &cli, cases.clone(), *repeat, *live, *format).await);
+    }
     let mut overrides = CliOverrides {
         mode: cli.mode,
         yolo: cli.yolo,

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use crate::config::Settings;
 use crate::home::Home;
 use crate::mcp::{HubConfig, McpHub, McpNotice, NoticeLine};
-use crate::model::{ProviderConfig, build_provider};
+use crate::model::{BodyExtras, ProviderConfig, build_provider};
 use crate::policy::shell::{Rules, Trusted};
 use crate::policy::{CanAsk, ProtectedPaths};
 use crate::sandbox::{Planner, Sandbox, Support};
@@ -164,8 +164,15 @@ pub fn provider_config(settings: &Settings) -> ProviderConfig {
         base_url: m.base_url.clone(),
         model: m.model.clone(),
         api_key: std::env::var(&m.api_key_env).ok().filter(|k| !k.is_empty()),
-        extra_body: m.extra_body.clone(),
+        extras: BodyExtras {
+            max_output_tokens: Some(m.max_output_tokens()),
+            extra_body: m.extra_body.clone(),
+            first_request_extra_body: m.first_request_extra_body.clone(),
+            compaction_max_output_tokens: m.compaction.max_output_tokens,
+            compaction_extra_body: m.compaction.extra_body.clone(),
+        },
         script: m.script.clone(),
+        first_byte_timeout: m.first_byte_timeout(),
         request_timeout: m.request_timeout,
         connect_timeout: Duration::from_secs(10),
         max_retries: m.max_retries,
@@ -178,11 +185,7 @@ fn missing_key(settings: &Settings, config: &ProviderConfig) -> Option<String> {
     if config.api_key.is_some() || config.kind == crate::config::ProviderKind::Scripted {
         return None;
     }
-    let host = reqwest::Url::parse(&config.base_url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string))
-        .unwrap_or_default();
-    if matches!(host.as_str(), "127.0.0.1" | "localhost" | "[::1]" | "::1") {
+    if crate::config::is_loopback_url(&config.base_url) {
         return None;
     }
     Some(format!(

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::model::{Item, Request};
+use crate::model::{FinishReason, Item, Request, RequestKind};
 use crate::session::LogEntry;
 
 use super::driver::Runtime;
@@ -97,6 +97,7 @@ pub async fn compact(
     }
     let transcript = transcript(&session.history[..split]);
     let request = Request {
+        kind: RequestKind::Compaction,
         system: SUMMARY_SYSTEM.to_string(),
         items: vec![Item::User {
             text: format!(
@@ -106,6 +107,11 @@ pub async fn compact(
         tools: Vec::new(),
     };
     let summary = match collect(rt.provider.as_ref(), request, cancel, |_| {}).await {
+        Collected::Done(response) if response.finish == Some(FinishReason::Length) => {
+            return Err(CompactError::Failed(
+                "Compaction failed; history is unchanged: the summary was cut off at the output limit (`[model.compaction] max_output_tokens`).".to_string(),
+            ));
+        }
         Collected::Done(response) => response.text,
         Collected::Interrupted(_) => return Err(CompactError::Interrupted),
         Collected::Failed(e, _) => {

@@ -10,7 +10,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::McpHub;
-use crate::model::{Item, Provider, Request, StreamEvent, ToolCall};
+use crate::model::{FinishReason, Item, Provider, Request, RequestKind, StreamEvent, ToolCall};
 use crate::policy::shell::{Outcome, Verdict};
 use crate::policy::{CallFacts, CallKind, CanAsk, ConsentAnswer, Decision, Mode, RunConsent};
 use crate::tools::gate::examine;
@@ -18,7 +18,7 @@ use crate::tools::{Field, FieldKind, PreparedCall, Registry, ToolContext, ToolSt
 
 use super::audit::Audit;
 use super::compact::CompactError;
-use super::events::{AgentEvent, ConsentRequest, DecisionView};
+use super::events::{AgentEvent, ConsentRequest, DecisionView, NoticeKind};
 use super::hook::Hook;
 use super::judge::{Judge, judge};
 use super::live::LiveSession;
@@ -238,6 +238,10 @@ fn end(rt: &Runtime, session: &LiveSession, turn: &Turn, stop: &TurnStop) {
     if let Some(message) = stop.message() {
         match stop {
             TurnStop::Interrupted => rt.emit(AgentEvent::Notice(message)),
+            TurnStop::Length => rt.emit(AgentEvent::TurnNotice {
+                kind: NoticeKind::CutOff,
+                message,
+            }),
             _ => rt.emit(AgentEvent::Error(message)),
         }
     }
@@ -316,7 +320,13 @@ async fn request(rt: &Runtime, session: &mut LiveSession, cancel: &CancellationT
             () = hub.ready() => {}
         }
     }
+    // The first request of a turn is the one right after the prompt.
+    let kind = match session.history.last() {
+        Some(Item::User { .. }) => RequestKind::TurnFirst,
+        _ => RequestKind::TurnNext,
+    };
     let request = Request {
+        kind,
         system: rt.system.clone(),
         items: session.history.clone(),
         tools: rt.registry.specs(),
@@ -337,9 +347,17 @@ async fn request(rt: &Runtime, session: &mut LiveSession, cancel: &CancellationT
         Collected::Done(response) => {
             if response.usage.input_tokens > 0 {
                 session.input_tokens = response.usage.input_tokens;
-                rt.emit(AgentEvent::Usage {
-                    input_tokens: response.usage.input_tokens,
-                    context_window: rt.context_window,
+            }
+            rt.emit(AgentEvent::Usage {
+                input_tokens: response.usage.input_tokens,
+                output_tokens: response.usage.output_tokens,
+                context_window: rt.context_window,
+                finish_reason: response.finish.as_ref().map(|f| f.as_str().to_string()),
+            });
+            if response.finish == Some(FinishReason::Length) && !response.tool_calls.is_empty() {
+                rt.emit(AgentEvent::TurnNotice {
+                    kind: NoticeKind::CutOff,
+                    message: "The model's answer was cut off at its output limit (`[model] max_output_tokens`); a call whose arguments are incomplete does not run.".to_string(),
                 });
             }
             Event::ModelDone(response)
@@ -515,7 +533,7 @@ async fn prepare_tool(
     } else {
         serde_json::from_str(&call.arguments).map_err(|e| {
             failed(format!(
-                "invalid arguments for {}: the arguments are not valid JSON: {e}",
+                "This call to {} did not run: its arguments are not complete JSON ({e}); the answer was probably cut off at the output limit. Call the tool again with complete arguments; for long content, write it in smaller parts.",
                 call.name
             ))
         })?

@@ -58,6 +58,33 @@ impl DecisionView {
     }
 }
 
+/// What a turn notice is about, as `stream-json` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoticeKind {
+    /// Older history was summarised.
+    Compaction,
+    /// An answer ran into the output limit.
+    CutOff,
+    /// A tool result was shortened to fit the context window.
+    Budget,
+    /// A call repeated with an identical result.
+    Repeat,
+    /// A tool call written as text was answered with a reminder.
+    Reminder,
+}
+
+impl NoticeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoticeKind::Compaction => "compaction",
+            NoticeKind::CutOff => "cut_off",
+            NoticeKind::Budget => "budget",
+            NoticeKind::Repeat => "repeat",
+            NoticeKind::Reminder => "reminder",
+        }
+    }
+}
+
 /// Everything the agent reports.
 #[derive(Debug)]
 pub enum AgentEvent {
@@ -75,6 +102,12 @@ pub enum AgentEvent {
     Notice(String),
     /// Something the user should notice that is not an error.
     Warning(String),
+    /// Something that happened to the turn the user should see (shown as
+    /// a warning; `stream-json` names its kind).
+    TurnNotice {
+        kind: NoticeKind,
+        message: String,
+    },
     /// A command or a turn failed; the text says what and where.
     Error(String),
     /// The user's prompt, as accepted for a turn.
@@ -130,10 +163,13 @@ pub enum AgentEvent {
         tool_calls: u32,
         stop: TurnStop,
     },
-    /// Context use after a response.
+    /// After every response: its token counts as the service reported
+    /// them (0 when it did not) and why it ended.
     Usage {
         input_tokens: u64,
+        output_tokens: u64,
         context_window: u64,
+        finish_reason: Option<String>,
     },
     ModeChanged(Mode),
     /// A loosening `/mode` needs `Switch to this mode? [y/N]`; answer with

@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::model::{Item, ModelError, Provider, Request, Response, StreamEvent};
+use crate::model::{Item, ModelError, Provider, Request, RequestKind, Response, StreamEvent};
 use crate::policy::shell::{
     JUDGE_CANCELLED, JUDGE_DENIED, JUDGE_ERROR, JUDGE_INVALID_RESPONSE, JUDGE_TIMEOUT, JudgeRequest,
 };
@@ -60,6 +60,7 @@ pub async fn judge(
         return Err(not_allowed(JUDGE_ERROR, "the request could not be written"));
     }
     let request = Request {
+        kind: RequestKind::Isolated,
         system: INSTRUCTIONS.to_string(),
         items: vec![Item::User { text: body }],
         tools: Vec::new(),

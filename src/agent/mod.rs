@@ -22,6 +22,6 @@ pub mod turn;
 
 pub use commands::{Command, CommandError};
 pub use error::AgentError;
-pub use events::{AgentEvent, ConsentRequest, DecisionView};
+pub use events::{AgentEvent, ConsentRequest, DecisionView, NoticeKind};
 pub use task::{AgentHandle, AgentStopped, Input, Interrupter};
 pub use turn::{TurnLimits, TurnStop};

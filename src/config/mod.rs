@@ -22,7 +22,7 @@ pub use mcp::env_value;
 pub use settings::{
     AskedAgent, DEFAULT_CONTEXT_WINDOW, EnvValue, JudgeSettings, LimitSettings, McpServer,
     ModelSettings, PROVIDER_NAMES, ProviderKind, Settings, ShellGateSettings, ToolSwitches,
-    TrustedExecutable, UnknownProvider,
+    TrustedExecutable, UnknownProvider, is_loopback_url,
 };
 
 use crate::home::Home;

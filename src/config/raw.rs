@@ -38,7 +38,20 @@ pub struct RawModel {
     pub extra_body: Option<toml::Table>,
     pub script: Option<String>,
     pub request_timeout_secs: Option<i64>,
+    pub first_byte_timeout_secs: Option<i64>,
     pub max_retries: Option<i64>,
+    pub max_output_tokens: Option<i64>,
+    pub first_request_extra_body: Option<toml::Table>,
+    pub compaction: Option<RawCompaction>,
+}
+
+/// `[model.compaction]`: what compaction requests carry instead of
+/// `extra_body`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCompaction {
+    pub extra_body: Option<toml::Table>,
+    pub max_output_tokens: Option<i64>,
 }
 
 /// `[tools]`: whether each tool exists at all (not whether it asks).

@@ -111,11 +111,36 @@ pub struct ModelSettings {
     /// The script a `scripted` provider plays, resolved against the file
     /// that named it. Always present when the provider is `scripted`.
     pub script: Option<PathBuf>,
-    /// How long a request may wait for its next byte.
+    /// How long a request may wait for its next byte once the answer began.
     pub request_timeout: Duration,
+    /// How long a request may wait for the first byte of its answer; `None`
+    /// is the default for the service's address (see `first_byte_timeout`).
+    pub first_byte_timeout: Option<Duration>,
     /// Retries for 429 and 5xx before the first byte.
     pub max_retries: u32,
+    /// The output cap of a turn's requests; `None` is the default (see
+    /// `max_output_tokens`).
+    pub max_output_tokens: Option<u32>,
+    /// Extra fields for the first request of a turn only.
+    pub first_request_extra_body: serde_json::Map<String, Value>,
+    /// `[model.compaction]`.
+    pub compaction: CompactionSettings,
 }
+
+/// `[model.compaction]`: compaction requests carry these instead of
+/// `extra_body`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompactionSettings {
+    pub extra_body: serde_json::Map<String, Value>,
+    pub max_output_tokens: Option<u32>,
+}
+
+/// The first-byte timeout for a loopback service (a local server reads a
+/// long prompt on a CPU first) and for any other.
+pub const FIRST_BYTE_TIMEOUT_LOOPBACK: Duration = Duration::from_secs(300);
+pub const FIRST_BYTE_TIMEOUT_REMOTE: Duration = Duration::from_secs(60);
+/// The output cap is at most this many tokens by default.
+pub const MAX_OUTPUT_TOKENS_DEFAULT: u32 = 4096;
 
 impl ModelSettings {
     /// The built-in settings for `provider`.
@@ -129,9 +154,49 @@ impl ModelSettings {
             extra_body: serde_json::Map::new(),
             script: None,
             request_timeout: Duration::from_secs(60),
+            first_byte_timeout: None,
             max_retries: 3,
+            max_output_tokens: None,
+            first_request_extra_body: serde_json::Map::new(),
+            compaction: CompactionSettings::default(),
         }
     }
+
+    /// The first-byte timeout in force: the setting, else 300 s for a
+    /// loopback service and 60 s for any other.
+    pub fn first_byte_timeout(&self) -> Duration {
+        self.first_byte_timeout.unwrap_or_else(|| {
+            if is_loopback_url(&self.base_url) {
+                FIRST_BYTE_TIMEOUT_LOOPBACK
+            } else {
+                FIRST_BYTE_TIMEOUT_REMOTE
+            }
+        })
+    }
+
+    /// The output cap in force: the setting, else the smaller of 4,096 and
+    /// a quarter of the context window.
+    pub fn max_output_tokens(&self) -> u32 {
+        self.max_output_tokens.unwrap_or_else(|| {
+            let quarter = u32::try_from(self.context_window / 4).unwrap_or(u32::MAX);
+            MAX_OUTPUT_TOKENS_DEFAULT.min(quarter.max(1))
+        })
+    }
+}
+
+/// Whether `url` names a loopback host (127.0.0.0/8, ::1, localhost).
+pub fn is_loopback_url(url: &str) -> bool {
+    let Ok(parsed) = reqwest::Url::parse(url) else {
+        return false;
+    };
+    let Some(host) = parsed.host_str() else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// The context window when the model's settings give none.

@@ -242,6 +242,32 @@ fn model_settings(src: &SourceFile, raw: &RawModel) -> Result<ModelSettings, Con
             " seconds",
         )?);
     }
+    if let Some(secs) = raw.first_byte_timeout_secs {
+        model.first_byte_timeout = Some(Duration::from_secs(ranged(
+            src,
+            key("first_byte_timeout_secs"),
+            secs,
+            1,
+            3600,
+            " seconds",
+        )?));
+    }
+    if let Some(tokens) = raw.max_output_tokens {
+        model.max_output_tokens = Some(output_tokens(src, key("max_output_tokens"), tokens)?);
+    }
+    if let Some(table) = &raw.first_request_extra_body {
+        model.first_request_extra_body = json_object(src, &key("first_request_extra_body"), table)?;
+    }
+    if let Some(compaction) = &raw.compaction {
+        let key = |k: &str| KeyPath::of(&["model", "compaction", k]);
+        if let Some(table) = &compaction.extra_body {
+            model.compaction.extra_body = json_object(src, &key("extra_body"), table)?;
+        }
+        if let Some(tokens) = compaction.max_output_tokens {
+            model.compaction.max_output_tokens =
+                Some(output_tokens(src, key("max_output_tokens"), tokens)?);
+        }
+    }
     if let Some(retries) = raw.max_retries {
         model.max_retries =
             u32::try_from(ranged(src, key("max_retries"), retries, 0, 10, "")?).unwrap_or(10);
@@ -254,6 +280,11 @@ fn model_settings(src: &SourceFile, raw: &RawModel) -> Result<ModelSettings, Con
         ));
     }
     Ok(model)
+}
+
+fn output_tokens(src: &SourceFile, key: KeyPath, tokens: i64) -> Result<u32, ConfigError> {
+    let tokens = ranged(src, key, tokens, 1, 1_000_000, " tokens")?;
+    Ok(u32::try_from(tokens).unwrap_or(1_000_000))
 }
 
 pub const SCRIPT_ACCEPTED: &str =

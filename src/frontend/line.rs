@@ -158,8 +158,31 @@ impl Sink {
                 if text_mode {
                     self.info(&format!("{line}\n"));
                 }
+                self.json(StreamRecord::Notice {
+                    kind: "info",
+                    message: &line,
+                });
             }
-            AgentEvent::Warning(line) => eprintln!("mino: warning: {line}"),
+            AgentEvent::Warning(line) => {
+                eprintln!("mino: warning: {line}");
+                self.json(StreamRecord::Notice {
+                    kind: "warning",
+                    message: &line,
+                });
+            }
+            AgentEvent::TurnNotice { kind, message } => {
+                if text_mode {
+                    if self.interactive {
+                        self.out(&format!("{}\n", text::visible(&message)));
+                    } else {
+                        eprintln!("mino: {}", text::visible(&message));
+                    }
+                }
+                self.json(StreamRecord::Notice {
+                    kind: kind.as_str(),
+                    message: &message,
+                });
+            }
             AgentEvent::Error(message) => {
                 if text_mode {
                     eprintln!("mino: {message}");
@@ -277,7 +300,20 @@ impl Sink {
                 return Some(stop);
             }
             AgentEvent::Asked { agent, event } => self.asked(&agent, event),
-            AgentEvent::Usage { .. } | AgentEvent::ModeChanged(_) | AgentEvent::Quit => {}
+            AgentEvent::Usage {
+                input_tokens,
+                output_tokens,
+                context_window,
+                finish_reason,
+            } => {
+                self.json(StreamRecord::Usage {
+                    prompt_tokens: input_tokens,
+                    completion_tokens: output_tokens,
+                    context_window,
+                    finish_reason: finish_reason.as_deref(),
+                });
+            }
+            AgentEvent::ModeChanged(_) | AgentEvent::Quit => {}
             AgentEvent::ConfirmMode { .. } => {}
             AgentEvent::McpStatus(_) => {}
             AgentEvent::McpServers(list) => {

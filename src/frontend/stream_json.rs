@@ -20,6 +20,20 @@ pub enum StreamRecord<'a> {
     Error {
         message: &'a str,
     },
+    /// Something the user should notice: `info`, `warning`, `compaction`,
+    /// `cut_off`, `budget`, ...
+    Notice {
+        kind: &'a str,
+        message: &'a str,
+    },
+    /// After every model request: the service's token counts (0 when it
+    /// gave none) and why the answer ended.
+    Usage {
+        prompt_tokens: u64,
+        completion_tokens: u64,
+        context_window: u64,
+        finish_reason: Option<&'a str>,
+    },
     Assistant {
         text: &'a str,
     },

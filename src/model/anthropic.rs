@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use eventsource_stream::Event;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::config::ProviderConfig;
@@ -17,7 +17,8 @@ use super::history::{Entry, entries};
 use super::http::{HttpEndpoint, error_text, secret_header};
 use super::sse::{Decoder, WireError, count, event_name, finish, json_data, stream_request};
 use super::{
-    EventStream, ModelError, Provider, Request, ResultStatus, StreamEvent, Usage, merge_extra_body,
+    BodyExtras, EventStream, FinishReason, ModelError, Provider, Request, ResultStatus,
+    StreamEvent, Usage,
 };
 
 /// The API version this format speaks.
@@ -30,7 +31,7 @@ pub const DEFAULT_MAX_TOKENS: u32 = 8192;
 pub struct Anthropic {
     endpoint: Arc<HttpEndpoint>,
     model: String,
-    extra_body: Map<String, Value>,
+    extras: BodyExtras,
 }
 
 impl Anthropic {
@@ -47,7 +48,7 @@ impl Anthropic {
         Ok(Self {
             endpoint: Arc::new(HttpEndpoint::new(cfg, "messages", headers)?),
             model: cfg.model.clone(),
-            extra_body: cfg.extra_body.clone(),
+            extras: cfg.extras.clone(),
         })
     }
 
@@ -80,7 +81,7 @@ impl Anthropic {
                 .collect();
             body["tools"] = Value::Array(tools);
         }
-        merge_extra_body(&mut body, &self.extra_body);
+        self.extras.apply(&mut body, request.kind, "max_tokens");
         body
     }
 }
@@ -186,6 +187,7 @@ pub struct MessagesDecoder {
     /// Content block index → the tool call streamed in it.
     tools: HashMap<u64, ToolBlock>,
     usage: Option<Usage>,
+    stop_reason: Option<FinishReason>,
 }
 
 impl Decoder for MessagesDecoder {
@@ -260,8 +262,16 @@ impl Decoder for MessagesDecoder {
                 if let Some(usage) = data.get("usage") {
                     self.count_usage(usage);
                 }
+                if let Some(reason) = data.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    self.stop_reason = Some(FinishReason::from_wire(reason));
+                }
             }
-            "message_stop" => finish(self.usage.take(), out),
+            "message_stop" => {
+                if let Some(reason) = self.stop_reason.take() {
+                    out.push_back(StreamEvent::Finish(reason));
+                }
+                finish(self.usage.take(), out);
+            }
             "error" => {
                 let error = data.get("error").unwrap_or(&data);
                 return Err(WireError::Service(error_text(error)));

@@ -7,13 +7,11 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use serde_json::{Map, Value};
-
 use super::anthropic::Anthropic;
 use super::openai_chat::OpenAiChat;
 use super::openai_responses::OpenAiResponses;
 use super::scripted::Scripted;
-use super::{ModelError, Provider};
+use super::{BodyExtras, ModelError, Provider};
 
 /// The wire format is the settings' own `ProviderKind`: one type for both.
 pub use crate::config::ProviderKind;
@@ -38,11 +36,14 @@ pub struct ProviderConfig {
     /// Already read from its environment variable. Never logged, never put
     /// in an error text, redacted from `Debug`.
     pub api_key: Option<String>,
-    /// Extra top-level fields merged into every request body (they win).
-    pub extra_body: Map<String, Value>,
+    /// The output cap and the extra fields each kind of request carries.
+    pub extras: BodyExtras,
     /// The script file, for `ProviderKind::Scripted`.
     pub script: Option<PathBuf>,
-    /// A stall: no bytes from the service for this long.
+    /// From sending a request to the first byte of its answer's body (a
+    /// local server reads a long prompt first).
+    pub first_byte_timeout: Duration,
+    /// A stall: no bytes from the service for this long, once it answered.
     pub request_timeout: Duration,
     pub connect_timeout: Duration,
     /// Retries for connection errors, 429 and 5xx before the first byte.
@@ -51,6 +52,7 @@ pub struct ProviderConfig {
 
 impl ProviderConfig {
     pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
+    pub const DEFAULT_FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(60);
     pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
     pub const DEFAULT_MAX_RETRIES: u32 = 3;
 
@@ -61,8 +63,9 @@ impl ProviderConfig {
             base_url: kind.default_base_url().to_string(),
             model: model.into(),
             api_key: None,
-            extra_body: Map::new(),
+            extras: BodyExtras::default(),
             script: None,
+            first_byte_timeout: Self::DEFAULT_FIRST_BYTE_TIMEOUT,
             request_timeout: Self::DEFAULT_REQUEST_TIMEOUT,
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
             max_retries: Self::DEFAULT_MAX_RETRIES,
@@ -77,8 +80,9 @@ impl fmt::Debug for ProviderConfig {
             .field("base_url", &self.base_url)
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
-            .field("extra_body", &self.extra_body)
+            .field("extras", &self.extras)
             .field("script", &self.script)
+            .field("first_byte_timeout", &self.first_byte_timeout)
             .field("request_timeout", &self.request_timeout)
             .field("connect_timeout", &self.connect_timeout)
             .field("max_retries", &self.max_retries)

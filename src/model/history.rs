@@ -104,6 +104,18 @@ pub fn entries(items: &[Item]) -> Vec<Entry<'_>> {
     out
 }
 
+/// A call's arguments as they are sent back to a service: the text the
+/// model wrote when it is a JSON object, else `{}`. Arguments cut off at the
+/// output limit, or not JSON at all, stay in the session log as written;
+/// sending them back makes some servers (llama.cpp) refuse every later
+/// request. The call's result already says what was wrong.
+pub fn wire_arguments(raw: &str) -> Cow<'_, str> {
+    match serde_json::from_str::<serde_json::Value>(raw) {
+        Ok(value) if value.is_object() => Cow::Borrowed(raw),
+        _ => Cow::Borrowed("{}"),
+    }
+}
+
 /// A compaction summary as the model reads it: marked as lossy context that
 /// grants nothing.
 pub fn summary_text(text: &str) -> String {
@@ -194,6 +206,15 @@ mod tests {
             Entry::Result { status: ResultStatus::Interrupted, output, .. } if output == MISSING_RESULT
         ));
         assert!(matches!(&laid_out[2], Entry::Result { output, .. } if output == "(no output)"));
+    }
+
+    #[test]
+    fn arguments_that_are_not_a_json_object_go_back_as_an_empty_object() {
+        assert_eq!(wire_arguments(r#"{"path":"a"}"#), r#"{"path":"a"}"#);
+        assert_eq!(wire_arguments(r#"{"command":"echo 'cut"#), "{}");
+        assert_eq!(wire_arguments(""), "{}");
+        assert_eq!(wire_arguments("[1]"), "{}");
+        assert_eq!(wire_arguments("null"), "{}");
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub struct HttpEndpoint {
     url: Url,
     service: String,
     headers: HeaderMap,
+    first_byte_timeout: Duration,
     request_timeout: Duration,
     max_retries: u32,
     /// Kept only to scrub it from texts the service sends back.
@@ -45,15 +46,23 @@ impl fmt::Debug for HttpEndpoint {
             .field("url", &self.url.as_str())
             .field("service", &self.service)
             .field("header_names", &self.headers.keys().collect::<Vec<_>>())
+            .field("first_byte_timeout", &self.first_byte_timeout)
             .field("request_timeout", &self.request_timeout)
             .field("max_retries", &self.max_retries)
             .finish_non_exhaustive()
     }
 }
 
+/// A response whose head said 2xx, and the time by which its body must
+/// have begun.
+pub struct Answered {
+    pub response: reqwest::Response,
+    pub first_byte_deadline: tokio::time::Instant,
+}
+
 /// What one attempt came to.
 enum Attempt {
-    Answered(reqwest::Response),
+    Answered(Answered),
     /// Worth another try (connection error, 429, 5xx); `wait` is what the
     /// service asked for in `Retry-After`.
     Retry {
@@ -92,6 +101,7 @@ impl HttpEndpoint {
             url,
             service,
             headers,
+            first_byte_timeout: cfg.first_byte_timeout,
             request_timeout: cfg.request_timeout,
             max_retries: cfg.max_retries,
             secret: cfg.api_key.clone().filter(|key| !key.is_empty()),
@@ -119,13 +129,14 @@ impl HttpEndpoint {
 
     /// POSTs `body` as JSON and returns the response once its head says 2xx.
     /// Connection errors, 429 and 5xx are retried with backoff (honouring
-    /// `Retry-After` seconds) up to `max_retries` times; other statuses fail
-    /// at once. Cancelling `cancel` returns `Cancelled` at any point.
+    /// `Retry-After` seconds) up to `max_retries` times; other statuses, and
+    /// a 5xx whose body says the request itself is malformed, fail at once.
+    /// Cancelling `cancel` returns `Cancelled` at any point.
     pub async fn post_json(
         &self,
         body: &Value,
         cancel: &CancellationToken,
-    ) -> Result<reqwest::Response, ModelError> {
+    ) -> Result<Answered, ModelError> {
         let bytes = serde_json::to_vec(body)
             .map_err(|err| ModelError::Setup(format!("cannot encode the request body: {err}")))?;
         let mut retries = 0;
@@ -167,13 +178,14 @@ impl HttpEndpoint {
             .header(ACCEPT, "text/event-stream")
             .body(body)
             .send();
+        let first_byte_deadline = tokio::time::Instant::now() + self.first_byte_timeout;
         let sent = tokio::select! {
             biased;
             () = cancel.cancelled() => return Err(ModelError::Cancelled),
-            sent = tokio::time::timeout(self.request_timeout, send) => sent,
+            sent = tokio::time::timeout_at(first_byte_deadline, send) => sent,
         };
         let response = match sent {
-            Err(_elapsed) => return Ok(Attempt::Fatal(self.stalled())),
+            Err(_elapsed) => return Ok(Attempt::Fatal(self.no_first_byte())),
             Ok(Err(err)) if err.is_builder() => {
                 let err = err.without_url();
                 return Ok(Attempt::Fatal(ModelError::Setup(format!(
@@ -196,7 +208,10 @@ impl HttpEndpoint {
         };
         let status = response.status();
         if status.is_success() {
-            return Ok(Attempt::Answered(response));
+            return Ok(Attempt::Answered(Answered {
+                response,
+                first_byte_deadline,
+            }));
         }
         let wait = retry_after(response.headers());
         let message = self.error_body(response, cancel).await?;
@@ -205,7 +220,8 @@ impl HttpEndpoint {
             status: status.as_u16(),
             message,
         };
-        if status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error() {
+        let malformed = status.is_server_error() && error.says_request_is_malformed();
+        if (status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error()) && !malformed {
             Ok(Attempt::Retry { error, wait })
         } else {
             Ok(Attempt::Fatal(error))
@@ -240,6 +256,13 @@ impl HttpEndpoint {
         let text = String::from_utf8_lossy(&body);
         let explained = explain_error_body(&text).unwrap_or_else(|| reason.clone());
         Ok(self.redact(&explained))
+    }
+
+    pub(crate) fn no_first_byte(&self) -> ModelError {
+        ModelError::FirstByte {
+            service: self.service.clone(),
+            seconds: whole_seconds(self.first_byte_timeout),
+        }
     }
 
     pub(crate) fn stalled(&self) -> ModelError {

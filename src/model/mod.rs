@@ -92,9 +92,25 @@ pub enum Item {
     },
 }
 
+/// What a request is for. Settings that belong to some requests only
+/// (`first_request_extra_body`, `[model.compaction]`) follow it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestKind {
+    /// The first request of a turn, right after the user's prompt.
+    TurnFirst,
+    /// A later request of a turn, carrying tool results.
+    TurnNext,
+    /// A compaction summary: none of `extra_body`, only `[model.compaction]`.
+    Compaction,
+    /// One isolated request outside any turn (the shell gate's judge):
+    /// the output cap, none of the user's extra fields.
+    Isolated,
+}
+
 /// One request to a model service.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Request {
+    pub kind: RequestKind,
     pub system: String,
     pub items: Vec<Item>,
     pub tools: Vec<ToolSpec>,
@@ -105,6 +121,40 @@ pub struct Request {
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,
+}
+
+/// Why a response ended, as the service said it. Every wire's "ran into
+/// the output limit" (`length`, `max_output_tokens`, `max_tokens`) is
+/// `Length`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FinishReason {
+    /// A natural end, or the end of a tool-call turn.
+    Stop,
+    /// Cut off at the output limit.
+    Length,
+    /// Anything else the service named (e.g. `content_filter`).
+    Other(String),
+}
+
+impl FinishReason {
+    /// Reads a wire's word for it.
+    pub fn from_wire(word: &str) -> Self {
+        match word {
+            "stop" | "tool_calls" | "function_call" | "end_turn" | "tool_use" | "stop_sequence"
+            | "completed" => FinishReason::Stop,
+            "length" | "max_tokens" | "max_output_tokens" => FinishReason::Length,
+            other => FinishReason::Other(other.to_string()),
+        }
+    }
+
+    /// The stable word for `stream-json`.
+    pub fn as_str(&self) -> &str {
+        match self {
+            FinishReason::Stop => "stop",
+            FinishReason::Length => "length",
+            FinishReason::Other(word) => word,
+        }
+    }
 }
 
 /// What a streaming response reports, in order.
@@ -121,7 +171,13 @@ pub enum StreamEvent {
         index: usize,
         arguments: String,
     },
+    /// A call's whole arguments, final: they replace any pieces before.
+    ToolCallArguments {
+        index: usize,
+        arguments: String,
+    },
     Usage(Usage),
+    Finish(FinishReason),
     /// The response is complete.
     Done,
 }
@@ -139,14 +195,67 @@ pub enum ModelError {
     },
     #[error("{service}: the stream broke before the response was complete: {message}")]
     Broken { service: String, message: String },
-    #[error("{service}: no data for {seconds} s; the request was abandoned")]
+    #[error(
+        "{service}: no data for {seconds} s; the request was abandoned (raise `[model] request_timeout_secs` for a slower service)"
+    )]
     Stalled { service: String, seconds: u64 },
+    #[error(
+        "{service}: no answer within {seconds} s of sending the request; it was abandoned (raise `[model] first_byte_timeout_secs` for a slower service)"
+    )]
+    FirstByte { service: String, seconds: u64 },
     #[error("{service} sent data that is not valid: {message}")]
     Malformed { service: String, message: String },
     #[error("the request was cancelled")]
     Cancelled,
     #[error("{0}")]
     Setup(String),
+}
+
+/// What services write in an error body when the request itself cannot be
+/// processed (llama.cpp answers 500 to a body it cannot parse). Sending the
+/// same request again cannot help.
+const MALFORMED_REQUEST_MARKERS: &[&str] = &[
+    "parse error",
+    "json.exception",
+    "failed to parse",
+    "invalid request",
+    "invalid_request_error",
+    "malformed",
+    "invalid json",
+];
+
+/// What services write when a request does not fit the model's context.
+const CONTEXT_EXCEEDED_MARKERS: &[&str] = &[
+    "exceeds the available context",
+    "exceed_context_size",
+    "context_length_exceeded",
+    "maximum context length",
+    "context window",
+    "prompt is too long",
+    "too many tokens",
+];
+
+impl ModelError {
+    /// An error status whose text says the request itself is malformed.
+    pub fn says_request_is_malformed(&self) -> bool {
+        self.status_says(MALFORMED_REQUEST_MARKERS) || self.says_context_exceeded()
+    }
+
+    /// An error status whose text says the request is larger than the
+    /// model's context.
+    pub fn says_context_exceeded(&self) -> bool {
+        self.status_says(CONTEXT_EXCEEDED_MARKERS)
+    }
+
+    fn status_says(&self, markers: &[&str]) -> bool {
+        match self {
+            ModelError::Status { message, .. } => {
+                let message = message.to_lowercase();
+                markers.iter().any(|marker| message.contains(marker))
+            }
+            _ => false,
+        }
+    }
 }
 
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<StreamEvent, ModelError>> + Send>>;
@@ -167,6 +276,8 @@ pub struct Response {
     pub text: String,
     pub tool_calls: Vec<ToolCall>,
     pub usage: Usage,
+    /// `None` when the service did not say.
+    pub finish: Option<FinishReason>,
 }
 
 impl Response {
@@ -190,17 +301,64 @@ impl Response {
                     call.arguments.push_str(arguments);
                 }
             }
+            StreamEvent::ToolCallArguments { index, arguments } => {
+                if let Some(call) = self.tool_calls.get_mut(*index) {
+                    call.arguments.clone_from(arguments);
+                }
+            }
             StreamEvent::Usage(usage) => self.usage = *usage,
+            StreamEvent::Finish(reason) => self.finish = Some(reason.clone()),
             StreamEvent::Done => {}
         }
     }
 }
 
-/// Merges `extra` (the `[model] extra_body` table) into a request body.
+/// Merges `extra` into a request body (its fields win).
 pub fn merge_extra_body(body: &mut Value, extra: &serde_json::Map<String, Value>) {
     if let Value::Object(map) = body {
         for (key, value) in extra {
             map.insert(key.clone(), value.clone());
+        }
+    }
+}
+
+/// What goes into a request body besides the conversation, by the kind of
+/// request: the output cap and the user's extra fields.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BodyExtras {
+    /// `[model] max_output_tokens`: the cap a turn's requests carry.
+    pub max_output_tokens: Option<u32>,
+    /// `[model] extra_body`: every request of a turn.
+    pub extra_body: serde_json::Map<String, Value>,
+    /// `[model] first_request_extra_body`: the first request of a turn only
+    /// (after `extra_body`, so its fields win).
+    pub first_request_extra_body: serde_json::Map<String, Value>,
+    /// `[model.compaction] max_output_tokens`; the turn's cap when unset.
+    pub compaction_max_output_tokens: Option<u32>,
+    /// `[model.compaction] extra_body`: compaction requests only; nothing
+    /// of `extra_body` goes into them.
+    pub compaction_extra_body: serde_json::Map<String, Value>,
+}
+
+impl BodyExtras {
+    /// Puts the output cap (under the wire's own field name) and the extra
+    /// fields for `kind` into `body`.
+    pub fn apply(&self, body: &mut Value, kind: RequestKind, cap_field: &str) {
+        let cap = match kind {
+            RequestKind::Compaction => self.compaction_max_output_tokens.or(self.max_output_tokens),
+            _ => self.max_output_tokens,
+        };
+        if let (Some(cap), Value::Object(map)) = (cap, &mut *body) {
+            map.insert(cap_field.to_string(), Value::from(cap));
+        }
+        match kind {
+            RequestKind::TurnFirst => {
+                merge_extra_body(body, &self.extra_body);
+                merge_extra_body(body, &self.first_request_extra_body);
+            }
+            RequestKind::TurnNext => merge_extra_body(body, &self.extra_body),
+            RequestKind::Compaction => merge_extra_body(body, &self.compaction_extra_body),
+            RequestKind::Isolated => {}
         }
     }
 }

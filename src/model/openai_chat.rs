@@ -7,21 +7,24 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use eventsource_stream::Event;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::config::ProviderConfig;
+use super::history::wire_arguments;
 use super::history::{Entry, entries};
 use super::http::{HttpEndpoint, bearer_headers, error_text};
 use super::sse::{Decoder, WireError, count, finish, json_data, stream_request};
-use super::{EventStream, ModelError, Provider, Request, StreamEvent, Usage, merge_extra_body};
+use super::{
+    BodyExtras, EventStream, FinishReason, ModelError, Provider, Request, StreamEvent, Usage,
+};
 
 /// A chat completions service.
 #[derive(Debug)]
 pub struct OpenAiChat {
     endpoint: Arc<HttpEndpoint>,
     model: String,
-    extra_body: Map<String, Value>,
+    extras: BodyExtras,
 }
 
 impl OpenAiChat {
@@ -30,7 +33,7 @@ impl OpenAiChat {
         Ok(Self {
             endpoint: Arc::new(HttpEndpoint::new(cfg, "chat/completions", headers)?),
             model: cfg.model.clone(),
-            extra_body: cfg.extra_body.clone(),
+            extras: cfg.extras.clone(),
         })
     }
 
@@ -66,7 +69,7 @@ impl OpenAiChat {
                 .collect();
             body["tools"] = Value::Array(tools);
         }
-        merge_extra_body(&mut body, &self.extra_body);
+        self.extras.apply(&mut body, request.kind, "max_tokens");
         body
     }
 }
@@ -84,7 +87,7 @@ fn message(entry: Entry<'_>) -> Value {
                     json!({
                         "id": call.id,
                         "type": "function",
-                        "function": {"name": call.name, "arguments": call.arguments},
+                        "function": {"name": call.name, "arguments": wire_arguments(&call.arguments)},
                     })
                 })
                 .collect();
@@ -128,6 +131,7 @@ impl Decoder for ChatDecoder {
 
     fn decode(&mut self, event: &Event, out: &mut VecDeque<StreamEvent>) -> Result<(), WireError> {
         if event.data.trim() == "[DONE]" {
+            self.push_finish(out);
             finish(self.usage.take(), out);
             return Ok(());
         }
@@ -172,12 +176,19 @@ impl Decoder for ChatDecoder {
         if self.finish_reason.is_none() {
             return false;
         }
+        self.push_finish(out);
         finish(self.usage.take(), out);
         true
     }
 }
 
 impl ChatDecoder {
+    fn push_finish(&mut self, out: &mut VecDeque<StreamEvent>) {
+        if let Some(reason) = self.finish_reason.take() {
+            out.push_back(StreamEvent::Finish(FinishReason::from_wire(&reason)));
+        }
+    }
+
     fn tool_call(&mut self, position: usize, call: &Value, out: &mut VecDeque<StreamEvent>) {
         let key = call
             .get("index")

@@ -4,25 +4,28 @@
 //! (`http` and `sse` do) and never asks the service to keep the conversation
 //! (`store: false`; mino sends the whole history every time).
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use eventsource_stream::Event;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::config::ProviderConfig;
+use super::history::wire_arguments;
 use super::history::{Entry, entries};
 use super::http::{HttpEndpoint, bearer_headers, error_text};
 use super::sse::{Decoder, WireError, count, event_name, finish, json_data, stream_request};
-use super::{EventStream, ModelError, Provider, Request, StreamEvent, Usage, merge_extra_body};
+use super::{
+    BodyExtras, EventStream, FinishReason, ModelError, Provider, Request, StreamEvent, Usage,
+};
 
 /// A Responses API service.
 #[derive(Debug)]
 pub struct OpenAiResponses {
     endpoint: Arc<HttpEndpoint>,
     model: String,
-    extra_body: Map<String, Value>,
+    extras: BodyExtras,
 }
 
 impl OpenAiResponses {
@@ -31,7 +34,7 @@ impl OpenAiResponses {
         Ok(Self {
             endpoint: Arc::new(HttpEndpoint::new(cfg, "responses", headers)?),
             model: cfg.model.clone(),
-            extra_body: cfg.extra_body.clone(),
+            extras: cfg.extras.clone(),
         })
     }
 
@@ -65,7 +68,8 @@ impl OpenAiResponses {
                 .collect();
             body["tools"] = Value::Array(tools);
         }
-        merge_extra_body(&mut body, &self.extra_body);
+        self.extras
+            .apply(&mut body, request.kind, "max_output_tokens");
         body
     }
 }
@@ -90,7 +94,7 @@ fn push_input(entry: Entry<'_>, input: &mut Vec<Value>) {
                     "type": "function_call",
                     "call_id": call.id,
                     "name": call.name,
-                    "arguments": call.arguments,
+                    "arguments": wire_arguments(&call.arguments),
                 }));
             }
         }
@@ -120,21 +124,24 @@ impl Provider for OpenAiResponses {
     }
 }
 
-/// One function call being streamed.
+/// One function call being streamed. Services name a call's events in
+/// different ways: OpenAI by `output_index` and the item's `id`; llama.cpp
+/// by `item_id` equal to the `call_id`, with neither in the added item.
 #[derive(Debug)]
 struct Call {
+    /// Our index, in order of appearance.
     index: usize,
-    /// Whether any arguments were passed on yet.
-    streamed: bool,
+    output_index: Option<u64>,
+    item_id: Option<String>,
+    call_id: String,
+    /// Whether its final arguments arrived (a `done` event).
+    done: bool,
 }
 
 /// Reads `response.*` events up to `response.completed`.
 #[derive(Debug, Default)]
 pub struct ResponsesDecoder {
-    /// By output index, the service's own key for an output item.
-    calls: HashMap<u64, Call>,
-    /// The service's item id → output index.
-    item_ids: HashMap<String, u64>,
+    calls: Vec<Call>,
 }
 
 impl Decoder for ResponsesDecoder {
@@ -158,40 +165,40 @@ impl Decoder for ResponsesDecoder {
             }
             "response.output_item.added" => self.item_added(&data, out),
             "response.function_call_arguments.delta" => {
-                let delta = data
-                    .get("delta")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                self.arguments(&data, delta, false, out);
+                if let Some(delta) = data.get("delta").and_then(Value::as_str)
+                    && !delta.is_empty()
+                    && let Some(call) = self.find(&data, None)
+                {
+                    out.push_back(StreamEvent::ToolCallDelta {
+                        index: call.index,
+                        arguments: delta.to_string(),
+                    });
+                }
             }
             "response.function_call_arguments.done" => {
-                let all = data
-                    .get("arguments")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
-                self.arguments(&data, all, true, out);
+                if let Some(all) = data.get("arguments").and_then(Value::as_str) {
+                    self.final_arguments(&data, None, all, out);
+                }
             }
             "response.output_item.done" => {
-                let item = data.get("item");
-                if item
-                    .and_then(|item| item.get("type"))
-                    .and_then(Value::as_str)
-                    == Some("function_call")
+                let item = data.get("item").unwrap_or(&Value::Null);
+                if item.get("type").and_then(Value::as_str) == Some("function_call")
+                    && let Some(all) = item.get("arguments").and_then(Value::as_str)
                 {
-                    let all = item
-                        .and_then(|item| item.get("arguments"))
-                        .and_then(Value::as_str)
-                        .unwrap_or_default();
-                    self.arguments(&data, all, true, out);
+                    self.final_arguments(&data, Some(item), all, out);
                 }
             }
             "response.completed" | "response.incomplete" => {
-                if kind == "response.incomplete" {
-                    tracing::warn!(
-                        reason = ?data.pointer("/response/incomplete_details/reason"),
-                        "the model's response is incomplete"
-                    );
-                }
+                let reason = if kind == "response.incomplete" {
+                    let why = data
+                        .pointer("/response/incomplete_details/reason")
+                        .and_then(Value::as_str)
+                        .unwrap_or("incomplete");
+                    FinishReason::from_wire(why)
+                } else {
+                    FinishReason::Stop
+                };
+                out.push_back(StreamEvent::Finish(reason));
                 let usage = data.pointer("/response/usage").filter(|u| u.is_object());
                 let usage = usage.map(|usage| Usage {
                     input_tokens: count(usage.get("input_tokens")),
@@ -226,21 +233,23 @@ impl ResponsesDecoder {
         if item.get("type").and_then(Value::as_str) != Some("function_call") {
             return;
         }
-        let index = self.calls.len();
-        let output_index = data
-            .get("output_index")
-            .and_then(Value::as_u64)
-            .unwrap_or(u64::MAX - index as u64);
-        if self.calls.contains_key(&output_index) {
+        let output_index = data.get("output_index").and_then(Value::as_u64);
+        let item_id = item
+            .get("id")
+            .and_then(Value::as_str)
+            .filter(|id| !id.is_empty())
+            .map(str::to_string);
+        if self.calls.iter().any(|call| {
+            (output_index.is_some() && call.output_index == output_index)
+                || (item_id.is_some() && call.item_id == item_id)
+        }) {
             return;
         }
-        if let Some(item_id) = item.get("id").and_then(Value::as_str) {
-            self.item_ids.insert(item_id.to_string(), output_index);
-        }
-        let id = item
+        let index = self.calls.len();
+        let call_id = item
             .get("call_id")
-            .or_else(|| item.get("id"))
             .and_then(Value::as_str)
+            .or(item_id.as_deref())
             .filter(|id| !id.is_empty())
             .map_or_else(|| format!("call_{index}"), str::to_string);
         let name = item
@@ -248,51 +257,80 @@ impl ResponsesDecoder {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
-        out.push_back(StreamEvent::ToolCallStart { index, id, name });
-        let mut call = Call {
+        out.push_back(StreamEvent::ToolCallStart {
             index,
-            streamed: false,
-        };
+            id: call_id.clone(),
+            name,
+        });
         // Some services put the whole arguments in the added item.
         if let Some(arguments) = item.get("arguments").and_then(Value::as_str)
             && !arguments.is_empty()
         {
-            call.streamed = true;
             out.push_back(StreamEvent::ToolCallDelta {
                 index,
                 arguments: arguments.to_string(),
             });
         }
-        self.calls.insert(output_index, call);
+        self.calls.push(Call {
+            index,
+            output_index,
+            item_id,
+            call_id,
+            done: false,
+        });
     }
 
-    /// A piece of a call's arguments (`whole` false), or all of them
-    /// (`whole` true), which count only when no piece came before.
-    fn arguments(
+    /// The call an event is about: by its output index, by its item id
+    /// (which llama.cpp sets to the call id), by the call id of a `done`
+    /// item, or else the one call still open.
+    fn find(&mut self, data: &Value, item: Option<&Value>) -> Option<&mut Call> {
+        let output_index = data.get("output_index").and_then(Value::as_u64);
+        let ids: Vec<&str> = [
+            data.get("item_id"),
+            item.and_then(|item| item.get("id")),
+            item.and_then(|item| item.get("call_id")),
+        ]
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|id| !id.is_empty())
+        .collect();
+        let position = self
+            .calls
+            .iter()
+            .position(|call| output_index.is_some() && call.output_index == output_index)
+            .or_else(|| {
+                self.calls.iter().position(|call| {
+                    ids.iter()
+                        .any(|id| call.item_id.as_deref() == Some(*id) || call.call_id == *id)
+                })
+            })
+            .or_else(|| {
+                let mut open = self.calls.iter().enumerate().filter(|(_, call)| !call.done);
+                match (open.next(), open.next()) {
+                    (Some((position, _)), None) => Some(position),
+                    _ => None,
+                }
+            })?;
+        self.calls.get_mut(position)
+    }
+
+    /// A call's whole arguments from a `done` event: final, whatever
+    /// pieces came before.
+    fn final_arguments(
         &mut self,
         data: &Value,
-        text: &str,
-        whole: bool,
+        item: Option<&Value>,
+        all: &str,
         out: &mut VecDeque<StreamEvent>,
     ) {
-        let output_index = data
-            .get("output_index")
-            .and_then(Value::as_u64)
-            .or_else(|| {
-                data.get("item_id")
-                    .and_then(Value::as_str)
-                    .and_then(|id| self.item_ids.get(id).copied())
-            });
-        let Some(call) = output_index.and_then(|key| self.calls.get_mut(&key)) else {
+        let Some(call) = self.find(data, item) else {
             return;
         };
-        if text.is_empty() || (whole && call.streamed) {
-            return;
-        }
-        call.streamed = true;
-        out.push_back(StreamEvent::ToolCallDelta {
+        call.done = true;
+        out.push_back(StreamEvent::ToolCallArguments {
             index: call.index,
-            arguments: text.to_string(),
+            arguments: all.to_string(),
         });
     }
 }

@@ -25,7 +25,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::{EventStream, Item, ModelError, Provider, Request, StreamEvent, Usage};
+use super::{EventStream, FinishReason, Item, ModelError, Provider, Request, StreamEvent, Usage};
 use crate::small_file::{Links, read_text};
 
 /// The largest script accepted.
@@ -55,6 +55,9 @@ pub struct ScriptedResponse {
     pub delay_ms: Option<u64>,
     /// Playback jumps here when a new user prompt contains this text.
     pub after_prompt: Option<String>,
+    /// Why the response ends, in any wire's word (`stop`, `length`, ...);
+    /// `length` plays an answer cut off at the output limit.
+    pub finish_reason: Option<String>,
 }
 
 /// One scripted tool call.
@@ -178,6 +181,7 @@ impl Scripted {
                 chunk_chars: None,
                 delay_ms: None,
                 after_prompt: None,
+                finish_reason: None,
             },
         };
         let first_call = playback.calls_made;
@@ -211,7 +215,12 @@ impl Provider for Scripted {
             if cancel.is_cancelled() {
                 return Some((Err(ModelError::Cancelled), None));
             }
-            if !delay.is_zero() && !matches!(event, StreamEvent::Usage(_) | StreamEvent::Done) {
+            if !delay.is_zero()
+                && !matches!(
+                    event,
+                    StreamEvent::Usage(_) | StreamEvent::Finish(_) | StreamEvent::Done
+                )
+            {
                 tokio::select! {
                     biased;
                     () = cancel.cancelled() => return Some((Err(ModelError::Cancelled), None)),
@@ -257,6 +266,9 @@ fn events(
                 arguments: piece,
             });
         }
+    }
+    if let Some(reason) = &response.finish_reason {
+        out.push_back(StreamEvent::Finish(FinishReason::from_wire(reason)));
     }
     out.push_back(StreamEvent::Usage(Usage {
         input_tokens: estimate_tokens(input_chars),
@@ -328,6 +340,7 @@ mod tests {
             chunk_chars: Some(0),
             delay_ms: None,
             after_prompt: None,
+            finish_reason: None,
         };
         let events: Vec<_> = events(&response, 4, 0).into_iter().collect();
         assert_eq!(

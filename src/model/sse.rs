@@ -12,7 +12,7 @@ use futures_util::{Stream, StreamExt, stream};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::http::{HttpEndpoint, clip, describe};
+use super::http::{Answered, HttpEndpoint, clip, describe};
 use super::{EventStream, ModelError, StreamEvent};
 
 /// Why a wire format could not make sense of an event.
@@ -112,8 +112,8 @@ impl<D: Decoder> Driver<D> {
             let cancel = self.cancel.clone();
             let Some(events) = self.events.as_mut() else {
                 match self.endpoint.post_json(&self.body, &cancel).await {
-                    Ok(response) => {
-                        let events = sse_events(&self.endpoint, response);
+                    Ok(answered) => {
+                        let events = sse_events(&self.endpoint, answered);
                         self.events = Some(events);
                         continue;
                     }
@@ -178,21 +178,29 @@ impl<D: Decoder> Driver<D> {
     }
 }
 
-/// The response body as SSE events, each read bounded by the stall timeout.
-fn sse_events(endpoint: &HttpEndpoint, response: reqwest::Response) -> Events {
+/// The response body as SSE events: the first read bounded by the
+/// first-byte deadline, each later one by the stall timeout.
+fn sse_events(endpoint: &HttpEndpoint, answered: Answered) -> Events {
     let timeout = endpoint.request_timeout();
     let stalled = endpoint.stalled();
+    let no_first_byte = endpoint.no_first_byte();
     let service = endpoint.service().to_string();
-    let bytes = Box::pin(response.bytes_stream());
-    let guarded = stream::unfold(Some(bytes), move |state| {
+    let bytes = Box::pin(answered.response.bytes_stream());
+    let first = Some(answered.first_byte_deadline);
+    let guarded = stream::unfold(Some((bytes, first)), move |state| {
         let stalled = stalled.clone();
+        let no_first_byte = no_first_byte.clone();
         let service = service.clone();
         async move {
-            let mut bytes = state?;
-            match tokio::time::timeout(timeout, bytes.next()).await {
-                Err(_elapsed) => Some((Err(stalled), None)),
+            let (mut bytes, first) = state?;
+            let (deadline, late) = match first {
+                Some(deadline) => (deadline, no_first_byte),
+                None => (tokio::time::Instant::now() + timeout, stalled),
+            };
+            match tokio::time::timeout_at(deadline, bytes.next()).await {
+                Err(_elapsed) => Some((Err(late), None)),
                 Ok(None) => None,
-                Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some(bytes))),
+                Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some((bytes, None)))),
                 Ok(Some(Err(err))) => {
                     let message = describe(&err.without_url());
                     Some((Err(ModelError::Broken { service, message }), None))

@@ -370,7 +370,7 @@ async fn a_service_that_never_answers_times_out() {
         .as_str()
         .unwrap()
         .to_string();
-    assert!(error.contains("no data"), "{error}");
+    assert!(error.contains("first_byte_timeout_secs"), "{error}");
 }
 
 #[tokio::test]

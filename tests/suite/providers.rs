@@ -12,8 +12,8 @@ use crate::support::{End, Recorded, Reply, TestServer, data, named};
 use futures_util::StreamExt;
 use mino::model::ToolSpec;
 use mino::model::{
-    Item, ModelError, Provider, ProviderConfig, ProviderKind, Request, Response, ResultStatus,
-    StreamEvent, ToolCall, build_provider,
+    FinishReason, Item, ModelError, Provider, ProviderConfig, ProviderKind, Request, RequestKind,
+    Response, ResultStatus, StreamEvent, ToolCall, build_provider,
 };
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
@@ -29,7 +29,7 @@ fn config(kind: ProviderKind, server: &TestServer) -> ProviderConfig {
     let mut cfg = ProviderConfig::new(kind, "test-model");
     cfg.base_url = server.base_url.clone();
     cfg.api_key = Some(KEY.to_string());
-    cfg.extra_body = json!({"temperature": 0.25, "metadata": {"run": "t"}})
+    cfg.extras.extra_body = json!({"temperature": 0.25, "metadata": {"run": "t"}})
         .as_object()
         .unwrap()
         .clone();
@@ -55,6 +55,7 @@ fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
 /// summary and a new prompt.
 fn request() -> Request {
     Request {
+        kind: RequestKind::TurnFirst,
         system: "You are mino.".into(),
         items: vec![
             Item::User {
@@ -239,6 +240,7 @@ fn expected_response() -> Response {
     let mut expected = Response {
         text: "Hello, world".into(),
         tool_calls: vec![call("call_1", "read_file", r#"{"path":"a.txt"}"#)],
+        finish: Some(FinishReason::Stop),
         ..Response::default()
     };
     expected.usage.input_tokens = 11;
@@ -531,7 +533,9 @@ async fn extra_body_overrides_defaults() {
     let kind = ProviderKind::Anthropic;
     let server = TestServer::start(vec![Reply::sse(text_and_tool(kind))]).await;
     let mut cfg = config(kind, &server);
-    cfg.extra_body.insert("max_tokens".into(), json!(1024));
+    cfg.extras
+        .extra_body
+        .insert("max_tokens".into(), json!(1024));
     run(provider(&cfg).as_ref(), CancellationToken::new())
         .await
         .unwrap();
@@ -849,11 +853,11 @@ async fn garbage_never_panics() {
 // ---------------------------------------------------------------- time
 
 #[tokio::test]
-async fn a_server_that_never_answers_is_stalled() {
+async fn a_server_that_never_answers_is_given_up_naming_the_key() {
     for kind in WIRES {
         let server = TestServer::start(vec![Reply::Silent]).await;
         let mut cfg = config(kind, &server);
-        cfg.request_timeout = Duration::from_millis(300);
+        cfg.first_byte_timeout = Duration::from_millis(300);
         let provider = provider(&cfg);
         let started = Instant::now();
         let result = tokio::time::timeout(
@@ -865,12 +869,16 @@ async fn a_server_that_never_answers_is_stalled() {
         let error = result.unwrap_err();
         let elapsed = started.elapsed();
         assert!(
-            matches!(error, ModelError::Stalled { .. }),
+            matches!(error, ModelError::FirstByte { .. }),
             "{kind}: {error:?}"
         );
         assert!(elapsed >= Duration::from_millis(250), "{kind}: {elapsed:?}");
         assert!(elapsed < Duration::from_secs(5), "{kind}: {elapsed:?}");
         assert!(error.to_string().contains(&service_of(kind, &server)));
+        assert!(
+            error.to_string().contains("first_byte_timeout_secs"),
+            "{error}"
+        );
         assert_eq!(server.requests().len(), 1, "a stall is not retried");
     }
 }
@@ -1029,6 +1037,7 @@ fn scripted(script: &Value) -> (tempfile::TempDir, Box<dyn Provider>) {
 
 fn prompt(text: &str) -> Request {
     Request {
+        kind: RequestKind::TurnFirst,
         system: "sys".into(),
         items: vec![Item::User { text: text.into() }],
         tools: Vec::new(),
@@ -1171,4 +1180,269 @@ async fn a_slow_script_can_be_cancelled() {
         "cancel waited for the delay"
     );
     assert_eq!(stream.next().await, None);
+}
+
+// ------------------------------------------------------- real servers' ways
+
+/// A request of `kind` whose history holds one call with `arguments`.
+fn request_with_call(kind: RequestKind, arguments: &str) -> Request {
+    let mut request = request();
+    request.kind = kind;
+    request.items = vec![
+        Item::User {
+            text: "run it".into(),
+        },
+        Item::Assistant {
+            text: String::new(),
+            tool_calls: vec![call("call_cut", "bash", arguments)],
+        },
+        Item::ToolResult {
+            call_id: "call_cut".into(),
+            status: ResultStatus::Error,
+            output: "cut off".into(),
+        },
+    ];
+    request
+}
+
+async fn drain(provider: &dyn Provider, request: Request) -> Result<Response, ModelError> {
+    let mut stream = provider.stream(request, CancellationToken::new());
+    let mut response = Response::default();
+    while let Some(event) = stream.next().await {
+        response.apply(&event?);
+    }
+    Ok(response)
+}
+
+#[tokio::test]
+async fn a_recorded_llama_cpp_responses_stream_parses_into_a_call_with_its_arguments() {
+    // Recorded from llama.cpp's server (xllamacpp 0.2.14): the added item has
+    // no `id` and no `output_index`, the deltas name the call by `item_id`
+    // equal to its `call_id`, and `output_item.done` repeats the arguments.
+    let recorded = include_str!("../fixtures/llamacpp-responses-tool-call.sse");
+    let frames: Vec<String> = recorded
+        .split_inclusive("\n\n")
+        .map(str::to_string)
+        .collect();
+    assert!(frames.len() > 10);
+    let server = TestServer::start(vec![Reply::sse(frames)]).await;
+    let cfg = config(ProviderKind::OpenAiResponses, &server);
+    let response = drain(provider(&cfg).as_ref(), request()).await.unwrap();
+    assert_eq!(
+        response.tool_calls,
+        vec![call(
+            "fc_UZSqpClVui20cV5oFPkTEpqMP38d3zlr",
+            "read_file",
+            r#"{"path": "notes.md"}"#
+        )]
+    );
+    assert_eq!(response.usage.input_tokens, 158);
+    assert_eq!(response.finish, Some(FinishReason::Stop));
+}
+
+#[tokio::test]
+async fn a_done_event_s_arguments_are_final_and_deltas_without_ids_go_to_the_open_call() {
+    let frames = vec![
+        named(
+            "response.output_item.added",
+            &json!({"type":"response.output_item.added","item":{"type":"function_call","call_id":"c9","name":"bash","arguments":""}}),
+        ),
+        named(
+            "response.function_call_arguments.delta",
+            &json!({"type":"response.function_call_arguments.delta","delta":"{\"comm"}),
+        ),
+        named(
+            "response.output_item.done",
+            &json!({"type":"response.output_item.done","item":{"type":"function_call","call_id":"c9","name":"bash","arguments":"{\"command\":\"ls\"}"}}),
+        ),
+        named(
+            "response.completed",
+            &json!({"type":"response.completed","response":{"usage":{"input_tokens":5,"output_tokens":2}}}),
+        ),
+    ];
+    let server = TestServer::start(vec![Reply::sse(frames)]).await;
+    let cfg = config(ProviderKind::OpenAiResponses, &server);
+    let response = drain(provider(&cfg).as_ref(), request()).await.unwrap();
+    assert_eq!(
+        response.tool_calls,
+        vec![call("c9", "bash", r#"{"command":"ls"}"#)]
+    );
+}
+
+#[tokio::test]
+async fn arguments_cut_off_mid_string_are_sent_back_as_valid_json() {
+    let cut = r#"{"command": "cat > notes.md <<'EOF'\nline one"#;
+    for kind in WIRES {
+        let server = TestServer::start(vec![Reply::sse(text_and_tool(kind))]).await;
+        let cfg = config(kind, &server);
+        drain(
+            provider(&cfg).as_ref(),
+            request_with_call(RequestKind::TurnNext, cut),
+        )
+        .await
+        .unwrap();
+        let body = &server.requests()[0].body;
+        let sent = match kind {
+            ProviderKind::OpenAiChat => {
+                body["messages"][2]["tool_calls"][0]["function"]["arguments"]
+                    .as_str()
+                    .map(str::to_string)
+            }
+            ProviderKind::OpenAiResponses => {
+                body["input"][1]["arguments"].as_str().map(str::to_string)
+            }
+            _ => Some(body["messages"][1]["content"][0]["input"].to_string()),
+        }
+        .unwrap_or_else(|| panic!("{kind}: no arguments in {body}"));
+        let parsed: Value = serde_json::from_str(&sent)
+            .unwrap_or_else(|e| panic!("{kind}: {sent:?} is not JSON: {e}"));
+        assert_eq!(parsed, json!({}), "{kind}");
+        assert!(!body.to_string().contains("line one"), "{kind}");
+    }
+}
+
+#[tokio::test]
+async fn every_wire_reports_a_length_stop() {
+    let frames = |kind: ProviderKind| -> Vec<String> {
+        match kind {
+            ProviderKind::OpenAiChat => vec![
+                data(&json!({"choices":[{"index":0,"delta":{"content":"The answ"}}]})),
+                data(&json!({"choices":[{"index":0,"delta":{},"finish_reason":"length"}]})),
+                "data: [DONE]\n\n".to_string(),
+            ],
+            ProviderKind::OpenAiResponses => vec![
+                named(
+                    "response.output_text.delta",
+                    &json!({"type":"response.output_text.delta","delta":"The answ"}),
+                ),
+                named(
+                    "response.incomplete",
+                    &json!({"type":"response.incomplete","response":{"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"}}}),
+                ),
+            ],
+            _ => vec![
+                named(
+                    "content_block_delta",
+                    &json!({"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"The answ"}}),
+                ),
+                named(
+                    "message_delta",
+                    &json!({"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":3}}),
+                ),
+                named("message_stop", &json!({"type":"message_stop"})),
+            ],
+        }
+    };
+    for kind in WIRES {
+        let server = TestServer::start(vec![Reply::sse(frames(kind))]).await;
+        let cfg = config(kind, &server);
+        let response = drain(provider(&cfg).as_ref(), request()).await.unwrap();
+        assert_eq!(response.text, "The answ", "{kind}");
+        assert_eq!(response.finish, Some(FinishReason::Length), "{kind}");
+    }
+}
+
+#[tokio::test]
+async fn each_kind_of_request_carries_its_own_extra_fields_and_output_cap() {
+    for kind in WIRES {
+        let replies = (0..3).map(|_| Reply::sse(text_and_tool(kind))).collect();
+        let server = TestServer::start(replies).await;
+        let mut cfg = config(kind, &server);
+        cfg.extras.max_output_tokens = Some(1024);
+        cfg.extras.first_request_extra_body = json!({"tool_choice": "required"})
+            .as_object()
+            .unwrap()
+            .clone();
+        cfg.extras.compaction_extra_body = json!({"temperature": 0.0}).as_object().unwrap().clone();
+        let provider = provider(&cfg);
+        for request_kind in [
+            RequestKind::TurnFirst,
+            RequestKind::TurnNext,
+            RequestKind::Compaction,
+        ] {
+            let mut request = request();
+            request.kind = request_kind;
+            drain(provider.as_ref(), request).await.unwrap();
+        }
+        let bodies: Vec<Value> = server.requests().into_iter().map(|r| r.body).collect();
+        let cap = match kind {
+            ProviderKind::OpenAiResponses => "max_output_tokens",
+            _ => "max_tokens",
+        };
+        assert_eq!(bodies[0]["tool_choice"], "required", "{kind}");
+        assert_eq!(bodies[0]["temperature"], 0.25, "{kind}");
+        assert!(bodies[1].get("tool_choice").is_none(), "{kind}");
+        assert_eq!(bodies[1]["temperature"], 0.25, "{kind}");
+        assert!(bodies[2].get("tool_choice").is_none(), "{kind}");
+        assert!(bodies[2].get("metadata").is_none(), "{kind}");
+        assert_eq!(bodies[2]["temperature"], 0.0, "{kind}");
+        for body in &bodies {
+            assert_eq!(body[cap], 1024, "{kind}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_5xx_saying_the_request_is_malformed_is_not_retried() {
+    let body = r#"{"error":{"code":500,"message":"[json.exception.parse_error.101] parse error at line 1, column 12: syntax error","type":"server_error"}}"#;
+    let server = TestServer::start(vec![
+        Reply::status(500, body),
+        Reply::status(500, body),
+        Reply::status(500, body),
+    ])
+    .await;
+    let cfg = config(ProviderKind::OpenAiChat, &server);
+    let error = drain(provider(&cfg).as_ref(), request()).await.unwrap_err();
+    assert!(
+        matches!(error, ModelError::Status { status: 500, .. }),
+        "{error:?}"
+    );
+    assert!(error.to_string().contains("parse error"), "{error}");
+    assert_eq!(server.requests().len(), 1, "not retried");
+}
+
+/// The clock is paused: tokio moves it to the next timer whenever every
+/// task waits, so the server's 90 s delay takes no real time, and the
+/// client's deadline is measured on the same clock.
+#[tokio::test(start_paused = true)]
+async fn a_loopback_server_that_waits_90_s_before_its_first_byte_is_waited_for() {
+    let kind = ProviderKind::OpenAiChat;
+    let server = TestServer::start(vec![Reply::Delayed {
+        delay: Duration::from_secs(90),
+        then: Box::new(Reply::sse(text_and_tool(kind))),
+    }])
+    .await;
+    let mut settings = mino::config::ModelSettings::defaults_for(kind);
+    settings.base_url = server.base_url.clone();
+    let mut cfg = config(kind, &server);
+    cfg.first_byte_timeout = settings.first_byte_timeout();
+    assert_eq!(cfg.first_byte_timeout, Duration::from_secs(300));
+    let started = tokio::time::Instant::now();
+    let response = drain(provider(&cfg).as_ref(), request()).await.unwrap();
+    assert_eq!(response.text, "Hello, world");
+    assert!(started.elapsed() >= Duration::from_secs(90));
+    settings.base_url = "https://api.example.com/v1".into();
+    assert_eq!(settings.first_byte_timeout(), Duration::from_secs(60));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_first_byte_later_than_the_setting_is_an_error_naming_the_key() {
+    let kind = ProviderKind::OpenAiChat;
+    let server = TestServer::start(vec![Reply::Delayed {
+        delay: Duration::from_secs(400),
+        then: Box::new(Reply::sse(text_and_tool(kind))),
+    }])
+    .await;
+    let mut cfg = config(kind, &server);
+    cfg.first_byte_timeout = Duration::from_secs(300);
+    let error = drain(provider(&cfg).as_ref(), request()).await.unwrap_err();
+    assert!(
+        matches!(error, ModelError::FirstByte { seconds: 300, .. }),
+        "{error:?}"
+    );
+    assert!(
+        error
+            .to_string()
+            .contains("`[model] first_byte_timeout_secs`")
+    );
 }

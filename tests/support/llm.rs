@@ -16,6 +16,8 @@ pub enum Reply {
     Status(u16, Option<&'static str>),
     /// Half the events of a text answer, then the connection closes.
     Cut(String),
+    /// A text answer that ends at the output limit.
+    Length(String),
     /// An event whose data is not JSON.
     Malformed,
     /// Accept and never answer.
@@ -99,6 +101,15 @@ enum Format {
     Anthropic,
 }
 
+/// A call's arguments as sent: a JSON string stands for raw text (which
+/// need not be JSON), anything else is sent as JSON.
+fn raw(args: &Value) -> String {
+    match args {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
+}
+
 fn chunks(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.chars().collect();
     chars.chunks(7).map(|c| c.iter().collect()).collect()
@@ -106,8 +117,9 @@ fn chunks(text: &str) -> Vec<String> {
 
 /// The SSE events of one reply, and whether to cut the stream halfway.
 fn events(format: Format, reply: &Reply, n: usize) -> (Vec<String>, bool) {
+    let length = matches!(reply, Reply::Length(_));
     let (text, calls, cut, malformed) = match reply {
-        Reply::Text(t) => (t.clone(), vec![], false, false),
+        Reply::Text(t) | Reply::Length(t) => (t.clone(), vec![], false, false),
         Reply::Cut(t) => (t.clone(), vec![], true, false),
         Reply::Tools(calls) => (String::new(), calls.clone(), false, false),
         Reply::Malformed => (String::new(), vec![], false, true),
@@ -127,12 +139,14 @@ fn events(format: Format, reply: &Reply, n: usize) -> (Vec<String>, bool) {
             for (i, (name, args)) in calls.iter().enumerate() {
                 let id = format!("call_{n}_{i}");
                 out.push(data(&json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":i,"id":id,"type":"function","function":{"name":name,"arguments":""}}]}}]})));
-                let args = args.to_string();
+                let args = raw(args);
                 for piece in chunks(&args) {
                     out.push(data(&json!({"choices":[{"index":0,"delta":{"tool_calls":[{"index":i,"function":{"arguments":piece}}]}}]})));
                 }
             }
-            let finish = if calls.is_empty() {
+            let finish = if length {
+                "length"
+            } else if calls.is_empty() {
                 "stop"
             } else {
                 "tool_calls"
@@ -160,12 +174,16 @@ fn events(format: Format, reply: &Reply, n: usize) -> (Vec<String>, bool) {
             for (i, (name, args)) in calls.iter().enumerate() {
                 let id = format!("call_{n}_{i}");
                 out.push(named("response.output_item.added", &json!({"type":"response.output_item.added","output_index":i,"item":{"type":"function_call","id":format!("fc_{n}_{i}"),"call_id":id,"name":name,"arguments":""}})));
-                for piece in chunks(&args.to_string()) {
+                for piece in chunks(&raw(args)) {
                     out.push(named("response.function_call_arguments.delta", &json!({"type":"response.function_call_arguments.delta","output_index":i,"item_id":format!("fc_{n}_{i}"),"delta":piece})));
                 }
-                out.push(named("response.output_item.done", &json!({"type":"response.output_item.done","output_index":i,"item":{"type":"function_call","id":format!("fc_{n}_{i}"),"call_id":id,"name":name,"arguments":args.to_string()}})));
+                out.push(named("response.output_item.done", &json!({"type":"response.output_item.done","output_index":i,"item":{"type":"function_call","id":format!("fc_{n}_{i}"),"call_id":id,"name":name,"arguments":raw(args)}})));
             }
-            out.push(named("response.completed", &json!({"type":"response.completed","response":{"id":format!("resp_{n}"),"status":"completed","usage":{"input_tokens":100,"output_tokens":10,"total_tokens":110}}})));
+            if length {
+                out.push(named("response.incomplete", &json!({"type":"response.incomplete","response":{"id":format!("resp_{n}"),"status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"usage":{"input_tokens":100,"output_tokens":10,"total_tokens":110}}})));
+            } else {
+                out.push(named("response.completed", &json!({"type":"response.completed","response":{"id":format!("resp_{n}"),"status":"completed","usage":{"input_tokens":100,"output_tokens":10,"total_tokens":110}}})));
+            }
         }
         Format::Anthropic => {
             out.push(named("message_start", &json!({"type":"message_start","message":{"id":format!("msg_{n}"),"usage":{"input_tokens":100,"output_tokens":1}}})));
@@ -187,7 +205,7 @@ fn events(format: Format, reply: &Reply, n: usize) -> (Vec<String>, bool) {
             for (i, (name, args)) in calls.iter().enumerate() {
                 let at = index + i;
                 out.push(named("content_block_start", &json!({"type":"content_block_start","index":at,"content_block":{"type":"tool_use","id":format!("toolu_{n}_{i}"),"name":name,"input":{}}})));
-                for piece in chunks(&args.to_string()) {
+                for piece in chunks(&raw(args)) {
                     out.push(named("content_block_delta", &json!({"type":"content_block_delta","index":at,"delta":{"type":"input_json_delta","partial_json":piece}})));
                 }
                 out.push(named(
@@ -195,7 +213,9 @@ fn events(format: Format, reply: &Reply, n: usize) -> (Vec<String>, bool) {
                     &json!({"type":"content_block_stop","index":at}),
                 ));
             }
-            let stop = if calls.is_empty() {
+            let stop = if length {
+                "max_tokens"
+            } else if calls.is_empty() {
                 "end_turn"
             } else {
                 "tool_use"

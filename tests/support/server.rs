@@ -38,6 +38,12 @@ pub enum Reply {
     },
     /// Reads the request and never answers.
     Silent,
+    /// Waits (on tokio's clock, so a paused test clock skips it), then
+    /// answers with the inner reply.
+    Delayed {
+        delay: std::time::Duration,
+        then: Box<Reply>,
+    },
 }
 
 impl Reply {
@@ -133,12 +139,17 @@ async fn serve(
         return;
     };
     log.lock().unwrap().push(request);
-    let reply = replies
+    let mut reply = replies
         .lock()
         .unwrap()
         .pop_front()
         .unwrap_or_else(|| Reply::status(404, r#"{"error":{"message":"no reply scripted"}}"#));
+    while let Reply::Delayed { delay, then } = reply {
+        tokio::time::sleep(delay).await;
+        reply = *then;
+    }
     match reply {
+        Reply::Delayed { .. } => {}
         Reply::Silent => std::future::pending::<()>().await,
         Reply::Status {
             code,

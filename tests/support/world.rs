@@ -52,7 +52,7 @@ impl World {
         std::fs::write(
             home.path().join("config.toml"),
             format!(
-                "[model]\nprovider = \"{provider}\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"{key_env}\"\nrequest_timeout_secs = 2\nmax_retries = 2\n{extra}",
+                "[model]\nprovider = \"{provider}\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"{key_env}\"\nrequest_timeout_secs = 2\nfirst_byte_timeout_secs = 2\nmax_retries = 2\n{extra}",
                 llm.base_url()
             ),
         )

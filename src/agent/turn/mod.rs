@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use crate::model::{Item, ModelError, ResultStatus, ToolCall};
+use crate::model::{FinishReason, Item, ModelError, ResultStatus, ToolCall};
 use crate::policy::{
     CallFacts, CanAsk, Decision, DenyCode, Mode, ProtectedPaths, RunConsent, SessionConsent, Shown,
     USER_REJECTED, decide, remember_call,
@@ -137,7 +137,17 @@ impl Turn {
         match event {
             Event::ModelDone(response) => {
                 self.pending = response.tool_calls.iter().cloned().collect();
-                self.phase = Phase::SavingResponse;
+                // A text answer cut off at the output limit is not a
+                // finished one.
+                self.phase = if response.finish == Some(FinishReason::Length)
+                    && response.tool_calls.is_empty()
+                {
+                    Phase::Ending {
+                        stop: TurnStop::Length,
+                    }
+                } else {
+                    Phase::SavingResponse
+                };
                 vec![Effect::SaveResponse(Item::Assistant {
                     text: response.text,
                     tool_calls: response.tool_calls,

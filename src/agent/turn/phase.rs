@@ -27,6 +27,8 @@ impl Default for TurnLimits {
 pub enum TurnStop {
     /// The model answered without asking for a tool.
     Completed,
+    /// The answer ran into the output limit and was cut off.
+    Length,
     RequestLimit(u32),
     ToolCallLimit(u32),
     Interrupted,
@@ -44,6 +46,7 @@ impl TurnStop {
     pub fn as_str(&self) -> &'static str {
         match self {
             TurnStop::Completed => "completed",
+            TurnStop::Length => "length",
             TurnStop::RequestLimit(_) => "request_limit",
             TurnStop::ToolCallLimit(_) => "tool_call_limit",
             TurnStop::Interrupted => "interrupted",
@@ -57,6 +60,10 @@ impl TurnStop {
     pub fn message(&self) -> Option<String> {
         match self {
             TurnStop::Completed => None,
+            TurnStop::Length => Some(
+                "The answer was cut off: the model reached its output limit (`[model] max_output_tokens`)."
+                    .to_string(),
+            ),
             TurnStop::RequestLimit(n) => Some(format!(
                 "The turn stopped: it reached its limit of {n} model requests."
             )),

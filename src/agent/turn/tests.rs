@@ -19,9 +19,8 @@ fn call(id: &str, name: &str) -> ToolCall {
 
 fn response(calls: Vec<ToolCall>) -> Response {
     Response {
-        text: String::new(),
         tool_calls: calls,
-        usage: Default::default(),
+        ..Default::default()
     }
 }
 
@@ -117,6 +116,22 @@ fn a_text_answer_completes_the_turn() {
     ));
     assert_eq!(h.on(Event::Saved), vec![Effect::End(TurnStop::Completed)]);
     assert_eq!(h.turn.phase(), &Phase::Ended);
+}
+
+#[test]
+fn a_text_answer_cut_off_at_the_output_limit_ends_the_turn_as_length() {
+    let mut h = Harness::new(Mode::Manual);
+    h.begin();
+    let effects = h.on(Event::ModelDone(Response {
+        text: "The answer is".into(),
+        finish: Some(crate::model::FinishReason::Length),
+        ..Default::default()
+    }));
+    assert!(matches!(
+        effects[..],
+        [Effect::SaveResponse(Item::Assistant { .. })]
+    ));
+    assert_eq!(h.on(Event::Saved), vec![Effect::End(TurnStop::Length)]);
 }
 
 #[test]

@@ -369,7 +369,9 @@ pub async fn pump(
                 tracing::warn!(session = %id, "{message}");
                 slot.state().error = Some(message);
             }
-            AgentEvent::Warning(line) => tracing::warn!(session = %id, "{line}"),
+            AgentEvent::Warning(line) | AgentEvent::TurnNotice { message: line, .. } => {
+                tracing::warn!(session = %id, "{line}")
+            }
             AgentEvent::Notice(line) => tracing::info!(session = %id, "{line}"),
             AgentEvent::McpStatus(status) => {
                 tracing::info!(session = %id, status = ?status, "MCP server state");

@@ -237,6 +237,7 @@ pub fn status(status: ResultStatus) -> ToolCallStatus {
 pub fn stop_reason(stop: &TurnStop) -> Result<StopReason, String> {
     match stop {
         TurnStop::Completed => Ok(StopReason::EndTurn),
+        TurnStop::Length => Ok(StopReason::MaxTokens),
         TurnStop::Interrupted => Ok(StopReason::Cancelled),
         TurnStop::RequestLimit(_) | TurnStop::ToolCallLimit(_) => Ok(StopReason::MaxTurnRequests),
         TurnStop::ModelError(_) | TurnStop::SaveFailed(_) | TurnStop::Internal(_) => {

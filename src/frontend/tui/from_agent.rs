@@ -65,7 +65,9 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         AgentEvent::McpServers(list) => app
             .transcript
             .push(EntryKind::Notice(text::mcp_servers(&list))),
-        AgentEvent::Warning(line) => app.transcript.push(EntryKind::Warning(line)),
+        AgentEvent::Warning(line) | AgentEvent::TurnNotice { message: line, .. } => {
+            app.transcript.push(EntryKind::Warning(line))
+        }
         AgentEvent::Error(line) => app.transcript.push(EntryKind::Error(line)),
         AgentEvent::Prompt(prompt) => {
             app.transcript.push(EntryKind::User(prompt));
@@ -165,8 +167,11 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         AgentEvent::Usage {
             input_tokens,
             context_window,
+            ..
         } => {
-            app.status.input_tokens = input_tokens;
+            if input_tokens > 0 {
+                app.status.input_tokens = input_tokens;
+            }
             app.status.context_window = context_window;
         }
         AgentEvent::ModeChanged(mode) => app.status.mode = mode,

@@ -1,0 +1,211 @@
+//! One run of a case: a temporary copy of its fixture as the project, a
+//! temporary mino home whose settings name the case's model, and the mino
+//! binary itself run as `mino -p PROMPT --output-format stream-json` in it,
+//! so the run goes through the same turn loop and the same decision as any
+//! other. Never touches the user's own home or project.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::EvalError;
+use super::case::{Case, CaseModel};
+
+/// Where one run happens; removed when dropped.
+pub struct RunDir {
+    dir: tempfile::TempDir,
+}
+
+impl RunDir {
+    pub fn project(&self) -> PathBuf {
+        self.dir.path().join("project")
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.dir.path().join("home")
+    }
+}
+
+/// What the live model is, for runs that use it.
+#[derive(Debug, Clone, Default)]
+pub struct LiveModel {
+    /// The user's `config.toml`, copied into each run's home.
+    pub config: Option<PathBuf>,
+    /// The user's `SOUL.md`, likewise.
+    pub soul: Option<PathBuf>,
+    /// `--provider`, `--base-url`, `--model` given to `mino eval`.
+    pub flags: Vec<String>,
+}
+
+/// What a run left: its `stream-json` events and whether it ended in time.
+pub struct Finished {
+    pub events: Vec<Value>,
+    pub timed_out: bool,
+    pub stderr: String,
+}
+
+/// Lays out the project and home of one run of `case`.
+pub fn lay_out(case: &Case, model: &CaseModel, live: &LiveModel) -> Result<RunDir, EvalError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| EvalError::Setup { path, source }
+    };
+    let dir = tempfile::Builder::new()
+        .prefix("mino-eval-")
+        .tempdir()
+        .map_err(io(&std::env::temp_dir()))?;
+    let run = RunDir { dir };
+    let project = run.project();
+    std::fs::create_dir_all(&project).map_err(io(&project))?;
+    if let Some(fixture) = &case.fixture {
+        copy_tree(fixture, &project)?;
+    }
+    for (path, content) in &case.files {
+        let target = project.join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        std::fs::write(&target, content).map_err(io(&target))?;
+    }
+    for (path, target) in &case.links {
+        let link = project.join(path);
+        std::os::unix::fs::symlink(target, &link).map_err(io(&link))?;
+    }
+    let home = run.home();
+    std::fs::create_dir_all(&home).map_err(io(&home))?;
+    let config = home_config(case, model, live)?;
+    let config_file = home.join("config.toml");
+    std::fs::write(&config_file, config).map_err(io(&config_file))?;
+    if let (CaseModel::Live, Some(soul)) = (model, &live.soul) {
+        let target = home.join("SOUL.md");
+        std::fs::copy(soul, &target).map_err(io(&target))?;
+    }
+    Ok(run)
+}
+
+/// The settings of a run's home: for a scripted case, only its script;
+/// for a live one, the user's own settings with the case's window.
+fn home_config(case: &Case, model: &CaseModel, live: &LiveModel) -> Result<String, EvalError> {
+    let mut doc = match (model, &live.config) {
+        (CaseModel::Live, Some(path)) => {
+            let text = std::fs::read_to_string(path).map_err(|source| EvalError::Read {
+                path: path.clone(),
+                source,
+            })?;
+            text.parse::<toml_edit::DocumentMut>()
+                .map_err(|e| EvalError::InvalidCase {
+                    path: path.clone(),
+                    problem: e.to_string(),
+                })?
+        }
+        _ => toml_edit::DocumentMut::new(),
+    };
+    // The mode comes from the case (--mode); a start mode in the user's
+    // settings must not disagree with it.
+    doc.remove("default_mode");
+    doc.remove("yolo");
+    if !doc.contains_table("model") {
+        doc["model"] = toml_edit::table();
+    }
+    if let CaseModel::Scripted(script) = model {
+        doc["model"]["provider"] = toml_edit::value("scripted");
+        doc["model"]["model"] = toml_edit::value("eval-script");
+        doc["model"]["script"] = toml_edit::value(script.display().to_string());
+    }
+    if let Some(window) = case.context_window {
+        doc["model"]["context_window"] =
+            toml_edit::value(i64::try_from(window).unwrap_or(i64::MAX));
+    }
+    Ok(doc.to_string())
+}
+
+/// Copies a fixture directory: files with their permissions, links as
+/// links, directories recursively.
+fn copy_tree(from: &Path, to: &Path) -> Result<(), EvalError> {
+    let entries = std::fs::read_dir(from).map_err(|source| EvalError::Read {
+        path: from.to_path_buf(),
+        source,
+    })?;
+    for entry in entries {
+        let entry = entry.map_err(|source| EvalError::Read {
+            path: from.to_path_buf(),
+            source,
+        })?;
+        let source = entry.path();
+        let target = to.join(entry.file_name());
+        let setup = |e| EvalError::Setup {
+            path: target.clone(),
+            source: e,
+        };
+        let kind = entry.file_type().map_err(setup)?;
+        if kind.is_symlink() {
+            let link = std::fs::read_link(&source).map_err(setup)?;
+            std::os::unix::fs::symlink(link, &target).map_err(setup)?;
+        } else if kind.is_dir() {
+            std::fs::create_dir_all(&target).map_err(setup)?;
+            copy_tree(&source, &target)?;
+        } else {
+            std::fs::copy(&source, &target).map_err(setup)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `mino -p` for `case` in `run` and collects its `stream-json`.
+pub async fn run_mino(
+    mino: &Path,
+    case: &Case,
+    model: &CaseModel,
+    live: &LiveModel,
+    run: &RunDir,
+) -> Result<Finished, EvalError> {
+    let mut command = tokio::process::Command::new(mino);
+    command
+        .arg("-p")
+        .arg(&case.prompt)
+        .args(["--output-format", "stream-json", "--mode", case.mode.name()])
+        .arg("--cd")
+        .arg(run.project())
+        .current_dir(run.project())
+        .env("MINO_HOME", run.home())
+        .env_remove("AGENT_YOLO")
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    if *model == CaseModel::Live {
+        command.args(&live.flags);
+    }
+    let default = match model {
+        CaseModel::Scripted(_) => 120,
+        CaseModel::Live => 1800,
+    };
+    let limit = Duration::from_secs(case.timeout_secs.unwrap_or(default));
+    let child = command.output();
+    let (output, timed_out) = match tokio::time::timeout(limit, child).await {
+        Ok(output) => (
+            Some(output.map_err(|source| EvalError::Spawn {
+                path: mino.to_path_buf(),
+                source,
+            })?),
+            false,
+        ),
+        Err(_) => (None, true),
+    };
+    let (stdout, stderr) = output
+        .map(|o| {
+            (
+                String::from_utf8_lossy(&o.stdout).to_string(),
+                String::from_utf8_lossy(&o.stderr).to_string(),
+            )
+        })
+        .unwrap_or_default();
+    let events = stdout
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .collect();
+    Ok(Finished {
+        events,
+        timed_out,
+        stderr,
+    })
+}
