@@ -173,9 +173,9 @@ impl Sink {
             AgentEvent::TurnNotice { kind, message } => {
                 if text_mode {
                     if self.interactive {
-                        self.out(&format!("{}\n", text::visible(&message)));
+                        self.out(&format!("{}\n", crate::controls::visible(&message)));
                     } else {
-                        eprintln!("mino: {}", text::visible(&message));
+                        eprintln!("mino: {}", crate::controls::visible(&message));
                     }
                 }
                 self.json(StreamRecord::Notice {
