@@ -176,6 +176,7 @@ pub fn provider_config(settings: &Settings) -> ProviderConfig {
         request_timeout: m.request_timeout,
         connect_timeout: Duration::from_secs(10),
         max_retries: m.max_retries,
+        backoff: crate::model::config::Backoff::default(),
     }
 }
 
