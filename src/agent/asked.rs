@@ -293,7 +293,7 @@ impl Asking<'_> {
                 }));
                 let answer = tokio::select! {
                     () = cancel.cancelled() => return Err(Interrupted),
-                    answer = answer => answer.unwrap_or(ConsentAnswer::Reject),
+                    answer = answer => answer.map_or(ConsentAnswer::Reject, |reply| reply.answer),
                 };
                 remember(answer, &key, &mut self.session.consent, self.run);
                 self.rt.emit(AgentEvent::Answered {
@@ -302,6 +302,12 @@ impl Asking<'_> {
                     answer,
                     line: answer.describe(&key),
                 });
+                if !matches!(answer, ConsentAnswer::AllowOnce | ConsentAnswer::Reject) {
+                    self.rt.emit(AgentEvent::Permissions {
+                        grants: crate::policy::grants(&self.session.consent, self.run),
+                        listed: false,
+                    });
+                }
                 Ok(answer.allows())
             }
         }

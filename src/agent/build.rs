@@ -265,6 +265,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         hook: hook(settings),
         judge: judge(settings)?,
         context_window: settings.model.context_window,
+        output_reserve: u64::from(settings.model.max_output_tokens()),
         events: events_tx,
         audit: Some(Audit::open(&home.audit_log())?),
         mcp: mcp.clone(),

@@ -16,6 +16,9 @@ pub enum Command {
     Copy,
     /// `/mcp`: the MCP servers, their state, destination and tools.
     Mcp,
+    /// `/permissions` lists the remembered answers; `/permissions N`
+    /// forgets the Nth of that list.
+    Permissions(Option<usize>),
     Help,
     Quit,
     /// `/ask-NAME QUESTION`: ask the configured agent NAME.
@@ -49,7 +52,7 @@ impl CommandSpec {
 }
 
 /// Every command, in the order help shows them.
-pub const COMMANDS: [CommandSpec; 10] = [
+pub const COMMANDS: [CommandSpec; 11] = [
     CommandSpec {
         name: "/mode",
         aliases: &[],
@@ -115,6 +118,21 @@ pub const COMMANDS: [CommandSpec; 10] = [
         build: |_| Ok(Command::Mcp),
     },
     CommandSpec {
+        name: "/permissions",
+        aliases: &[],
+        argument: Some("N"),
+        help: "list what this session allows and this run refuses; /permissions N revokes the Nth",
+        build: |arg| match arg {
+            None => Ok(Command::Permissions(None)),
+            Some(n) => match n.parse::<usize>() {
+                Ok(n) if n > 0 => Ok(Command::Permissions(Some(n))),
+                _ => Err(CommandError::BadNumber {
+                    given: n.to_string(),
+                }),
+            },
+        },
+    },
+    CommandSpec {
         name: "/help",
         aliases: &[],
         argument: None,
@@ -147,6 +165,10 @@ pub enum CommandError {
     Extra { command: String, extra: String },
     #[error("unknown permission mode {given:?}; accepted: {MODE_NAMES}")]
     UnknownMode { given: String },
+    #[error(
+        "/permissions takes the number of a grant as /permissions lists it (1, 2, ...); got {given:?}"
+    )]
+    BadNumber { given: String },
     #[error("{command} needs a question: {command} QUESTION")]
     NoQuestion { command: String },
 }
@@ -220,6 +242,14 @@ mod tests {
         assert_eq!(parse("  /clear  "), Ok(Command::Clear));
         assert_eq!(parse("/mcp"), Ok(Command::Mcp));
         assert_eq!(parse("/quit"), Ok(Command::Quit));
+        assert_eq!(parse("/permissions"), Ok(Command::Permissions(None)));
+        assert_eq!(parse("/permissions 2"), Ok(Command::Permissions(Some(2))));
+        for bad in ["0", "-1", "bash", "1.5"] {
+            assert!(matches!(
+                parse(&format!("/permissions {bad}")),
+                Err(CommandError::BadNumber { .. })
+            ));
+        }
     }
 
     #[test]
@@ -256,7 +286,7 @@ mod tests {
         ));
         assert_eq!(
             parse("/frobnicate").unwrap_err().to_string(),
-            "unknown command /frobnicate; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /help, /quit"
+            "unknown command /frobnicate; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /permissions, /help, /quit"
         );
         assert_eq!(parse("/exit"), Ok(Command::Quit));
         assert!(is_command("/mode"));

@@ -10,18 +10,18 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::McpHub;
-use crate::model::{FinishReason, Item, Provider, Request, RequestKind, StreamEvent, ToolCall};
+use crate::model::{Item, Provider, ToolCall};
 use crate::policy::{CanAsk, ConsentAnswer, Decision, Mode, RunConsent};
 use crate::tools::{Field, FieldKind, PreparedCall, Registry, ToolContext, ToolStatus};
 
 use super::audit::Audit;
+use super::budget::{self, Budget};
 use super::compact::CompactError;
 use super::events::{AgentEvent, ConsentRequest, DecisionView, NoticeKind};
 use super::gate_step::gate;
 use super::hook::Hook;
 use super::judge::Judge;
 use super::live::LiveSession;
-use super::stream::{Collected, collect};
 use super::turn::{DecideCx, Effect, Event, Turn, TurnLimits, TurnStop};
 
 /// What a turn needs that outlives it.
@@ -38,6 +38,9 @@ pub struct Runtime {
     /// The shell gate's judge, when enabled.
     pub judge: Option<Judge>,
     pub context_window: u64,
+    /// Tokens of the window kept for the answer (`[model]
+    /// max_output_tokens` in force).
+    pub output_reserve: u64,
     pub events: mpsc::UnboundedSender<AgentEvent>,
     /// Where every decision is recorded, when mino's home has one.
     pub audit: Option<Audit>,
@@ -48,6 +51,18 @@ pub struct Runtime {
 }
 
 impl Runtime {
+    /// The context budget with `session`'s calibration.
+    pub fn budget(&self, session: &LiveSession) -> Budget {
+        Budget::new(self.context_window, self.output_reserve).with(session.calibration)
+    }
+
+    /// The estimated tokens of a request with `history`: system prompt,
+    /// tool schemas and every item.
+    pub fn estimate(&self, history: &[Item]) -> u64 {
+        budget::fixed_tokens(&self.system, &self.registry.specs())
+            + history.iter().map(budget::item_tokens).sum::<u64>()
+    }
+
     pub fn emit(&self, event: AgentEvent) {
         // A front end that has gone away cannot be told anything more.
         let _ = self.events.send(event);
@@ -100,7 +115,7 @@ pub async fn run_turn(
         let event = match effect {
             Effect::End(stop) => break stop,
             Effect::Compact => Some(compact(rt, session, cancel).await),
-            Effect::Request => Some(request(rt, session, cancel).await),
+            Effect::Request => Some(super::request::request(rt, session, cancel).await),
             Effect::SaveResponse(item) => Some(save(session, item).await),
             Effect::SaveResult {
                 call_id,
@@ -114,6 +129,14 @@ pub async fn run_turn(
                 // Every secret mino holds leaves a tool result here, before
                 // the result is saved, shown or sent.
                 let output = rt.tool_cx.secrets.redact_result(&output);
+                let output =
+                    match super::request::fit_result(rt, session, &call_id, &tool, output).await {
+                        Ok(output) => output,
+                        Err(event) => {
+                            queue.extend(feed(&mut turn, event, rt, session, run));
+                            continue;
+                        }
+                    };
                 let item = Item::ToolResult {
                     call_id: call_id.clone(),
                     status,
@@ -178,20 +201,35 @@ pub async fn run_turn(
                 tool,
                 key,
                 answer,
+                note,
             } => {
                 let gated = slot
                     .as_ref()
                     .is_some_and(|s| s.call_id == call_id && s.gate.is_some());
+                let line = match (answer, &note) {
+                    (ConsentAnswer::AllowForSession, _) if gated => {
+                        format!("Allowed this exact {key} command line for this session.")
+                    }
+                    (ConsentAnswer::Reject, Some(note)) => {
+                        format!("Rejected this {key} call with a note: {note}")
+                    }
+                    _ => answer.describe(&key),
+                };
                 rt.emit(AgentEvent::Answered {
                     call_id,
                     tool,
                     answer,
-                    line: if answer == ConsentAnswer::AllowForSession && gated {
-                        format!("Allowed this exact {key} command line for this session.")
-                    } else {
-                        answer.describe(&key)
-                    },
+                    line,
                 });
+                if matches!(
+                    answer,
+                    ConsentAnswer::AllowForSession | ConsentAnswer::NeverThisRun
+                ) {
+                    rt.emit(AgentEvent::Permissions {
+                        grants: crate::policy::grants(&session.consent, run),
+                        listed: false,
+                    });
+                }
                 None
             }
             Effect::Record {
@@ -308,66 +346,6 @@ async fn compact(rt: &Runtime, session: &mut LiveSession, cancel: &CancellationT
             rt.emit(AgentEvent::Warning(e));
             Event::Compacted
         }
-    }
-}
-
-async fn request(rt: &Runtime, session: &mut LiveSession, cancel: &CancellationToken) -> Event {
-    if let Some(hub) = &rt.mcp {
-        // Servers still starting would be missing from the request's tools.
-        tokio::select! {
-            () = cancel.cancelled() => return Event::Interrupted { partial: None },
-            () = hub.ready() => {}
-        }
-    }
-    // The first request of a turn is the one right after the prompt.
-    let kind = match session.history.last() {
-        Some(Item::User { .. }) => RequestKind::TurnFirst,
-        _ => RequestKind::TurnNext,
-    };
-    let request = Request {
-        kind,
-        system: rt.system.clone(),
-        items: session.history.clone(),
-        tools: rt.registry.specs(),
-    };
-    let collected = collect(rt.provider.as_ref(), request, cancel, |event| {
-        if let StreamEvent::TextDelta(text) = event {
-            rt.emit(AgentEvent::AssistantDelta(text.clone()));
-        }
-    })
-    .await;
-    let (Collected::Done(response)
-    | Collected::Failed(_, response)
-    | Collected::Interrupted(response)) = &collected;
-    if !response.text.is_empty() {
-        rt.emit(AgentEvent::AssistantDone);
-    }
-    match collected {
-        Collected::Done(response) => {
-            if response.usage.input_tokens > 0 {
-                session.input_tokens = response.usage.input_tokens;
-            }
-            rt.emit(AgentEvent::Usage {
-                input_tokens: response.usage.input_tokens,
-                output_tokens: response.usage.output_tokens,
-                context_window: rt.context_window,
-                finish_reason: response.finish.as_ref().map(|f| f.as_str().to_string()),
-            });
-            if response.finish == Some(FinishReason::Length) && !response.tool_calls.is_empty() {
-                rt.emit(AgentEvent::TurnNotice {
-                    kind: NoticeKind::CutOff,
-                    message: "The model's answer was cut off at its output limit (`[model] max_output_tokens`); a call whose arguments are incomplete does not run.".to_string(),
-                });
-            }
-            Event::ModelDone(response)
-        }
-        Collected::Failed(error, _) => {
-            tracing::warn!(session = %session.id, %error, "model request failed");
-            Event::ModelFailed(error)
-        }
-        Collected::Interrupted(response) => Event::Interrupted {
-            partial: Some(response),
-        },
     }
 }
 
@@ -527,10 +505,14 @@ fn ask<'a>(
     async move {
         tokio::select! {
             _ = cancel.cancelled() => Event::Interrupted { partial: None },
-            answer = answer => Event::Answered {
-                call_id,
-                answer: answer.unwrap_or(ConsentAnswer::Reject),
-            },
+            reply = answer => {
+                let reply = reply.unwrap_or_else(|_| ConsentAnswer::Reject.into());
+                Event::Answered {
+                    call_id,
+                    answer: reply.answer,
+                    note: reply.note,
+                }
+            }
         }
     }
 }

@@ -18,7 +18,33 @@ pub struct ConsentRequest {
     pub tool: ToolKey,
     /// The fields a confirmation shows (after inspection for writes).
     pub fields: Vec<Field>,
-    pub reply: oneshot::Sender<ConsentAnswer>,
+    pub reply: oneshot::Sender<ConsentReply>,
+}
+
+/// An answer to a question, with the note a rejection may carry to the
+/// model ("The user rejected this call: NOTE").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConsentReply {
+    pub answer: ConsentAnswer,
+    /// Only a rejection carries one; empty notes are none.
+    pub note: Option<String>,
+}
+
+impl ConsentReply {
+    /// A rejection that tells the model `note` (nothing when it is blank).
+    pub fn reject_with(note: &str) -> Self {
+        let note = note.trim();
+        Self {
+            answer: ConsentAnswer::Reject,
+            note: (!note.is_empty()).then(|| note.to_string()),
+        }
+    }
+}
+
+impl From<ConsentAnswer> for ConsentReply {
+    fn from(answer: ConsentAnswer) -> Self {
+        Self { answer, note: None }
+    }
 }
 
 /// A decision as front ends and `stream-json` report it.
@@ -183,6 +209,12 @@ pub enum AgentEvent {
     McpStatus(crate::mcp::McpStatus),
     /// `/mcp`: every configured server, its state, destination and tools.
     McpServers(Vec<crate::mcp::ServerView>),
+    /// The answers remembered for the session in use and the run, after
+    /// every change; `listed` when `/permissions` asked for them.
+    Permissions {
+        grants: Vec<crate::policy::Grant>,
+        listed: bool,
+    },
     /// `/sessions`: the saved sessions, newest first.
     Sessions(Vec<crate::session::SessionSummary>),
     /// `/quit`: the agent has stopped.

@@ -6,6 +6,8 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::model::Item;
+
+use super::budget::Calibration;
 use crate::policy::{Mode, SessionConsent};
 use crate::session::{LogEntry, SessionLog};
 
@@ -20,6 +22,8 @@ pub struct LiveSession {
     pub consent: SessionConsent,
     /// Input tokens of the last response, as the service reported them.
     pub input_tokens: u64,
+    /// What the context budget learnt from the service's counts.
+    pub calibration: Calibration,
     /// Calls acknowledged as interrupted when the session was opened, to be
     /// told after its banner.
     pub recovered: usize,
@@ -34,6 +38,7 @@ impl LiveSession {
             mode,
             consent: SessionConsent::default(),
             input_tokens: 0,
+            calibration: Calibration::default(),
             recovered: 0,
         }
     }

@@ -5,6 +5,7 @@
 
 pub mod asked;
 pub mod audit;
+pub mod budget;
 pub mod build;
 pub mod commands;
 pub mod compact;
@@ -16,6 +17,7 @@ pub mod hook;
 pub mod judge;
 pub mod live;
 pub mod prompt;
+mod request;
 pub mod sessions;
 mod stream;
 pub mod task;
@@ -23,6 +25,6 @@ pub mod turn;
 
 pub use commands::{Command, CommandError};
 pub use error::AgentError;
-pub use events::{AgentEvent, ConsentRequest, DecisionView, NoticeKind};
+pub use events::{AgentEvent, ConsentReply, ConsentRequest, DecisionView, NoticeKind};
 pub use task::{AgentHandle, AgentStopped, Input, Interrupter};
 pub use turn::{TurnLimits, TurnStop};

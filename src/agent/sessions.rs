@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::policy::{CanAsk, ConsentAnswer, Mode, RunConsent, SessionConsent};
+use crate::policy::{CanAsk, ConsentAnswer, Mode, RunConsent, SessionConsent, grants, revoke};
 use crate::session::{LogEntry, SessionError, SessionId, SessionStore, history, recover};
 
 use super::commands::{COMMANDS, Command};
@@ -83,6 +83,8 @@ impl Agent {
             model: self.model.clone(),
             context_window: self.rt.context_window,
         });
+        // Each session has answers of its own; the run's "never" stays.
+        self.permissions(false);
     }
 
     /// Runs one turn.
@@ -127,6 +129,8 @@ impl Agent {
                         .into(),
                 ),
             },
+            Command::Permissions(None) => self.permissions(true),
+            Command::Permissions(Some(n)) => self.revoke(n),
             Command::Help => self.notice(help_text()),
             Command::Ask { agent, question } => {
                 if let Err(e) = super::asked::ask(
@@ -152,6 +156,37 @@ impl Agent {
 
     fn notice(&self, text: String) {
         self.rt.emit(AgentEvent::Notice(text));
+    }
+
+    /// Tells the front end what is remembered now; `listed` for
+    /// `/permissions`.
+    fn permissions(&self, listed: bool) {
+        self.rt.emit(AgentEvent::Permissions {
+            grants: grants(&self.current.consent, &self.run),
+            listed,
+        });
+    }
+
+    /// `/permissions N`: forgets the Nth remembered answer, so the tool's
+    /// next call is decided (and asked) again.
+    fn revoke(&mut self, n: usize) {
+        let all = grants(&self.current.consent, &self.run);
+        let Some(grant) = n.checked_sub(1).and_then(|i| all.get(i)) else {
+            let count = all.len();
+            self.rt.emit(AgentEvent::Error(if count == 0 {
+                format!("/permissions {n}: nothing is remembered; there is nothing to revoke.")
+            } else {
+                format!("/permissions {n}: there are {count} remembered answers; give a number from 1 to {count}, as /permissions lists them.")
+            }));
+            return;
+        };
+        if revoke(grant, &mut self.current.consent, &mut self.run) {
+            self.notice(format!(
+                "Revoked: {}. The next such call is decided again.",
+                grant.describe()
+            ));
+        }
+        self.permissions(false);
     }
 
     fn switch_mode(&mut self, to: Mode) {

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 
 use crate::agent::asked::AskedEvent;
 use crate::agent::commands::{self, Command};
-use crate::agent::{AgentEvent, AgentHandle, Input, TurnStop};
+use crate::agent::{AgentEvent, AgentHandle, ConsentReply, Input, TurnStop};
 use crate::policy::{ConsentAnswer, Mode};
 
 use super::stream_json::StreamRecord;
@@ -260,7 +260,7 @@ impl Sink {
             AgentEvent::Consent(request) => {
                 // Only an interactive line front end is ever asked; it
                 // answers in `interactive`, never here.
-                let _ = request.reply.send(ConsentAnswer::Reject);
+                let _ = request.reply.send(ConsentAnswer::Reject.into());
             }
             AgentEvent::Answered { line, .. } => {
                 if text_mode {
@@ -319,6 +319,11 @@ impl Sink {
             AgentEvent::McpServers(list) => {
                 if text_mode {
                     self.info(&format!("{}\n", text::mcp_servers(&list)));
+                }
+            }
+            AgentEvent::Permissions { grants, listed } => {
+                if listed && text_mode {
+                    self.info(&format!("{}\n", text::permissions(&grants)));
                 }
             }
             AgentEvent::Sessions(list) => {
@@ -460,6 +465,19 @@ fn stdin_lines() -> mpsc::UnboundedReceiver<String> {
 }
 
 /// Parses an answer to a question: y, a, n (and Enter), v.
+/// An answer line: `n NOTE` (or `no NOTE`) rejects and tells the model
+/// NOTE; anything else is read by `parse_answer`.
+pub fn parse_reply(line: &str) -> ConsentReply {
+    let trimmed = line.trim();
+    let (word, rest) = trimmed
+        .split_once(char::is_whitespace)
+        .unwrap_or((trimmed, ""));
+    if matches!(word.to_ascii_lowercase().as_str(), "n" | "no") && !rest.trim().is_empty() {
+        return ConsentReply::reject_with(rest);
+    }
+    parse_answer(line).into()
+}
+
 pub fn parse_answer(line: &str) -> ConsentAnswer {
     let line = line.trim().to_ascii_lowercase();
     let mut chars = line.chars();
@@ -496,7 +514,7 @@ async fn interactive(handle: &mut AgentHandle) -> i32 {
                     AgentEvent::Consent(request) => {
                         sink.out(&text::question(request.tool.as_str(), &request.fields));
                         sink.out(&format!(
-                            "Approve this operation? [y/N]  (a: allow {} for this session, v: never)\n",
+                            "Approve this operation? [y/N]  (a: allow {} for this session, v: never, n NOTE: reject and tell the model NOTE)\n",
                             request.tool
                         ));
                         pending = Pending::Consent(request);
@@ -537,7 +555,7 @@ async fn interactive(handle: &mut AgentHandle) -> i32 {
                 let Some(line) = line else {
                     // End of input: answer what waits with "no" and leave.
                     if let Pending::Consent(request) = std::mem::replace(&mut pending, Pending::Nothing) {
-                        let _ = request.reply.send(ConsentAnswer::Reject);
+                        let _ = request.reply.send(ConsentAnswer::Reject.into());
                     }
                     if !busy {
                         return 0;
@@ -546,7 +564,7 @@ async fn interactive(handle: &mut AgentHandle) -> i32 {
                 };
                 match std::mem::replace(&mut pending, Pending::Nothing) {
                     Pending::Consent(request) => {
-                        let _ = request.reply.send(parse_answer(&line));
+                        let _ = request.reply.send(parse_reply(&line));
                     }
                     Pending::Mode(to) => {
                         let yes = matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes");
@@ -582,6 +600,34 @@ async fn interactive(handle: &mut AgentHandle) -> i32 {
                     return 0;
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_line_may_carry_a_rejection_note() {
+        assert_eq!(
+            parse_reply("n use rg instead"),
+            ConsentReply::reject_with("use rg instead")
+        );
+        assert_eq!(
+            parse_reply("No  not now "),
+            ConsentReply::reject_with("not now")
+        );
+        for (line, answer) in [
+            ("n", ConsentAnswer::Reject),
+            ("y", ConsentAnswer::AllowOnce),
+            ("yes", ConsentAnswer::AllowOnce),
+            ("a", ConsentAnswer::AllowForSession),
+            ("never", ConsentAnswer::NeverThisRun),
+            ("y please", ConsentAnswer::Reject),
+            ("", ConsentAnswer::Reject),
+        ] {
+            assert_eq!(parse_reply(line), answer.into(), "{line:?}");
         }
     }
 }

@@ -74,6 +74,19 @@ pub fn date(secs: u64) -> String {
     }
 }
 
+/// `/permissions`: every remembered answer, numbered for
+/// `/permissions N`.
+pub fn permissions(grants: &[crate::policy::Grant]) -> String {
+    if grants.is_empty() {
+        return "Nothing is allowed for this session and nothing is refused for this run: every call is decided by the mode.".into();
+    }
+    let mut out = String::from("Remembered answers (/permissions N revokes one):");
+    for (i, grant) in grants.iter().enumerate() {
+        out.push_str(&format!("\n  {}. {}", i + 1, visible(&grant.describe())));
+    }
+    out
+}
+
 /// `/mcp`: each server with its state, destination and tools.
 pub fn mcp_servers(servers: &[crate::mcp::ServerView]) -> String {
     if servers.is_empty() {

@@ -209,6 +209,10 @@ pub enum ModelError {
     Cancelled,
     #[error("{0}")]
     Setup(String),
+    #[error(
+        "{message}; the request did not fit even after compaction. mino counts with `[model] context_window` = {window} tokens: set it to the window the server really has (llama.cpp: its context size), or give the server a larger one"
+    )]
+    ContextExceeded { message: String, window: u64 },
 }
 
 /// What services write in an error body when the request itself cannot be
@@ -245,6 +249,37 @@ impl ModelError {
     /// model's context.
     pub fn says_context_exceeded(&self) -> bool {
         self.status_says(CONTEXT_EXCEEDED_MARKERS)
+    }
+
+    /// The request's size in tokens, when an error saying it exceeded the
+    /// context gives one: the largest number followed by "tokens".
+    pub fn counted_tokens(&self) -> Option<u64> {
+        self.token_numbers().into_iter().max()
+    }
+
+    /// The service's own window, when an error saying the request exceeded
+    /// it names two sizes: the smaller one.
+    pub fn stated_window(&self) -> Option<u64> {
+        let numbers = self.token_numbers();
+        let (min, max) = (numbers.iter().min()?, numbers.iter().max()?);
+        (min < max).then_some(*min)
+    }
+
+    /// Every number followed by a word starting with "token" in an error
+    /// status's text.
+    fn token_numbers(&self) -> Vec<u64> {
+        let ModelError::Status { message, .. } = self else {
+            return Vec::new();
+        };
+        let words: Vec<&str> = message
+            .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ',' | '.' | ':'))
+            .filter(|w| !w.is_empty())
+            .collect();
+        words
+            .windows(2)
+            .filter(|pair| pair[1].to_lowercase().starts_with("token"))
+            .filter_map(|pair| pair[0].parse::<u64>().ok())
+            .collect()
     }
 
     fn status_says(&self, markers: &[&str]) -> bool {
@@ -360,5 +395,34 @@ impl BodyExtras {
             RequestKind::Compaction => merge_extra_body(body, &self.compaction_extra_body),
             RequestKind::Isolated => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_context_error_gives_the_request_size_when_it_says_it() {
+        let error = |message: &str| ModelError::Status {
+            service: "llama.cpp".into(),
+            status: 400,
+            message: message.into(),
+        };
+        let llama = error(
+            "the request exceeds the available context size (9884 tokens > 4096 tokens), try increasing it",
+        );
+        assert!(llama.says_context_exceeded());
+        assert_eq!(llama.counted_tokens(), Some(9884));
+        assert_eq!(llama.stated_window(), Some(4096));
+        let openai = error(
+            "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.",
+        );
+        assert_eq!(openai.counted_tokens(), Some(9000));
+        assert_eq!(openai.stated_window(), Some(8192));
+        assert_eq!(
+            error("exceeds the available context size").counted_tokens(),
+            None
+        );
     }
 }

@@ -112,6 +112,30 @@ impl SessionConsent {
     pub fn allow(&mut self, tool: ToolKey) {
         self.allowed.insert(tool);
     }
+
+    /// What this session allows without asking, tools first, then exact
+    /// command lines, each in a stable order.
+    pub fn grants(&self) -> Vec<Grant> {
+        let tools = self.allowed.iter().map(|tool| Grant {
+            scope: GrantScope::Session,
+            tool: tool.clone(),
+            command: None,
+        });
+        let commands = self.commands.iter().map(|(tool, command)| Grant {
+            scope: GrantScope::Session,
+            tool: tool.clone(),
+            command: Some(command.clone()),
+        });
+        tools.chain(commands).collect()
+    }
+
+    /// Forgets `grant`; true when the session held it.
+    pub fn revoke(&mut self, grant: &Grant) -> bool {
+        match &grant.command {
+            Some(command) => self.commands.remove(&(grant.tool.clone(), command.clone())),
+            None => self.allowed.remove(&grant.tool),
+        }
+    }
 }
 
 /// What tightens may spread: tools the user said "never" to, for every
@@ -128,6 +152,71 @@ impl RunConsent {
 
     pub fn never(&mut self, tool: ToolKey) {
         self.never.insert(tool);
+    }
+
+    /// The tools refused for the rest of the run, in a stable order.
+    pub fn grants(&self) -> Vec<Grant> {
+        self.never
+            .iter()
+            .map(|tool| Grant {
+                scope: GrantScope::Run,
+                tool: tool.clone(),
+                command: None,
+            })
+            .collect()
+    }
+
+    /// Forgets a "never"; true when the run held it.
+    pub fn revoke(&mut self, tool: &ToolKey) -> bool {
+        self.never.remove(tool)
+    }
+}
+
+/// Which memory an answer lives in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum GrantScope {
+    /// "Allow for this session": this session only.
+    Session,
+    /// "Never": every session of this run.
+    Run,
+}
+
+/// One remembered answer, as `/permissions` lists it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Grant {
+    pub scope: GrantScope,
+    pub tool: ToolKey,
+    /// The exact command line an allowance covers, when it covers only one.
+    pub command: Option<String>,
+}
+
+impl Grant {
+    /// `bash allowed for this session`, `bash: "ls -l" allowed for this
+    /// session`, `bash never allowed while mino runs`.
+    pub fn describe(&self) -> String {
+        match (self.scope, &self.command) {
+            (GrantScope::Session, None) => format!("{} allowed for this session", self.tool),
+            (GrantScope::Session, Some(command)) => {
+                format!("{} {command:?} allowed for this session", self.tool)
+            }
+            (GrantScope::Run, _) => format!("{} never allowed while mino runs", self.tool),
+        }
+    }
+}
+
+/// Every answer remembered for the session in use and the run: the
+/// session's allowances, then the run's refusals.
+pub fn grants(session: &SessionConsent, run: &RunConsent) -> Vec<Grant> {
+    let mut all = session.grants();
+    all.extend(run.grants());
+    all
+}
+
+/// Forgets `grant` wherever it is held; true when it was.
+pub fn revoke(grant: &Grant, session: &mut SessionConsent, run: &mut RunConsent) -> bool {
+    match grant.scope {
+        GrantScope::Session => session.revoke(grant),
+        GrantScope::Run => run.revoke(&grant.tool),
     }
 }
 
@@ -174,5 +263,43 @@ pub fn remember(
         ConsentAnswer::AllowForSession => session.allow(tool.clone()),
         ConsentAnswer::NeverThisRun => run.never(tool.clone()),
         ConsentAnswer::AllowOnce | ConsentAnswer::Reject => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(tool: &str) -> ToolKey {
+        ToolKey::new(tool)
+    }
+
+    #[test]
+    fn grants_list_the_session_then_the_run_and_revoke_each() {
+        let mut session = SessionConsent::default();
+        let mut run = RunConsent::default();
+        assert!(grants(&session, &run).is_empty());
+        session.allow(key("edit_file"));
+        session.allow_command(key("bash"), "ls -l");
+        run.never(key("fetch_content"));
+        let all = grants(&session, &run);
+        let described: Vec<String> = all.iter().map(Grant::describe).collect();
+        assert_eq!(
+            described,
+            vec![
+                "edit_file allowed for this session",
+                "bash \"ls -l\" allowed for this session",
+                "fetch_content never allowed while mino runs",
+            ]
+        );
+        assert!(revoke(&all[1], &mut session, &mut run));
+        assert!(!session.allows_command(&key("bash"), "ls -l"));
+        assert!(session.allows(&key("edit_file")), "only that one");
+        assert!(revoke(&all[2], &mut session, &mut run));
+        assert!(!run.refuses(&key("fetch_content")));
+        assert!(revoke(&all[0], &mut session, &mut run));
+        assert!(!session.allows(&key("edit_file")));
+        assert!(grants(&session, &run).is_empty());
+        assert!(!revoke(&all[0], &mut session, &mut run), "already gone");
     }
 }

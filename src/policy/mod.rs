@@ -10,7 +10,8 @@ pub mod protected;
 pub mod shell;
 
 pub use consent::{
-    ConsentAnswer, RunConsent, SessionConsent, command_scoped, remember, remember_call,
+    ConsentAnswer, Grant, GrantScope, RunConsent, SessionConsent, command_scoped, grants, remember,
+    remember_call, revoke,
 };
 pub use decide::{CanAsk, Decision, DenyCode, Shown, decide};
 pub use facts::{CallFacts, CallKind, GateVerdict, HookVerdict, PathTarget, ToolKey};
@@ -19,6 +20,10 @@ pub use protected::{PatternError, ProtectedPaths, Protection};
 
 /// The sentence every denied result ends with.
 pub const DO_NOT_RETRY: &str = "Do not retry or work around this with another tool.";
+
+/// The start of the result the model receives when the user rejects a call
+/// with a note; the note follows.
+pub const USER_REJECTED_WITH_NOTE: &str = "The user rejected this call: ";
 
 /// The result the model receives when the user rejects a call.
 pub const USER_REJECTED: &str =

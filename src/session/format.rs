@@ -8,6 +8,8 @@
 //! {"type":"summary","text":"..."}
 //! {"type":"clear"}                                               history emptied, same id
 //! {"type":"compact","summary":"...","kept":N}                    older history replaced by a summary, last N kept
+//! {"type":"full_output","call_id":"..","output":".."}            a result's whole text, before the result cut to fit the window
+//! {"type":"shrink","call_id":"..","output":".."}                 an earlier result shortened by compaction
 //! {"type":"torn"}                                                the line just before this one was cut short
 //! ```
 //!
@@ -102,6 +104,12 @@ pub enum LogEntry {
     /// `summary`, which reaches the model as lossy context, never as
     /// authorization.
     Compact { summary: String, kept: usize },
+    /// A tool result's whole text, written just before the result that was
+    /// cut to fit the context window. Never replayed into history.
+    FullOutput { call_id: String, output: String },
+    /// Compaction shortened the result of `call_id`: history holds `output`
+    /// from here on.
+    Shrink { call_id: String, output: String },
 }
 
 impl From<Item> for LogEntry {
@@ -126,8 +134,25 @@ impl Serialize for LogEntry {
                 map.serialize_entry("kept", kept)?;
                 map.end()
             }
+            LogEntry::FullOutput { call_id, output } | LogEntry::Shrink { call_id, output } => {
+                let kind = match self {
+                    LogEntry::FullOutput { .. } => "full_output",
+                    _ => "shrink",
+                };
+                let mut map = serializer.serialize_map(Some(3))?;
+                map.serialize_entry("type", kind)?;
+                map.serialize_entry("call_id", call_id)?;
+                map.serialize_entry("output", output)?;
+                map.end()
+            }
         }
     }
+}
+
+#[derive(Deserialize)]
+struct OutputIn {
+    call_id: String,
+    output: String,
 }
 
 #[derive(Deserialize)]
@@ -156,6 +181,21 @@ impl LogEntry {
                     kept: c.kept,
                 })
                 .map_err(|e| format!("a compact record that does not decode: {e}")),
+            "full_output" | "shrink" => serde_json::from_value::<OutputIn>(value)
+                .map(|o| {
+                    if kind == "shrink" {
+                        LogEntry::Shrink {
+                            call_id: o.call_id,
+                            output: o.output,
+                        }
+                    } else {
+                        LogEntry::FullOutput {
+                            call_id: o.call_id,
+                            output: o.output,
+                        }
+                    }
+                })
+                .map_err(|e| format!("a {kind} record that does not decode: {e}")),
             "session" => Err("a session header, which may only be the first line".to_owned()),
             other => Err(format!("unknown record type {other:?}")),
         }
@@ -336,6 +376,48 @@ mod tests {
 
     fn id() -> SessionId {
         SessionId::parse("3f9c0a1e5b7d4c2a9e8f1b0c6d5a4e3f").unwrap()
+    }
+
+    #[test]
+    fn a_shrink_replaces_a_result_on_replay_and_a_full_output_is_not_replayed() {
+        let result = |output: &str| {
+            LogEntry::Item(Item::ToolResult {
+                call_id: "c1".into(),
+                status: ResultStatus::Completed,
+                output: output.into(),
+            })
+        };
+        let lines = [
+            LogEntry::Item(Item::User { text: "go".into() }),
+            LogEntry::FullOutput {
+                call_id: "c1".into(),
+                output: "the whole output".into(),
+            },
+            result("head [cut] tail"),
+            LogEntry::Shrink {
+                call_id: "c1".into(),
+                output: "h [cut] t".into(),
+            },
+        ];
+        let decoded: Vec<LogEntry> = lines
+            .iter()
+            .map(|entry| {
+                let line = serde_json::to_string(entry).unwrap();
+                serde_json::from_str(&line).unwrap()
+            })
+            .collect();
+        assert_eq!(decoded, lines);
+        assert_eq!(
+            history(&decoded),
+            vec![
+                Item::User { text: "go".into() },
+                Item::ToolResult {
+                    call_id: "c1".into(),
+                    status: ResultStatus::Completed,
+                    output: "h [cut] t".into(),
+                },
+            ]
+        );
     }
 
     #[test]

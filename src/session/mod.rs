@@ -64,7 +64,8 @@ pub enum SessionError {
 
 /// The history that `records` replay to: items in order, `Clear` empties it,
 /// `Compact { summary, kept }` turns everything before the last `kept` items
-/// into one `Item::Summary` (all items are kept when there are fewer).
+/// into one `Item::Summary` (all items are kept when there are fewer),
+/// `Shrink` replaces a result's output, `FullOutput` is not replayed.
 pub fn history(records: &[LogEntry]) -> Vec<Item> {
     let mut items: Vec<Item> = Vec::new();
     for record in records {
@@ -79,6 +80,20 @@ pub fn history(records: &[LogEntry]) -> Vec<Item> {
                 });
                 next.extend(items.drain(start..));
                 items = next;
+            }
+            LogEntry::FullOutput { .. } => {}
+            LogEntry::Shrink { call_id, output } => {
+                for item in items.iter_mut() {
+                    if let Item::ToolResult {
+                        call_id: id,
+                        output: old,
+                        ..
+                    } = item
+                        && id == call_id
+                    {
+                        old.clone_from(output);
+                    }
+                }
             }
         }
     }

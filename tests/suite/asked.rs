@@ -134,7 +134,7 @@ async fn jans_bash_is_asked_as_jan_bash_and_allowing_it_never_allows_the_askers_
     pty.send_line("/ask-jan make a file");
     pty.expect("[Asked jan] make a file");
     let question =
-        pty.expect("Approve this operation? [y/N]  (a: allow jan/bash for this session, v: never)");
+        pty.expect("Approve this operation? [y/N]  (a: allow jan/bash for this session, v: never");
     assert!(question.contains("[Tool: jan/bash]"), "{question}");
     assert!(question.contains("Asked agent: \"jan\""), "{question}");
     assert!(

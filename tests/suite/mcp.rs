@@ -954,7 +954,7 @@ async fn the_dialog_shows_long_arguments_as_a_block_that_scrolls() {
         screen.send(b"\x1b[B");
     }
     screen.wait_for(r#""key_39": "value 39""#);
-    screen.send(b"n");
+    screen.send(b"n\r");
     screen.wait_for("nothing was sent");
     screen.submit("/quit");
     let (code, _) = screen.wait_exit();

@@ -25,7 +25,11 @@ async fn run(world: &World, args: &[&str]) -> Output {
         .unwrap()
 }
 
-async fn print(world: &World, prompt: &str, extra: &[&str]) -> (Vec<Value>, String, Output) {
+pub(super) async fn print(
+    world: &World,
+    prompt: &str,
+    extra: &[&str],
+) -> (Vec<Value>, String, Output) {
     let mut args = vec!["-p", prompt, "--output-format", "stream-json"];
     args.extend_from_slice(extra);
     let out = run(world, &args).await;
@@ -37,18 +41,18 @@ async fn print(world: &World, prompt: &str, extra: &[&str]) -> (Vec<Value>, Stri
     )
 }
 
-fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+pub(super) fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["type"] == kind).collect()
 }
 
-fn session_of(events: &[Value]) -> String {
+pub(super) fn session_of(events: &[Value]) -> String {
     of_type(events, "session")[0]["session_id"]
         .as_str()
         .unwrap()
         .to_string()
 }
 
-fn bodies(world: &World) -> Vec<Value> {
+pub(super) fn bodies(world: &World) -> Vec<Value> {
     world
         .llm
         .bodies()
@@ -180,7 +184,8 @@ async fn first_request_extra_body_goes_only_into_a_turn_s_first_request_and_extr
     assert!(
         of_type(&events, "notice")
             .iter()
-            .any(|n| n["message"].as_str().unwrap().contains("summarising")),
+            .any(|n| n["kind"] == "compaction"
+                && n["message"].as_str().unwrap().contains("Summarised")),
         "{events:?}"
     );
     let bodies = bodies(&world);

@@ -157,7 +157,7 @@ async fn bash_answer_n_runs_nothing_and_a_allows_the_rest_of_the_session() {
         "[n reject]",
         ARMED,
     ]);
-    screen.send(b"n");
+    screen.send(b"n\r");
     let after = screen.wait_for_all(&[
         "Rejected this bash call.",
         "✗ bash touch rejected.txt  (rejected)",

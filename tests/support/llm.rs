@@ -41,6 +41,12 @@ impl Llm {
     /// `provider` is a provider name: `openai-chat`, `openai-responses` or
     /// `anthropic`.
     pub async fn start(provider: &str, replies: Vec<Reply>) -> Self {
+        Self::start_windowed(provider, replies, None).await
+    }
+
+    /// As `start`, and with `window`, a model whose context holds that many
+    /// tokens (see `server::Reply::Windowed`).
+    pub async fn start_windowed(provider: &str, replies: Vec<Reply>, window: Option<u64>) -> Self {
         let format = match provider {
             "openai-chat" => Format::Chat,
             "anthropic" => Format::Anthropic,
@@ -64,6 +70,13 @@ impl Llm {
                         if cut { End::Abrupt } else { End::Complete },
                     )
                 }
+            })
+            .map(|raw| match window {
+                Some(window) => Raw::Windowed {
+                    window,
+                    then: Box::new(raw),
+                },
+                None => raw,
             })
             .collect();
         Self {

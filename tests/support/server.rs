@@ -44,6 +44,47 @@ pub enum Reply {
         delay: std::time::Duration,
         then: Box<Reply>,
     },
+    /// A model with a context window of `window` tokens, counted by
+    /// `prompt_tokens`: a larger request is refused with status 400 as
+    /// llama.cpp refuses it; any other gets `then`, whose usage numbers
+    /// (`"prompt_tokens":100`, `"input_tokens":100`) say the request's count.
+    Windowed {
+        window: u64,
+        then: Box<Reply>,
+    },
+}
+
+/// This server's own token count of a request: every string and key in the
+/// body, a run of ASCII letters one token per four letters, any other
+/// character but a space one token, and one token per object. It counts
+/// more than mino's estimate does, so mino must learn from the usage.
+pub fn prompt_tokens(body: &Value) -> u64 {
+    fn text(s: &str) -> u64 {
+        let (mut n, mut letters) = (0u64, 0u64);
+        for c in s.chars() {
+            if c.is_ascii_alphabetic() {
+                letters += 1;
+                continue;
+            }
+            n += letters.div_ceil(4);
+            letters = 0;
+            if c != ' ' {
+                n += 1;
+            }
+        }
+        n + letters.div_ceil(4)
+    }
+    match body {
+        Value::String(s) => text(s),
+        Value::Array(items) => items.iter().map(prompt_tokens).sum(),
+        Value::Object(map) => {
+            1 + map
+                .iter()
+                .map(|(k, v)| text(k) + prompt_tokens(v))
+                .sum::<u64>()
+        }
+        _ => 1,
+    }
 }
 
 impl Reply {
@@ -148,8 +189,41 @@ async fn serve(
         tokio::time::sleep(delay).await;
         reply = *then;
     }
+    if let Reply::Windowed { window, then } = reply {
+        let body = log.lock().unwrap().last().unwrap().body.clone();
+        let count = prompt_tokens(&body);
+        reply = if count > window {
+            Reply::status(
+                400,
+                &serde_json::json!({"error":{"code":400,"message":format!("the request exceeds the available context size ({count} tokens > {window} tokens), try increasing it"),"type":"exceed_context_size_error"}}).to_string(),
+            )
+        } else {
+            match *then {
+                Reply::Sse { frames, end } => Reply::Sse {
+                    frames: frames
+                        .into_iter()
+                        .map(|f| {
+                            String::from_utf8(f)
+                                .unwrap()
+                                .replace(
+                                    "\"prompt_tokens\":100",
+                                    &format!("\"prompt_tokens\":{count}"),
+                                )
+                                .replace(
+                                    "\"input_tokens\":100",
+                                    &format!("\"input_tokens\":{count}"),
+                                )
+                                .into_bytes()
+                        })
+                        .collect(),
+                    end,
+                },
+                other => other,
+            }
+        };
+    }
     match reply {
-        Reply::Delayed { .. } => {}
+        Reply::Delayed { .. } | Reply::Windowed { .. } => {}
         Reply::Silent => std::future::pending::<()>().await,
         Reply::Status {
             code,

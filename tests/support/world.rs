@@ -40,7 +40,17 @@ impl World {
     /// A service speaking `provider`'s wire format with `replies`; `extra`
     /// is appended to the `[model]` table of the settings.
     pub async fn with(provider: &str, replies: Vec<Reply>, extra: &str) -> Self {
-        let llm = Llm::start(provider, replies).await;
+        Self::windowed(provider, replies, extra, None).await
+    }
+
+    /// As `with`, the service a model whose context holds `window` tokens.
+    pub async fn windowed(
+        provider: &str,
+        replies: Vec<Reply>,
+        extra: &str,
+        window: Option<u64>,
+    ) -> Self {
+        let llm = Llm::start_windowed(provider, replies, window).await;
         let home = TempDir::new().unwrap();
         let project = TempDir::new().unwrap();
         injection_project(project.path());

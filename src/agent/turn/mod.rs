@@ -10,8 +10,8 @@ use std::collections::VecDeque;
 
 use crate::model::{FinishReason, Item, ModelError, ResultStatus, ToolCall};
 use crate::policy::{
-    CallFacts, CanAsk, Decision, DenyCode, Mode, ProtectedPaths, RunConsent, SessionConsent, Shown,
-    USER_REJECTED, decide, remember_call,
+    CallFacts, CanAsk, ConsentAnswer, Decision, DenyCode, Mode, ProtectedPaths, RunConsent,
+    SessionConsent, Shown, USER_REJECTED, USER_REJECTED_WITH_NOTE, decide, remember_call,
 };
 use crate::tools::{ToolOutcome, ToolStatus};
 
@@ -290,18 +290,29 @@ impl Turn {
         cx: &mut DecideCx<'_>,
     ) -> Vec<Effect> {
         match event {
-            Event::Answered { call_id, answer } if call_id == call.id => {
+            Event::Answered {
+                call_id,
+                answer,
+                note,
+            } if call_id == call.id => {
                 remember_call(answer, &facts, cx.mode, cx.session, cx.run);
+                // Only a rejection carries a note to the model.
+                let note = note.filter(|_| answer == ConsentAnswer::Reject);
+                let rejected = match &note {
+                    Some(note) => format!("{USER_REJECTED_WITH_NOTE}{note}"),
+                    None => USER_REJECTED.to_string(),
+                };
                 let mut effects = vec![Effect::AnnounceAnswer {
                     call_id: call.id.clone(),
                     tool: call.name.clone(),
                     key: facts.tool,
                     answer,
+                    note,
                 }];
                 if answer.allows() {
                     effects.extend(self.run(call));
                 } else {
-                    effects.extend(self.finish(call, ResultStatus::Rejected, USER_REJECTED));
+                    effects.extend(self.finish(call, ResultStatus::Rejected, rejected));
                 }
                 effects
             }

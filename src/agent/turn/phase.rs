@@ -117,6 +117,8 @@ pub enum Event {
     Answered {
         call_id: String,
         answer: ConsentAnswer,
+        /// What a rejection tells the model, when the user wrote a note.
+        note: Option<String>,
     },
     Ran {
         call_id: String,
@@ -173,6 +175,7 @@ pub enum Effect {
         tool: String,
         key: ToolKey,
         answer: ConsentAnswer,
+        note: Option<String>,
     },
     /// Print the record line of an unasked call (after inspection).
     Record {

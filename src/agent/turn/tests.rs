@@ -186,6 +186,7 @@ fn an_asked_write_is_inspected_first_and_a_never_is_remembered() {
     let effects = h.on(Event::Answered {
         call_id: "c1".into(),
         answer: ConsentAnswer::NeverThisRun,
+        note: None,
     });
     assert!(matches!(effects[0], Effect::AnnounceAnswer { .. }));
     assert_eq!(saved_status(&effects), Some(ResultStatus::Rejected));
@@ -382,6 +383,7 @@ fn in_phase(name: &str) -> Harness {
             h.on(Event::Answered {
                 call_id: "c1".into(),
                 answer: ConsentAnswer::AllowOnce,
+                note: None,
             });
         }
         "saving the result" => {
@@ -448,10 +450,12 @@ fn every_event(id: &str) -> Vec<Event> {
         Event::Answered {
             call_id: id.clone(),
             answer: ConsentAnswer::AllowOnce,
+            note: None,
         },
         Event::Answered {
             call_id: id.clone(),
             answer: ConsentAnswer::Reject,
+            note: None,
         },
         Event::Ran {
             call_id: id,
@@ -488,6 +492,7 @@ fn answer(effect: &Effect) -> Option<Event> {
         Effect::Ask { call_id } => Event::Answered {
             call_id: call_id.clone(),
             answer: ConsentAnswer::Reject,
+            note: None,
         },
         Effect::Run { call_id } => ok(call_id),
         _ => return None,

@@ -247,7 +247,7 @@ fn ask(cx: &ConnectionTo<Client>, slot: &Slot, request: ConsentRequest) {
                 ConsentAnswer::Reject
             }
         };
-        let _ = reply.send(answer);
+        let _ = reply.send(answer.into());
     });
 }
 
@@ -386,6 +386,7 @@ pub async fn pump(
             | AgentEvent::AssistantDone
             | AgentEvent::Usage { .. }
             | AgentEvent::Sessions(_)
+            | AgentEvent::Permissions { .. }
             | AgentEvent::Asked { .. } => {}
         }
     }

@@ -30,6 +30,8 @@ pub struct Status {
     /// "no sandbox" or "sandbox: Landlock only" when bash is less confined
     /// than the settings ask.
     pub sandbox: Option<&'static str>,
+    /// What this session allows and this run refuses without asking.
+    pub grants: Vec<crate::policy::Grant>,
 }
 
 /// What a running turn is doing.
@@ -62,6 +64,8 @@ pub struct ModeQuestion {
 pub enum PickerKind {
     Mode,
     Session,
+    /// `/permissions`: Enter revokes the chosen answer.
+    Grant,
 }
 
 /// One row of a picker: what it shows and what choosing it sends.
@@ -181,6 +185,7 @@ impl App {
                 input_tokens: 0,
                 mcp: None,
                 sandbox: None,
+                grants: Vec::new(),
             },
             turn: None,
             now,

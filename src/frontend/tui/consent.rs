@@ -22,6 +22,8 @@ pub struct OpenConsent {
     /// A session-wide answer given to a hurried question, waiting for its
     /// `[y/N]`.
     pub confirming: Option<ConsentAnswer>,
+    /// The rejection's note being typed (`n` or Tab opened it).
+    pub note: Option<String>,
 }
 
 impl OpenConsent {
@@ -53,6 +55,7 @@ impl ConsentQueue {
             scroll: 0,
             arming: Arming::new(now, last_key),
             confirming: None,
+            note: None,
         });
     }
 

@@ -184,6 +184,12 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             });
         }
         AgentEvent::Sessions(list) => sessions(app, list),
+        AgentEvent::Permissions { grants, listed } => {
+            if listed {
+                grant_picker(app, &grants);
+            }
+            app.status.grants = grants;
+        }
         AgentEvent::Quit => return vec![Action::Quit],
         AgentEvent::Asked { agent, event } => asked(app, agent, event),
     }
@@ -313,6 +319,32 @@ fn tool_entry(app: &mut App, call_id: &str, tool: &str) -> usize {
     let summary = app.calls.get(call_id).cloned().unwrap_or_default();
     app.transcript
         .tool_entry(call_id, || ToolEntry::new(tool, summary))
+}
+
+/// `/permissions`: a picker whose Enter revokes, or a line when nothing
+/// is remembered.
+fn grant_picker(app: &mut App, grants: &[crate::policy::Grant]) {
+    if grants.is_empty() {
+        app.transcript
+            .push(EntryKind::Notice(text::permissions(grants)));
+        return;
+    }
+    let items = grants
+        .iter()
+        .enumerate()
+        .map(|(i, grant)| PickerItem {
+            label: format!("{}.", i + 1),
+            detail: visible(&grant.describe()),
+            value: (i + 1).to_string(),
+            current: false,
+        })
+        .collect();
+    app.picker = Some(Picker {
+        kind: PickerKind::Grant,
+        title: "Permissions: Enter revokes, Esc keeps".into(),
+        items,
+        selected: 0,
+    });
 }
 
 /// A session list: a picker when `/resume` asked for it, else lines.

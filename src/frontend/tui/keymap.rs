@@ -73,6 +73,7 @@ pub fn key_msg(app: &App, key: &KeyEvent) -> Option<Msg> {
         Layer::Consent if app.consents.front().is_some_and(|o| o.confirming.is_some()) => {
             Some(Msg::ConfirmAnswer(yes))
         }
+        Layer::Consent if app.consents.front().is_some_and(|o| o.note.is_some()) => note_key(key),
         Layer::Consent => consent_key(key),
         Layer::ModeQuestion => Some(Msg::ConfirmMode(yes)),
         Layer::Picker => overlay_key(key, true),
@@ -110,15 +111,32 @@ fn consent_key(key: &KeyEvent) -> Option<Msg> {
         return None;
     }
     Some(match key.code {
+        // `n` rejects with a note typed next (Enter alone sends none).
+        KeyCode::Char('n' | 'N') | KeyCode::Tab => Msg::StartNote,
         KeyCode::Char(c) if let Some(answer) = ConsentAnswer::from_key(c) => Msg::Answer(answer),
         KeyCode::Esc => Msg::Answer(ConsentAnswer::Reject),
         KeyCode::Enter => Msg::AnswerFocused,
-        KeyCode::Right | KeyCode::Tab => Msg::FocusNext,
+        KeyCode::Right => Msg::FocusNext,
         KeyCode::Left | KeyCode::BackTab => Msg::FocusPrev,
         KeyCode::Up => Msg::OverlayUp,
         KeyCode::Down => Msg::OverlayDown,
         KeyCode::PageUp => Msg::OverlayPageUp,
         KeyCode::PageDown => Msg::OverlayPageDown,
+        _ => return None,
+    })
+}
+
+/// The rejection's note: text goes in, Enter rejects with it, Esc rejects
+/// without it.
+fn note_key(key: &KeyEvent) -> Option<Msg> {
+    if ctrl(key) || alt(key) {
+        return None;
+    }
+    Some(match key.code {
+        KeyCode::Char(c) => Msg::NoteChar(c),
+        KeyCode::Backspace => Msg::NoteBackspace,
+        KeyCode::Enter => Msg::SendNote,
+        KeyCode::Esc => Msg::Answer(ConsentAnswer::Reject),
         _ => return None,
     })
 }

@@ -5,7 +5,7 @@
 use ratatui_textarea::Input as TextInput;
 use tokio::sync::oneshot;
 
-use crate::agent::{AgentEvent, Input};
+use crate::agent::{AgentEvent, ConsentReply, Input};
 use crate::policy::ConsentAnswer;
 
 /// One intent. The keymap makes these from key events; the loop wraps agent
@@ -59,6 +59,13 @@ pub enum Msg {
     PasteAhead(String),
     // The permission dialog.
     Answer(ConsentAnswer),
+    /// `n` or Tab: reject, with a note to the model typed next.
+    StartNote,
+    /// A key typed into the rejection's note.
+    NoteChar(char),
+    NoteBackspace,
+    /// Enter on the note: reject and send it.
+    SendNote,
     /// The `[y/N]` after a session-wide answer to a hurried question.
     ConfirmAnswer(bool),
     AnswerFocused,
@@ -79,8 +86,8 @@ pub enum Action {
     Send(Input),
     Interrupt,
     Answer {
-        reply: oneshot::Sender<ConsentAnswer>,
-        answer: ConsentAnswer,
+        reply: oneshot::Sender<ConsentReply>,
+        answer: ConsentReply,
     },
     /// Put this text on the clipboard (OSC 52).
     Copy(String),

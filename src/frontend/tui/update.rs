@@ -3,7 +3,7 @@
 //! codes, never performs I/O and never decides a call: a dialog's answer is
 //! handed back exactly as the user gave it.
 
-use crate::agent::{Command, Input};
+use crate::agent::{Command, ConsentReply, Input};
 use crate::policy::{ConsentAnswer, Mode};
 
 use super::app::{App, Layer, Picker, PickerItem, PickerKind};
@@ -33,7 +33,12 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
     }
     match msg {
         // Belt and braces: the keymap sends no answer before arming.
-        Msg::Answer(_) | Msg::AnswerFocused | Msg::ConfirmAnswer(_) | Msg::ConfirmMode(_)
+        Msg::Answer(_)
+        | Msg::AnswerFocused
+        | Msg::ConfirmAnswer(_)
+        | Msg::ConfirmMode(_)
+        | Msg::StartNote
+        | Msg::SendNote
             if !armed =>
         {
             Vec::new()
@@ -68,6 +73,33 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
         Msg::Interrupt => interrupt(app),
         Msg::StopOrQuit => stop_or_quit(app),
         Msg::Answer(answer) => answer_or_confirm(app, answer),
+        Msg::StartNote => {
+            if let Some(open) = app.consents.front_mut() {
+                open.note = Some(String::new());
+                open.focus = ConsentAnswer::Reject;
+            }
+            Vec::new()
+        }
+        Msg::NoteChar(c) => {
+            if let Some(note) = app.consents.front_mut().and_then(|o| o.note.as_mut()) {
+                note.push(c);
+            }
+            Vec::new()
+        }
+        Msg::NoteBackspace => {
+            if let Some(note) = app.consents.front_mut().and_then(|o| o.note.as_mut()) {
+                note.pop();
+            }
+            Vec::new()
+        }
+        Msg::SendNote => {
+            let note = app
+                .consents
+                .front_mut()
+                .and_then(|o| o.note.take())
+                .unwrap_or_default();
+            reply_consent(app, ConsentReply::reject_with(&note))
+        }
         Msg::AnswerFocused => match app.consents.front() {
             Some(open) => answer_or_confirm(app, open.focus),
             None => Vec::new(),
@@ -187,6 +219,10 @@ fn answer_or_confirm(app: &mut App, answer: ConsentAnswer) -> Vec<Action> {
 }
 
 fn answer_consent(app: &mut App, answer: ConsentAnswer) -> Vec<Action> {
+    reply_consent(app, answer.into())
+}
+
+fn reply_consent(app: &mut App, answer: ConsentReply) -> Vec<Action> {
     match app.consents.pop_front(app.now, app.last_key) {
         Some(open) => vec![Action::Answer {
             reply: open.request.reply,
@@ -284,6 +320,10 @@ fn picker_select(app: &mut App) -> Vec<Action> {
             Command::Resume(Some(item.value.clone())),
             format!("/resume {}", item.value),
         ),
+        PickerKind::Grant => match item.value.parse::<usize>() {
+            Ok(n) => (Command::Permissions(Some(n)), format!("/permissions {n}")),
+            Err(_) => return Vec::new(),
+        },
     };
     app.transcript.push(EntryKind::User(typed));
     composer::send_command(app, command)

@@ -19,7 +19,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use tokio::sync::oneshot;
 
-use crate::agent::{AgentEvent, ConsentRequest};
+use crate::agent::{AgentEvent, ConsentReply, ConsentRequest};
 use crate::policy::{ConsentAnswer, Mode, ToolKey};
 use crate::tools::Field;
 
@@ -66,12 +66,23 @@ pub fn arm(app: &mut App) {
     app.now += Duration::from_secs(1);
 }
 
+/// The receiving end of a question's answer.
+pub struct Answers(oneshot::Receiver<ConsentReply>);
+
+impl Answers {
+    /// The answer given, if one was.
+    pub fn try_recv(&mut self) -> Result<ConsentAnswer, oneshot::error::TryRecvError> {
+        self.0.try_recv().map(|reply| reply.answer)
+    }
+
+    /// The answer given with its note, if one was.
+    pub fn try_recv_reply(&mut self) -> Result<ConsentReply, oneshot::error::TryRecvError> {
+        self.0.try_recv()
+    }
+}
+
 /// A question for `tool` and the receiver its answer arrives on.
-pub fn consent(
-    tool: &str,
-    call_id: &str,
-    fields: Vec<Field>,
-) -> (AgentEvent, oneshot::Receiver<ConsentAnswer>) {
+pub fn consent(tool: &str, call_id: &str, fields: Vec<Field>) -> (AgentEvent, Answers) {
     let (reply, rx) = oneshot::channel();
     (
         AgentEvent::Consent(ConsentRequest {
@@ -80,7 +91,7 @@ pub fn consent(
             fields,
             reply,
         }),
-        rx,
+        Answers(rx),
     )
 }
 

@@ -235,6 +235,45 @@ fn status_bar_turn_states() {
 }
 
 #[test]
+fn the_status_bar_marks_active_grants() {
+    use crate::policy::{Grant, GrantScope, ToolKey};
+    let grant = |scope, tool: &str| Grant {
+        scope,
+        tool: ToolKey::new(tool),
+        command: None,
+    };
+    let mut app = app();
+    let last = |app: &App| shot(app, 120, 10).lines().last().unwrap_or("").to_string();
+    assert!(!last(&app).contains('+'), "{}", last(&app));
+    agent(
+        &mut app,
+        AgentEvent::Permissions {
+            grants: vec![grant(GrantScope::Session, "bash")],
+            listed: false,
+        },
+    );
+    assert!(last(&app).contains("MANUAL  │ +bash │"), "{}", last(&app));
+    agent(
+        &mut app,
+        AgentEvent::Permissions {
+            grants: vec![
+                grant(GrantScope::Session, "bash"),
+                grant(GrantScope::Session, "edit_file"),
+                grant(GrantScope::Session, "write_file"),
+                grant(GrantScope::Run, "fetch_content"),
+            ],
+            listed: true,
+        },
+    );
+    assert!(
+        last(&app).contains("+3 allowed · 1 never"),
+        "{}",
+        last(&app)
+    );
+    assert_snapshot!(shot(&app, 100, 16));
+}
+
+#[test]
 fn help_overlay() {
     let mut app = app();
     press(&mut app, key(KeyCode::F(1)));

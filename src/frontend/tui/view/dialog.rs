@@ -168,12 +168,13 @@ pub fn draw_consent(
     let width = dialog_width(above, MAX_WIDTH);
     let inner = width.saturating_sub(4).max(1);
     let body = wrap(&body(&open.request.fields), inner);
-    let choice_rows = match open.confirming {
-        Some(answer) => vec![
+    let choice_rows = match (open.confirming, &open.note) {
+        (Some(answer), _) => vec![
             Line::default(),
             Line::styled(open.confirm_question(answer), theme::warning()),
         ],
-        None => choices(tool, open.focus, inner),
+        (None, Some(note)) => note_rows(note, inner),
+        (None, None) => choices(tool, open.focus, inner),
     };
     let wanted = body.len() + choice_rows.len() + 2;
     let area = place(
@@ -233,6 +234,26 @@ pub fn draw_consent(
             buf.set_line(x, y, line, inner);
         }
     }
+}
+
+/// The rejection's note as it is typed, its last characters when long.
+fn note_rows(note: &str, width: u16) -> Vec<Line<'static>> {
+    let room = usize::from(width).saturating_sub(3).max(1);
+    let shown = visible(note);
+    let count = shown.chars().count();
+    let tail: String = shown.chars().skip(count.saturating_sub(room)).collect();
+    vec![
+        Line::default(),
+        Line::styled(
+            "Reject, with a note to the model (Enter sends; Esc rejects without one):",
+            theme::bold(),
+        ),
+        Line::from(vec![
+            Span::styled("> ", theme::key()),
+            Span::raw(tail),
+            Span::styled("▏", theme::key()),
+        ]),
+    ]
 }
 
 /// What the border says about the keys: not armed yet while the person

@@ -59,7 +59,7 @@ const KEYS: [(&str, &[(&str, &str)]); 4] = [
         "Questions",
         &[
             ("Enter", "the focused answer (focus starts on reject)"),
-            ("Left, Right, Tab", "move the focus"),
+            ("Left, Right", "move the focus"),
             ("Up, Down, PageUp, PageDown", "scroll the question"),
             ("Ctrl+C", "interrupt the turn"),
             (
@@ -84,12 +84,15 @@ pub fn lines() -> Vec<Line<'static>> {
         out.push(Line::styled(group, theme::bold()));
         if group == "Questions" {
             for answer in ConsentAnswer::ALL {
-                let esc = if answer == ConsentAnswer::Reject {
-                    ", Esc"
+                if answer == ConsentAnswer::Reject {
+                    out.push(key_line("Esc", "reject"));
+                    out.push(key_line(
+                        "n, Tab",
+                        "reject with a note to the model (type it, Enter sends)",
+                    ));
                 } else {
-                    ""
-                };
-                out.push(key_line(&format!("{}{esc}", answer.key()), answer.label()));
+                    out.push(key_line(&answer.key().to_string(), answer.label()));
+                }
             }
         }
         for (key, what) in keys {

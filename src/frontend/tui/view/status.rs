@@ -6,6 +6,8 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 
+use crate::policy::{Grant, GrantScope};
+
 use super::super::app::{Activity, App, Layer};
 use super::super::format;
 use super::theme;
@@ -41,16 +43,46 @@ pub fn turn_state(app: &App) -> String {
     }
 }
 
+fn noting(app: &App) -> bool {
+    app.consents.front().is_some_and(|open| open.note.is_some())
+}
+
 /// What the keys do now, in the state the person is in.
 pub fn key_hint(app: &App) -> &'static str {
     match app.layer() {
-        Layer::Consent if app.turn.is_some() => "Esc rejects · Ctrl-C interrupts ",
-        Layer::Consent => "Esc rejects ",
+        Layer::Consent if noting(app) => "Enter rejects with the note · Esc without ",
+        Layer::Consent if app.turn.is_some() => "n note · Esc rejects · Ctrl-C interrupts ",
+        Layer::Consent => "n note · Esc rejects ",
         Layer::ModeQuestion => "y switches · other keys keep ",
         Layer::Picker => "Enter chooses · Esc closes ",
         Layer::Help => "Esc closes ",
         Layer::Input if app.turn.is_some() => "Esc interrupts ",
         Layer::Input => "? help ",
+    }
+}
+
+/// `+bash` when tools are allowed for the session without asking (`+3`
+/// for more than two), `never: fetch_content` when only refusals are held.
+pub fn grants_marker(grants: &[Grant]) -> Option<String> {
+    let allowed: Vec<&str> = grants
+        .iter()
+        .filter(|g| g.scope == GrantScope::Session)
+        .map(|g| g.tool.as_str())
+        .collect();
+    let refused = grants.len() - allowed.len();
+    let mut tools: Vec<&str> = allowed.clone();
+    tools.dedup();
+    let allowed_text = match tools.as_slice() {
+        [] => None,
+        [one] => Some(format!("+{one}")),
+        [a, b] => Some(format!("+{a} +{b}")),
+        more => Some(format!("+{} allowed", more.len())),
+    };
+    match (allowed_text, refused) {
+        (None, 0) => None,
+        (Some(text), 0) => Some(text),
+        (None, n) => Some(format!("{n} never")),
+        (Some(text), n) => Some(format!("{text} · {n} never")),
     }
 }
 
@@ -79,6 +111,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     ];
     if let Some(mcp) = &status.mcp {
         parts.insert(3, (Span::raw(mcp.clone()), 0));
+    }
+    if let Some(marker) = grants_marker(&status.grants) {
+        // Said as long as it holds, next to the badge it qualifies.
+        parts.insert(0, (Span::styled(marker, theme::warning()), 5));
     }
     if let Some(sandbox) = status.sandbox {
         // Said as long as it holds; it goes last when space is short.

@@ -1,0 +1,158 @@
+//! One model request of a turn and what the context budget does around it:
+//! the request's estimate, calibrated from the service's count when the
+//! answer comes; a service that says the request exceeds the context gets
+//! one compaction and one retry, then an error naming `context_window`; a
+//! tool result cut to the room left before it is saved. Never decides.
+
+use tokio_util::sync::CancellationToken;
+
+use crate::model::{FinishReason, Item, ModelError, Request, RequestKind, StreamEvent};
+use crate::session::LogEntry;
+
+use super::budget;
+use super::compact::{CompactError, compact_if_needed};
+use super::driver::Runtime;
+use super::events::{AgentEvent, NoticeKind};
+use super::live::LiveSession;
+use super::stream::{Collected, collect};
+use super::turn::Event;
+
+pub async fn request(rt: &Runtime, session: &mut LiveSession, cancel: &CancellationToken) -> Event {
+    if let Some(hub) = &rt.mcp {
+        // Servers still starting would be missing from the request's tools.
+        tokio::select! {
+            () = cancel.cancelled() => return Event::Interrupted { partial: None },
+            () = hub.ready() => {}
+        }
+    }
+    let mut retried = false;
+    loop {
+        // The first request of a turn is the one right after the prompt.
+        let kind = match session.history.last() {
+            Some(Item::User { .. }) => RequestKind::TurnFirst,
+            _ => RequestKind::TurnNext,
+        };
+        let estimate = rt.estimate(&session.history);
+        let request = Request {
+            kind,
+            system: rt.system.clone(),
+            items: session.history.clone(),
+            tools: rt.registry.specs(),
+        };
+        let collected = collect(rt.provider.as_ref(), request, cancel, |event| {
+            if let StreamEvent::TextDelta(text) = event {
+                rt.emit(AgentEvent::AssistantDelta(text.clone()));
+            }
+        })
+        .await;
+        let (Collected::Done(response)
+        | Collected::Failed(_, response)
+        | Collected::Interrupted(response)) = &collected;
+        if !response.text.is_empty() {
+            rt.emit(AgentEvent::AssistantDone);
+        }
+        match collected {
+            Collected::Done(response) => {
+                if response.usage.input_tokens > 0 {
+                    session.input_tokens = response.usage.input_tokens;
+                    let mut budget = rt.budget(session);
+                    budget.calibrate(estimate, response.usage.input_tokens);
+                    session.calibration = budget.calibration;
+                }
+                rt.emit(AgentEvent::Usage {
+                    input_tokens: response.usage.input_tokens,
+                    output_tokens: response.usage.output_tokens,
+                    context_window: rt.context_window,
+                    finish_reason: response.finish.as_ref().map(|f| f.as_str().to_string()),
+                });
+                if response.finish == Some(FinishReason::Length) && !response.tool_calls.is_empty()
+                {
+                    rt.emit(AgentEvent::TurnNotice {
+                        kind: NoticeKind::CutOff,
+                        message: "The model's answer was cut off at its output limit (`[model] max_output_tokens`); a call whose arguments are incomplete does not run.".to_string(),
+                    });
+                }
+                return Event::ModelDone(response);
+            }
+            Collected::Failed(error, _) if error.says_context_exceeded() => {
+                tracing::warn!(session = %session.id, %error, estimate, "the request exceeded the context");
+                let mut budget = rt.budget(session);
+                let before = budget.window;
+                budget.exceeded(estimate, error.counted_tokens(), error.stated_window());
+                session.calibration = budget.calibration;
+                if budget.window < before {
+                    rt.emit(AgentEvent::TurnNotice {
+                        kind: NoticeKind::Budget,
+                        message: format!(
+                            "The service says its context holds {} tokens; mino counts with that for the rest of this session (`[model] context_window` is {}).",
+                            budget.window, rt.context_window
+                        ),
+                    });
+                }
+                if retried {
+                    return Event::ModelFailed(ModelError::ContextExceeded {
+                        message: error.to_string(),
+                        window: rt.context_window,
+                    });
+                }
+                retried = true;
+                rt.emit(AgentEvent::TurnNotice {
+                    kind: NoticeKind::Compaction,
+                    message: "The service says the request is larger than the model's context; compacting and trying once more.".to_string(),
+                });
+                match compact_if_needed(rt, session, cancel).await {
+                    Ok(()) => {}
+                    Err(CompactError::Interrupted) => return Event::Interrupted { partial: None },
+                    Err(CompactError::Failed(e)) => rt.emit(AgentEvent::Warning(e)),
+                }
+            }
+            Collected::Failed(error, _) => {
+                tracing::warn!(session = %session.id, %error, "model request failed");
+                return Event::ModelFailed(error);
+            }
+            Collected::Interrupted(response) => {
+                return Event::Interrupted {
+                    partial: Some(response),
+                };
+            }
+        }
+    }
+}
+
+/// A tool result cut to the room the context window has left (head and
+/// tail kept, the cut said), its whole text first saved in the session log.
+/// A result that fits is returned as it is.
+pub async fn fit_result(
+    rt: &Runtime,
+    session: &mut LiveSession,
+    call_id: &str,
+    tool: &str,
+    output: String,
+) -> Result<String, Event> {
+    let budget = rt.budget(session);
+    let room = budget.room_for_result(rt.estimate(&session.history));
+    let size = budget::tokens(&output);
+    if size <= room {
+        return Ok(output);
+    }
+    let cut = budget::cut(
+        &output,
+        room,
+        "to fit the context window (`[model] context_window`); the whole output is in the session log",
+    );
+    session
+        .append_entry(LogEntry::FullOutput {
+            call_id: call_id.to_string(),
+            output: output.clone(),
+        })
+        .await
+        .map_err(|e| Event::SaveFailed(e.to_string()))?;
+    rt.emit(AgentEvent::TurnNotice {
+        kind: NoticeKind::Budget,
+        message: format!(
+            "The result of {tool} was cut to fit the context window: about {} of {size} tokens kept, head and tail.",
+            budget::tokens(&cut)
+        ),
+    });
+    Ok(cut)
+}

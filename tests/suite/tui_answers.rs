@@ -1,0 +1,144 @@
+//! What the full screen remembers of answers and what a rejection tells
+//! the model, end to end: the built binary in a 120x40 pseudo-terminal
+//! against the loopback model service. `/permissions` lists an "allow for
+//! this session" and revokes it, so the tool's next call asks again; the
+//! status bar marks an active grant; a rejection's note reaches the next
+//! request body.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support::llm::{Reply, text, tool};
+use crate::support::pty::Screen;
+use crate::support::world::World;
+use serde_json::json;
+
+/// A question's border once its keys take answers.
+const ARMED: &str = "keys armed";
+
+async fn world(replies: Vec<Reply>) -> World {
+    World::with("openai-chat", replies, "").await
+}
+
+/// mino on the full screen in `world`, once its first frame is up.
+fn start(world: &World) -> Screen {
+    let home = world.home.path().to_str().unwrap();
+    let project = world.project.path().to_str().unwrap();
+    let mut screen = Screen::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--cd", project],
+        world.project.path(),
+        &[
+            ("TERM", "xterm-256color"),
+            ("OPENAI_API_KEY", "test"),
+            ("AGENT_YOLO", ""),
+            ("MINO_HOME", home),
+            ("https_proxy", "http://127.0.0.1:9"),
+            ("HTTPS_PROXY", "http://127.0.0.1:9"),
+            ("no_proxy", "127.0.0.1,localhost"),
+            ("NO_PROXY", "127.0.0.1,localhost"),
+        ],
+    );
+    screen.wait_for("Use /mode to change it.");
+    screen
+}
+
+/// The status bar: the screen's last non-empty line.
+fn status_bar(screen: &str) -> String {
+    screen
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn quit(screen: &mut Screen) {
+    screen.submit("/quit");
+    let (code, _) = screen.wait_exit();
+    assert_eq!(code, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn permissions_revokes_a_grant_so_the_next_call_asks_again() {
+    let world = world(vec![
+        // Turn 1: allowed for the session; the next call runs unasked.
+        tool("bash", json!({"command": "echo one >> log.txt"})),
+        tool("bash", json!({"command": "echo two >> log.txt"})),
+        text("first done"),
+        // Turn 2, after the grant is revoked: asked again, and rejected.
+        tool("bash", json!({"command": "echo three >> log.txt"})),
+        text("second done"),
+    ])
+    .await;
+    let mut screen = start(&world);
+    let before = screen.text();
+    assert!(!status_bar(&before).contains("+bash"), "{before}");
+
+    screen.submit("first");
+    screen.wait_for_all(&["Command: \"echo one >> log.txt\"", ARMED]);
+    screen.send(b"a");
+    screen.wait_for("Allow bash for the rest of this session? [y/N]");
+    screen.send(b"y");
+    let after = screen.wait_for_all(&[
+        "first done",
+        "[Tool: bash, allowed for this session]",
+        "✓ bash echo two >> log.txt",
+    ]);
+    assert!(status_bar(&after).contains("+bash"), "{after}");
+
+    screen.submit("/permissions");
+    screen.wait_for_all(&[
+        "Permissions: Enter revokes",
+        "bash allowed for this session",
+    ]);
+    screen.send(b"\r");
+    let revoked = screen.wait_for("Revoked: bash allowed for this session.");
+    assert!(!status_bar(&revoked).contains("+bash"), "{revoked}");
+
+    screen.submit("second");
+    screen.wait_for_all(&[
+        "bash wants to run a command",
+        "Command: \"echo three >> log.txt\"",
+        ARMED,
+    ]);
+    screen.esc();
+    screen.wait_for_all(&["second done", "✗ bash echo three >> log.txt  (rejected)"]);
+    assert_eq!(
+        std::fs::read_to_string(world.project.path().join("log.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+    quit(&mut screen);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejection_note_reaches_the_next_request() {
+    let world = world(vec![
+        tool("bash", json!({"command": "touch made.txt"})),
+        text("understood"),
+    ])
+    .await;
+    let mut screen = start(&world);
+    screen.submit("make a file");
+    screen.wait_for_all(&["Command: \"touch made.txt\"", ARMED]);
+    screen.send(b"n");
+    screen.wait_for("Reject, with a note to the model");
+    screen.send(b"use write_file instead\r");
+    screen.wait_for_all(&[
+        "Rejected this bash call with a note: use write_file instead",
+        "understood",
+    ]);
+    assert!(
+        !world.project.path().join("made.txt").exists(),
+        "nothing ran"
+    );
+    quit(&mut screen);
+
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 2, "{bodies:?}");
+    assert!(
+        bodies[1].contains("The user rejected this call: use write_file instead"),
+        "{}",
+        bodies[1]
+    );
+    assert!(!bodies[0].contains("use write_file"));
+}
