@@ -211,7 +211,7 @@ async fn the_home_and_planting_paths_are_read_only_while_git_commit_works() {
     for refused in &results[..4] {
         assert!(!refused.contains("Exit code: 0"), "{refused}");
         assert!(refused.contains("Read-only file system"), "{refused}");
-        assert!(refused.contains("\\\"sandbox\\\": false"), "{refused}");
+        assert!(refused.contains("\"sandbox\": false"), "{refused}");
     }
     assert!(!b.home().join("pwned").exists());
     assert_eq!(
@@ -387,7 +387,7 @@ async fn network_off_cuts_even_loopback_and_on_keeps_it() {
         assert!(out.status.success(), "{}", stderr(&out));
         let result = &outputs(&events)[0];
         assert!(
-            result.contains(&format!("\\n{expected}")),
+            result.contains(&format!("\n{expected}")),
             "{setting}: {result}"
         );
         let shown = stderr(&out);
