@@ -14,6 +14,7 @@ pub mod mcp;
 pub mod model;
 pub mod policy;
 pub mod process_guard;
+pub mod prompt_history;
 pub mod sandbox;
 pub mod secrets;
 pub mod session;

@@ -417,7 +417,11 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
     let code = match (question, cli.prompt) {
         (Some((agent, question)), _) => line::run_ask(handle, agent, question).await,
         (None, Some(prompt)) => line::run_once(handle, prompt, cli.output_format).await,
-        (None, None) if full_screen => tui::run(handle, &project_dir).await,
+        (None, None) if full_screen => {
+            let root = std::fs::canonicalize(&project_dir).unwrap_or_else(|_| project_dir.clone());
+            let history = mino::prompt_history::file_for(&home, &root);
+            tui::run(handle, &project_dir, Some(history)).await
+        }
         (None, None) => line::run_interactive(handle).await,
     };
     // The servers' process groups end with mino.

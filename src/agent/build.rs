@@ -252,6 +252,8 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     if let Some(warning) = sandbox_warning {
         let _ = events_tx.send(super::events::AgentEvent::Warning(warning));
     }
+    let project_files =
+        crate::tools::search::ProjectFiles::new(tool_cx.project.clone(), tool_cx.protected.clone());
     let rt = Runtime {
         provider,
         registry: tools,
@@ -288,6 +290,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let mut handle = spawn(agent, events_rx);
     handle.mcp = mcp;
     handle.sandbox_badge = sandbox_badge;
+    handle.project_files = Some(project_files);
     Ok(handle)
 }
 

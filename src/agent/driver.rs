@@ -98,10 +98,14 @@ pub async fn run_turn(
 ) -> TurnStop {
     let mut turn = Turn::new(rt.limits);
     rt.emit(AgentEvent::Prompt(prompt.clone()));
+    let prompt_text = prompt.clone();
     let first = match session.save(Item::User { text: prompt }).await {
         Ok(()) => Event::Begin,
         Err(e) => Event::SaveFailed(e.to_string()),
     };
+    // `@path` in the prompt: the turn's first response is a read_file call
+    // per path, made here instead of by the model, and run like any other.
+    let mut attach = super::attach::response(&prompt_text, session.history.len());
     let mut queue: VecDeque<Effect> = feed(&mut turn, first, rt, session, run).into();
     let mut slot: Option<Slot> = None;
     let stop = loop {
@@ -115,7 +119,10 @@ pub async fn run_turn(
         let event = match effect {
             Effect::End(stop) => break stop,
             Effect::Compact => Some(compact(rt, session, cancel).await),
-            Effect::Request => Some(super::request::request(rt, session, cancel).await),
+            Effect::Request => Some(match attach.take() {
+                Some(response) if !cancel.is_cancelled() => Event::ModelDone(response),
+                _ => super::request::request(rt, session, cancel).await,
+            }),
             Effect::SaveResponse(item) => Some(save(session, item).await),
             Effect::SaveResult {
                 call_id,

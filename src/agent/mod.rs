@@ -4,6 +4,7 @@
 //! It never draws and never reads keys.
 
 pub mod asked;
+pub mod attach;
 pub mod audit;
 pub mod budget;
 pub mod build;
@@ -22,6 +23,7 @@ pub mod sessions;
 mod stream;
 pub mod task;
 pub mod turn;
+pub mod user_shell;
 
 pub use commands::{Command, CommandError};
 pub use error::AgentError;

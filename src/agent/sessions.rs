@@ -89,15 +89,30 @@ impl Agent {
 
     /// Runs one turn.
     pub async fn prompt(&mut self, text: String, cancel: &CancellationToken) -> TurnStop {
-        // Recovery before the next question: a turn cut short leaves calls
-        // without results; they are acknowledged, never rerun.
+        if let Err(stop) = self.recover_first().await {
+            return stop;
+        }
+        run_turn(&self.rt, &mut self.current, &mut self.run, text, cancel).await
+    }
+
+    /// Runs the user's own `!command` (see `user_shell`).
+    pub async fn shell(&mut self, command: String, cancel: &CancellationToken) -> TurnStop {
+        if let Err(stop) = self.recover_first().await {
+            return stop;
+        }
+        super::user_shell::run(&self.rt, &mut self.current, command, cancel).await
+    }
+
+    /// Recovery before the next input joins history: a turn cut short
+    /// leaves calls without results; they are acknowledged, never rerun.
+    async fn recover_first(&mut self) -> Result<(), TurnStop> {
         for item in recover(&self.current.history) {
             if let Err(e) = self.current.save(item).await {
                 self.rt.emit(AgentEvent::Error(e.to_string()));
-                return TurnStop::SaveFailed(e.to_string());
+                return Err(TurnStop::SaveFailed(e.to_string()));
             }
         }
-        run_turn(&self.rt, &mut self.current, &mut self.run, text, cancel).await
+        Ok(())
     }
 
     /// Runs one slash command.

@@ -21,6 +21,8 @@ use super::sessions::{After, Agent};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Input {
     Prompt(String),
+    /// `!command`: a shell command the user runs themselves.
+    Shell(String),
     Command(Command),
     /// The answer to `Switch to this mode? [y/N]`.
     ConfirmMode {
@@ -77,6 +79,9 @@ pub struct AgentHandle {
     /// What the status bar says about the bash sandbox when it is weaker
     /// than asked ("no sandbox", Landlock only); `None` when in full force.
     pub sandbox_badge: Option<&'static str>,
+    /// Lists the project's files for `@path` completion (confined, no
+    /// protected path); `None` offers no completion.
+    pub project_files: Option<crate::tools::search::ProjectFiles>,
 }
 
 impl AgentHandle {
@@ -90,6 +95,7 @@ impl AgentHandle {
             mut task,
             mcp: _,
             sandbox_badge: _,
+            project_files: _,
         } = self;
         interrupter.interrupt();
         drop(inputs);
@@ -133,6 +139,9 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
                 Input::Prompt(text) => {
                     agent.prompt(text, &cancel).await;
                 }
+                Input::Shell(command) => {
+                    agent.shell(command, &cancel).await;
+                }
                 Input::Command(command) => {
                     if agent.command(command, &cancel).await == After::Quit {
                         break;
@@ -150,6 +159,7 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
         task,
         mcp: None,
         sandbox_badge: None,
+        project_files: None,
     }
 }
 
@@ -168,6 +178,7 @@ mod tests {
             task,
             mcp: None,
             sandbox_badge: None,
+            project_files: None,
         }
     }
 

@@ -25,3 +25,4 @@ mod shell_gate;
 mod shell_gate_git;
 mod tui_answers;
 mod tui_e2e;
+mod tui_input;

@@ -151,12 +151,21 @@ pub struct App {
     pub help: Option<u16>,
     /// The selected line of the command popup.
     pub completion: usize,
+    /// The project's files for `@` completion, once listed.
+    pub files: Option<Vec<String>>,
+    /// A listing was asked for since the last turn ended.
+    pub files_requested: bool,
     /// The popup was closed with Esc for the text typed so far.
     pub completion_dismissed: bool,
     /// The next session list answers `/resume` without an id.
     pub sessions_for_resume: bool,
-    /// Ctrl-C was pressed once while idle.
+    /// Ctrl-C was pressed once while idle, or Ctrl-D once during a turn.
     pub quit_armed: bool,
+    /// Esc was pressed once on an empty input (twice edits the last prompt).
+    pub esc_armed: bool,
+    /// Prompts sent while a turn runs, waiting for it to end: shown above
+    /// the input, each sent when the turn before it ends.
+    pub queued: Vec<String>,
     pub last_answer: Option<String>,
     /// Large pastes held out of the text area: (placeholder, text). The
     /// placeholder stands in the input; sending puts the text back.
@@ -196,9 +205,13 @@ impl App {
             picker: None,
             help: None,
             completion: 0,
+            files: None,
+            files_requested: false,
             completion_dismissed: false,
             sessions_for_resume: false,
             quit_armed: false,
+            esc_armed: false,
+            queued: Vec::new(),
             last_answer: None,
             pastes: Vec::new(),
             calls: CallSummaries::default(),
@@ -274,22 +287,73 @@ impl App {
         self.input.is_empty()
     }
 
-    /// The commands the popup offers for what is typed: a `/word` alone on
-    /// the input's only line.
-    pub fn completions(&self) -> Vec<(&'static str, &'static str)> {
+    /// What the popup would complete: a `/word` alone on the input's only
+    /// line, or an `@path` word just before the cursor.
+    pub fn completing(&self) -> Option<Completing> {
         if self.completion_dismissed {
-            return Vec::new();
+            return None;
         }
         let lines = self.input.lines();
-        let [line] = lines else { return Vec::new() };
-        if !line.starts_with('/') || line.contains(char::is_whitespace) {
-            return Vec::new();
+        if let [line] = lines
+            && line.starts_with('/')
+            && !line.contains(char::is_whitespace)
+        {
+            return Some(Completing::Command(line.clone()));
         }
-        COMMANDS
-            .iter()
-            .filter(|spec| spec.name.starts_with(line.as_str()) && spec.name != line)
-            .map(|spec| (spec.name, spec.help))
-            .collect()
+        let ratatui_textarea::DataCursor(row, col) = self.input.cursor();
+        let line = lines.get(row)?;
+        let before: String = line.chars().take(col).collect();
+        let word = before.rsplit(char::is_whitespace).next()?;
+        let partial = word.strip_prefix('@')?;
+        Some(Completing::File(partial.to_string()))
+    }
+
+    /// What the popup offers for what is typed (label, what it is): the
+    /// commands a `/word` starts, or the project files (as listed by the
+    /// confined walk, so never a protected path) whose path contains what
+    /// follows `@`, those that start with it first.
+    pub fn completions(&self) -> Vec<(String, &'static str)> {
+        match self.completing() {
+            None => Vec::new(),
+            Some(Completing::Command(line)) => COMMANDS
+                .iter()
+                .filter(|spec| spec.name.starts_with(line.as_str()) && spec.name != line)
+                .map(|spec| (spec.name.to_string(), spec.help))
+                .collect(),
+            Some(Completing::File(partial)) => {
+                let Some(files) = &self.files else {
+                    return Vec::new();
+                };
+                let needle = partial.to_lowercase();
+                let mut starts = Vec::new();
+                let mut contains = Vec::new();
+                for path in files {
+                    let lower = path.to_lowercase();
+                    if lower == needle {
+                        continue;
+                    }
+                    if lower.starts_with(&needle)
+                        || lower
+                            .rsplit('/')
+                            .next()
+                            .is_some_and(|n| n.starts_with(&needle))
+                    {
+                        starts.push(path);
+                    } else if lower.contains(&needle) {
+                        contains.push(path);
+                    }
+                    if starts.len() >= FILES_OFFERED {
+                        break;
+                    }
+                }
+                starts
+                    .into_iter()
+                    .chain(contains)
+                    .take(FILES_OFFERED)
+                    .map(|path| (format!("@{path}"), "file"))
+                    .collect()
+            }
+        }
     }
 
     /// Replaces the input's text, cursor at the end.
@@ -327,6 +391,18 @@ impl App {
         text
     }
 }
+
+/// What the completion popup completes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Completing {
+    /// A slash command: the input's only line so far.
+    Command(String),
+    /// A project file: what follows `@` before the cursor.
+    File(String),
+}
+
+/// Files the `@` popup offers at once.
+pub const FILES_OFFERED: usize = 8;
 
 /// Pastes larger than this many bytes stand in the input as a placeholder.
 pub const PASTE_INLINE_MAX: usize = 64 * 1024;

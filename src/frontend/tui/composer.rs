@@ -6,8 +6,8 @@
 use crate::agent::commands::{self, CommandSpec};
 use crate::agent::{Command, Input};
 
-use super::app::App;
-use super::msg::{Action, Msg};
+use super::app::{App, Completing};
+use super::msg::{Action, EditCommand, Msg};
 use super::transcript::EntryKind;
 use super::update::COMMAND_WAITS;
 
@@ -30,6 +30,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             app.insert_text(&text);
             edited(app);
         }
+        Msg::EditCommand(command) => edit_command(app, command),
+        Msg::Unqueue => {
+            if let Some(prompt) = app.queued.pop() {
+                app.set_input(&prompt);
+                edited(app);
+            }
+        }
         Msg::HistoryPrev => history_prev(app),
         Msg::HistoryNext => history_next(app),
         Msg::Complete { submit: send } => {
@@ -38,6 +45,16 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             else {
                 return Vec::new();
             };
+            if let Some(Completing::File(partial)) = app.completing() {
+                // The `@partial` before the cursor becomes `@path `.
+                for _ in 0..=partial.chars().count() {
+                    app.input.delete_char();
+                }
+                app.input.insert_str(format!("{name} "));
+                edited(app);
+                return Vec::new();
+            }
+            let name = name.as_str();
             // A command that takes an argument is completed with a space after it.
             let takes_argument =
                 CommandSpec::find(name).is_some_and(|spec| spec.argument.is_some());
@@ -59,7 +76,87 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
         }
         _ => {}
     }
-    Vec::new()
+    list_files_if_needed(app)
+}
+
+/// An `@` being completed asks for the project's files, once per turn (a
+/// turn may have added files).
+fn list_files_if_needed(app: &mut App) -> Vec<Action> {
+    if app.files_requested || !matches!(app.completing(), Some(Completing::File(_))) {
+        return Vec::new();
+    }
+    app.files_requested = true;
+    vec![Action::ListFiles]
+}
+
+/// Applies a readline command.
+fn edit_command(app: &mut App, command: EditCommand) {
+    use ratatui_textarea::CursorMove;
+    let input = &mut app.input;
+    let changed = match command {
+        EditCommand::KillToStart => input.delete_line_by_head(),
+        EditCommand::KillToEnd => input.delete_line_by_end(),
+        EditCommand::KillWord => input.delete_word(),
+        EditCommand::LineStart => {
+            input.move_cursor(CursorMove::Head);
+            false
+        }
+        EditCommand::LineEnd => {
+            input.move_cursor(CursorMove::End);
+            false
+        }
+        EditCommand::Undo => input.undo(),
+    };
+    if changed {
+        edited(app);
+    }
+}
+
+/// Esc twice on an empty input: the newest queued prompt comes back to be
+/// edited (it leaves the queue), else the last prompt sent.
+pub fn edit_last_prompt(app: &mut App) {
+    let prompt = match app.queued.pop() {
+        Some(prompt) => prompt,
+        None => match app.history.entries.last() {
+            Some(prompt) => prompt.clone(),
+            None => return,
+        },
+    };
+    app.set_input(&prompt);
+    edited(app);
+}
+
+/// The turn ended: the next queued prompt goes to the agent. After an
+/// interrupt the queue goes back into the input instead, so nothing runs
+/// that the person stopped waiting for.
+pub fn turn_ended(app: &mut App, interrupted: bool) -> Vec<Action> {
+    if app.queued.is_empty() {
+        return Vec::new();
+    }
+    if interrupted {
+        let mut text = std::mem::take(&mut app.queued).join("\n\n");
+        if !app.input_is_empty() {
+            text = format!("{text}\n\n{}", app.input_expanded());
+            app.pastes.clear();
+        }
+        app.set_input(&text);
+        edited(app);
+        app.transcript.push(EntryKind::Notice(
+            "The turn was interrupted: your queued prompts are back in the input.".into(),
+        ));
+        return Vec::new();
+    }
+    let prompt = app.queued.remove(0);
+    vec![Action::Send(input_for(prompt))]
+}
+
+/// What a typed line (not a slash command) sends: `!command` runs a shell
+/// command as the user; anything else is a prompt.
+fn input_for(line: String) -> Input {
+    match line.strip_prefix('!').map(str::trim) {
+        Some(command) if !command.is_empty() => Input::Shell(command.to_string()),
+        _ => Input::Prompt(line),
+    }
 }
 
 /// The text changed: the popup starts over.
@@ -110,8 +207,10 @@ fn submit(app: &mut App) -> Vec<Action> {
         return Vec::new();
     }
     let line = line.to_string();
+    let mut actions = Vec::new();
     if app.history.entries.last() != Some(&line) {
         app.history.entries.push(line.clone());
+        actions.push(Action::KeepPrompt(line.clone()));
     }
     app.history.browsing = None;
     app.pastes.clear();
@@ -120,20 +219,19 @@ fn submit(app: &mut App) -> Vec<Action> {
     app.transcript.to_bottom();
     if !commands::is_command(&line) {
         if app.turn_running() {
-            app.transcript.push(EntryKind::Notice(
-                "Your prompt runs when this turn ends.".into(),
-            ));
+            // Held here, shown above the input, until the turn ends.
+            app.queued.push(line);
+        } else {
+            actions.push(Action::Send(input_for(line)));
         }
-        return vec![Action::Send(Input::Prompt(line))];
+        return actions;
     }
     app.transcript.push(EntryKind::User(line.clone()));
     match commands::parse(&line) {
-        Ok(command) => run_command(app, command),
-        Err(e) => {
-            app.transcript.push(EntryKind::Error(e.to_string()));
-            Vec::new()
-        }
+        Ok(command) => actions.extend(run_command(app, command)),
+        Err(e) => app.transcript.push(EntryKind::Error(e.to_string())),
     }
+    actions
 }
 
 /// A parsed command: the ones that only concern the screen run here; the

@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use crate::agent::AgentEvent;
 use crate::agent::asked::AskedEvent;
+use crate::agent::{AgentEvent, TurnStop};
 use crate::controls::visible;
 use crate::frontend::text;
 use crate::frontend::text::record_lines;
@@ -154,15 +154,18 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 None => app.changed.push((path, added, removed)),
             }
         }
-        AgentEvent::TurnEnd { .. } => {
+        AgentEvent::TurnEnd { stop, .. } => {
             if !app.changed.is_empty() {
                 let line = changed_files(&std::mem::take(&mut app.changed));
                 app.transcript.push(EntryKind::Notice(line));
             }
             app.turn = None;
+            // The turn may have added files: `@` lists them again.
+            app.files_requested = false;
             if let Some(answer) = app.transcript.finish_assistant() {
                 app.last_answer = Some(answer);
             }
+            return super::composer::turn_ended(app, stop == TurnStop::Interrupted);
         }
         AgentEvent::Usage {
             input_tokens,

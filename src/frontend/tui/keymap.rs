@@ -11,10 +11,77 @@ use crossterm::event::{
 use crate::policy::ConsentAnswer;
 
 use super::app::{App, Layer};
-use super::msg::Msg;
+use super::msg::{EditCommand, Msg};
 
 /// Lines one wheel step scrolls.
 const WHEEL_LINES: u16 = 3;
+
+/// One readline key of the input: the key presses that give it, how help
+/// writes them, and what it does. Help is generated from this table.
+#[derive(Debug, Clone, Copy)]
+pub struct EditBinding {
+    pub chords: &'static [(KeyModifiers, KeyCode)],
+    pub keys: &'static str,
+    pub help: &'static str,
+    pub command: EditCommand,
+}
+
+const CTRL: KeyModifiers = KeyModifiers::CONTROL;
+
+/// The input's readline keys. Ctrl+_ arrives as Ctrl+7 from most
+/// terminals (the byte 0x1F), so both are bound.
+pub const EDIT_KEYS: [EditBinding; 6] = [
+    EditBinding {
+        chords: &[(CTRL, KeyCode::Char('a'))],
+        keys: "Ctrl+A",
+        help: "go to the start of the line",
+        command: EditCommand::LineStart,
+    },
+    EditBinding {
+        chords: &[(CTRL, KeyCode::Char('e'))],
+        keys: "Ctrl+E",
+        help: "go to the end of the line",
+        command: EditCommand::LineEnd,
+    },
+    EditBinding {
+        chords: &[(CTRL, KeyCode::Char('u'))],
+        keys: "Ctrl+U",
+        help: "delete to the start of the line",
+        command: EditCommand::KillToStart,
+    },
+    EditBinding {
+        chords: &[(CTRL, KeyCode::Char('k'))],
+        keys: "Ctrl+K",
+        help: "delete to the end of the line",
+        command: EditCommand::KillToEnd,
+    },
+    EditBinding {
+        chords: &[(CTRL, KeyCode::Char('w'))],
+        keys: "Ctrl+W",
+        help: "delete the word before the cursor",
+        command: EditCommand::KillWord,
+    },
+    EditBinding {
+        chords: &[
+            (CTRL, KeyCode::Char('z')),
+            (CTRL, KeyCode::Char('_')),
+            (CTRL, KeyCode::Char('7')),
+            (CTRL, KeyCode::Char('/')),
+        ],
+        keys: "Ctrl+Z, Ctrl+_",
+        help: "undo the last edit",
+        command: EditCommand::Undo,
+    },
+];
+
+/// The readline command `key` gives, if any.
+fn edit_command(key: &KeyEvent) -> Option<EditCommand> {
+    let modifiers = key.modifiers - KeyModifiers::SHIFT;
+    EDIT_KEYS
+        .iter()
+        .find(|binding| binding.chords.contains(&(modifiers, key.code)))
+        .map(|binding| binding.command)
+}
 
 /// The intent of one terminal event, if it has one.
 pub fn map(app: &App, event: &Event) -> Option<Msg> {
@@ -173,6 +240,7 @@ fn input_key(app: &App, key: &KeyEvent) -> Option<Msg> {
         KeyCode::Tab => return None,
         KeyCode::Up if popup => Msg::CompletionPrev,
         KeyCode::Down if popup => Msg::CompletionNext,
+        KeyCode::Up if app.input_is_empty() && !app.queued.is_empty() => Msg::Unqueue,
         KeyCode::Up if row == 0 && !alt(key) && !ctrl(key) => Msg::HistoryPrev,
         KeyCode::Down if row == last_row && !alt(key) && !ctrl(key) => Msg::HistoryNext,
         KeyCode::PageUp => Msg::PageUp,
@@ -183,6 +251,9 @@ fn input_key(app: &App, key: &KeyEvent) -> Option<Msg> {
         KeyCode::Char('?') if app.input_is_empty() && !ctrl(key) && !alt(key) => Msg::OpenHelp,
         KeyCode::Char('d') if ctrl(key) && app.input_is_empty() => Msg::Quit,
         KeyCode::Char('o') if ctrl(key) => Msg::ToggleExpand,
-        _ => Msg::Edit((*key).into()),
+        _ => match edit_command(key) {
+            Some(command) => Msg::EditCommand(command),
+            None => Msg::Edit((*key).into()),
+        },
     })
 }

@@ -24,13 +24,14 @@ pub mod wrap;
 mod tests;
 
 use std::future::poll_fn;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use crossterm::event::EventStream;
 use futures_util::StreamExt;
 use tokio::signal::unix::{SignalKind, signal};
+use tokio::task::JoinHandle;
 use tokio::time::{Interval, MissedTickBehavior};
 
 use super::{finish_agent, next_signal};
@@ -58,7 +59,7 @@ enum Exit {
 
 /// Runs the full-screen front end until the user quits. Returns the exit
 /// status.
-pub async fn run(handle: AgentHandle, project_dir: &Path) -> i32 {
+pub async fn run(handle: AgentHandle, project_dir: &Path, history: Option<PathBuf>) -> i32 {
     let project = project_dir.file_name().map_or_else(
         || project_dir.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -71,7 +72,29 @@ pub async fn run(handle: AgentHandle, project_dir: &Path) -> i32 {
         }
     };
     let mut handle = handle;
-    let result = event_loop(&mut guard.terminal, &mut handle, &project).await;
+    let kept = match history.clone() {
+        Some(path) => tokio::task::spawn_blocking(move || crate::prompt_history::load(&path))
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e))),
+        None => Ok(Vec::new()),
+    };
+    let writer = history.and_then(|path| crate::prompt_history::Writer::spawn(path).ok());
+    let kept = kept.unwrap_or_else(|e| {
+        tracing::warn!(error = %e, "the prompt history could not be read");
+        Vec::new()
+    });
+    let result = event_loop(
+        &mut guard.terminal,
+        &mut handle,
+        &project,
+        kept,
+        writer.as_ref(),
+    )
+    .await;
+    if let Some(writer) = writer {
+        // Every prompt sent is on disk before mino leaves.
+        let _ = tokio::task::spawn_blocking(move || writer.finish()).await;
+    }
     drop(guard);
     let code = match result {
         Ok(Exit::Quit) => 0,
@@ -104,17 +127,31 @@ async fn next_tick(ticker: &mut Option<Interval>) {
     }
 }
 
+/// The project's files, when a listing runs; pending otherwise.
+async fn listed_files(task: &mut Option<JoinHandle<Vec<String>>>) -> Vec<String> {
+    let Some(running) = task.as_mut() else {
+        return std::future::pending().await;
+    };
+    let files = running.await.unwrap_or_default();
+    *task = None;
+    files
+}
+
 async fn event_loop(
     terminal: &mut Tui,
     handle: &mut AgentHandle,
     project: &str,
+    kept: Vec<String>,
+    writer: Option<&crate::prompt_history::Writer>,
 ) -> std::io::Result<Exit> {
     let mut app = App::new(project, Instant::now());
+    app.history.entries = kept;
     app.status.sandbox = handle.sandbox_badge;
     let mut terminal_events = EventStream::new();
     let mut sigterm = signal(SignalKind::terminate()).ok();
     let mut sighup = signal(SignalKind::hangup()).ok();
     let mut ticker: Option<Interval> = None;
+    let mut files_task: Option<JoinHandle<Vec<String>>> = None;
     let mut dirty = true;
     let mut last_draw: Option<Instant> = None;
     loop {
@@ -139,6 +176,7 @@ async fn event_loop(
                 None => return Ok(Exit::AgentGone),
             },
             () = next_tick(&mut ticker) => msgs.push(Msg::Tick),
+            files = listed_files(&mut files_task) => msgs.push(Msg::Files(files)),
             () = tokio::time::sleep_until(frame_due.into()), if dirty => {}
             () = sleep_until_some(arms_at) => dirty = true,
             () = next_signal(&mut sigterm) => return Ok(Exit::Signal(15)),
@@ -156,6 +194,20 @@ async fn event_loop(
             for msg in msgs.drain(..) {
                 dirty = true;
                 for action in update::update(&mut app, msg) {
+                    if let Action::KeepPrompt(prompt) = &action {
+                        if let Some(writer) = writer {
+                            writer.keep(prompt);
+                        }
+                        continue;
+                    }
+                    if let Action::ListFiles = action {
+                        // Listing walks the disk: on the blocking pool.
+                        if let (None, Some(lister)) = (&files_task, &handle.project_files) {
+                            let lister = lister.clone();
+                            files_task = Some(tokio::task::spawn_blocking(move || lister.list()));
+                        }
+                        continue;
+                    }
                     exit |= perform(terminal, handle, action)?;
                 }
             }
@@ -212,6 +264,8 @@ fn perform(terminal: &mut Tui, handle: &AgentHandle, action: Action) -> std::io:
         }
         Action::Copy(text) => term::copy_to_clipboard(terminal.backend_mut(), &text)?,
         Action::Redraw => terminal.clear()?,
+        // Handled by the loop, which owns the listing task and the writer.
+        Action::ListFiles | Action::KeepPrompt(_) => {}
         Action::Quit => return Ok(true),
     }
     Ok(false)

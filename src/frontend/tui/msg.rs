@@ -18,6 +18,10 @@ pub enum Msg {
     /// A key the text area handles itself (typing, cursor moves, deletion).
     Edit(TextInput),
     Paste(String),
+    /// A readline key on the input (Ctrl+U, Ctrl+K, Ctrl+W, ...).
+    EditCommand(EditCommand),
+    /// Takes the newest queued prompt back into the input.
+    Unqueue,
     HistoryPrev,
     HistoryNext,
     /// Tab (or Enter) with the command popup open: complete the selected
@@ -78,6 +82,23 @@ pub enum Msg {
     Redraw,
     Tick,
     Agent(AgentEvent),
+    /// The project's files, listed for `@` completion.
+    Files(Vec<String>),
+}
+
+/// The input's readline commands, each bound in the keymap's table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditCommand {
+    /// Deletes from the cursor back to the start of the line.
+    KillToStart,
+    /// Deletes from the cursor to the end of the line.
+    KillToEnd,
+    /// Deletes the word before the cursor.
+    KillWord,
+    LineStart,
+    LineEnd,
+    /// Takes back the last edit.
+    Undo,
 }
 
 /// What the loop performs for `update`.
@@ -89,6 +110,11 @@ pub enum Action {
         reply: oneshot::Sender<ConsentReply>,
         answer: ConsentReply,
     },
+    /// Keep this prompt in the project's history file.
+    KeepPrompt(String),
+    /// List the project's files for `@` completion (answered by
+    /// `Msg::Files`).
+    ListFiles,
     /// Put this text on the clipboard (OSC 52).
     Copy(String),
     /// Clear the terminal and draw everything again.

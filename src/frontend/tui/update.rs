@@ -19,13 +19,25 @@ pub const COMMAND_WAITS: &str = "The command runs when the turn ends.";
 pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
     if !matches!(
         msg,
-        Msg::StopOrQuit | Msg::Agent(_) | Msg::Tick | Msg::Resize | Msg::Redraw
+        Msg::StopOrQuit
+            | Msg::Quit
+            | Msg::Agent(_)
+            | Msg::Files(_)
+            | Msg::Tick
+            | Msg::Resize
+            | Msg::Redraw
     ) {
         app.quit_armed = false;
     }
+    if !matches!(
+        msg,
+        Msg::Dismiss | Msg::Agent(_) | Msg::Files(_) | Msg::Tick | Msg::Resize | Msg::Redraw
+    ) {
+        app.esc_armed = false;
+    }
     // Armed or not is judged before this key counts as the last one.
     let armed = app.question_armed();
-    if !matches!(msg, Msg::Agent(_) | Msg::Tick | Msg::Resize) {
+    if !matches!(msg, Msg::Agent(_) | Msg::Files(_) | Msg::Tick | Msg::Resize) {
         app.last_key = Some(app.now);
         if armed {
             app.latch_arming();
@@ -63,13 +75,17 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             }
         }
         Msg::Agent(event) => from_agent::apply(app, event),
+        Msg::Files(files) => {
+            app.files = Some(files);
+            Vec::new()
+        }
         Msg::Tick => {
             app.spinner = app.spinner.wrapping_add(1);
             Vec::new()
         }
         Msg::Resize => Vec::new(),
         Msg::Redraw => vec![Action::Redraw],
-        Msg::Quit => vec![Action::Quit],
+        Msg::Quit => quit(app),
         Msg::Interrupt => interrupt(app),
         Msg::StopOrQuit => stop_or_quit(app),
         Msg::Answer(answer) => answer_or_confirm(app, answer),
@@ -149,6 +165,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
         | Msg::Newline
         | Msg::Edit(_)
         | Msg::Paste(_)
+        | Msg::EditCommand(_)
+        | Msg::Unqueue
         | Msg::HistoryPrev
         | Msg::HistoryNext
         | Msg::Complete { .. }
@@ -176,6 +194,22 @@ fn interrupt(app: &mut App) -> Vec<Action> {
         Vec::new()
     }
 }
+
+/// Ctrl-D on an empty input: quits when idle; during a turn it asks
+/// first, and a second Ctrl-D interrupts the turn and quits.
+fn quit(app: &mut App) -> Vec<Action> {
+    if !app.turn_running() || app.quit_armed {
+        return vec![Action::Quit];
+    }
+    app.quit_armed = true;
+    app.transcript
+        .push(EntryKind::Notice(QUIT_DURING_TURN.into()));
+    Vec::new()
+}
+
+/// What the first Ctrl-D during a turn says.
+pub const QUIT_DURING_TURN: &str =
+    "A turn is running: press Ctrl-D again to interrupt it and quit; any other key goes on.";
 
 /// Ctrl-C while idle: close what is open, else clear the input, else arm;
 /// the second press quits.
@@ -270,11 +304,25 @@ fn overlay_move(app: &mut App, direction: i32, by_page: bool) -> Vec<Action> {
     Vec::new()
 }
 
+/// Esc: closes a picker, help or the command popup; on an empty input,
+/// pressed twice, it brings the last prompt back to edit.
 fn dismiss(app: &mut App) -> Vec<Action> {
     if app.picker.take().is_some() {
         app.sessions_for_resume = false;
-    } else if app.help.take().is_none() && !app.completions().is_empty() {
+        return Vec::new();
+    }
+    if app.help.take().is_some() {
+        return Vec::new();
+    }
+    if !app.completions().is_empty() {
         app.completion_dismissed = true;
+    } else if app.layer() == Layer::Input && app.input_is_empty() {
+        if app.esc_armed {
+            app.esc_armed = false;
+            composer::edit_last_prompt(app);
+        } else {
+            app.esc_armed = true;
+        }
     }
     Vec::new()
 }

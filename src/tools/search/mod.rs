@@ -14,7 +14,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+mod files;
 mod walk;
+
+pub use files::ProjectFiles;
 
 use walk::{Flow, Walk};
 

@@ -299,6 +299,12 @@ impl<'a> Walk<'a> {
         Flow::Continue
     }
 
+    /// The result lines found so far (file paths, for a walk without a
+    /// regular expression).
+    pub(super) fn results(&self) -> impl Iterator<Item = &str> {
+        self.out.lines()
+    }
+
     /// The result text: the result lines, then a summary and the notes.
     pub(super) fn finish(self) -> String {
         let t = &self.tally;

@@ -638,3 +638,126 @@ fn the_mode_question_takes_no_key_before_it_arms() {
         }]
     );
 }
+
+fn turn_end(app: &mut App, stop: crate::agent::TurnStop) -> Vec<Action> {
+    agent(
+        app,
+        AgentEvent::TurnEnd {
+            requests: 1,
+            tool_calls: 0,
+            stop,
+        },
+    )
+}
+
+#[test]
+fn readline_keys_edit_the_input_and_undo_takes_edits_back() {
+    let mut app = app();
+    type_text(&mut app, "hello big world");
+    press(&mut app, ctrl('w'));
+    assert_eq!(app.input_text(), "hello big ");
+    press(&mut app, ctrl('a'));
+    type_text(&mut app, ">");
+    assert_eq!(app.input_text(), ">hello big ");
+    press(&mut app, ctrl('k'));
+    assert_eq!(app.input_text(), ">");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), ">hello big ");
+    press(&mut app, ctrl('e'));
+    type_text(&mut app, "x");
+    press(&mut app, ctrl('u'));
+    assert_eq!(app.input_text(), "");
+    // Ctrl+_ arrives as Ctrl+7 from a terminal.
+    press(&mut app, ctrl('7'));
+    assert_eq!(app.input_text(), ">hello big x");
+    press(&mut app, ctrl('_'));
+    assert_eq!(app.input_text(), ">hello big ");
+}
+
+#[test]
+fn help_lists_the_readline_keys_from_the_keymap_table() {
+    let help: Vec<String> = super::super::view::help::lines()
+        .iter()
+        .map(|line| line.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect();
+    for binding in super::super::keymap::EDIT_KEYS {
+        assert!(
+            help.iter()
+                .any(|line| line.contains(binding.keys) && line.contains(binding.help)),
+            "{} is missing from help",
+            binding.keys
+        );
+    }
+}
+
+#[test]
+fn prompts_typed_during_a_turn_wait_above_the_input_and_run_in_order() {
+    let mut app = app();
+    start_turn(&mut app, "first", 1);
+    type_text(&mut app, "second");
+    assert!(sent(&press(&mut app, key(KeyCode::Enter))).is_empty());
+    type_text(&mut app, "third");
+    assert!(sent(&press(&mut app, key(KeyCode::Enter))).is_empty());
+    let screen = shot(&app, 80, 20);
+    assert!(screen.contains("↳ queued: second"), "{screen}");
+    assert!(screen.contains("↳ queued: third  (↑ takes it back to edit)"));
+    let actions = turn_end(&mut app, crate::agent::TurnStop::Completed);
+    assert_eq!(sent(&actions), vec![Input::Prompt("second".into())]);
+    start_turn(&mut app, "second", 1);
+    let actions = turn_end(&mut app, crate::agent::TurnStop::Completed);
+    assert_eq!(sent(&actions), vec![Input::Prompt("third".into())]);
+    start_turn(&mut app, "third", 1);
+    assert!(sent(&turn_end(&mut app, crate::agent::TurnStop::Completed)).is_empty());
+}
+
+#[test]
+fn a_queued_prompt_can_be_taken_back_and_an_interrupt_returns_the_queue() {
+    let mut app = app();
+    start_turn(&mut app, "first", 1);
+    for prompt in ["second", "third"] {
+        type_text(&mut app, prompt);
+        press(&mut app, key(KeyCode::Enter));
+    }
+    // Up on an empty input takes the newest back; clearing it removes it.
+    press(&mut app, key(KeyCode::Up));
+    assert_eq!(app.input_text(), "third");
+    assert_eq!(app.queued, vec!["second".to_string()]);
+    press(&mut app, ctrl('u'));
+    assert!(!shot(&app, 80, 20).contains("third"));
+    type_text(&mut app, "draft");
+    // An interrupted turn runs nothing queued: the queue comes back.
+    let actions = turn_end(&mut app, crate::agent::TurnStop::Interrupted);
+    assert!(sent(&actions).is_empty());
+    assert_eq!(app.input_text(), "second\n\ndraft");
+    assert!(app.queued.is_empty());
+}
+
+#[test]
+fn esc_twice_on_an_empty_input_edits_the_last_prompt() {
+    let mut app = app();
+    type_text(&mut app, "fix the tests");
+    press(&mut app, key(KeyCode::Enter));
+    press(&mut app, key(KeyCode::Esc));
+    assert!(app.input_is_empty(), "once does nothing");
+    // Another key in between disarms it.
+    type_text(&mut app, "x");
+    press(&mut app, ctrl('u'));
+    press(&mut app, key(KeyCode::Esc));
+    press(&mut app, key(KeyCode::Esc));
+    assert_eq!(app.input_text(), "fix the tests");
+}
+
+#[test]
+fn ctrl_d_during_a_turn_asks_before_quitting() {
+    let mut app = app();
+    start_turn(&mut app, "first", 1);
+    assert!(press(&mut app, ctrl('d')).is_empty());
+    assert!(shot(&app, 120, 20).contains("press Ctrl-D again to interrupt it and quit"));
+    // Any other key goes on.
+    press(&mut app, key(KeyCode::PageUp));
+    assert!(press(&mut app, ctrl('d')).is_empty());
+    assert!(matches!(
+        press(&mut app, ctrl('d')).as_slice(),
+        [Action::Quit]
+    ));
+}

@@ -7,6 +7,7 @@
 
 mod chat;
 mod dialogs;
+mod input;
 mod keys;
 mod scroll;
 mod snapshots;
@@ -126,8 +127,18 @@ pub fn ctrl(c: char) -> KeyEvent {
     KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
 }
 
-/// Presses `key`: keymap, then update. Returns the actions.
+/// Presses `key`: keymap, then update. Returns the actions, less the
+/// prompt kept in the history file (`input::sent_lines_are_kept_once`
+/// tests those).
 pub fn press(app: &mut App, key: KeyEvent) -> Vec<Action> {
+    press_keeping(app, key)
+        .into_iter()
+        .filter(|action| !matches!(action, Action::KeepPrompt(_)))
+        .collect()
+}
+
+/// Presses `key`: keymap, then update. Returns every action.
+pub fn press_keeping(app: &mut App, key: KeyEvent) -> Vec<Action> {
     match keymap::map(app, &Event::Key(key)) {
         Some(msg) => update(app, msg),
         None => Vec::new(),

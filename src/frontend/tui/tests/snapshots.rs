@@ -277,7 +277,7 @@ fn the_status_bar_marks_active_grants() {
 fn help_overlay() {
     let mut app = app();
     press(&mut app, key(KeyCode::F(1)));
-    assert_snapshot!(shot(&app, 100, 52));
+    assert_snapshot!(shot(&app, 100, 64));
 }
 
 #[test]

@@ -10,11 +10,12 @@ use crate::agent::commands::COMMANDS;
 use crate::policy::ConsentAnswer;
 
 use super::super::app::App;
+use super::super::keymap::EDIT_KEYS;
 use super::super::wrap::wrap;
 use super::theme;
 
-/// Keys and what they do, in groups; the answers' keys come after, from
-/// `ConsentAnswer`.
+/// Keys and what they do, in groups; the input's readline keys come from
+/// the keymap's table and the answers' keys from `ConsentAnswer`.
 const KEYS: [(&str, &[(&str, &str)]); 4] = [
     (
         "Input",
@@ -25,7 +26,15 @@ const KEYS: [(&str, &[(&str, &str)]); 4] = [
             ("Tab", "complete a /command"),
             ("Shift+Tab", "choose the permission mode"),
             ("? or F1", "this help (? on an empty input)"),
-            ("Ctrl+D", "quit (on an empty input)"),
+            ("Esc twice", "edit the last prompt (on an empty input)"),
+            (
+                "Up",
+                "take the newest queued prompt back (on an empty input)",
+            ),
+            (
+                "Ctrl+D",
+                "quit (on an empty input; during a turn it asks first)",
+            ),
         ],
     ),
     (
@@ -97,6 +106,11 @@ pub fn lines() -> Vec<Line<'static>> {
         }
         for (key, what) in keys {
             out.push(key_line(key, what));
+        }
+        if group == "Input" {
+            for binding in EDIT_KEYS {
+                out.push(key_line(binding.keys, binding.help));
+            }
         }
         out.push(Line::default());
     }

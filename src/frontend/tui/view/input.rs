@@ -67,6 +67,55 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     }
 }
 
+/// Queued prompts shown at most; more are counted.
+const QUEUED_SHOWN: usize = 3;
+
+/// Rows the queued prompts take above the input.
+pub fn queued_rows(app: &App) -> u16 {
+    match app.queued.len() {
+        0 => 0,
+        n if n <= QUEUED_SHOWN => n as u16,
+        _ => QUEUED_SHOWN as u16 + 1,
+    }
+}
+
+/// The prompts waiting for the turn to end, oldest first, one line each;
+/// the newest says how to take it back.
+pub fn draw_queued(app: &App, frame: &mut Frame, area: Rect) {
+    let count = app.queued.len();
+    let mut lines: Vec<Line> = Vec::new();
+    for (i, prompt) in app.queued.iter().enumerate().take(QUEUED_SHOWN) {
+        let first = prompt.lines().next().unwrap_or_default();
+        let more = if prompt.lines().nth(1).is_some() {
+            " …"
+        } else {
+            ""
+        };
+        let mut spans = vec![
+            Span::styled(" ↳ queued: ", theme::dim()),
+            Span::raw(format!("{}{more}", crate::controls::visible(first))),
+        ];
+        if i + 1 == count {
+            spans.push(Span::styled("  (↑ takes it back to edit)", theme::dim()));
+        }
+        lines.push(Line::from(spans));
+    }
+    if count > QUEUED_SHOWN {
+        lines.push(Line::styled(
+            format!(
+                " ↳ and {} more (↑ takes the newest back to edit)",
+                count - QUEUED_SHOWN
+            ),
+            theme::dim(),
+        ));
+    }
+    for (i, line) in lines.iter().take(usize::from(area.height)).enumerate() {
+        frame
+            .buffer_mut()
+            .set_line(area.x, area.y + i as u16, line, area.width);
+    }
+}
+
 /// The commands matching what is typed, over the bottom of the chat.
 pub fn draw_completions(app: &App, frame: &mut Frame, chat: Rect, input: Rect) {
     if app.layer() != Layer::Input {

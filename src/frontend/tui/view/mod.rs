@@ -26,6 +26,8 @@ pub const MIN_HEIGHT: u16 = 5;
 #[derive(Debug, Clone, Copy)]
 pub struct Regions {
     pub chat: Rect,
+    /// The queued prompts, between the chat and the input.
+    pub queued: Rect,
     pub input: Rect,
     pub status: Rect,
 }
@@ -42,9 +44,18 @@ pub fn regions(app: &App, area: Rect) -> Regions {
         area.width,
         input_height,
     );
-    let chat = Rect::new(area.x, area.y, area.width, input.y.saturating_sub(area.y));
+    let room = input.y.saturating_sub(area.y);
+    let queued_height = input::queued_rows(app).min(room / 2);
+    let queued = Rect::new(
+        area.x,
+        input.y.saturating_sub(queued_height),
+        area.width,
+        queued_height,
+    );
+    let chat = Rect::new(area.x, area.y, area.width, queued.y.saturating_sub(area.y));
     Regions {
         chat,
+        queued,
         input,
         status,
     }
@@ -59,6 +70,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     }
     let regions = regions(app, area);
     chat::draw(app, frame, regions.chat);
+    input::draw_queued(app, frame, regions.queued);
     input::draw(app, frame, regions.input);
     status::draw(app, frame, regions.status);
     // Above the status bar: where overlays may go.

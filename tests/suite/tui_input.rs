@@ -1,0 +1,171 @@
+//! The input box end to end: the built binary on the full screen in a
+//! pseudo-terminal against the loopback model service. `@` completion
+//! offers project files and never a protected one, and an `@path` reaches
+//! the model through a real `read_file` call; `!ls` runs as the user's own
+//! command, is shown, never becomes a model request, and is part of the
+//! conversation the next prompt sends.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::support::llm::{Reply, text};
+use crate::support::pty::Screen;
+use crate::support::world::{SECRET, World};
+
+/// mino on the full screen in `world`, once its first frame is up.
+fn start(world: &World) -> Screen {
+    let home = world.home.path().to_str().unwrap();
+    let project = world.project.path().to_str().unwrap();
+    let env = [
+        ("TERM", "xterm-256color"),
+        ("OPENAI_API_KEY", "test"),
+        ("AGENT_YOLO", ""),
+        ("MINO_HOME", home),
+        ("https_proxy", "http://127.0.0.1:9"),
+        ("HTTPS_PROXY", "http://127.0.0.1:9"),
+        ("no_proxy", "127.0.0.1,localhost"),
+        ("NO_PROXY", "127.0.0.1,localhost"),
+    ];
+    let mut screen = Screen::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--cd", project],
+        world.project.path(),
+        &env,
+    );
+    screen.wait_for("Use /mode to change it.");
+    screen
+}
+
+async fn world(replies: Vec<Reply>) -> World {
+    let world = World::with("openai-chat", replies, "").await;
+    let project = world.project.path();
+    std::fs::create_dir(project.join("src")).unwrap();
+    std::fs::write(
+        project.join("src/lib.rs"),
+        "pub fn answer() -> u32 { 42 }\n",
+    )
+    .unwrap();
+    std::fs::write(project.join("src/server.pem"), SECRET).unwrap();
+    std::fs::write(project.join(".env.local"), SECRET).unwrap();
+    world
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_completion_never_offers_a_protected_path_and_attaches_through_read_file() {
+    let world = world(vec![text("It returns 42.")]).await;
+    let mut screen = start(&world);
+    // Everything the walk finds is offered; nothing protected, no link.
+    screen.send(b"@");
+    let popup = screen.wait_for_all(&["@notes.md", "@src/lib.rs", "Tab completes"]);
+    for protected in ["@.env", "@.git", "@src/server.pem", "@docs"] {
+        assert!(!popup.contains(protected), "{protected} offered:\n{popup}");
+    }
+    // Typing what a protected name starts with offers nothing of it.
+    screen.send(b".e");
+    let narrowed = screen.text();
+    assert!(!narrowed.contains("@.env"), "{narrowed}");
+    // Ctrl+U empties the line; Tab completes the one match.
+    screen.send(b"\x15What does @li");
+    screen.wait_for("@src/lib.rs");
+    screen.send(b"\t");
+    screen.wait_for("What does @src/lib.rs");
+    screen.submit("return?");
+    screen.wait_for_all(&["✓ read_file src/lib.rs", "It returns 42."]);
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 1, "the attachment is not a model request");
+    assert!(
+        bodies[0].contains("pub fn answer() -> u32 { 42 }"),
+        "{}",
+        bodies[0]
+    );
+    assert!(!bodies[0].contains(SECRET));
+    screen.submit("/quit");
+    assert_eq!(screen.wait_exit().0, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_at_path_to_a_protected_file_is_denied_like_any_read() {
+    let world = world(vec![text("I cannot read it.")]).await;
+    let mut screen = start(&world);
+    screen.submit("Show me @.env");
+    screen.wait_for_all(&["✗ read_file .env  (denied)", "I cannot read it."]);
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 1);
+    assert!(bodies[0].contains("is a protected path"), "{}", bodies[0]);
+    assert!(!bodies[0].contains(SECRET), "{}", bodies[0]);
+    screen.submit("/quit");
+    assert_eq!(screen.wait_exit().0, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bang_ls_runs_as_the_user_and_never_reaches_the_model() {
+    let world = world(vec![text("ls listed notes.md and src.")]).await;
+    let mut screen = start(&world);
+    screen.submit("!ls");
+    screen.wait_for_all(&["> !ls", "✓ bash ls", "notes.md"]);
+    // Give a wrongly sent request every chance to arrive.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        world.llm.bodies().is_empty(),
+        "!ls reached the model service: {:?}",
+        world.llm.bodies()
+    );
+    // The next prompt carries what the user ran and saw.
+    screen.submit("What did ls print?");
+    screen.wait_for("ls listed notes.md and src.");
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 1);
+    assert!(
+        bodies[0].contains("I ran this shell command myself"),
+        "{}",
+        bodies[0]
+    );
+    assert!(bodies[0].contains("$ ls"));
+    assert!(bodies[0].contains("notes.md"));
+    screen.submit("/quit");
+    assert_eq!(screen.wait_exit().0, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bang_runs_in_the_sandbox_like_bash() {
+    let world = world(Vec::new()).await;
+    let mut screen = start(&world);
+    // Secrets read as empty files inside the sandbox.
+    screen.submit("!cat .env.local; echo END-$((6*7))");
+    let shown = screen.wait_for("END-42");
+    assert!(!shown.contains(SECRET), "{shown}");
+    assert!(world.llm.bodies().is_empty());
+    screen.submit("/quit");
+    assert_eq!(screen.wait_exit().0, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompts_are_kept_per_project_in_a_private_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let world = world(Vec::new()).await;
+    let mut screen = start(&world);
+    screen.submit("!echo kept-$((40+2))");
+    screen.wait_for("kept-42");
+    screen.submit("/quit");
+    assert_eq!(screen.wait_exit().0, 0);
+    let dir = world.home.path().join("history");
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let mode = std::fs::metadata(&files[0]).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    assert_eq!(
+        std::fs::read_to_string(&files[0]).unwrap(),
+        "\"!echo kept-$((40+2))\"\n\"/quit\"\n"
+    );
+    // The next run brings it back with Up.
+    let mut screen = start(&world);
+    screen.send(b"\x1b[A");
+    screen.wait_for("/quit");
+    screen.send(b"\x1b[A");
+    screen.wait_for("│ !echo kept-$((40+2))");
+    screen.send(b"\x15");
+    screen.submit("/quit");
+    assert_eq!(screen.wait_exit().0, 0);
+}
