@@ -317,7 +317,7 @@ fn diff_lines(diff: &str, expanded: bool, width: u16, out: &mut Vec<Line<'static
             theme::dim()
         };
         // One row per diff line: a long line is cut, not wrapped.
-        let text: String = crate::frontend::text::visible(line).replace('\t', "    ");
+        let text: String = crate::controls::visible(line).replace('\t', "    ");
         let cut: String = text.chars().take(usize::from(inner)).collect();
         rows.push(Line::from(vec![pad.clone(), Span::styled(cut, style)]));
     }
