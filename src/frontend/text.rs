@@ -4,8 +4,10 @@
 //! are shown as visible escapes, never sent to the terminal raw.
 
 use crate::config::DEFAULT_CONTEXT_WINDOW;
+use crate::controls::visible;
 use crate::model::{Item, ResultStatus};
 use crate::policy::{Mode, Shown};
+pub(crate) use crate::tools::wording::plural;
 use crate::tools::{Field, FieldKind};
 
 /// The three banner lines of DESIGN section 6.
@@ -73,20 +75,6 @@ pub fn date(secs: u64) -> String {
     }
 }
 
-/// Replaces control characters (but newlines and tabs) with visible
-/// escapes, so text from the model or a tool cannot drive the terminal.
-pub fn visible(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\n' | '\t' => out.push(c),
-            c if c.is_control() => out.extend(c.escape_default()),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// `/permissions`: every remembered answer, numbered for
 /// `/permissions N`.
 pub fn permissions(grants: &[crate::policy::Grant]) -> String {
@@ -98,6 +86,45 @@ pub fn permissions(grants: &[crate::policy::Grant]) -> String {
         out.push_str(&format!("\n  {}. {}", i + 1, visible(&grant.describe())));
     }
     out
+}
+
+/// `/sessions`: one line a session (its directory too with `--all`).
+pub fn sessions(list: &[crate::session::SessionSummary], all: bool) -> String {
+    if list.is_empty() {
+        return if all {
+            "No saved sessions.".into()
+        } else {
+            "No saved sessions in this project (/sessions --all lists every project's).".into()
+        };
+    }
+    let lines: Vec<String> = list
+        .iter()
+        .map(|s| {
+            let dir = if all {
+                format!("{}  ", visible(&s.project.display().to_string()))
+            } else {
+                String::new()
+            };
+            format!(
+                "{}  {}  {:>8} bytes  {dir}{}",
+                s.id,
+                date(s.started),
+                s.bytes,
+                visible(s.first_prompt.as_deref().unwrap_or(""))
+            )
+        })
+        .collect();
+    lines.join("\n")
+}
+
+/// A session of another project was not resumed here.
+pub fn other_project(id: &str, project: &std::path::Path, here: &std::path::Path) -> String {
+    format!(
+        "Session {id} was started in {}, not in this project ({}); nothing was resumed. To continue it there: mino --cd {} --resume {id}",
+        visible(&project.display().to_string()),
+        visible(&here.display().to_string()),
+        visible(&project.display().to_string()),
+    )
 }
 
 /// `/mcp`: each server with its state, destination and tools.
@@ -175,7 +202,10 @@ pub fn result(status: ResultStatus, output: &str, max_lines: usize) -> String {
         out.push('\n');
     }
     if lines.len() > max_lines {
-        out.push_str(&format!("... ({} more lines)\n", lines.len() - max_lines));
+        out.push_str(&format!(
+            "... ({})\n",
+            plural(lines.len() - max_lines, "more line")
+        ));
     }
     out
 }
@@ -258,6 +288,9 @@ mod tests {
 
     #[test]
     fn control_characters_are_made_visible() {
-        assert_eq!(visible("a\u{1b}[2Jb\n"), "a\\u{1b}[2Jb\n");
+        let items = [Item::User {
+            text: "a\u{1b}[2Jb".into(),
+        }];
+        assert_eq!(history(&items, 5), "You> a␛[2Jb\n");
     }
 }

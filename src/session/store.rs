@@ -23,8 +23,12 @@ use rustix::io::Errno;
 use super::format::{
     Line, Loaded, LogEntry, TORN_MARKER, Tail, encode, parse_file, parse_line, tail_of,
 };
-use super::{Header, SessionError, SessionId};
+use super::id::ID_LEN;
+use super::{Header, InvalidId, SessionError, SessionId};
 use crate::model::Item;
+
+/// The shortest id prefix `resolve` accepts.
+pub const MIN_PREFIX: usize = 4;
 
 /// How many characters of the first prompt a summary keeps.
 pub const PROMPT_PREVIEW_CHARS: usize = 60;
@@ -33,9 +37,10 @@ pub const PROMPT_PREVIEW_CHARS: usize = 60;
 #[derive(Debug, Clone)]
 pub struct SessionStore {
     dir: PathBuf,
-    /// Added after every sync (`MINO_SLOW_SYNC_MS`, a diagnostic knob that
-    /// plays a slow disk); none normally.
-    sync_delay: Option<Duration>,
+    /// Added after every sync and to every session file a listing reads
+    /// (`MINO_SLOW_SYNC_MS`, a diagnostic knob that plays a slow disk);
+    /// none normally.
+    disk_delay: Option<Duration>,
 }
 
 /// One saved session, as `/sessions` lists it.
@@ -71,14 +76,15 @@ impl SessionStore {
     pub fn new(dir: PathBuf) -> SessionStore {
         SessionStore {
             dir,
-            sync_delay: None,
+            disk_delay: None,
         }
     }
 
-    /// The same store, playing a disk whose every sync takes `delay` more.
-    pub fn with_sync_delay(self, delay: Option<Duration>) -> SessionStore {
+    /// The same store, playing a disk whose every sync, and every session
+    /// file a listing reads, takes `delay` more.
+    pub fn with_disk_delay(self, delay: Option<Duration>) -> SessionStore {
         SessionStore {
-            sync_delay: delay,
+            disk_delay: delay,
             ..self
         }
     }
@@ -96,7 +102,49 @@ impl SessionStore {
     /// The directory is created (0700) if it does not exist.
     pub fn create(&self, project: &Path, model: &str) -> Result<SessionLog, SessionError> {
         self.ensure_dir()?;
-        let (id, path, file) = self.create_file()?;
+        let (id, path, file) = self.create_file(None)?;
+        self.write_header(id, path, file, project, model)
+    }
+
+    /// A fresh id no session file has yet, for a session whose file is
+    /// written only when it gets its first record (`create_as`).
+    pub fn reserve(&self) -> Result<SessionId, SessionError> {
+        for _ in 0..3 {
+            let id = SessionId::generate().map_err(|e| SessionError::Random(e.to_string()))?;
+            if fs::symlink_metadata(self.path_of(&id)).is_err() {
+                return Ok(id);
+            }
+        }
+        Err(SessionError::Create {
+            path: self.dir.clone(),
+            error: io::Error::new(
+                ErrorKind::AlreadyExists,
+                "three new session ids were all taken",
+            ),
+        })
+    }
+
+    /// Creates the file of the session `id` (reserved earlier) and writes
+    /// its header; an existing file of that name is an error, never opened.
+    pub fn create_as(
+        &self,
+        id: &SessionId,
+        project: &Path,
+        model: &str,
+    ) -> Result<SessionLog, SessionError> {
+        self.ensure_dir()?;
+        let (id, path, file) = self.create_file(Some(id))?;
+        self.write_header(id, path, file, project, model)
+    }
+
+    fn write_header(
+        &self,
+        id: SessionId,
+        path: PathBuf,
+        file: File,
+        project: &Path,
+        model: &str,
+    ) -> Result<SessionLog, SessionError> {
         let header = Header {
             id: id.clone(),
             started: now(),
@@ -108,7 +156,7 @@ impl SessionStore {
             path,
             file,
             tail: Some(Tail::Clean),
-            sync_delay: self.sync_delay,
+            sync_delay: self.disk_delay,
         };
         let written = encode(&log.path, &header)
             .and_then(|line| log.write_line(&line))
@@ -177,9 +225,71 @@ impl SessionStore {
             path,
             file,
             tail: Some(tail_of(&bytes)),
-            sync_delay: self.sync_delay,
+            sync_delay: self.disk_delay,
         };
         Ok((log, loaded))
+    }
+
+    /// The session a text names: a whole id, or a prefix of at least
+    /// `MIN_PREFIX` characters that exactly one saved session's id starts
+    /// with (as the status bar shows the first 8).
+    pub fn resolve(&self, text: &str) -> Result<SessionId, SessionError> {
+        if let Ok(id) = SessionId::parse(text) {
+            return Ok(id);
+        }
+        let is_prefix = (MIN_PREFIX..ID_LEN).contains(&text.len())
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if !is_prefix {
+            return Err(SessionError::InvalidId(InvalidId {
+                given: text.chars().take(48).collect(),
+            }));
+        }
+        let entries = match fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == ErrorKind::NotFound => {
+                return Err(SessionError::NoMatch {
+                    prefix: text.to_string(),
+                    dir: self.dir.clone(),
+                });
+            }
+            Err(error) => {
+                return Err(SessionError::List {
+                    path: self.dir.clone(),
+                    error,
+                });
+            }
+        };
+        let mut found: Vec<SessionId> = entries
+            .filter_map(|entry| {
+                let name = entry.ok()?.file_name();
+                let stem = name.to_str()?.strip_suffix(".jsonl")?.to_string();
+                SessionId::parse(&stem).ok()
+            })
+            .filter(|id| id.as_str().starts_with(text))
+            .collect();
+        found.sort();
+        match found.len() {
+            0 => Err(SessionError::NoMatch {
+                prefix: text.to_string(),
+                dir: self.dir.clone(),
+            }),
+            1 => Ok(found.remove(0)),
+            _ => Err(SessionError::Ambiguous {
+                prefix: text.to_string(),
+                ids: found
+                    .iter()
+                    .map(|id| id.as_str().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
+        }
+    }
+
+    /// The summary of session `id`, when it is a readable session file.
+    pub fn summary(&self, id: &SessionId) -> Option<SessionSummary> {
+        summarize(&self.path_of(id), id.clone())
     }
 
     /// The saved sessions, newest first (by start time, then id). Files that
@@ -210,6 +320,9 @@ impl SessionStore {
             if !entry.file_type().is_ok_and(|kind| kind.is_file()) {
                 continue;
             }
+            if let Some(delay) = self.disk_delay {
+                std::thread::sleep(delay);
+            }
             if let Some(summary) = summarize(&entry.path(), id) {
                 sessions.push(summary);
             }
@@ -239,8 +352,12 @@ impl SessionStore {
         }
     }
 
-    /// A new `ID.jsonl`, 0600, opened for appending and locked.
-    fn create_file(&self) -> Result<(SessionId, PathBuf, File), SessionError> {
+    /// A new `ID.jsonl` (of `given`, else a fresh id), 0600, opened for
+    /// appending and locked.
+    fn create_file(
+        &self,
+        given: Option<&SessionId>,
+    ) -> Result<(SessionId, PathBuf, File), SessionError> {
         let flags = OFlags::RDWR
             | OFlags::APPEND
             | OFlags::CREATE
@@ -249,7 +366,10 @@ impl SessionStore {
             | OFlags::CLOEXEC;
         // 128 random bits do not collide; the retry only guards a broken source.
         for _ in 0..3 {
-            let id = SessionId::generate().map_err(|e| SessionError::Random(e.to_string()))?;
+            let id = match given {
+                Some(id) => id.clone(),
+                None => SessionId::generate().map_err(|e| SessionError::Random(e.to_string()))?,
+            };
             let path = self.path_of(&id);
             match rustix::fs::open(&path, flags, Mode::from_raw_mode(0o600)) {
                 Ok(fd) => {
@@ -266,7 +386,7 @@ impl SessionStore {
                     lock(&file, &path)?;
                     return Ok((id, path, file));
                 }
-                Err(Errno::EXIST) => continue,
+                Err(Errno::EXIST) if given.is_none() => continue,
                 Err(errno) => {
                     return Err(SessionError::Create {
                         path,

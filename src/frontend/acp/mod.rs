@@ -96,6 +96,7 @@ impl Server {
             resume,
             editor,
             defer_mcp: false,
+            never: Vec::new(),
         })
         .await
         .map_err(|e| invalid(e.to_string()))?;

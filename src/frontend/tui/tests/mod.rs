@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod chat;
+mod dialogs;
 mod input;
 mod keys;
 mod scroll;
