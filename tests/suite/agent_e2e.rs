@@ -782,3 +782,47 @@ async fn an_interrupt_during_compaction_ends_the_turn() {
     );
     assert!(!world.project.path().join("written.txt").exists());
 }
+
+/// A path that does not exist: the result names its case variant and says
+/// paths are relative to the project root; the system prompt shows relative
+/// paths, not the project's absolute one; a project without skills is not
+/// offered skill_view.
+#[tokio::test]
+async fn a_missing_path_names_its_case_variant_and_skill_view_needs_skills() {
+    let world = World::new(
+        "openai-chat",
+        vec![tool("read_file", json!({"path": "todo.md"})), text("done")],
+        "",
+    )
+    .await;
+    std::fs::write(world.project.path().join("TODO.md"), "n\n").unwrap();
+    let (events, stderr, out) = world.print("read todo.md", &[]).await;
+    assert!(out.status.success(), "{stderr}");
+    let results = of_type(&events, "tool_result");
+    let output = results[0]["output"].as_str().unwrap();
+    assert!(
+        output.contains("todo.md does not exist. Close matches: TODO.md."),
+        "{output}"
+    );
+    assert!(output.contains("relative to the project root"), "{output}");
+    let first = &world.llm.bodies()[0];
+    assert!(first.contains("`src/main.rs`"), "{first}");
+    assert!(
+        !first.contains(world.project.path().to_str().unwrap()),
+        "the absolute project path invites absolute paths: {first}"
+    );
+    let body: Value = serde_json::from_str(first).unwrap();
+    let tools: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            t["function"]["name"]
+                .as_str()
+                .or(t["name"].as_str())
+                .unwrap()
+        })
+        .collect();
+    assert!(tools.contains(&"read_file"), "{tools:?}");
+    assert!(!tools.contains(&"skill_view"), "{tools:?}");
+}
