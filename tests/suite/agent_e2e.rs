@@ -826,3 +826,43 @@ async fn a_missing_path_names_its_case_variant_and_skill_view_needs_skills() {
     assert!(tools.contains(&"read_file"), "{tools:?}");
     assert!(!tools.contains(&"skill_view"), "{tools:?}");
 }
+
+/// The same read three times in a turn: each goes through the decision and
+/// runs; the second and third results, unchanged, reach the model as one
+/// line naming call 1, and the third ends the turn.
+#[tokio::test]
+async fn a_read_repeated_unchanged_is_answered_briefly_and_the_third_ends_the_turn() {
+    let read = || tool("read_file", json!({"path": "notes.md"}));
+    let world = World::new(
+        "openai-chat",
+        vec![read(), read(), read(), text("never requested")],
+        "",
+    )
+    .await;
+    let (events, stderr, out) = world.print("read it again and again", &[]).await;
+    // A turn that did not complete ends `-p` with a failure status.
+    assert!(!out.status.success(), "{stderr}");
+    let told = serde_json::to_string(&events).unwrap();
+    assert!(
+        told.contains("call 1 again with the same arguments"),
+        "{told}"
+    );
+    assert_eq!(decisions(&events).len(), 3, "every repeat is decided");
+    let outputs: Vec<String> = of_type(&events, "tool_result")
+        .iter()
+        .map(|r| r["output"].as_str().unwrap().to_string())
+        .collect();
+    let same = "Same as call 1: the result has not changed.";
+    assert!(outputs[0].contains("Relase notes"), "{outputs:?}");
+    assert_eq!(outputs[1..], [same, same], "{outputs:?}");
+    let end = of_type(&events, "turn_end");
+    assert_eq!(end[0]["stop"], "repeated_call", "{end:?}");
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 3, "the turn ended before a fourth request");
+    assert!(bodies[2].contains(same), "{}", bodies[2]);
+    assert_eq!(
+        bodies[2].matches("Relase notes").count(),
+        1,
+        "the text went once"
+    );
+}
