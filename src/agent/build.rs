@@ -307,6 +307,9 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     }
     let mcp = start_mcp(settings, &tool_cx, &events_tx, defer_mcp);
     let mut tools = registry(settings);
+    if crate::tools::skill_view::discover_with(&tool_cx.project, &tool_cx.protected).is_empty() {
+        tools = tools.without(crate::tools::skill_view::NAME);
+    }
     if let Some(hub) = &mcp {
         tools = tools.with_source(Arc::new(hub.clone()));
     }
