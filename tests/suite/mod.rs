@@ -24,5 +24,6 @@ mod settings;
 mod shell_gate;
 mod shell_gate_git;
 mod tui_answers;
+mod tui_demo;
 mod tui_e2e;
 mod tui_input;

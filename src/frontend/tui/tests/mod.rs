@@ -5,6 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod graphemes;
 mod input;
 mod keys;
 mod scroll;
