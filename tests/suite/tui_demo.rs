@@ -31,18 +31,42 @@ async fn the_demo_runs_the_tests_and_fixes_them_unasked_in_bypass() {
     screen.wait_for(" BYPASS ");
     screen.submit("Run the tests and fix what fails");
     let seen = screen.wait_for_all(&[
-        "[Tool: bash, allowed without confirmation in bypass mode]",
         "[Tool: edit_file, allowed without confirmation in bypass mode]",
-        "✓ list_dir",
-        "✓ search",
-        "✓ Edited calc.sh",
-        "All 3 tests passed.",
+        "[Tool: bash, allowed without confirmation in bypass mode]",
+        "✓ edit_file calc.sh",
+        "ok   add 2 3",
         "now passes all three tests",
+        "Changed 1 file: calc.sh +1 -1",
+        " idle",
     ]);
     assert!(
         !seen.contains("wants to run"),
         "nothing asks in bypass:\n{seen}"
     );
+    // The calls, in order, from the session's record (the first ones have
+    // scrolled out of view by now).
+    let sessions = home.path().join("sessions");
+    let log = std::fs::read_dir(&sessions)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .find(|text| text.contains("Run the tests"))
+        .unwrap();
+    let calls: Vec<&str> = [
+        "\"list_dir\"",
+        "\"search\"",
+        "\"bash\"",
+        "\"edit_file\"",
+        "\"bash\"",
+    ]
+    .into_iter()
+    .collect();
+    let mut from = 0;
+    for call in calls {
+        let at = log[from..]
+            .find(call)
+            .unwrap_or_else(|| panic!("{call} missing after byte {from}:\n{log}"));
+        from += at + call.len();
+    }
     let project = std::fs::read_dir(temp.path())
         .unwrap()
         .map(|e| e.unwrap().path())
