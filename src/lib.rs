@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod config;
+pub mod controls;
 pub mod demo;
 pub mod eval;
 pub mod frontend;

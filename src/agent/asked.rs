@@ -29,8 +29,9 @@ use crate::policy::{
 };
 use crate::tools::Field;
 
-use super::driver::{Runtime, gate};
+use super::driver::Runtime;
 use super::events::{AgentEvent, ConsentRequest, DecisionView};
+use super::gate_step::gate;
 use super::live::LiveSession;
 
 /// Where mino's own fields travel in a permission request's `_meta`, so an

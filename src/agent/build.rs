@@ -36,8 +36,9 @@ use super::turn::TurnLimits;
 /// The largest `SOUL.md` accepted.
 const SOUL_LIMIT: u64 = 256 * 1024;
 
-/// A diagnostic knob: milliseconds added to every session sync, to play a
-/// slow disk (the front ends must stay responsive meanwhile).
+/// A diagnostic knob: milliseconds added to every session sync and to every
+/// session file a listing reads, to play a slow disk (the front ends must
+/// stay responsive meanwhile).
 pub const SLOW_SYNC_ENV: &str = "MINO_SLOW_SYNC_MS";
 
 /// How long a preToolCall hook may take.
@@ -175,6 +176,7 @@ pub fn provider_config(settings: &Settings) -> ProviderConfig {
         request_timeout: m.request_timeout,
         connect_timeout: Duration::from_secs(10),
         max_retries: m.max_retries,
+        backoff: crate::model::config::Backoff::default(),
     }
 }
 
@@ -275,7 +277,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         .ok()
         .and_then(|ms| ms.parse().ok())
         .map(Duration::from_millis);
-    let store = SessionStore::new(home.sessions_dir()).with_sync_delay(slow_sync);
+    let store = SessionStore::new(home.sessions_dir()).with_disk_delay(slow_sync);
     let agent = Agent::start(
         rt,
         store,

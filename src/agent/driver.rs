@@ -11,17 +11,16 @@ use tokio_util::sync::CancellationToken;
 
 use crate::mcp::McpHub;
 use crate::model::{Item, Provider, ToolCall};
-use crate::policy::shell::{Outcome, Verdict};
-use crate::policy::{CallFacts, CallKind, CanAsk, ConsentAnswer, Decision, Mode, RunConsent};
-use crate::tools::gate::examine;
+use crate::policy::{CanAsk, ConsentAnswer, Decision, Mode, RunConsent};
 use crate::tools::{Field, FieldKind, PreparedCall, Registry, ToolContext, ToolStatus};
 
 use super::audit::Audit;
 use super::budget::{self, Budget};
 use super::compact::CompactError;
 use super::events::{AgentEvent, ConsentRequest, DecisionView, NoticeKind};
+use super::gate_step::gate;
 use super::hook::Hook;
-use super::judge::{Judge, judge};
+use super::judge::Judge;
 use super::live::LiveSession;
 use super::turn::{DecideCx, Effect, Event, Turn, TurnLimits, TurnStop};
 
@@ -376,84 +375,6 @@ fn with_gate(mut fields: Vec<Field>, gate: Option<&Field>) -> Vec<Field> {
     fields
 }
 
-/// The shell gate for a bash call: the evidence step on the blocking pool,
-/// the classifier, and in auto mode the judge for an eligible request.
-/// Sets the facts' verdict (auto mode) and the bypass guard; returns the
-/// line a question or a record shows, or `None` when the call was
-/// interrupted. A git request the gate may let run in auto mode is set to
-/// run with the hardened git environment.
-pub(super) async fn gate(
-    rt: &Runtime,
-    facts: &mut CallFacts,
-    prepared: Option<&mut dyn PreparedCall>,
-    mode: Mode,
-    cancel: &CancellationToken,
-) -> Option<Option<Field>> {
-    let (CallKind::Shell, Some(command)) = (&facts.kind, facts.command.clone()) else {
-        return Some(None);
-    };
-    let setup = rt.tool_cx.gate.clone();
-    let cwd = rt.tool_cx.project.root().to_path_buf();
-    let mut verdict = tokio::task::spawn_blocking(move || examine("bash", &command, &setup, &cwd))
-        .await
-        .unwrap_or_else(|e| Verdict::internal(format!("the gate's evaluation stopped: {e}")));
-    if verdict.catastrophic && rt.tool_cx.gate.guard_bypass {
-        facts.guard = Some(verdict.reason.clone());
-    }
-    match mode {
-        Mode::Auto => {}
-        Mode::Bypass if facts.guard.is_some() => {
-            return Some(Some(Field::text("Bypass guard", verdict.describe())));
-        }
-        _ => return Some(None),
-    }
-    if verdict.git {
-        match prepared {
-            Some(prepared) => prepared.set_env(crate::tools::git_evidence::hardening_env()),
-            // An asked agent runs the command in its own process, where the
-            // hardened git environment cannot be set: it is not let through.
-            None if verdict.outcome != Outcome::DenyFinal => {
-                verdict.outcome = Outcome::UnresolvedIneligible;
-                verdict.code = Some(crate::policy::shell::REPOSITORY);
-                verdict.reason =
-                    "an asked agent's git request cannot be run with the hardened git environment"
-                        .into();
-                verdict.judge = None;
-            }
-            None => {}
-        }
-    }
-    if verdict.outcome == Outcome::UnresolvedEligible
-        && let (Some(judge_cfg), Some(request)) = (&rt.judge, verdict.judge.clone())
-    {
-        tokio::select! {
-            biased;
-            _ = cancel.cancelled() => return None,
-            answer = judge(judge_cfg, &request, cancel.child_token()) => match answer {
-                Ok(()) => {
-                    verdict.outcome = Outcome::AllowFinal;
-                    verdict.code = None;
-                    verdict.reason = format!(
-                        "the judge allowed a closed read-only git {} request",
-                        request.operation
-                    );
-                }
-                Err(not) => {
-                    verdict.code = Some(not.code);
-                    verdict.reason = not.reason;
-                }
-            },
-        }
-    }
-    tracing::info!(
-        outcome = verdict.outcome.as_str(),
-        code = verdict.code,
-        "shell gate"
-    );
-    facts.gate = Some(verdict.for_decision());
-    Some(Some(Field::text("Shell gate", verdict.describe())))
-}
-
 /// Prepares `call`, then runs the shell gate on it (a call the hook denies
 /// is never judged). The prepared call and the gate's line come back with
 /// the event; an error is the event alone.
@@ -523,8 +444,11 @@ async fn prepare_tool(
             ))
         })?
     };
-    let prepared = tool
-        .prepare(&args, &rt.tool_cx)
+    // Preparing resolves paths and may read the disk: the blocking pool.
+    let (cx, shared_args) = (rt.tool_cx.clone(), args.clone());
+    let prepared = tokio::task::spawn_blocking(move || tool.prepare(&shared_args, &cx))
+        .await
+        .map_err(|e| failed(format!("preparing {} stopped: {e}", call.name)))?
         .map_err(|e| failed(e.to_string()))?;
     let mut facts = prepared.facts().clone();
     if let Some(hook) = &rt.hook {

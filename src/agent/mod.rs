@@ -13,6 +13,7 @@ pub mod compact;
 pub mod driver;
 mod error;
 pub mod events;
+mod gate_step;
 pub mod hook;
 pub mod judge;
 pub mod live;

@@ -227,6 +227,13 @@ impl Agent {
         });
     }
 
+    /// A mode chosen in an editor's selector: applied as a confirmed
+    /// switch, with the same notice and event.
+    pub fn choose_mode(&mut self, to: Mode) {
+        self.pending_mode = Some(to);
+        self.confirm_mode(to, true);
+    }
+
     /// The answer to `Switch to this mode? [y/N]`.
     pub fn confirm_mode(&mut self, to: Mode, yes: bool) {
         let pending = self.pending_mode.take();

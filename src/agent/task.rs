@@ -29,6 +29,10 @@ pub enum Input {
         to: Mode,
         yes: bool,
     },
+    /// The person chose this mode in an editor's own mode selector: that
+    /// choice is the confirmation, so it takes effect in order, before any
+    /// prompt sent after it.
+    ChooseMode(Mode),
 }
 
 /// Interrupts what the agent runs now (Esc, Ctrl-C): cancels the token of
@@ -144,6 +148,7 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
                     }
                 }
                 Input::ConfirmMode { to, yes } => agent.confirm_mode(to, yes),
+                Input::ChooseMode(to) => agent.choose_mode(to),
             }
         }
     });

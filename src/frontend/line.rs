@@ -78,7 +78,7 @@ impl Sink {
             if text_mode {
                 let lines: String = text
                     .lines()
-                    .map(|l| format!("{agent}: {}\n", text::visible(l)))
+                    .map(|l| format!("{agent}: {}\n", crate::controls::visible(l)))
                     .collect();
                 sink.info(&lines);
             }
@@ -119,7 +119,7 @@ impl Sink {
             }
             AskedEvent::Ended { answer, stop } => {
                 if text_mode {
-                    let answer = text::visible(&answer);
+                    let answer = crate::controls::visible(&answer);
                     if self.interactive {
                         self.out(&format!("{agent}> {answer}\n"));
                     } else {
@@ -173,9 +173,9 @@ impl Sink {
             AgentEvent::TurnNotice { kind, message } => {
                 if text_mode {
                     if self.interactive {
-                        self.out(&format!("{}\n", text::visible(&message)));
+                        self.out(&format!("{}\n", crate::controls::visible(&message)));
                     } else {
-                        eprintln!("mino: {}", text::visible(&message));
+                        eprintln!("mino: {}", crate::controls::visible(&message));
                     }
                 }
                 self.json(StreamRecord::Notice {
@@ -200,7 +200,7 @@ impl Sink {
                     if self.answer.is_empty() && self.interactive {
                         self.out("Assistant> ");
                     }
-                    self.out(&text::visible(&delta));
+                    self.out(&crate::controls::visible(&delta));
                 }
                 self.answer.push_str(&delta);
             }
@@ -251,9 +251,9 @@ impl Sink {
                 if !lines.is_empty() {
                     let block = lines.join("\n") + "\n";
                     if text_mode {
-                        self.info(&text::visible(&block));
+                        self.info(&crate::controls::visible(&block));
                     } else {
-                        eprint!("{}", text::visible(&block));
+                        eprint!("{}", crate::controls::visible(&block));
                     }
                 }
             }
@@ -336,7 +336,7 @@ impl Sink {
                         s.id,
                         text::date(s.started),
                         s.bytes,
-                        text::visible(s.first_prompt.as_deref().unwrap_or(""))
+                        crate::controls::visible(s.first_prompt.as_deref().unwrap_or(""))
                     ));
                 }
             }

@@ -4,6 +4,7 @@
 //! are shown as visible escapes, never sent to the terminal raw.
 
 use crate::config::DEFAULT_CONTEXT_WINDOW;
+use crate::controls::visible;
 use crate::model::{Item, ResultStatus};
 use crate::policy::{Mode, Shown};
 use crate::tools::{Field, FieldKind};
@@ -71,20 +72,6 @@ pub fn date(secs: u64) -> String {
         (Some(day), Some(minute)) => format!("{day} {minute}"),
         _ => rfc3339,
     }
-}
-
-/// Replaces control characters (but newlines and tabs) with visible
-/// escapes, so text from the model or a tool cannot drive the terminal.
-pub fn visible(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\n' | '\t' => out.push(c),
-            c if c.is_control() => out.extend(c.escape_default()),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// `/permissions`: every remembered answer, numbered for
@@ -258,6 +245,9 @@ mod tests {
 
     #[test]
     fn control_characters_are_made_visible() {
-        assert_eq!(visible("a\u{1b}[2Jb\n"), "a\\u{1b}[2Jb\n");
+        let items = [Item::User {
+            text: "a\u{1b}[2Jb".into(),
+        }];
+        assert_eq!(history(&items, 5), "You> a␛[2Jb\n");
     }
 }

@@ -48,6 +48,49 @@ pub struct ProviderConfig {
     pub connect_timeout: Duration,
     /// Retries for connection errors, 429 and 5xx before the first byte.
     pub max_retries: u32,
+    /// How long each retry waits.
+    pub backoff: Backoff,
+}
+
+/// How long retries wait: the first `first` long, each further one twice as
+/// long up to `cap`; a `Retry-After` the service sends is honoured instead,
+/// up to `retry_after_cap`. Not a user setting: mino always uses the
+/// default; a test sets it to count retries without waiting for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Backoff {
+    pub first: Duration,
+    pub cap: Duration,
+    pub retry_after_cap: Duration,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Self {
+            first: Duration::from_millis(500),
+            cap: Duration::from_secs(8),
+            retry_after_cap: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Backoff {
+    /// Every wait `wait` long, and `Retry-After` honoured as usual.
+    pub fn fixed(wait: Duration) -> Self {
+        Self {
+            first: wait,
+            cap: wait,
+            ..Self::default()
+        }
+    }
+
+    /// The wait before retry number `retries + 1`.
+    pub fn wait(&self, retries: u32, retry_after: Option<Duration>) -> Duration {
+        if let Some(wait) = retry_after {
+            return wait.min(self.retry_after_cap);
+        }
+        let factor = 1u32.checked_shl(retries).unwrap_or(u32::MAX);
+        self.first.saturating_mul(factor).min(self.cap)
+    }
 }
 
 impl ProviderConfig {
@@ -69,6 +112,7 @@ impl ProviderConfig {
             request_timeout: Self::DEFAULT_REQUEST_TIMEOUT,
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
             max_retries: Self::DEFAULT_MAX_RETRIES,
+            backoff: Backoff::default(),
         }
     }
 }
@@ -86,6 +130,7 @@ impl fmt::Debug for ProviderConfig {
             .field("request_timeout", &self.request_timeout)
             .field("connect_timeout", &self.connect_timeout)
             .field("max_retries", &self.max_retries)
+            .field("backoff", &self.backoff)
             .finish()
     }
 }

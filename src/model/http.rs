@@ -13,14 +13,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::ModelError;
-use super::config::ProviderConfig;
+use super::config::{Backoff, ProviderConfig};
 
-/// The first retry waits this long; each further one twice as long.
-const BACKOFF_BASE: Duration = Duration::from_millis(500);
-/// No computed backoff waits longer than this.
-const BACKOFF_CAP: Duration = Duration::from_secs(8);
-/// No `Retry-After` is honoured beyond this.
-const RETRY_AFTER_CAP: Duration = Duration::from_secs(30);
 /// How much of an error body is read to explain a failed status.
 const ERROR_BODY_READ: usize = 4096;
 /// How much of an error body an error text quotes.
@@ -36,6 +30,7 @@ pub struct HttpEndpoint {
     first_byte_timeout: Duration,
     request_timeout: Duration,
     max_retries: u32,
+    backoff: Backoff,
     /// Kept only to scrub it from texts the service sends back.
     secret: Option<String>,
 }
@@ -104,6 +99,7 @@ impl HttpEndpoint {
             first_byte_timeout: cfg.first_byte_timeout,
             request_timeout: cfg.request_timeout,
             max_retries: cfg.max_retries,
+            backoff: cfg.backoff,
             secret: cfg.api_key.clone().filter(|key| !key.is_empty()),
         })
     }
@@ -149,7 +145,7 @@ impl HttpEndpoint {
             if retries >= self.max_retries {
                 return Err(gave_up(error, retries + 1));
             }
-            let delay = backoff(retries, wait);
+            let delay = self.backoff.wait(retries, wait);
             tracing::warn!(
                 service = %self.service,
                 attempt = retries + 1,
@@ -358,22 +354,13 @@ fn gave_up(error: ModelError, attempts: u32) -> ModelError {
     }
 }
 
-fn backoff(retries: u32, retry_after: Option<Duration>) -> Duration {
-    if let Some(wait) = retry_after {
-        return wait.min(RETRY_AFTER_CAP);
-    }
-    let factor = 1u32.checked_shl(retries).unwrap_or(u32::MAX);
-    BACKOFF_BASE.saturating_mul(factor).min(BACKOFF_CAP)
-}
-
 /// `Retry-After` in seconds; an HTTP date is ignored (backoff applies).
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     let value = headers.get(RETRY_AFTER)?.to_str().ok()?;
     let seconds: f64 = value.trim().parse().ok()?;
     if seconds.is_finite() && seconds >= 0.0 {
-        Some(Duration::from_secs_f64(
-            seconds.min(RETRY_AFTER_CAP.as_secs_f64()),
-        ))
+        // Capped later (`Backoff::wait`); this only keeps it representable.
+        Some(Duration::from_secs_f64(seconds.min(86_400.0)))
     } else {
         None
     }
@@ -450,12 +437,22 @@ mod tests {
 
     #[test]
     fn backoff_doubles_and_is_capped() {
-        assert_eq!(backoff(0, None), Duration::from_millis(500));
-        assert_eq!(backoff(1, None), Duration::from_secs(1));
-        assert_eq!(backoff(10, None), BACKOFF_CAP);
-        assert_eq!(backoff(40, None), BACKOFF_CAP);
-        assert_eq!(backoff(3, Some(Duration::ZERO)), Duration::ZERO);
-        assert_eq!(backoff(0, Some(Duration::from_secs(600))), RETRY_AFTER_CAP);
+        let backoff = Backoff::default();
+        assert_eq!(backoff.wait(0, None), Duration::from_millis(500));
+        assert_eq!(backoff.wait(1, None), Duration::from_secs(1));
+        assert_eq!(backoff.wait(10, None), Duration::from_secs(8));
+        assert_eq!(backoff.wait(40, None), Duration::from_secs(8));
+        assert_eq!(backoff.wait(3, Some(Duration::ZERO)), Duration::ZERO);
+        assert_eq!(
+            backoff.wait(0, Some(Duration::from_secs(600))),
+            Duration::from_secs(30)
+        );
+        let fixed = Backoff::fixed(Duration::ZERO);
+        assert_eq!(fixed.wait(5, None), Duration::ZERO);
+        assert_eq!(
+            fixed.wait(0, Some(Duration::from_secs(2))),
+            Duration::from_secs(2)
+        );
     }
 
     #[test]

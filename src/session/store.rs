@@ -33,9 +33,10 @@ pub const PROMPT_PREVIEW_CHARS: usize = 60;
 #[derive(Debug, Clone)]
 pub struct SessionStore {
     dir: PathBuf,
-    /// Added after every sync (`MINO_SLOW_SYNC_MS`, a diagnostic knob that
-    /// plays a slow disk); none normally.
-    sync_delay: Option<Duration>,
+    /// Added after every sync and to every session file a listing reads
+    /// (`MINO_SLOW_SYNC_MS`, a diagnostic knob that plays a slow disk);
+    /// none normally.
+    disk_delay: Option<Duration>,
 }
 
 /// One saved session, as `/sessions` lists it.
@@ -71,14 +72,15 @@ impl SessionStore {
     pub fn new(dir: PathBuf) -> SessionStore {
         SessionStore {
             dir,
-            sync_delay: None,
+            disk_delay: None,
         }
     }
 
-    /// The same store, playing a disk whose every sync takes `delay` more.
-    pub fn with_sync_delay(self, delay: Option<Duration>) -> SessionStore {
+    /// The same store, playing a disk whose every sync, and every session
+    /// file a listing reads, takes `delay` more.
+    pub fn with_disk_delay(self, delay: Option<Duration>) -> SessionStore {
         SessionStore {
-            sync_delay: delay,
+            disk_delay: delay,
             ..self
         }
     }
@@ -108,7 +110,7 @@ impl SessionStore {
             path,
             file,
             tail: Some(Tail::Clean),
-            sync_delay: self.sync_delay,
+            sync_delay: self.disk_delay,
         };
         let written = encode(&log.path, &header)
             .and_then(|line| log.write_line(&line))
@@ -177,7 +179,7 @@ impl SessionStore {
             path,
             file,
             tail: Some(tail_of(&bytes)),
-            sync_delay: self.sync_delay,
+            sync_delay: self.disk_delay,
         };
         Ok((log, loaded))
     }
@@ -209,6 +211,9 @@ impl SessionStore {
             };
             if !entry.file_type().is_ok_and(|kind| kind.is_file()) {
                 continue;
+            }
+            if let Some(delay) = self.disk_delay {
+                std::thread::sleep(delay);
             }
             if let Some(summary) = summarize(&entry.path(), id) {
                 sessions.push(summary);

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::blocking::inspected;
 use super::editor::Editor;
 use super::fs::change::{
     CHANGE_LIMIT, read_for_change, size_summary, spawn_write, target_fields, unified_diff,
@@ -196,12 +197,20 @@ impl PreparedCall for EditCall {
         Ok(())
     }
 
-    fn run(mut self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
-        if self.inspection.is_none()
-            && let Err(e) = self.inspect()
-        {
-            return Box::pin(std::future::ready(ToolOutcome::error(e.to_string())));
-        }
+    fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
+        Box::pin(async move {
+            let already = self.inspection.is_some();
+            match inspected(self, already, "edit_file").await {
+                Ok(call) => call.write(cancel).await,
+                Err(outcome) => outcome,
+            }
+        })
+    }
+}
+
+impl EditCall {
+    /// Writes the inspected call.
+    fn write(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
         let EditCall {
             project,
             target,

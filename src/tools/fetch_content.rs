@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::blocking::inspected;
 use super::fetch_destination::{client, private_address, private_host};
 use super::fs::change::CHANGE_LIMIT;
 use super::fs::confine::{Expected, Project, digest};
@@ -190,24 +191,23 @@ impl PreparedCall for Prepared {
         Ok(())
     }
 
-    fn run(mut self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
+    fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
         Box::pin(async move {
-            if self.output.is_some()
-                && self.expected.is_none()
-                && let Err(e) = self.inspect()
-            {
-                return ToolOutcome::error(e.to_string());
-            }
+            let already = self.output.is_none() || self.expected.is_some();
+            let call = match inspected(self, already, "fetch_content").await {
+                Ok(call) => call,
+                Err(outcome) => return outcome,
+            };
             let fetched = tokio::select! {
                 _ = cancel.cancelled() => return ToolOutcome::interrupted("The fetch was interrupted."),
-                fetched = download(&self.url, self.timeout, self.allow_private) => fetched,
+                fetched = download(&call.url, call.timeout, call.allow_private) => fetched,
             };
             let (body, content_type) = match fetched {
                 Ok(got) => got,
                 Err(e) => return ToolOutcome::error(e.to_string()),
             };
-            if let (Some((path, project)), Some(expected)) = (&self.output, self.expected) {
-                let done = format!("Saved {} to {path} ({} bytes).", self.url, body.len());
+            if let (Some((path, project)), Some(expected)) = (&call.output, call.expected) {
+                let done = format!("Saved {} to {path} ({} bytes).", call.url, body.len());
                 let (path, project) = (path.clone(), Arc::clone(project));
                 // The atomic write and its fsync run on the blocking pool.
                 let write = tokio::task::spawn_blocking(move || {
@@ -219,7 +219,7 @@ impl PreparedCall for Prepared {
                     Err(e) => ToolOutcome::error(format!("the write failed: {e}")),
                 };
             }
-            ToolOutcome::completed(readable(&self.url, &body, &content_type))
+            ToolOutcome::completed(readable(&call.url, &body, &content_type))
         })
     }
 }

@@ -13,11 +13,12 @@ use tokio_util::sync::CancellationToken;
 use super::blocking::run_blocking;
 use super::fs::confine::{DirEntry, EntryKind};
 use super::fs::paths::{join, locate_with_facts, recheck_target, shown_path, shown_relative};
-use super::wording::{escape_controls, noun};
+use super::wording::noun;
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,
 };
+use crate::controls::one_line;
 use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
 
 /// The tool's name, as the model calls it.
@@ -128,7 +129,7 @@ fn render(relative: &str, entries: &[DirEntry], protected: &ProtectedPaths) -> S
             over_cap += 1;
             continue;
         }
-        let name = escape_controls(&entry.name);
+        let name = one_line(&entry.name);
         lines.push(match entry.kind {
             EntryKind::Directory => format!("{name}/"),
             EntryKind::File => format!("{name} ({})", bytes(entry.size)),
@@ -215,6 +216,6 @@ mod tests {
             &[entry("a\nb", EntryKind::File, 1)],
             &ProtectedPaths::builtin(),
         );
-        assert_eq!(text, "a\\nb (1 byte)\n");
+        assert_eq!(text, "a␊b (1 byte)\n");
     }
 }

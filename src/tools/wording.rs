@@ -33,16 +33,6 @@ pub(crate) fn noun<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
     if n == 1 { one } else { many }
 }
 
-/// A name or path with control characters escaped, so one entry stays one
-/// line.
-pub(crate) fn escape_controls(name: &str) -> String {
-    if name.chars().any(char::is_control) {
-        name.escape_debug().to_string()
-    } else {
-        name.to_string()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::blocking::inspected;
 use super::editor::Editor;
 use super::fs::change::{
     CHANGE_LIMIT, read_for_change, size_summary, spawn_write, target_fields, unified_diff,
@@ -137,12 +138,20 @@ impl PreparedCall for WriteCall {
         Ok(())
     }
 
-    fn run(mut self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
-        if self.expected.is_none()
-            && let Err(e) = self.inspect()
-        {
-            return Box::pin(std::future::ready(ToolOutcome::error(e.to_string())));
-        }
+    fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
+        Box::pin(async move {
+            let already = self.expected.is_some();
+            match inspected(self, already, "write_file").await {
+                Ok(call) => call.write(cancel).await,
+                Err(outcome) => outcome,
+            }
+        })
+    }
+}
+
+impl WriteCall {
+    /// Writes the inspected call.
+    fn write(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
         let Some(expected) = self.expected else {
             return Box::pin(std::future::ready(ToolOutcome::error(
                 "write_file was not inspected; nothing was written.",

@@ -7,6 +7,7 @@
 use std::process::Output;
 
 use crate::support::llm::{Llm, Reply, text, tool};
+use crate::support::stream::{decisions, of_type, records, statuses};
 use crate::support::world::{SECRET, World};
 use serde_json::{Value, json};
 
@@ -43,38 +44,10 @@ impl Run for World {
         let mut args = vec!["-p", prompt, "--output-format", "stream-json"];
         args.extend_from_slice(extra);
         let out = self.run(&args).await;
-        let events = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
-            .collect();
+        let events = records(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr).to_string();
         (events, stderr, out)
     }
-}
-
-fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    events.iter().filter(|e| e["type"] == kind).collect()
-}
-
-/// The decisions, as (tool, decision, code).
-fn decisions(events: &[Value]) -> Vec<(String, String, String)> {
-    of_type(events, "decision")
-        .iter()
-        .map(|d| {
-            (
-                d["tool"].as_str().unwrap().to_string(),
-                d["decision"].as_str().unwrap().to_string(),
-                d["code"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect()
-}
-
-fn statuses(events: &[Value]) -> Vec<String> {
-    of_type(events, "tool_result")
-        .iter()
-        .map(|r| r["status"].as_str().unwrap().to_string())
-        .collect()
 }
 
 fn injection_script(fetch_url: &str) -> Vec<Reply> {

@@ -461,6 +461,21 @@ fn invalid_arguments_name_the_field_and_what_is_accepted() {
     assert!(message.contains("`sandbox` must be a boolean"), "{message}");
     let message = invalid(&cx, json!("echo hi"));
     assert!(message.contains("JSON object"), "{message}");
+    let message = invalid(&cx, json!({ "command": null }));
+    assert!(message.contains("`command` is missing"), "{message}");
+    for bad in [json!(""), json!(7)] {
+        let message = invalid(
+            &cx,
+            json!({ "command": "true", "sandbox": false, "reason": bad }),
+        );
+        assert!(
+            message.contains("`reason` must be a non-empty string"),
+            "{message}"
+        );
+    }
+    // Null stands for a field left out.
+    let nulls = json!({ "command": "true", "timeout_secs": null, "sandbox": null, "reason": null });
+    assert!(Bash.prepare(&nulls, &cx).is_ok());
 
     // At the limit is fine.
     let at_limit = format!("#{}", "x".repeat(64 * 1024 - 1));

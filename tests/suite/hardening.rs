@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use crate::support::llm::{Llm, Reply, text, tool};
+use crate::support::stream::{decisions, of_type, outputs, records};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
@@ -77,10 +78,7 @@ impl Case {
         let mut args = vec!["-p", prompt, "--output-format", "stream-json"];
         args.extend_from_slice(extra);
         let out = self.run(&args).await;
-        let events = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
-            .collect();
+        let events = records(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr).to_string();
         (events, stderr, out)
     }
@@ -119,31 +117,6 @@ fn settings_text(llm: &Llm, extra: &str) -> String {
         "[model]\nprovider = \"openai-chat\"\nbase_url = \"{}\"\nmodel = \"test-model\"\napi_key_env = \"OPENAI_API_KEY\"\nrequest_timeout_secs = 5\nmax_retries = 0\n{extra}",
         llm.base_url()
     )
-}
-
-fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    events.iter().filter(|e| e["type"] == kind).collect()
-}
-
-/// The decisions, as (tool, decision, code).
-fn decisions(events: &[Value]) -> Vec<(String, String, String)> {
-    of_type(events, "decision")
-        .iter()
-        .map(|d| {
-            (
-                d["tool"].as_str().unwrap().to_string(),
-                d["decision"].as_str().unwrap().to_string(),
-                d["code"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect()
-}
-
-fn results(events: &[Value]) -> Vec<String> {
-    of_type(events, "tool_result")
-        .iter()
-        .map(|r| r["output"].as_str().unwrap_or("").to_string())
-        .collect()
 }
 
 fn relative(path: &Path, base: &Path) -> String {
@@ -213,7 +186,7 @@ async fn minos_home_inside_the_project_is_refused_in_every_mode() {
             "MINO_DENY_MINO_HOME".into()
         )
     );
-    let outputs = results(&events);
+    let outputs = outputs(&events);
     assert!(outputs[0].contains("mino's own home"), "{}", outputs[0]);
     // search and list_dir skip the home as they skip protected paths.
     assert!(!outputs[3].contains(TRANSCRIPT), "{}", outputs[3]);
@@ -424,7 +397,7 @@ async fn the_key_cannot_be_read_from_minos_proc_entries() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let outputs = results(&events);
+    let outputs = outputs(&events);
     assert_eq!(outputs.len(), 1, "{stderr}");
     assert!(outputs[0].contains("Permission denied"), "{}", outputs[0]);
     assert!(outputs[0].contains("child sees: nothing"), "{}", outputs[0]);
@@ -446,7 +419,7 @@ async fn a_key_printed_by_a_command_is_redacted_before_it_is_saved_or_sent() {
     .await;
     std::fs::write(case.project.path().join("planted.txt"), KEY).unwrap();
     let (events, stderr, out) = case.print("go", &["--mode", "bypass"]).await;
-    let outputs = results(&events);
+    let outputs = outputs(&events);
     assert_eq!(outputs.len(), 1, "{stderr}");
     assert!(
         outputs[0].contains("plain: [redacted: OPENAI_API_KEY]"),
@@ -547,7 +520,7 @@ async fn escaped_processes_are_gone_when_the_call_ends() {
     .await;
     let (events, stderr, out) = case.print("go", &["--mode", "bypass"]).await;
     assert!(out.status.success(), "{stderr}");
-    let outputs = results(&events);
+    let outputs = outputs(&events);
     assert!(
         outputs[0].starts_with("Exit code: 0\nstarted"),
         "{}",
@@ -618,7 +591,7 @@ async fn a_timed_out_or_guard_killing_command_leaves_nothing() {
     )
     .await;
     let (events, stderr, _) = case.print("go", &["--mode", "bypass"]).await;
-    let outputs = results(&events);
+    let outputs = outputs(&events);
     assert_eq!(outputs.len(), 2, "{stderr}");
     assert!(
         outputs[0].starts_with("Timed out after 1 s"),
@@ -777,7 +750,7 @@ async fn a_redirect_to_another_origin_ends_the_call_and_the_target_is_never_fetc
     )
     .await;
     let (events, stderr, _) = case.print("go", &["--mode", "bypass"]).await;
-    let outputs = results(&events);
+    let outputs = outputs(&events);
     assert_eq!(outputs.len(), 2, "{stderr}");
     assert!(
         outputs[0].contains(&format!("redirected to http://127.0.0.1:{target}/.env"))
@@ -861,7 +834,7 @@ async fn private_hosts_allowed_by_the_user_are_fetched_but_a_project_cannot_allo
     )
     .await;
     let (events, stderr, _) = case.print("go", &["--mode", "bypass"]).await;
-    assert!(results(&events)[0].contains("local page"), "{stderr}");
+    assert!(outputs(&events)[0].contains("local page"), "{stderr}");
     assert_eq!(log.lock().unwrap().len(), 1);
 
     let case = Case::new(vec![text("never")], "").await;

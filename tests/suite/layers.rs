@@ -72,6 +72,7 @@ fn imported(text: &str) -> Vec<String> {
 const RANKS: &[(&str, u8)] = &[
     ("policy", 0),
     ("home", 0),
+    ("controls", 0),
     ("config", 1),
     ("logging", 1),
     ("sandbox", 1),

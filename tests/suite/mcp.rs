@@ -9,6 +9,7 @@ use std::process::Output;
 
 use crate::support::llm::{Llm, Reply, text, tool};
 use crate::support::pty::Pty;
+use crate::support::stream::{decisions, of_type, records};
 use crate::support::world::{SECRET, World};
 use serde_json::{Value, json};
 
@@ -101,10 +102,7 @@ impl World {
             .output()
             .await
             .unwrap();
-        let events = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
-            .collect();
+        let events = records(&out.stdout);
         let stderr = String::from_utf8_lossy(&out.stderr).to_string();
         (events, stderr, out)
     }
@@ -150,10 +148,6 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn of_type<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    events.iter().filter(|e| e["type"] == kind).collect()
-}
-
 /// The results, as (status, output), in order.
 fn results(events: &[Value]) -> Vec<(String, String)> {
     of_type(events, "tool_result")
@@ -162,20 +156,6 @@ fn results(events: &[Value]) -> Vec<(String, String)> {
             (
                 r["status"].as_str().unwrap().to_string(),
                 r["output"].as_str().unwrap_or_default().to_string(),
-            )
-        })
-        .collect()
-}
-
-/// The decisions, as (tool, decision, code).
-fn decisions(events: &[Value]) -> Vec<(String, String, String)> {
-    of_type(events, "decision")
-        .iter()
-        .map(|d| {
-            (
-                d["tool"].as_str().unwrap().to_string(),
-                d["decision"].as_str().unwrap().to_string(),
-                d["code"].as_str().unwrap_or_default().to_string(),
             )
         })
         .collect()

@@ -6,6 +6,7 @@
 use std::process::Output;
 
 use crate::support::llm::{Reply, text, tool};
+use crate::support::stream::records;
 use crate::support::world::World;
 use serde_json::{Value, json};
 
@@ -32,10 +33,7 @@ pub(super) async fn print(
     let mut args = vec!["-p", prompt, "--output-format", "stream-json"];
     args.extend_from_slice(extra);
     let out = run(world, &args).await;
-    let events = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
-        .collect();
+    let events = records(&out.stdout);
     (
         events,
         String::from_utf8_lossy(&out.stderr).to_string(),

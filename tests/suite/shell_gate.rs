@@ -11,6 +11,7 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 
 use crate::support::llm::{text, tool};
+use crate::support::stream::records;
 use crate::support::world::World;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -74,10 +75,7 @@ pub(super) async fn print(world: &World, home: &Path, mode: &str) -> (Vec<Value>
     .await;
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "{stderr}");
-    let events = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
-        .collect();
+    let events = records(&out.stdout);
     (events, stderr)
 }
 

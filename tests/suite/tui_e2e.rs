@@ -543,31 +543,115 @@ async fn ctrl_c_on_a_question_records_the_unanswered_and_unreached_calls_as_not_
     assert!(log.contains(unanswered) && log.contains(unreached), "{log}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn keys_are_drawn_while_a_slow_disk_syncs_the_session() {
-    let world = World::new(vec![text("The answer, after two slow saves.")]).await;
+/// Every session sync, and every session file a listing reads, takes this
+/// much more in the slow-disk tests (`MINO_SLOW_SYNC_MS`).
+const SLOW_DISK_MS: u64 = 500;
+/// A typed key is on the screen within this: well under one slow sync, so
+/// a loop that waited for the disk would miss it for most keys.
+const DRAWN_WITHIN: Duration = Duration::from_millis(200);
+
+/// mino on the full screen over a slow disk.
+fn start_on_slow_disk(world: &World) -> Screen {
     let home = world.home.path().to_str().unwrap();
     let project = world.project.path().to_str().unwrap();
-    // Every session sync takes three seconds more: the prompt's save and
-    // the answer's save keep the turn going for at least six.
+    let slow = SLOW_DISK_MS.to_string();
     let mut screen = Screen::spawn(
         env!("CARGO_BIN_EXE_mino"),
         &["--cd", project],
         world.project.path(),
-        &env(&[("MINO_HOME", home), ("MINO_SLOW_SYNC_MS", "3000")]),
+        &env(&[("MINO_HOME", home), ("MINO_SLOW_SYNC_MS", &slow)]),
     );
     screen.wait_for(READY);
+    screen
+}
+
+/// Types `keys` one at a time, `gap` apart, and returns how long each took
+/// to show in the input box (the text typed so far on the screen).
+fn draw_latencies(screen: &mut Screen, keys: &str, gap: Duration) -> Vec<Duration> {
+    let mut latencies = Vec::new();
+    for (at, key) in keys.char_indices() {
+        let typed = &keys[..at + key.len_utf8()];
+        let sent = Instant::now();
+        screen.send(key.to_string().as_bytes());
+        loop {
+            if screen.text().contains(&format!("│ {typed}")) {
+                latencies.push(sent.elapsed());
+                break;
+            }
+            assert!(
+                sent.elapsed() < Duration::from_secs(10),
+                "{key:?} was never drawn: {}",
+                screen.text()
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        std::thread::sleep(gap);
+    }
+    latencies
+}
+
+/// A turn on a disk whose every sync takes 500 ms (the prompt, the call,
+/// its result and the answer: two seconds of syncs): each key typed
+/// meanwhile is drawn at once, not after the sync.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_are_drawn_while_a_slow_disk_syncs_the_session() {
+    let world = World::new(vec![
+        tool("read_file", json!({"path": "notes.txt"})),
+        text("The answer, after four slow saves."),
+    ])
+    .await;
+    std::fs::write(world.project.path().join("notes.txt"), "a note\n").unwrap();
+    let mut screen = start_on_slow_disk(&world);
     screen.submit("Answer slowly");
     screen.wait_for("> Answer slowly");
-    let typed = "typed while the disk syncs";
-    screen.send(typed.as_bytes());
-    let shown = screen.wait_for(typed);
+    let typed = "typed while it syncs";
+    let latencies = draw_latencies(&mut screen, typed, Duration::from_millis(40));
+    let shown = screen.text();
     assert!(
-        !shown.contains("after two slow saves") && !shown.contains(" idle"),
-        "the key waited for the turn: {shown}"
+        !shown.contains("after four slow saves") && !shown.contains(" idle"),
+        "the typing outlasted the turn, so it proves nothing: {shown}"
     );
-    screen.wait_for("The answer, after two slow saves.");
+    let slowest = latencies.iter().max().unwrap();
+    assert!(
+        *slowest < DRAWN_WITHIN,
+        "a key waited {slowest:?} to be drawn; every key: {latencies:?}"
+    );
+    screen.wait_for("The answer, after four slow saves.");
     // The typed words stay in the composer: erase them before quitting.
+    screen.send(&vec![0x7f; typed.len()]);
+    quit(&mut screen);
+}
+
+/// `/sessions` over a slow store (each saved session takes 500 ms to read):
+/// the listing runs off the screen's loop, so typing is drawn at once
+/// while it runs, and the picker opens when it is done.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typing_is_drawn_while_a_slow_store_lists_the_sessions() {
+    let world = World::new(vec![]).await;
+    let store = mino::session::SessionStore::new(world.home.path().join("sessions"));
+    for n in 0..4 {
+        let mut log = store.create(world.project.path(), "m").unwrap();
+        let item = mino::model::Item::User {
+            text: format!("earlier question {n}"),
+        };
+        log.append_item(&item).unwrap();
+    }
+    let mut screen = start_on_slow_disk(&world);
+    screen.submit("/sessions");
+    let typed = "typed while it lists";
+    let latencies = draw_latencies(&mut screen, typed, Duration::from_millis(40));
+    assert!(
+        !screen.text().contains("earlier question"),
+        "the typing outlasted the listing, so it proves nothing"
+    );
+    let slowest = latencies.iter().max().unwrap();
+    assert!(
+        *slowest < DRAWN_WITHIN,
+        "a key waited {slowest:?} to be drawn; every key: {latencies:?}"
+    );
+    screen.wait_for("earlier question 3");
+    screen.esc();
+    screen.wait_for(&format!("│ {typed}"));
     screen.send(&vec![0x7f; typed.len()]);
     quit(&mut screen);
 }

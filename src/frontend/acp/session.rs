@@ -27,9 +27,6 @@ use super::wire;
 struct SlotState {
     /// The `session/prompt` waiting for its turn to end.
     prompt: Option<Responder<PromptResponse>>,
-    /// A mode the person chose in the editor's selector, waiting for the
-    /// agent's `Switch to this mode?`.
-    chosen_mode: Option<Mode>,
     /// The last error the running turn reported.
     error: Option<String>,
 }
@@ -108,10 +105,7 @@ impl Slot {
 
     /// `session/set_mode`: the person chose `to` in the editor's selector.
     pub fn choose_mode(&self, to: Mode) -> bool {
-        self.state().chosen_mode = Some(to);
-        self.inputs
-            .send(Input::Command(crate::agent::Command::Mode(Some(to))))
-            .is_ok()
+        self.inputs.send(Input::ChooseMode(to)).is_ok()
     }
 
     /// Stops the agent: interrupts a running turn (a question waiting for an
@@ -354,11 +348,9 @@ pub async fn pump(
             ),
             AgentEvent::TurnEnd { stop, .. } => end_prompt(&slot, &stop),
             AgentEvent::ConfirmMode { to, .. } => {
-                // Only a mode the person chose in the editor's own selector
-                // is confirmed; nothing else can ask for one here.
-                let chosen = slot.state().chosen_mode.take();
-                let yes = chosen == Some(to);
-                let _ = slot.inputs.send(Input::ConfirmMode { to, yes });
+                // Only the editor's own selector changes the mode here
+                // (`choose_mode`); a switch asked any other way is refused.
+                let _ = slot.inputs.send(Input::ConfirmMode { to, yes: false });
             }
             AgentEvent::ModeChanged(mode) => update(
                 &cx,

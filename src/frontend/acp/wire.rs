@@ -118,7 +118,7 @@ pub fn title(tool: &str, arguments: &str) -> String {
         Some(what) => {
             let line = what.lines().next().unwrap_or_default();
             let short: String = line.chars().take(80).collect();
-            format!("{tool} {}", crate::frontend::text::visible(&short))
+            format!("{tool} {}", crate::controls::visible(&short))
         }
         None => tool.to_string(),
     }
@@ -311,7 +311,7 @@ mod tests {
     #[test]
     fn a_title_names_what_the_call_acts_on_with_controls_visible() {
         let arguments = r#"{"command":"echo \u001b[2J hi\nrm x"}"#;
-        assert_eq!(title("bash", arguments), "bash echo \\u{1b}[2J hi");
+        assert_eq!(title("bash", arguments), "bash echo ␛[2J hi");
     }
 
     #[test]

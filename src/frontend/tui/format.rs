@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::frontend::text::visible;
+use crate::controls::visible;
 
 /// `m:ss`, or `h:mm:ss` past an hour.
 pub fn elapsed(d: Duration) -> String {
@@ -84,6 +84,6 @@ mod tests {
         assert_eq!(bytes(412), "412 B");
         assert_eq!(call_summary(r#"{"path":"notes.md"}"#), "notes.md");
         assert_eq!(call_summary(r#"{"command":"ls\nrm"}"#), "ls…");
-        assert_eq!(one_line("a\u{1b}b", 10), "a\\u{1b}b");
+        assert_eq!(one_line("a\u{1b}b", 10), "a␛b");
     }
 }

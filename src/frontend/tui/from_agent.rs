@@ -7,9 +7,9 @@ use std::collections::HashMap;
 
 use crate::agent::asked::AskedEvent;
 use crate::agent::{AgentEvent, TurnStop};
+use crate::controls::visible;
 use crate::frontend::text;
 use crate::frontend::text::record_lines;
-use crate::frontend::text::visible;
 use crate::model::Item;
 use crate::session::SessionSummary;
 

@@ -9,6 +9,8 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
+use crate::controls::{needs_escape, push_escaped};
+
 const TAB_STOP: usize = 4;
 /// A rule has a fixed width here; `wrap` clips it to narrower panes.
 const RULE_WIDTH: usize = 40;
@@ -51,10 +53,8 @@ pub fn plain(text: &str) -> Vec<Line<'static>> {
         .collect()
 }
 
-/// `text` with control characters as visible placeholders (C0 and DEL as
-/// Unicode control pictures, so ESC shows as `␛`; C1 controls and
-/// bidirectional overrides written out as `\u{..}`) and tabs expanded to
-/// the next stop, counting from display column `column`.
+/// `text` with control characters escaped (`crate::controls`) and tabs
+/// expanded to the next stop, counting from display column `column`.
 fn visible(text: &str, column: usize) -> String {
     if !text.chars().any(needs_escape) {
         return text.to_owned();
@@ -68,20 +68,7 @@ fn visible(text: &str, column: usize) -> String {
                 out.extend(std::iter::repeat_n(' ', spaces));
                 spaces
             }
-            '\u{0}'..='\u{1f}' => {
-                out.push(char::from_u32(0x2400 + u32::from(c)).unwrap_or('\u{fffd}'));
-                1
-            }
-            '\u{7f}' => {
-                out.push('\u{2421}');
-                1
-            }
-            c if needs_escape(c) => {
-                let escaped = c.escape_unicode();
-                let width = escaped.len();
-                out.extend(escaped);
-                width
-            }
+            c if needs_escape(c) => push_escaped(&mut out, c),
             c => {
                 out.push(c);
                 c.width().unwrap_or(0)
@@ -89,11 +76,6 @@ fn visible(text: &str, column: usize) -> String {
         };
     }
     out
-}
-
-fn needs_escape(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// What encloses the current line and so shapes its start.

@@ -29,9 +29,11 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::time::{Instant, sleep, sleep_until, timeout};
 use tokio_util::sync::CancellationToken;
 
+mod args;
 pub mod guard;
 mod output;
 
+use args::Args;
 use guard::GUARD;
 use output::{Capture, Pipes};
 
@@ -162,129 +164,6 @@ impl Tool for Bash {
             no_sandbox: sandbox::summary(&planner.sandbox),
             sandbox,
         }))
-    }
-}
-
-/// The validated arguments.
-struct Args {
-    command: String,
-    timeout_secs: Option<u64>,
-    /// `false` when the model asks to leave the sandbox.
-    sandboxed: bool,
-    reason: Option<String>,
-}
-
-const FIELDS: [&str; 4] = ["command", "timeout_secs", "sandbox", "reason"];
-
-impl Args {
-    fn parse(args: &Value, configured: Duration) -> Result<Self, ToolError> {
-        let invalid = |message: String| ToolError::InvalidArguments {
-            tool: NAME,
-            message,
-        };
-        let Some(fields) = args.as_object() else {
-            return Err(invalid(
-                "expected a JSON object with `command` (a string) and optionally `timeout_secs` \
-                 (a positive integer), `sandbox` (a boolean) and `reason` (a string)"
-                    .to_string(),
-            ));
-        };
-        if let Some(unknown) = fields.keys().find(|k| !FIELDS.contains(&k.as_str())) {
-            return Err(invalid(format!(
-                "unknown field `{unknown}`; the accepted fields are `command`, `timeout_secs`, \
-                 `sandbox` and `reason`"
-            )));
-        }
-        let command = match fields.get("command") {
-            None | Some(Value::Null) => {
-                return Err(invalid(
-                    "`command` is missing; it must be a non-empty string holding the shell \
-                     command to run"
-                        .to_string(),
-                ));
-            }
-            Some(Value::String(command)) => command.clone(),
-            Some(other) => {
-                return Err(invalid(format!(
-                    "`command` must be a string holding the shell command to run, not {}",
-                    json_kind(other)
-                )));
-            }
-        };
-        if command.trim().is_empty() {
-            return Err(invalid(
-                "`command` is empty; it must be a non-empty shell command".to_string(),
-            ));
-        }
-        if command.contains('\0') {
-            return Err(invalid(
-                "`command` contains a NUL character, which a shell command cannot hold".to_string(),
-            ));
-        }
-        if command.len() > MAX_COMMAND_BYTES {
-            return Err(invalid(format!(
-                "`command` is {} bytes long; at most {MAX_COMMAND_BYTES} bytes are accepted",
-                command.len()
-            )));
-        }
-        let timeout_secs = match fields.get("timeout_secs") {
-            None | Some(Value::Null) => None,
-            Some(value) => match value.as_u64() {
-                Some(secs) if secs > 0 => Some(secs),
-                _ => {
-                    return Err(invalid(format!(
-                        "`timeout_secs` must be a positive whole number of seconds (it can only \
-                         shorten the configured {} s), not {value}",
-                        seconds(configured)
-                    )));
-                }
-            },
-        };
-        let sandboxed = match fields.get("sandbox") {
-            None | Some(Value::Null) => true,
-            Some(Value::Bool(on)) => *on,
-            Some(other) => {
-                return Err(invalid(format!(
-                    "`sandbox` must be a boolean (false leaves the sandbox), not {}",
-                    json_kind(other)
-                )));
-            }
-        };
-        let reason = match fields.get("reason") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(reason)) if !reason.trim().is_empty() => Some(reason.clone()),
-            Some(other) => {
-                return Err(invalid(format!(
-                    "`reason` must be a non-empty string saying why the command needs to leave \
-                     the sandbox, not {}",
-                    json_kind(other)
-                )));
-            }
-        };
-        if !sandboxed && reason.is_none() {
-            return Err(invalid(
-                "`sandbox: false` needs a `reason`: a sentence saying why the command cannot run \
-                 in the sandbox, which the user is shown"
-                    .to_string(),
-            ));
-        }
-        Ok(Self {
-            command,
-            timeout_secs,
-            sandboxed,
-            reason,
-        })
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 
@@ -578,7 +457,7 @@ fn signal_name(signal: i32) -> Option<&'static str> {
 }
 
 /// A duration in seconds as a person reads it: `30`, `1.5`.
-fn seconds(duration: Duration) -> String {
+pub(super) fn seconds(duration: Duration) -> String {
     duration.as_secs_f64().to_string()
 }
 

@@ -13,11 +13,12 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use tokio_util::sync::CancellationToken;
 
 use super::Matcher;
+use crate::controls::one_line;
 use crate::policy::ProtectedPaths;
 use crate::tools::Project;
 use crate::tools::fs::confine::{ConfineError, DirEntry, EntryKind};
 use crate::tools::fs::paths::{join, shown_relative};
-use crate::tools::wording::{escape_controls, looks_binary, noun};
+use crate::tools::wording::{looks_binary, noun};
 
 /// Only this much of each file is searched.
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -226,7 +227,7 @@ impl<'a> Walk<'a> {
             return Flow::Continue;
         }
         let Some(regex) = &self.matcher.regex else {
-            return self.push(escape_controls(relative));
+            return self.push(one_line(relative));
         };
         let contents = match self.project.read(relative, MAX_FILE_BYTES) {
             Ok(contents) => contents,
@@ -254,7 +255,7 @@ impl<'a> Walk<'a> {
         if !regex.is_match(&text) {
             return Flow::Continue;
         }
-        let path = escape_controls(relative);
+        let path = one_line(relative);
         let before = self.tally.results;
         for (index, line) in text.lines().enumerate() {
             let line = line.trim_end_matches('\r');

@@ -5,6 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod chat;
+mod dialogs;
 mod graphemes;
 mod input;
 mod keys;

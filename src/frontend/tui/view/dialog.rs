@@ -10,8 +10,8 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear};
 
+use crate::controls::visible;
 use crate::frontend::text::field_line;
-use crate::frontend::text::visible;
 use crate::policy::Mode;
 use crate::tools::{Field, FieldKind};
 

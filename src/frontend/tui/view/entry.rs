@@ -286,7 +286,7 @@ pub fn cut_pieces(pieces: &[(Style, String)], width: usize) -> Vec<Span<'static>
         if left == 0 {
             break;
         }
-        let text = crate::frontend::text::visible(text).replace('\t', "    ");
+        let text = crate::controls::visible(text).replace('\t', "    ");
         let cut: String = text.chars().take(left).collect();
         left -= cut.chars().count();
         out.push(Span::styled(cut, *style));

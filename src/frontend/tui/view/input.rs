@@ -93,7 +93,7 @@ pub fn draw_queued(app: &App, frame: &mut Frame, area: Rect) {
         };
         let mut spans = vec![
             Span::styled(" ↳ queued: ", theme::dim()),
-            Span::raw(format!("{}{more}", crate::frontend::text::visible(first))),
+            Span::raw(format!("{}{more}", crate::controls::visible(first))),
         ];
         if i + 1 == count {
             spans.push(Span::styled("  (↑ takes it back to edit)", theme::dim()));

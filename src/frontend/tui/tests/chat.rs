@@ -1,0 +1,330 @@
+//! The chat's entries: control characters made visible, a resumed
+//! session's conversation and a new session's clean chat, a diff left by an
+//! accepted edit (collapsed until Ctrl+O), and an asked agent's turn as one
+//! nested block.
+
+use insta::assert_snapshot;
+use ratatui::style::Color;
+
+use crate::agent::AgentEvent;
+use crate::model::ResultStatus;
+use crate::policy::{ConsentAnswer, Mode, Shown};
+use crate::tools::Field;
+
+use super::*;
+
+#[test]
+fn control_characters_are_visible() {
+    let mut app = app();
+    start_turn(&mut app, "hi", 0);
+    agent(
+        &mut app,
+        AgentEvent::AssistantDelta("clear \u{1b}[2J now\u{7}".into()),
+    );
+    agent(
+        &mut app,
+        AgentEvent::ToolResult {
+            call_id: "c1".into(),
+            tool: "bash".into(),
+            status: ResultStatus::Completed,
+            output: "\u{1b}]52;c;AAAA\u{7}".into(),
+        },
+    );
+    let text = shot(&app, 80, 20);
+    assert!(text.contains("clear ␛[2J now␇"), "{text}");
+    assert!(text.contains("␛]52;c;AAAA␇"), "{text}");
+    assert!(!text.contains('\u{1b}'));
+}
+
+#[test]
+fn a_resumed_session_shows_its_earlier_conversation() {
+    use crate::model::{Item, ToolCall};
+    let mut app = app();
+    agent(
+        &mut app,
+        AgentEvent::History(vec![
+            Item::Summary {
+                text: "Earlier we fixed the build.".into(),
+            },
+            Item::User {
+                text: "Summarize notes.md".into(),
+            },
+            Item::Assistant {
+                text: String::new(),
+                tool_calls: vec![ToolCall {
+                    id: "c1".into(),
+                    name: "read_file".into(),
+                    arguments: "{\"path\":\"notes.md\"}".into(),
+                }],
+            },
+            Item::ToolResult {
+                call_id: "c1".into(),
+                status: ResultStatus::Completed,
+                output: "# Relase notes".into(),
+            },
+            Item::Assistant {
+                text: "It lists the **release** changes.".into(),
+                tool_calls: Vec::new(),
+            },
+        ]),
+    );
+    let text = shot(&app, 80, 24);
+    assert!(text.contains("lossy context"), "{text}");
+    assert!(text.contains("> Summarize notes.md"), "{text}");
+    assert!(text.contains("read_file notes.md"), "{text}");
+    assert!(text.contains("# Relase notes"), "{text}");
+    assert!(text.contains("It lists the release changes."), "{text}");
+    assert_eq!(
+        app.last_answer.as_deref(),
+        Some("It lists the **release** changes.")
+    );
+}
+
+#[test]
+fn another_session_starts_a_clean_chat() {
+    let mut app = app();
+    start_turn(&mut app, "from the first session", 0);
+    agent(
+        &mut app,
+        AgentEvent::TurnEnd {
+            requests: 1,
+            tool_calls: 0,
+            stop: crate::agent::TurnStop::Completed,
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::Session {
+            id: "b".repeat(32),
+            mode: Mode::Manual,
+            model: "gpt-5-mini".into(),
+            context_window: 128_000,
+        },
+    );
+    let text = shot(&app, 80, 20);
+    assert!(!text.contains("from the first session"), "{text}");
+    assert!(
+        text.contains(&format!("Session: {}", "b".repeat(32))),
+        "{text}"
+    );
+    assert!(text.contains("mino · notes-demo"), "{text}");
+}
+
+#[test]
+fn a_tool_name_from_the_model_cannot_drive_the_terminal() {
+    let mut app = app();
+    start_turn(&mut app, "hi", 0);
+    agent(
+        &mut app,
+        AgentEvent::ToolCall {
+            call_id: "c1".into(),
+            tool: "evil\u{1b}[2J".into(),
+            arguments: "{}".into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::ToolResult {
+            call_id: "c1".into(),
+            tool: "evil\u{1b}[2J".into(),
+            status: ResultStatus::Error,
+            output: "There is no tool named \"evil\\u{1b}[2J\".".into(),
+        },
+    );
+    let text = shot(&app, 80, 20);
+    assert!(!text.contains('\u{1b}'), "{text}");
+    assert!(text.contains("! evil␛[2J"), "{text}");
+}
+
+/// An accepted edit leaves its diff in the chat, coloured and collapsed,
+/// and the turn's end lists the files it changed.
+#[test]
+fn diff_entry_after_an_accepted_edit() {
+    let mut app = app_in(Mode::Manual);
+    start_turn(&mut app, "Fix the typo in the title of notes.md", 1);
+    let diff = "--- a/notes.md\n+++ b/notes.md\n@@ -1,3 +1,3 @@\n-# Relase notes\n+# Release notes\n \n ## 0.10.0\n";
+    let (event, mut rx) = consent(
+        "edit_file",
+        "c1",
+        vec![
+            Field::text("Path", "notes.md"),
+            Field::text("Remove", "# Relase notes"),
+            Field::text("Insert", "# Release notes"),
+            Field::diff(diff),
+        ],
+    );
+    agent(&mut app, event);
+    arm(&mut app);
+    perform(press(&mut app, key(KeyCode::Char('y'))));
+    assert_eq!(rx.try_recv(), Ok(ConsentAnswer::AllowOnce));
+    agent(
+        &mut app,
+        AgentEvent::ToolCall {
+            call_id: "c1".into(),
+            tool: "edit_file".into(),
+            arguments: r#"{"path":"notes.md"}"#.into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::Answered {
+            call_id: "c1".into(),
+            tool: "edit_file".into(),
+            answer: ConsentAnswer::AllowOnce,
+            line: "Allowed edit_file once.".into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::ToolRunning {
+            call_id: "c1".into(),
+            tool: "edit_file".into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::FileChanged {
+            call_id: "c1".into(),
+            tool: "edit_file".into(),
+            path: "notes.md".into(),
+            diff: diff.into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::ToolResult {
+            call_id: "c1".into(),
+            tool: "edit_file".into(),
+            status: ResultStatus::Completed,
+            output: "Edited notes.md at line 1 (412 bytes, 18 lines).".into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::TurnEnd {
+            requests: 2,
+            tool_calls: 1,
+            stop: crate::agent::TurnStop::Completed,
+        },
+    );
+    let terminal = draw(&app, 90, 20);
+    let text = screen(terminal.backend().buffer());
+    assert_snapshot!(text);
+    assert!(text.contains("Changed 1 file: notes.md +1 -1"), "{text}");
+    let color_of = |needle: &str| {
+        let row = text.lines().position(|l| l.contains(needle)).unwrap();
+        let col = text.lines().nth(row).unwrap().find(needle).unwrap();
+        let col = text.lines().nth(row).unwrap()[..col].chars().count() as u16;
+        terminal.backend().buffer()[(col, row as u16)].fg
+    };
+    assert_eq!(color_of("+# Release"), Color::Green);
+    assert_eq!(color_of("-# Relase"), Color::Red);
+}
+
+/// A long change shows its first lines; Ctrl+O shows it whole.
+#[test]
+fn a_long_diff_is_collapsed_until_ctrl_o() {
+    let mut app = app_in(Mode::Bypass);
+    start_turn(&mut app, "Write it", 1);
+    let mut diff = String::from("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,30 @@\n");
+    for i in 0..30 {
+        diff.push_str(&format!("+line {i}\n"));
+    }
+    for event in [
+        AgentEvent::ToolRunning {
+            call_id: "c1".into(),
+            tool: "write_file".into(),
+        },
+        AgentEvent::FileChanged {
+            call_id: "c1".into(),
+            tool: "write_file".into(),
+            path: "new.txt".into(),
+            diff,
+        },
+        AgentEvent::ToolResult {
+            call_id: "c1".into(),
+            tool: "write_file".into(),
+            status: ResultStatus::Completed,
+            output: "Wrote new.txt (210 bytes, 30 lines).".into(),
+        },
+    ] {
+        agent(&mut app, event);
+    }
+    let collapsed = shot(&app, 90, 40);
+    assert!(collapsed.contains("+line 6"), "{collapsed}");
+    assert!(!collapsed.contains("+line 7"), "{collapsed}");
+    assert!(
+        collapsed.contains("… 23 more diff lines (Ctrl+O to expand)"),
+        "{collapsed}"
+    );
+    press(&mut app, ctrl('o'));
+    let expanded = shot(&app, 90, 60);
+    assert!(expanded.contains("+line 29"), "{expanded}");
+}
+
+#[test]
+fn an_asked_agents_turn_is_one_nested_labelled_block() {
+    use crate::agent::asked::AskedEvent;
+    let mut app = app();
+    let asked = |app: &mut App, event| {
+        agent(
+            app,
+            AgentEvent::Asked {
+                agent: "jan".into(),
+                event,
+            },
+        );
+    };
+    asked(
+        &mut app,
+        AskedEvent::Started {
+            question: "make a file".into(),
+        },
+    );
+    assert!(app.turn_running(), "Esc must reach the asked agent");
+    asked(
+        &mut app,
+        AskedEvent::ToolCall {
+            call_id: "j1".into(),
+            title: "bash touch a.txt".into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::Record {
+            call_id: "j1".into(),
+            tool: "jan/bash".into(),
+            shown: Shown::ForSession,
+            fields: vec![Field::text("Command", "touch a.txt")],
+        },
+    );
+    asked(
+        &mut app,
+        AskedEvent::ToolUpdate {
+            call_id: "j1".into(),
+            status: Some("completed"),
+            text: String::new(),
+        },
+    );
+    asked(&mut app, AskedEvent::Text("Made a.txt.".into()));
+    asked(
+        &mut app,
+        AskedEvent::Ended {
+            answer: "Made a.txt.".into(),
+            stop: "end_turn".into(),
+        },
+    );
+    assert!(!app.turn_running());
+    let screen = shot(&app, 80, 30);
+    for line in [
+        "┌ asked jan: make a file",
+        "│ → bash touch a.txt",
+        "│ [Tool: jan/bash, allowed for this session]",
+        "│ Command: \"touch a.txt\"",
+        "│ [Tool result: completed]",
+        "│ Made a.txt.",
+        "└ jan ended (end_turn)",
+    ] {
+        assert!(screen.contains(line), "{line:?} not on screen:\n{screen}");
+    }
+}

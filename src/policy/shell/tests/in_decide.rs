@@ -1,0 +1,157 @@
+//! The gate's verdict inside the decision: what each outcome becomes in
+//! each mode.
+
+use crate::policy::{
+    CallFacts, CallKind, CanAsk, ConsentAnswer, Decision, DenyCode, GateVerdict, Mode,
+    ProtectedPaths, RunConsent, SessionConsent, Shown, ToolKey, decide, remember_call,
+};
+
+use super::super::{AMBIGUOUS, CATASTROPHIC, DANGEROUS};
+
+fn bash(command: &str) -> CallFacts {
+    let mut facts = CallFacts::new(ToolKey::new("bash"), CallKind::Shell);
+    facts.command = Some(command.into());
+    facts
+}
+
+fn gated(command: &str, verdict: GateVerdict) -> CallFacts {
+    let mut facts = bash(command);
+    facts.gate = Some(verdict);
+    facts
+}
+
+fn unresolved() -> GateVerdict {
+    GateVerdict::Unresolved {
+        code: AMBIGUOUS,
+        reason: "git status is a bare name".into(),
+    }
+}
+
+fn run(facts: &CallFacts, mode: Mode, session: &SessionConsent, can_ask: CanAsk) -> Decision {
+    decide(
+        facts,
+        mode,
+        &ProtectedPaths::builtin(),
+        session,
+        &RunConsent::default(),
+        can_ask,
+    )
+}
+
+#[test]
+fn auto_follows_the_gate() {
+    let none = SessionConsent::default();
+    let allowed = gated("/usr/bin/git status", GateVerdict::AllowFinal);
+    assert_eq!(
+        run(&allowed, Mode::Auto, &none, CanAsk::No),
+        Decision::Allow {
+            shown: Shown::ByMode(Mode::Auto)
+        }
+    );
+    let denied = gated(
+        "rm -rf x",
+        GateVerdict::DenyFinal {
+            code: DANGEROUS,
+            reason: "rm".into(),
+        },
+    );
+    for can_ask in [CanAsk::Yes, CanAsk::No] {
+        assert!(matches!(
+            run(&denied, Mode::Auto, &none, can_ask),
+            Decision::Deny {
+                code: DenyCode::Gate(DANGEROUS),
+                ..
+            }
+        ));
+    }
+    let asks = gated("git status", unresolved());
+    assert_eq!(run(&asks, Mode::Auto, &none, CanAsk::Yes), Decision::Ask);
+    assert!(matches!(
+        run(&asks, Mode::Auto, &none, CanAsk::No),
+        Decision::Deny {
+            code: DenyCode::Gate(AMBIGUOUS),
+            ..
+        }
+    ));
+}
+
+#[test]
+fn allow_for_session_in_auto_allows_that_exact_command_line_only() {
+    let mut session = SessionConsent::default();
+    let mut never = RunConsent::default();
+    let asked = gated("git status", unresolved());
+    remember_call(
+        ConsentAnswer::AllowForSession,
+        &asked,
+        Mode::Auto,
+        &mut session,
+        &mut never,
+    );
+    assert_eq!(
+        run(&asked, Mode::Auto, &session, CanAsk::No),
+        Decision::Allow {
+            shown: Shown::ForSession
+        }
+    );
+    for other in ["git status ", "git log", "git status && id"] {
+        let other = gated(other, unresolved());
+        assert!(matches!(
+            run(&other, Mode::Auto, &session, CanAsk::No),
+            Decision::Deny { .. }
+        ));
+        assert_eq!(
+            run(&other, Mode::Auto, &session, CanAsk::Yes),
+            Decision::Ask
+        );
+    }
+    // Not bash as a whole, in another mode either.
+    assert!(!session.allows(&ToolKey::new("bash")));
+    assert_eq!(
+        run(&bash("id"), Mode::Manual, &session, CanAsk::Yes),
+        Decision::Ask
+    );
+}
+
+#[test]
+fn the_bypass_guard_asks_or_rejects_and_only_in_bypass_reads_the_guard() {
+    let none = SessionConsent::default();
+    let mut home = bash("rm -rf ~");
+    home.guard = Some("rm removes ~ recursively".into());
+    assert_eq!(run(&home, Mode::Bypass, &none, CanAsk::Yes), Decision::Ask);
+    match run(&home, Mode::Bypass, &none, CanAsk::No) {
+        Decision::Deny { code, reason } => {
+            assert_eq!(code, DenyCode::Gate(CATASTROPHIC));
+            assert!(reason.contains("rm removes ~ recursively"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Bash allowed for the whole session does not pass the guard.
+    let mut session = SessionConsent::default();
+    session.allow(ToolKey::new("bash"));
+    assert_eq!(
+        run(&home, Mode::Bypass, &session, CanAsk::Yes),
+        Decision::Ask
+    );
+    // That exact line allowed for the session does.
+    let mut never = RunConsent::default();
+    remember_call(
+        ConsentAnswer::AllowForSession,
+        &home,
+        Mode::Bypass,
+        &mut session,
+        &mut never,
+    );
+    assert_eq!(
+        run(&home, Mode::Bypass, &session, CanAsk::No),
+        Decision::Allow {
+            shown: Shown::ForSession
+        }
+    );
+    // Without the guard, bypass runs it.
+    assert_eq!(
+        run(&bash("rm -rf ~"), Mode::Bypass, &none, CanAsk::No),
+        Decision::Allow {
+            shown: Shown::ByMode(Mode::Bypass)
+        }
+    );
+}
