@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 
-use mino::agent::build::{Launch, launch, sandbox_planner};
+use mino::agent::build::{Launch, Relaunch, launch, sandbox_planner};
 use mino::config::{CliOverrides, EnvOverrides, Settings};
 use mino::eval::{EvalOptions, LiveModel};
 use mino::frontend::check::{CheckRequest, check};
@@ -411,6 +411,7 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         can_ask,
         resume: cli.resume.as_deref(),
         editor: None,
+        never: Vec::new(),
     })
     .await?;
     let mcp = handle.mcp.clone();
@@ -420,7 +421,26 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         (None, None) if full_screen => {
             let root = std::fs::canonicalize(&project_dir).unwrap_or_else(|_| project_dir.clone());
             let history = mino::prompt_history::file_for(&home, &root);
-            tui::run(handle, &project_dir, Some(history)).await
+            let relaunch = Relaunch {
+                home: home.clone(),
+                user_file: user_file.clone(),
+                env: env.clone(),
+                overrides: overrides.clone(),
+                can_ask,
+            };
+            let options = tui::Options {
+                ui: settings.ui,
+                relaunch: Some(relaunch),
+                copy_file: Some(home.root().join("copied.txt")),
+                history: Some(history),
+                intro: cli.demo.then(|| {
+                    format!(
+                        "Demo project: {} (a temporary copy; it stays there after mino exits, so you can look at what changed).",
+                        project_dir.display()
+                    )
+                }),
+            };
+            tui::run(handle, &project_dir, options).await
         }
         (None, None) => line::run_interactive(handle).await,
     };

@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
-use crate::config::Settings;
+use crate::config::{CliOverrides, EnvOverrides, Settings};
 use crate::home::Home;
 use crate::mcp::{HubConfig, McpHub, McpNotice, NoticeLine};
 use crate::model::{BodyExtras, ProviderConfig, build_provider};
 use crate::policy::shell::{Rules, Trusted};
-use crate::policy::{CanAsk, ProtectedPaths};
+use crate::policy::{CanAsk, ProtectedPaths, ToolKey};
 use crate::sandbox::{Planner, Sandbox, Support};
 use crate::secrets::Secrets;
 use crate::session::SessionStore;
@@ -204,6 +204,61 @@ pub struct Launch<'a> {
     pub resume: Option<&'a str>,
     /// The editor driving this agent (ACP), whose buffers file tools use.
     pub editor: crate::tools::editor::Editor,
+    /// Tools this run has refused already ("never" holds for every session
+    /// of the run, in every project it moves to).
+    pub never: Vec<ToolKey>,
+}
+
+/// What it takes to start the agent again in another project directory
+/// (the full screen's "switch" for a session of another project): the
+/// settings are read again for that directory, as at start.
+#[derive(Debug, Clone)]
+pub struct Relaunch {
+    pub home: Home,
+    pub user_file: PathBuf,
+    pub env: EnvOverrides,
+    pub overrides: CliOverrides,
+    pub can_ask: CanAsk,
+}
+
+/// Why the agent could not start again in another directory.
+#[derive(Debug, thiserror::Error)]
+pub enum RelaunchError {
+    #[error(transparent)]
+    Settings(#[from] crate::config::ConfigError),
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+}
+
+impl Relaunch {
+    /// Starts the agent in `project_dir` under that directory's settings,
+    /// resuming `resume` (a new session without one), with this run's
+    /// "never" answers.
+    pub async fn launch(
+        &self,
+        project_dir: &Path,
+        resume: Option<&str>,
+        never: Vec<ToolKey>,
+    ) -> Result<(AgentHandle, crate::config::UiSettings), RelaunchError> {
+        let settings = Settings::load_with_user_file(
+            &self.home,
+            &self.user_file,
+            project_dir,
+            &self.env,
+            &self.overrides,
+        )?;
+        let handle = launch(Launch {
+            home: &self.home,
+            settings: &settings,
+            project_dir,
+            can_ask: self.can_ask,
+            resume,
+            editor: None,
+            never,
+        })
+        .await?;
+        Ok((handle, settings.ui))
+    }
 }
 
 /// Builds and starts the agent on its own task.
@@ -215,6 +270,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         can_ask,
         resume,
         editor,
+        never,
     } = launch;
     let project = Project::new(project_dir).map_err(|source| AgentError::Project {
         path: project_dir.to_path_buf(),
@@ -246,6 +302,9 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     }
     let mcp = start_mcp(settings, &tool_cx, &events_tx);
     let mut tools = registry(settings);
+    if crate::tools::skill_view::discover_with(&tool_cx.project, &tool_cx.protected).is_empty() {
+        tools = tools.without(crate::tools::skill_view::NAME);
+    }
     if let Some(hub) = &mcp {
         tools = tools.with_source(Arc::new(hub.clone()));
     }
@@ -285,6 +344,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         project_name,
         settings.model.model.clone(),
         resume,
+        never,
     )
     .await?;
     let mut handle = spawn(agent, events_rx);

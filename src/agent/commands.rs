@@ -10,7 +10,11 @@ pub enum Command {
     Mode(Option<Mode>),
     New,
     Resume(Option<String>),
-    Sessions,
+    /// `/sessions` lists this project's sessions; `/sessions --all` every
+    /// project's.
+    Sessions {
+        all: bool,
+    },
     Clear,
     Compact,
     Copy,
@@ -79,15 +83,21 @@ pub const COMMANDS: [CommandSpec; 11] = [
         name: "/resume",
         aliases: &[],
         argument: Some("ID"),
-        help: "resume a session: /resume ID",
+        help: "resume a session: /resume ID (or the start of its id)",
         build: |arg| Ok(Command::Resume(arg.map(str::to_string))),
     },
     CommandSpec {
         name: "/sessions",
         aliases: &[],
-        argument: None,
-        help: "list saved sessions",
-        build: |_| Ok(Command::Sessions),
+        argument: Some("--all"),
+        help: "list this project's saved sessions; /sessions --all lists every project's",
+        build: |arg| match arg {
+            None => Ok(Command::Sessions { all: false }),
+            Some("--all") => Ok(Command::Sessions { all: true }),
+            Some(other) => Err(CommandError::SessionsFlag {
+                given: other.to_string(),
+            }),
+        },
     },
     CommandSpec {
         name: "/clear",
@@ -169,6 +179,8 @@ pub enum CommandError {
         "/permissions takes the number of a grant as /permissions lists it (1, 2, ...); got {given:?}"
     )]
     BadNumber { given: String },
+    #[error("/sessions takes only --all (every project's sessions); got {given:?}")]
+    SessionsFlag { given: String },
     #[error("{command} needs a question: {command} QUESTION")]
     NoQuestion { command: String },
 }

@@ -215,8 +215,20 @@ pub enum AgentEvent {
         grants: Vec<crate::policy::Grant>,
         listed: bool,
     },
-    /// `/sessions`: the saved sessions, newest first.
-    Sessions(Vec<crate::session::SessionSummary>),
+    /// `/resume ID` of a session started in another project directory:
+    /// nothing was resumed. A front end may continue it here
+    /// (`Input::ResumeHere`) or start again in `project`.
+    OtherProject {
+        id: String,
+        project: std::path::PathBuf,
+        here: std::path::PathBuf,
+    },
+    /// `/sessions`: the saved sessions that got a prompt, newest first:
+    /// this project's, or every project's when `all`.
+    Sessions {
+        list: Vec<crate::session::SessionSummary>,
+        all: bool,
+    },
     /// `/quit`: the agent has stopped.
     Quit,
     /// What an asked agent (`/ask-NAME`) did; shown as a nested block.

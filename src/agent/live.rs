@@ -1,7 +1,8 @@
 //! The session in use: its log, its history, and what lives only in this
 //! run (mode, remembered answers, last context use). Every item is on disk
 //! before it joins history; the append and its fsync run on the blocking
-//! pool, never on an async worker.
+//! pool, never on an async worker. A new session has no file until its
+//! first item: a session that never got a prompt leaves nothing behind.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -9,14 +10,16 @@ use crate::model::Item;
 
 use super::budget::Calibration;
 use crate::policy::{Mode, SessionConsent};
-use crate::session::{LogEntry, SessionLog};
+use std::path::PathBuf;
+
+use crate::session::{LogEntry, SessionError, SessionId, SessionLog, SessionStore};
 
 use super::error::AgentError;
 
 pub struct LiveSession {
     pub id: String,
     /// Shared with the blocking task that appends; nothing else locks it.
-    log: Arc<Mutex<SessionLog>>,
+    log: Arc<Mutex<LogSlot>>,
     pub history: Vec<Item>,
     pub mode: Mode,
     pub consent: SessionConsent,
@@ -29,11 +32,70 @@ pub struct LiveSession {
     pub recovered: usize,
 }
 
+/// The session's file, or what it takes to write it at the first item.
+enum LogSlot {
+    Open(SessionLog),
+    Unwritten {
+        store: SessionStore,
+        id: SessionId,
+        project: PathBuf,
+        model: String,
+    },
+}
+
+impl LogSlot {
+    /// The open log, its file created (with its header) when it has none yet.
+    fn open(&mut self) -> Result<&mut SessionLog, SessionError> {
+        if let LogSlot::Unwritten {
+            store,
+            id,
+            project,
+            model,
+        } = self
+        {
+            let log = store.create_as(id, project, model)?;
+            *self = LogSlot::Open(log);
+        }
+        match self {
+            LogSlot::Open(log) => Ok(log),
+            LogSlot::Unwritten { store, .. } => Err(SessionError::Create {
+                path: store.dir().to_path_buf(),
+                error: std::io::Error::other("the session file was not created"),
+            }),
+        }
+    }
+}
+
 impl LiveSession {
+    /// A new session whose file `store` writes at its first item.
+    pub fn unwritten(
+        store: SessionStore,
+        id: SessionId,
+        project: PathBuf,
+        model: String,
+        mode: Mode,
+    ) -> Self {
+        Self::with_slot(
+            id.to_string(),
+            LogSlot::Unwritten {
+                store,
+                id,
+                project,
+                model,
+            },
+            Vec::new(),
+            mode,
+        )
+    }
+
     pub fn new(log: SessionLog, history: Vec<Item>, mode: Mode) -> Self {
+        Self::with_slot(log.id().to_string(), LogSlot::Open(log), history, mode)
+    }
+
+    fn with_slot(id: String, slot: LogSlot, history: Vec<Item>, mode: Mode) -> Self {
         Self {
-            id: log.id().to_string(),
-            log: Arc::new(Mutex::new(log)),
+            id,
+            log: Arc::new(Mutex::new(slot)),
             history,
             mode,
             consent: SessionConsent::default(),
@@ -41,6 +103,14 @@ impl LiveSession {
             calibration: Calibration::default(),
             recovered: 0,
         }
+    }
+
+    /// Whether the session has a file (it got its first record).
+    pub fn is_written(&self) -> bool {
+        matches!(
+            *self.log.lock().unwrap_or_else(PoisonError::into_inner),
+            LogSlot::Open(_)
+        )
     }
 
     /// Appends `item` to the log (fsync) and then to history.
@@ -54,9 +124,12 @@ impl LiveSession {
     pub async fn append_entry(&self, entry: LogEntry) -> Result<(), AgentError> {
         let log = Arc::clone(&self.log);
         tokio::task::spawn_blocking(move || {
-            log.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .append(&entry)
+            let mut slot = log.lock().unwrap_or_else(PoisonError::into_inner);
+            // Clearing a session that has no file yet leaves nothing to say.
+            if matches!(*slot, LogSlot::Unwritten { .. }) && matches!(entry, LogEntry::Clear) {
+                return Ok(());
+            }
+            slot.open()?.append(&entry)
         })
         .await
         .map_err(|e| AgentError::Blocking(e.to_string()))??;

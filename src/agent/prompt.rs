@@ -25,10 +25,10 @@ pub fn system_prompt(
     protected: &ProtectedPaths,
 ) -> Result<String, AgentError> {
     let mut prompt = user_soul.unwrap_or_else(|| DEFAULT_SOUL.to_string());
-    prompt.push_str(&format!(
-        "\n\n## Project\n\nThe project directory is {}. Tool paths are relative to it.\n",
-        project.root().display()
-    ));
+    prompt.push_str(
+        "\n\n## Project\n\nTool paths are relative to the project root: write `notes.md`, \
+         `src/main.rs` or `docs/`, never an absolute path.\n",
+    );
     if protected.is_protected(AGENTS_FILE) {
         // Never opened, like any protected file.
     } else {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use tokio_util::sync::CancellationToken;
 
 use crate::policy::{CanAsk, ConsentAnswer, Mode, RunConsent, SessionConsent, grants, revoke};
-use crate::session::{LogEntry, SessionError, SessionId, SessionStore, history, recover};
+use crate::session::{LogEntry, SessionError, SessionStore, history, recover};
 
 use super::commands::{COMMANDS, Command};
 use super::driver::{Runtime, run_turn};
@@ -33,6 +33,9 @@ pub struct Agent {
     model: String,
     current: LiveSession,
     visited: HashMap<String, Visited>,
+    /// Sessions of this run left before their first prompt: they have no
+    /// file, so `/resume` finds them here.
+    parked: HashMap<String, LiveSession>,
     run: RunConsent,
     /// A loosening waiting for `Switch to this mode? [y/N]`.
     pending_mode: Option<Mode>,
@@ -55,11 +58,29 @@ impl Agent {
         project: String,
         model: String,
         resume: Option<&str>,
+        never: Vec<crate::policy::ToolKey>,
     ) -> Result<Self, AgentError> {
         let current = match resume {
-            Some(id) => open_session(&store, id, start_mode, &rt).await?,
+            Some(id) => {
+                let (session, started_in) = open_session(&store, id, start_mode, &rt).await?;
+                if started_in != std::path::Path::new(&project) {
+                    rt.emit(AgentEvent::Warning(format!(
+                        "Session {} was started in {}; it continues here, in {}, where this run's tools work. To continue it there instead: mino --cd {} --resume {}",
+                        session.id,
+                        started_in.display(),
+                        project,
+                        started_in.display(),
+                        session.id
+                    )));
+                }
+                session
+            }
             None => new_session(&store, &project, &model, start_mode).await?,
         };
+        let mut run = RunConsent::default();
+        for tool in never {
+            run.never(tool);
+        }
         let mut agent = Self {
             rt,
             store,
@@ -68,7 +89,8 @@ impl Agent {
             model,
             current,
             visited: HashMap::new(),
-            run: RunConsent::default(),
+            parked: HashMap::new(),
+            run,
             pending_mode: None,
         };
         agent.banner();
@@ -124,8 +146,9 @@ impl Agent {
             )),
             Command::Mode(Some(to)) => self.switch_mode(to),
             Command::New => self.new_session().await,
-            Command::Resume(Some(id)) => self.resume(&id).await,
-            Command::Resume(None) | Command::Sessions => self.list_sessions().await,
+            Command::Resume(Some(id)) => self.resume(&id, false).await,
+            Command::Resume(None) => self.list_sessions(false).await,
+            Command::Sessions { all } => self.list_sessions(all).await,
             Command::Clear => self.clear().await,
             Command::Compact => {
                 match super::compact::compact(&self.rt, &mut self.current, cancel).await {
@@ -249,53 +272,126 @@ impl Agent {
         }
     }
 
-    fn remember_current(&mut self) {
+    /// Makes `session` the one in use; what this run remembers of the one
+    /// left is kept (and the session itself, when it has no file yet).
+    fn switch_to(&mut self, session: LiveSession) {
+        let left = std::mem::replace(&mut self.current, session);
         self.visited.insert(
-            self.current.id.clone(),
+            left.id.clone(),
             Visited {
-                mode: self.current.mode,
-                consent: self.current.consent.clone(),
+                mode: left.mode,
+                consent: left.consent.clone(),
             },
         );
+        if !left.is_written() {
+            self.parked.insert(left.id.clone(), left);
+        }
+    }
+
+    /// The id of a session of this run without a file that `text` names
+    /// (its whole id or a unique start of it).
+    fn parked_id(&self, text: &str) -> Option<String> {
+        let mut found = self.parked.keys().filter(|id| id.starts_with(text));
+        match (found.next(), found.next()) {
+            (Some(id), None) if text.len() >= crate::session::store::MIN_PREFIX => Some(id.clone()),
+            _ => None,
+        }
     }
 
     async fn new_session(&mut self) {
         match new_session(&self.store, &self.project, &self.model, self.start_mode).await {
             Ok(session) => {
-                self.remember_current();
-                self.current = session;
+                self.switch_to(session);
                 self.banner();
             }
             Err(e) => self.rt.emit(AgentEvent::Error(e.to_string())),
         }
     }
 
-    async fn resume(&mut self, id: &str) {
-        if id == self.current.id {
+    /// Resumes session `id` in this project, where it was started elsewhere.
+    pub async fn resume_here(&mut self, id: &str) {
+        self.resume(id, true).await;
+    }
+
+    /// `/resume ID` (or a unique start of it). A session started in
+    /// another project is not resumed unless `here` says so: the front end
+    /// is told, and asks.
+    async fn resume(&mut self, text: &str, here: bool) {
+        if text.len() >= crate::session::store::MIN_PREFIX && self.current.id.starts_with(text) {
+            self.notice(format!("Session {} is already in use.", self.current.id));
+            return;
+        }
+        if let Some(id) = self.parked_id(text)
+            && let Some(session) = self.parked.remove(&id)
+        {
+            // Left before its first prompt in this run: it is this project's.
+            self.switch_to(session);
+            self.banner();
+            return;
+        }
+        let store = self.store.clone();
+        let given = text.to_string();
+        let found = blocking(move || {
+            let id = store.resolve(&given)?;
+            Ok((store.summary(&id), id))
+        })
+        .await;
+        let (summary, id) = match found {
+            Ok(found) => found,
+            Err(e) => return self.rt.emit(AgentEvent::Error(e.to_string())),
+        };
+        if id.as_str() == self.current.id {
             self.notice(format!("Session {id} is already in use."));
             return;
         }
-        match open_session(&self.store, id, self.start_mode, &self.rt).await {
-            Ok(mut session) => {
+        let this_project = std::path::Path::new(&self.project);
+        if let Some(summary) = summary.filter(|s| !here && s.project != this_project) {
+            self.rt.emit(AgentEvent::OtherProject {
+                id: id.to_string(),
+                project: summary.project,
+                here: this_project.to_path_buf(),
+            });
+            return;
+        }
+        match open_session(&self.store, id.as_str(), self.start_mode, &self.rt).await {
+            Ok((mut session, started_in)) => {
+                // Said after the banner, which starts the chat afresh.
+                let elsewhere = (started_in != this_project).then(|| {
+                    format!(
+                        "Session {id} was started in {}; it continues here, in {}.",
+                        started_in.display(),
+                        this_project.display()
+                    )
+                });
                 if let Some(visited) = self.visited.get(&session.id) {
                     session.mode = visited.mode;
                     session.consent = visited.consent.clone();
                 }
-                self.remember_current();
-                self.current = session;
+                self.switch_to(session);
                 self.banner();
                 self.replay();
+                if let Some(line) = elsewhere {
+                    self.notice(line);
+                }
             }
             Err(e) => self.rt.emit(AgentEvent::Error(e.to_string())),
         }
     }
 
     /// The history of the session in use, for the front end to show, and
-    /// what recovery did when it was opened.
+    /// what recovery did when it was opened. Its context use is estimated
+    /// at once (the service says the real figure at the next request).
     fn replay(&mut self) {
         if !self.current.history.is_empty() {
             self.rt
                 .emit(AgentEvent::History(self.current.history.clone()));
+            self.current.input_tokens = self.rt.estimate(&self.current.history);
+            self.rt.emit(AgentEvent::Usage {
+                input_tokens: self.current.input_tokens,
+                output_tokens: 0,
+                context_window: self.rt.context_window,
+                finish_reason: None,
+            });
         }
         let recovered = std::mem::take(&mut self.current.recovered);
         if recovered > 0 {
@@ -305,10 +401,18 @@ impl Agent {
         }
     }
 
-    async fn list_sessions(&self) {
+    /// The saved sessions that got a prompt: this project's, or `all`.
+    async fn list_sessions(&self, all: bool) {
         let store = self.store.clone();
         match blocking(move || store.list()).await {
-            Ok(list) => self.rt.emit(AgentEvent::Sessions(list)),
+            Ok(list) => {
+                let here = std::path::Path::new(&self.project);
+                let list = list
+                    .into_iter()
+                    .filter(|s| s.first_prompt.is_some() && (all || s.project == here))
+                    .collect();
+                self.rt.emit(AgentEvent::Sessions { list, all });
+            }
             Err(e) => self.rt.emit(AgentEvent::Error(e.to_string())),
         }
     }
@@ -337,15 +441,22 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| AgentError::Blocking(e.to_string()))??)
 }
 
+/// A new session: its id now, its file at its first prompt.
 async fn new_session(
     store: &SessionStore,
     project: &str,
     model: &str,
     mode: Mode,
 ) -> Result<LiveSession, AgentError> {
-    let (store, project, model) = (store.clone(), project.to_string(), model.to_string());
-    let log = blocking(move || store.create(std::path::Path::new(&project), &model)).await?;
-    Ok(LiveSession::new(log, Vec::new(), mode))
+    let reserving = store.clone();
+    let id = blocking(move || reserving.reserve()).await?;
+    Ok(LiveSession::unwritten(
+        store.clone(),
+        id,
+        std::path::PathBuf::from(project),
+        model.to_string(),
+        mode,
+    ))
 }
 
 async fn open_session(
@@ -353,20 +464,25 @@ async fn open_session(
     id: &str,
     mode: Mode,
     rt: &Runtime,
-) -> Result<LiveSession, AgentError> {
-    let id = SessionId::parse(id).map_err(SessionError::from)?;
+) -> Result<(LiveSession, std::path::PathBuf), AgentError> {
     let store = store.clone();
-    let (log, loaded) = blocking(move || store.open(&id)).await?;
+    let text = id.to_string();
+    let (log, loaded) = blocking(move || {
+        let id = store.resolve(&text)?;
+        store.open(&id)
+    })
+    .await?;
     if let Some(warning) = loaded.warning {
         rt.emit(AgentEvent::Warning(warning));
     }
+    let started_in = loaded.header.project.clone();
     let mut session = LiveSession::new(log, history(&loaded.entries), mode);
     let recovered = recover(&session.history);
     session.recovered = recovered.len();
     for item in recovered {
         session.save(item).await?;
     }
-    Ok(session)
+    Ok((session, started_in))
 }
 
 /// The text of `/help`.

@@ -29,6 +29,9 @@ pub enum Input {
         to: Mode,
         yes: bool,
     },
+    /// Resume the session with this id in this project although it was
+    /// started in another (the answer to `AgentEvent::OtherProject`).
+    ResumeHere(String),
     /// The person chose this mode in an editor's own mode selector: that
     /// choice is the confirmation, so it takes effect in order, before any
     /// prompt sent after it.
@@ -148,6 +151,7 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
                     }
                 }
                 Input::ConfirmMode { to, yes } => agent.confirm_mode(to, yes),
+                Input::ResumeHere(id) => agent.resume_here(&id).await,
                 Input::ChooseMode(to) => agent.choose_mode(to),
             }
         }

@@ -12,6 +12,7 @@ mod project;
 pub mod raw;
 mod settings;
 mod source;
+mod ui;
 mod validate;
 
 use std::fs;
@@ -24,6 +25,7 @@ pub use settings::{
     ModelSettings, PROVIDER_NAMES, ProviderKind, Settings, ShellGateSettings, ToolSwitches,
     TrustedExecutable, UnknownProvider, is_loopback_url,
 };
+pub use ui::{Notify, UiSettings};
 
 use crate::home::Home;
 use crate::policy::{MODE_NAMES, Mode};

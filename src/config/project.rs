@@ -33,6 +33,7 @@ pub fn apply_project(
         ("shell_gate", raw.shell_gate.is_some()),
         ("hooks", raw.hooks.is_some()),
         ("agents", raw.agents.is_some()),
+        ("ui", raw.ui.is_some()),
     ];
     if let Some((key, _)) = refused.iter().find(|(_, present)| *present) {
         return Err(src.loosening(KeyPath::of(&[key]), only_user));

@@ -24,6 +24,15 @@ pub struct RawFile {
     pub mcp: Option<RawMcp>,
     pub agents: Option<BTreeMap<String, RawAgent>>,
     pub sandbox: Option<RawSandbox>,
+    pub ui: Option<RawUi>,
+}
+
+/// `[ui]`: the full screen's manners towards the terminal.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawUi {
+    pub notify: Option<String>,
+    pub mouse: Option<bool>,
 }
 
 /// `[model]`.

@@ -389,6 +389,8 @@ pub struct Settings {
     pub agents: BTreeMap<String, AskedAgent>,
     /// `[sandbox]`: how bash commands are confined.
     pub sandbox: SandboxSettings,
+    /// `[ui]`: the full screen's manners towards the terminal.
+    pub ui: super::UiSettings,
     /// The settings files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
     /// mino's home directory, when the settings were loaded from one.
@@ -418,6 +420,7 @@ impl Default for Settings {
             mcp_servers: BTreeMap::new(),
             agents: BTreeMap::new(),
             sandbox: SandboxSettings::default(),
+            ui: super::UiSettings::default(),
             sources: Vec::new(),
             mino_home: None,
             protected: ProtectedPaths::builtin(),

@@ -66,6 +66,9 @@ pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), Confi
     if let Some(sandbox) = &raw.sandbox {
         settings.sandbox = sandbox_settings(src, sandbox)?;
     }
+    if let Some(ui) = &raw.ui {
+        settings.ui = super::ui::ui_settings(src, ui)?;
+    }
     Ok(())
 }
 

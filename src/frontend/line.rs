@@ -326,19 +326,11 @@ impl Sink {
                     self.info(&format!("{}\n", text::permissions(&grants)));
                 }
             }
-            AgentEvent::Sessions(list) => {
-                if list.is_empty() {
-                    self.info("No saved sessions.\n");
-                }
-                for s in list {
-                    self.info(&format!(
-                        "{}  {}  {:>8} bytes  {}\n",
-                        s.id,
-                        text::date(s.started),
-                        s.bytes,
-                        crate::controls::visible(s.first_prompt.as_deref().unwrap_or(""))
-                    ));
-                }
+            AgentEvent::Sessions { list, all } => {
+                self.info(&format!("{}\n", text::sessions(&list, all)));
+            }
+            AgentEvent::OtherProject { id, project, here } => {
+                self.info(&format!("{}\n", text::other_project(&id, &project, &here)));
             }
         }
         None
@@ -496,11 +488,18 @@ pub fn parse_answer(line: &str) -> ConsentAnswer {
 
 /// `mino --line`: an interactive session on plain lines.
 pub async fn run_interactive(mut handle: AgentHandle) -> i32 {
-    let code = interactive(&mut handle).await;
+    let mut saved = None;
+    let code = interactive(&mut handle, &mut saved).await;
+    if let Some(id) = saved {
+        eprintln!("mino: session {id} is saved. To continue it: mino --resume {id}");
+    }
     finish_agent(handle, code).await
 }
 
-async fn interactive(handle: &mut AgentHandle) -> i32 {
+/// The line mode's loop. `saved` holds the session in use once it has a
+/// file (a prompt, or a resumed history), for the line said on leaving.
+async fn interactive(handle: &mut AgentHandle, saved: &mut Option<String>) -> i32 {
+    let mut session = String::new();
     let mut sigint = signal(SignalKind::interrupt()).ok();
     let mut sink = Sink::new(OutputFormat::Text, true);
     let mut lines = stdin_lines();
@@ -510,6 +509,16 @@ async fn interactive(handle: &mut AgentHandle) -> i32 {
         tokio::select! {
             event = handle.events.recv() => {
                 let Some(event) = event else { return 0 };
+                match &event {
+                    AgentEvent::Session { id, .. } if *id != session => {
+                        session.clone_from(id);
+                        *saved = None;
+                    }
+                    AgentEvent::Prompt(_) | AgentEvent::History(_) => {
+                        *saved = Some(session.clone());
+                    }
+                    _ => {}
+                }
                 match event {
                     AgentEvent::Consent(request) => {
                         sink.out(&text::question(request.tool.as_str(), &request.fields));

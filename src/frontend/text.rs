@@ -7,6 +7,7 @@ use crate::config::DEFAULT_CONTEXT_WINDOW;
 use crate::controls::visible;
 use crate::model::{Item, ResultStatus};
 use crate::policy::{Mode, Shown};
+pub(crate) use crate::tools::wording::plural;
 use crate::tools::{Field, FieldKind};
 
 /// The three banner lines of DESIGN section 6.
@@ -87,6 +88,45 @@ pub fn permissions(grants: &[crate::policy::Grant]) -> String {
     out
 }
 
+/// `/sessions`: one line a session (its directory too with `--all`).
+pub fn sessions(list: &[crate::session::SessionSummary], all: bool) -> String {
+    if list.is_empty() {
+        return if all {
+            "No saved sessions.".into()
+        } else {
+            "No saved sessions in this project (/sessions --all lists every project's).".into()
+        };
+    }
+    let lines: Vec<String> = list
+        .iter()
+        .map(|s| {
+            let dir = if all {
+                format!("{}  ", visible(&s.project.display().to_string()))
+            } else {
+                String::new()
+            };
+            format!(
+                "{}  {}  {:>8} bytes  {dir}{}",
+                s.id,
+                date(s.started),
+                s.bytes,
+                visible(s.first_prompt.as_deref().unwrap_or(""))
+            )
+        })
+        .collect();
+    lines.join("\n")
+}
+
+/// A session of another project was not resumed here.
+pub fn other_project(id: &str, project: &std::path::Path, here: &std::path::Path) -> String {
+    format!(
+        "Session {id} was started in {}, not in this project ({}); nothing was resumed. To continue it there: mino --cd {} --resume {id}",
+        visible(&project.display().to_string()),
+        visible(&here.display().to_string()),
+        visible(&project.display().to_string()),
+    )
+}
+
 /// `/mcp`: each server with its state, destination and tools.
 pub fn mcp_servers(servers: &[crate::mcp::ServerView]) -> String {
     if servers.is_empty() {
@@ -162,7 +202,10 @@ pub fn result(status: ResultStatus, output: &str, max_lines: usize) -> String {
         out.push('\n');
     }
     if lines.len() > max_lines {
-        out.push_str(&format!("... ({} more lines)\n", lines.len() - max_lines));
+        out.push_str(&format!(
+            "... ({})\n",
+            plural(lines.len() - max_lines, "more line")
+        ));
     }
     out
 }

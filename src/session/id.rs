@@ -19,7 +19,7 @@ pub struct SessionId(String);
 /// A string that is not a session id. The text says what is accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "invalid session id {given:?}: a session id is exactly 32 lowercase hexadecimal characters (0-9, a-f), as /sessions lists them"
+    "invalid session id {given:?}: a session id is 32 lowercase hexadecimal characters (0-9, a-f), as /sessions lists them, or a unique prefix of at least 4 of them"
 )]
 pub struct InvalidId {
     /// What was given, cut to 48 characters.

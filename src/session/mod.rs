@@ -35,6 +35,13 @@ pub enum SessionError {
     CreateDir { path: PathBuf, error: io::Error },
     #[error("could not create {}: {error}", path.display())]
     Create { path: PathBuf, error: io::Error },
+    #[error(
+        "no saved session id starts with {prefix:?} (in {}); /sessions --all lists every session",
+        dir.display()
+    )]
+    NoMatch { prefix: String, dir: PathBuf },
+    #[error("{prefix:?} is the start of more than one session id ({ids}); give more of the id")]
+    Ambiguous { prefix: String, ids: String },
     #[error("no saved session {id} (there is no {})", path.display())]
     NotFound { id: SessionId, path: PathBuf },
     #[error("could not open {}: {error}", path.display())]

@@ -23,8 +23,12 @@ use rustix::io::Errno;
 use super::format::{
     Line, Loaded, LogEntry, TORN_MARKER, Tail, encode, parse_file, parse_line, tail_of,
 };
-use super::{Header, SessionError, SessionId};
+use super::id::ID_LEN;
+use super::{Header, InvalidId, SessionError, SessionId};
 use crate::model::Item;
+
+/// The shortest id prefix `resolve` accepts.
+pub const MIN_PREFIX: usize = 4;
 
 /// How many characters of the first prompt a summary keeps.
 pub const PROMPT_PREVIEW_CHARS: usize = 60;
@@ -98,7 +102,49 @@ impl SessionStore {
     /// The directory is created (0700) if it does not exist.
     pub fn create(&self, project: &Path, model: &str) -> Result<SessionLog, SessionError> {
         self.ensure_dir()?;
-        let (id, path, file) = self.create_file()?;
+        let (id, path, file) = self.create_file(None)?;
+        self.write_header(id, path, file, project, model)
+    }
+
+    /// A fresh id no session file has yet, for a session whose file is
+    /// written only when it gets its first record (`create_as`).
+    pub fn reserve(&self) -> Result<SessionId, SessionError> {
+        for _ in 0..3 {
+            let id = SessionId::generate().map_err(|e| SessionError::Random(e.to_string()))?;
+            if fs::symlink_metadata(self.path_of(&id)).is_err() {
+                return Ok(id);
+            }
+        }
+        Err(SessionError::Create {
+            path: self.dir.clone(),
+            error: io::Error::new(
+                ErrorKind::AlreadyExists,
+                "three new session ids were all taken",
+            ),
+        })
+    }
+
+    /// Creates the file of the session `id` (reserved earlier) and writes
+    /// its header; an existing file of that name is an error, never opened.
+    pub fn create_as(
+        &self,
+        id: &SessionId,
+        project: &Path,
+        model: &str,
+    ) -> Result<SessionLog, SessionError> {
+        self.ensure_dir()?;
+        let (id, path, file) = self.create_file(Some(id))?;
+        self.write_header(id, path, file, project, model)
+    }
+
+    fn write_header(
+        &self,
+        id: SessionId,
+        path: PathBuf,
+        file: File,
+        project: &Path,
+        model: &str,
+    ) -> Result<SessionLog, SessionError> {
         let header = Header {
             id: id.clone(),
             started: now(),
@@ -184,6 +230,68 @@ impl SessionStore {
         Ok((log, loaded))
     }
 
+    /// The session a text names: a whole id, or a prefix of at least
+    /// `MIN_PREFIX` characters that exactly one saved session's id starts
+    /// with (as the status bar shows the first 8).
+    pub fn resolve(&self, text: &str) -> Result<SessionId, SessionError> {
+        if let Ok(id) = SessionId::parse(text) {
+            return Ok(id);
+        }
+        let is_prefix = (MIN_PREFIX..ID_LEN).contains(&text.len())
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        if !is_prefix {
+            return Err(SessionError::InvalidId(InvalidId {
+                given: text.chars().take(48).collect(),
+            }));
+        }
+        let entries = match fs::read_dir(&self.dir) {
+            Ok(entries) => entries,
+            Err(error) if error.kind() == ErrorKind::NotFound => {
+                return Err(SessionError::NoMatch {
+                    prefix: text.to_string(),
+                    dir: self.dir.clone(),
+                });
+            }
+            Err(error) => {
+                return Err(SessionError::List {
+                    path: self.dir.clone(),
+                    error,
+                });
+            }
+        };
+        let mut found: Vec<SessionId> = entries
+            .filter_map(|entry| {
+                let name = entry.ok()?.file_name();
+                let stem = name.to_str()?.strip_suffix(".jsonl")?.to_string();
+                SessionId::parse(&stem).ok()
+            })
+            .filter(|id| id.as_str().starts_with(text))
+            .collect();
+        found.sort();
+        match found.len() {
+            0 => Err(SessionError::NoMatch {
+                prefix: text.to_string(),
+                dir: self.dir.clone(),
+            }),
+            1 => Ok(found.remove(0)),
+            _ => Err(SessionError::Ambiguous {
+                prefix: text.to_string(),
+                ids: found
+                    .iter()
+                    .map(|id| id.as_str().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
+        }
+    }
+
+    /// The summary of session `id`, when it is a readable session file.
+    pub fn summary(&self, id: &SessionId) -> Option<SessionSummary> {
+        summarize(&self.path_of(id), id.clone())
+    }
+
     /// The saved sessions, newest first (by start time, then id). Files that
     /// are not sessions (other names, no readable header, a header naming
     /// another id, not regular files) are skipped. A missing directory means
@@ -244,8 +352,12 @@ impl SessionStore {
         }
     }
 
-    /// A new `ID.jsonl`, 0600, opened for appending and locked.
-    fn create_file(&self) -> Result<(SessionId, PathBuf, File), SessionError> {
+    /// A new `ID.jsonl` (of `given`, else a fresh id), 0600, opened for
+    /// appending and locked.
+    fn create_file(
+        &self,
+        given: Option<&SessionId>,
+    ) -> Result<(SessionId, PathBuf, File), SessionError> {
         let flags = OFlags::RDWR
             | OFlags::APPEND
             | OFlags::CREATE
@@ -254,7 +366,10 @@ impl SessionStore {
             | OFlags::CLOEXEC;
         // 128 random bits do not collide; the retry only guards a broken source.
         for _ in 0..3 {
-            let id = SessionId::generate().map_err(|e| SessionError::Random(e.to_string()))?;
+            let id = match given {
+                Some(id) => id.clone(),
+                None => SessionId::generate().map_err(|e| SessionError::Random(e.to_string()))?,
+            };
             let path = self.path_of(&id);
             match rustix::fs::open(&path, flags, Mode::from_raw_mode(0o600)) {
                 Ok(fd) => {
@@ -271,7 +386,7 @@ impl SessionStore {
                     lock(&file, &path)?;
                     return Ok((id, path, file));
                 }
-                Err(Errno::EXIST) => continue,
+                Err(Errno::EXIST) if given.is_none() => continue,
                 Err(errno) => {
                     return Err(SessionError::Create {
                         path,

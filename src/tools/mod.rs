@@ -16,7 +16,7 @@ pub mod read_file;
 pub mod registry;
 pub mod search;
 pub mod skill_view;
-mod wording;
+pub(crate) mod wording;
 pub mod write_file;
 
 use std::future::Future;

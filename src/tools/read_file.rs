@@ -14,13 +14,14 @@ use tokio_util::sync::CancellationToken;
 use super::blocking::run_blocking;
 use super::editor::{Editor, overlay_read};
 use super::fs::confine::FileContents;
+use super::fs::near;
 use super::fs::paths::{inside, locate_with_facts, shown_path};
 use super::wording::{count_lines, looks_binary, plural};
 use super::{
     BoxFuture, ConfineError, Field, PreparedCall, Project, Tool, ToolContext, ToolError,
     ToolOutcome, ToolSpec, parse_args,
 };
-use crate::policy::{CallFacts, CallKind, PathTarget};
+use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
 
 const NAME: &str = "read_file";
 
@@ -108,12 +109,15 @@ impl Tool for ReadFile {
             start_line: args.start_line,
             end_line: args.end_line,
             editor: cx.editor.clone(),
+            protected: Arc::clone(&cx.protected),
         }))
     }
 }
 
 struct ReadCall {
     project: Arc<Project>,
+    /// For the close matches of a path that does not exist.
+    protected: Arc<ProtectedPaths>,
     target: PathTarget,
     facts: CallFacts,
     start_line: Option<u64>,
@@ -125,7 +129,18 @@ impl ReadCall {
     fn execute(&self) -> ToolOutcome {
         match self.read() {
             Ok(file) => self.render(&file),
-            Err(e) => ToolOutcome::error(e.to_string()),
+            Err(e) => ToolOutcome::error(self.explain(&e)),
+        }
+    }
+
+    /// What a failed read says; a missing file names its close matches.
+    fn explain(&self, error: &ConfineError) -> String {
+        match (error, inside(&self.target)) {
+            (ConfineError::NotFound { .. }, Ok(relative)) => format!(
+                "{error}.{}",
+                near::hint(&self.project, &self.protected, relative)
+            ),
+            _ => error.to_string(),
         }
     }
 
@@ -170,14 +185,14 @@ impl PreparedCall for ReadCall {
             let call = Arc::new(*self);
             let read = {
                 let call = Arc::clone(&call);
-                tokio::task::spawn_blocking(move || call.read())
+                tokio::task::spawn_blocking(move || call.read().map_err(|e| call.explain(&e)))
             };
             let file = tokio::select! {
                 biased;
                 () = cancel.cancelled() => return ToolOutcome::interrupted(INTERRUPTED),
                 joined = read => match joined {
                     Ok(Ok(file)) => file,
-                    Ok(Err(e)) => return ToolOutcome::error(e.to_string()),
+                    Ok(Err(message)) => return ToolOutcome::error(message),
                     Err(e) => return ToolOutcome::error(format!("{NAME} failed: {e}")),
                 },
             };

@@ -82,6 +82,16 @@ impl Registry {
         }
     }
 
+    /// The same tools without the built-in one named `name` (skill_view in a
+    /// project without skills: a tool that can only fail is not offered).
+    pub fn without(mut self, name: &str) -> Self {
+        if let Some(at) = self.specs.iter().position(|spec| spec.name == name) {
+            self.specs.remove(at);
+            self.tools.remove(at);
+        }
+        self
+    }
+
     /// Adds the tools of `source` after the built-in ones.
     pub fn with_source(mut self, source: Arc<dyn ToolSource>) -> Self {
         self.source = Some(source);

@@ -782,3 +782,87 @@ async fn an_interrupt_during_compaction_ends_the_turn() {
     );
     assert!(!world.project.path().join("written.txt").exists());
 }
+
+/// A path that does not exist: the result names its case variant and says
+/// paths are relative to the project root; the system prompt shows relative
+/// paths, not the project's absolute one; a project without skills is not
+/// offered skill_view.
+#[tokio::test]
+async fn a_missing_path_names_its_case_variant_and_skill_view_needs_skills() {
+    let world = World::new(
+        "openai-chat",
+        vec![tool("read_file", json!({"path": "todo.md"})), text("done")],
+        "",
+    )
+    .await;
+    std::fs::write(world.project.path().join("TODO.md"), "n\n").unwrap();
+    let (events, stderr, out) = world.print("read todo.md", &[]).await;
+    assert!(out.status.success(), "{stderr}");
+    let results = of_type(&events, "tool_result");
+    let output = results[0]["output"].as_str().unwrap();
+    assert!(
+        output.contains("todo.md does not exist. Close matches: TODO.md."),
+        "{output}"
+    );
+    assert!(output.contains("relative to the project root"), "{output}");
+    let first = &world.llm.bodies()[0];
+    assert!(first.contains("`src/main.rs`"), "{first}");
+    assert!(
+        !first.contains(world.project.path().to_str().unwrap()),
+        "the absolute project path invites absolute paths: {first}"
+    );
+    let body: Value = serde_json::from_str(first).unwrap();
+    let tools: Vec<&str> = body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            t["function"]["name"]
+                .as_str()
+                .or(t["name"].as_str())
+                .unwrap()
+        })
+        .collect();
+    assert!(tools.contains(&"read_file"), "{tools:?}");
+    assert!(!tools.contains(&"skill_view"), "{tools:?}");
+}
+
+/// The same read three times in a turn: each goes through the decision and
+/// runs; the second and third results, unchanged, reach the model as one
+/// line naming call 1, and the third ends the turn.
+#[tokio::test]
+async fn a_read_repeated_unchanged_is_answered_briefly_and_the_third_ends_the_turn() {
+    let read = || tool("read_file", json!({"path": "notes.md"}));
+    let world = World::new(
+        "openai-chat",
+        vec![read(), read(), read(), text("never requested")],
+        "",
+    )
+    .await;
+    let (events, stderr, out) = world.print("read it again and again", &[]).await;
+    // A turn that did not complete ends `-p` with a failure status.
+    assert!(!out.status.success(), "{stderr}");
+    let told = serde_json::to_string(&events).unwrap();
+    assert!(
+        told.contains("call 1 again with the same arguments"),
+        "{told}"
+    );
+    assert_eq!(decisions(&events).len(), 3, "every repeat is decided");
+    let outputs: Vec<String> = of_type(&events, "tool_result")
+        .iter()
+        .map(|r| r["output"].as_str().unwrap().to_string())
+        .collect();
+    let same = "Same as call 1: the result has not changed.";
+    assert!(outputs[0].contains("Relase notes"), "{outputs:?}");
+    assert_eq!(outputs[1..], [same, same], "{outputs:?}");
+    let end = of_type(&events, "turn_end");
+    assert_eq!(end[0]["stop"], "repeated_call", "{end:?}");
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 3, "the turn ended before a fourth request");
+    assert!(bodies[2].contains(same), "{}", bodies[2]);
+    assert_eq!(
+        bodies[2].matches("Relase notes").count(),
+        1,
+        "the text went once"
+    );
+}

@@ -298,7 +298,10 @@ async fn read_missing_file_and_directory_are_errors_naming_the_path() {
     let call = fx.prepare(&ReadFile, json!({"path": "missing.txt"}));
     let out = run(call).await;
     assert_eq!(out.status, ToolStatus::Error);
-    assert_eq!(out.output, "missing.txt does not exist");
+    assert_eq!(
+        out.output,
+        "missing.txt does not exist. Paths are relative to the project root (for example src/main.rs, not an absolute path)."
+    );
 
     let out = run(fx.prepare(&ReadFile, json!({"path": "src"}))).await;
     assert_eq!(out.status, ToolStatus::Error);

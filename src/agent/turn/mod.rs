@@ -16,8 +16,10 @@ use crate::policy::{
 use crate::tools::{ToolOutcome, ToolStatus};
 
 mod phase;
+mod repeats;
 
 pub use phase::{Effect, Event, Phase, TurnLimits, TurnStop};
+use repeats::{Repeat, Repeats, same_as};
 
 /// The decision's inputs that live outside the turn.
 pub struct DecideCx<'a> {
@@ -37,6 +39,8 @@ pub struct Turn {
     /// Calls of the last response not yet handled.
     pending: VecDeque<ToolCall>,
     phase: Phase,
+    /// What the turn's calls returned, to spot a call repeated unchanged.
+    repeats: Repeats,
 }
 
 /// The result text of a call the user never answered.
@@ -76,6 +80,7 @@ impl Turn {
             tool_calls: 0,
             pending: VecDeque::new(),
             phase: Phase::Starting,
+            repeats: Repeats::default(),
         }
     }
 
@@ -333,7 +338,20 @@ impl Turn {
         match event {
             Event::Ran { call_id, outcome } if call_id == call.id => {
                 let status = status_of(&outcome);
-                self.finish(call, status, outcome.output)
+                match self
+                    .repeats
+                    .result(&call, self.tool_calls, status, &outcome.output)
+                {
+                    Repeat::New => self.finish(call, status, outcome.output),
+                    Repeat::Same { number } => self.finish(call, status, same_as(number)),
+                    Repeat::Again { number } => {
+                        let effect = save_result(&call, status, same_as(number));
+                        self.phase = Phase::Ending {
+                            stop: TurnStop::Repeated(number),
+                        };
+                        vec![effect]
+                    }
+                }
             }
             Event::Interrupted { partial: None } => {
                 self.interrupt_call(call, ResultStatus::Interrupted, INTERRUPTED_RUNNING)

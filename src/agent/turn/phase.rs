@@ -31,6 +31,9 @@ pub enum TurnStop {
     Length,
     RequestLimit(u32),
     ToolCallLimit(u32),
+    /// The model made call N again with the same arguments and got the same
+    /// result a third time.
+    Repeated(u32),
     Interrupted,
     /// A model request failed; the text names the service and what happened.
     ModelError(String),
@@ -49,6 +52,7 @@ impl TurnStop {
             TurnStop::Length => "length",
             TurnStop::RequestLimit(_) => "request_limit",
             TurnStop::ToolCallLimit(_) => "tool_call_limit",
+            TurnStop::Repeated(_) => "repeated_call",
             TurnStop::Interrupted => "interrupted",
             TurnStop::ModelError(_) => "model_error",
             TurnStop::SaveFailed(_) => "save_failed",
@@ -69,6 +73,9 @@ impl TurnStop {
             )),
             TurnStop::ToolCallLimit(n) => Some(format!(
                 "The turn stopped: it reached its limit of {n} tool calls."
+            )),
+            TurnStop::Repeated(n) => Some(format!(
+                "The turn stopped: the model made call {n} again with the same arguments and got the same result a third time."
             )),
             TurnStop::Interrupted => Some("Interrupted.".to_string()),
             TurnStop::ModelError(e) => Some(format!("The model request failed: {e}")),

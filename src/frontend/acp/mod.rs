@@ -95,6 +95,7 @@ impl Server {
             can_ask: CanAsk::Yes,
             resume,
             editor,
+            never: Vec::new(),
         })
         .await
         .map_err(|e| invalid(e.to_string()))?;

@@ -385,7 +385,8 @@ pub async fn pump(
             | AgentEvent::Prompt(_)
             | AgentEvent::AssistantDone
             | AgentEvent::Usage { .. }
-            | AgentEvent::Sessions(_)
+            | AgentEvent::Sessions { .. }
+            | AgentEvent::OtherProject { .. }
             | AgentEvent::Permissions { .. }
             | AgentEvent::Asked { .. } => {}
         }

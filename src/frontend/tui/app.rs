@@ -12,7 +12,10 @@ use ratatui_textarea::{TextArea, WrapMode};
 use crate::agent::commands::COMMANDS;
 use crate::policy::Mode;
 
+use crate::config::Notify;
+
 use super::arming::Arming;
+use super::attention::Attention;
 use super::consent::ConsentQueue;
 use super::from_agent::CallSummaries;
 use super::transcript::{EntryKind, Transcript};
@@ -66,6 +69,11 @@ pub enum PickerKind {
     Session,
     /// `/permissions`: Enter revokes the chosen answer.
     Grant,
+    /// `/resume` of a session started in `dir`: switch there, or stay.
+    Project {
+        id: String,
+        dir: std::path::PathBuf,
+    },
 }
 
 /// One row of a picker: what it shows and what choosing it sends.
@@ -118,6 +126,29 @@ impl Default for LayoutCache {
             help_rows: Cell::new((0, 0)),
         }
     }
+}
+
+/// Where `/copy` puts the last answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Clipboard {
+    /// The terminal's clipboard, through OSC 52.
+    Osc52,
+    /// This file (in mino's home), where the terminal is known to refuse
+    /// OSC 52.
+    File(std::path::PathBuf),
+}
+
+/// Whether a terminal, known from its environment, takes OSC 52 copies:
+/// VTE terminals (GNOME Terminal, Tilix, ...), Apple's Terminal and the
+/// Linux console do not.
+pub fn takes_osc52(
+    vte_version: Option<&str>,
+    term_program: Option<&str>,
+    term: Option<&str>,
+) -> bool {
+    vte_version.is_none_or(str::is_empty)
+        && term_program != Some("Apple_Terminal")
+        && term != Some("linux")
 }
 
 /// Which layer gets the keys.
@@ -175,6 +206,17 @@ pub struct App {
     /// Files this turn changed: path, lines added, lines removed.
     pub changed: Vec<(String, usize, usize)>,
     pub layout: LayoutCache,
+    /// Calling the person when a question waits.
+    pub attention: Attention,
+    /// Where `/copy` puts the last answer.
+    pub clipboard: Clipboard,
+    /// The project directory the agent works in.
+    pub project_dir: std::path::PathBuf,
+    /// The session in use has a file (it got a prompt, or was resumed).
+    pub session_saved: bool,
+    /// The screen takes the mouse (the wheel scrolls); F2 gives it back
+    /// to the terminal for its own selection.
+    pub mouse: bool,
 }
 
 impl App {
@@ -217,6 +259,11 @@ impl App {
             calls: CallSummaries::default(),
             changed: Vec::new(),
             layout: LayoutCache::default(),
+            attention: Attention::new(Notify::default(), false),
+            project_dir: std::path::PathBuf::new(),
+            clipboard: Clipboard::Osc52,
+            session_saved: false,
+            mouse: true,
         }
     }
 
@@ -241,6 +288,16 @@ impl App {
         match self.layer() {
             Layer::Consent => self.consents.front().map(|open| open.arming),
             Layer::ModeQuestion => self.mode_question.as_ref().map(|q| q.arming),
+            _ => None,
+        }
+    }
+
+    /// When the question waiting for the person came on screen, if one
+    /// does.
+    pub fn waiting_since(&self) -> Option<Instant> {
+        match self.layer() {
+            Layer::Consent => self.consents.front().map(|open| open.arming.shown_at),
+            Layer::ModeQuestion => self.mode_question.as_ref().map(|q| q.arming.shown_at),
             _ => None,
         }
     }
@@ -273,6 +330,12 @@ impl App {
     pub fn arms_at(&self) -> Option<Instant> {
         let at = self.open_arming()?.armed_at(self.last_key);
         (at > self.now).then_some(at)
+    }
+
+    /// The id of the session in use when it has a file to resume.
+    pub fn saved_session(&self) -> Option<String> {
+        (self.session_saved && !self.status.session_id.is_empty())
+            .then(|| self.status.session_id.clone())
     }
 
     pub fn turn_running(&self) -> bool {

@@ -6,7 +6,7 @@
 use crate::agent::commands::{self, CommandSpec};
 use crate::agent::{Command, Input};
 
-use super::app::{App, Completing};
+use super::app::{App, Clipboard, Completing};
 use super::msg::{Action, EditCommand, Msg};
 use super::transcript::EntryKind;
 use super::update::COMMAND_WAITS;
@@ -244,13 +244,19 @@ fn run_command(app: &mut App, command: Command) -> Vec<Action> {
             Vec::new()
         }
         Command::Copy => match app.last_answer.clone() {
-            Some(answer) => {
-                app.transcript.push(EntryKind::Notice(format!(
-                    "Copied the last answer ({} characters) to the clipboard.",
-                    answer.chars().count()
-                )));
-                vec![Action::Copy(answer)]
-            }
+            Some(answer) => match (&app.clipboard, answer.chars().count()) {
+                (Clipboard::File(path), n) => vec![Action::CopyToFile {
+                    path: path.clone(),
+                    text: answer,
+                    characters: n,
+                }],
+                (Clipboard::Osc52, n) => {
+                    app.transcript.push(EntryKind::Notice(format!(
+                        "Sent the last answer ({n} characters) to your terminal's clipboard (OSC 52; the terminal does not say whether it took it)."
+                    )));
+                    vec![Action::Copy(answer)]
+                }
+            },
             None => {
                 app.transcript
                     .push(EntryKind::Notice("There is no answer to copy yet.".into()));
@@ -259,7 +265,7 @@ fn run_command(app: &mut App, command: Command) -> Vec<Action> {
         },
         Command::Resume(None) => {
             app.sessions_for_resume = true;
-            send_command(app, Command::Sessions)
+            send_command(app, Command::Resume(None))
         }
         other => send_command(app, other),
     }

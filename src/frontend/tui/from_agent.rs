@@ -4,6 +4,7 @@
 //! decides: a question is queued as it came and answered only by the user.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use crate::agent::asked::AskedEvent;
 use crate::agent::{AgentEvent, TurnStop};
@@ -53,13 +54,19 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             }
             app.transcript
                 .push(EntryKind::Banner(text::banner(&id, mode, context_window)));
+            if app.status.session_id != id {
+                app.session_saved = false;
+            }
             app.status.session_id = id;
             app.status.mode = mode;
             app.status.model = model;
             app.status.context_window = context_window;
             app.status.input_tokens = 0;
         }
-        AgentEvent::History(items) => history(app, &items),
+        AgentEvent::History(items) => {
+            app.session_saved = true;
+            history(app, &items);
+        }
         AgentEvent::Notice(line) => app.transcript.push(EntryKind::Notice(line)),
         AgentEvent::McpStatus(status) => app.status.mcp = text::mcp_status(&status),
         AgentEvent::McpServers(list) => app
@@ -70,6 +77,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         }
         AgentEvent::Error(line) => app.transcript.push(EntryKind::Error(line)),
         AgentEvent::Prompt(prompt) => {
+            app.session_saved = true;
             app.transcript.push(EntryKind::User(prompt));
             app.turn = Some(RunningTurn {
                 started: app.now,
@@ -116,7 +124,14 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         }
         AgentEvent::ToolRunning { call_id, tool } => {
             tool_entry(app, &call_id, &tool);
-            set_activity(app, Activity::Running(tool));
+            // The status bar names what bash runs (shortened).
+            let what = match app.calls.get(&call_id) {
+                Some(summary) if tool == "bash" && !summary.is_empty() => {
+                    format!("bash: {}", format::one_line(summary, 40))
+                }
+                _ => tool,
+            };
+            set_activity(app, Activity::Running(what));
         }
         AgentEvent::ToolResult {
             call_id,
@@ -186,7 +201,8 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 arming: Arming::new(app.now, app.last_key),
             });
         }
-        AgentEvent::Sessions(list) => sessions(app, list),
+        AgentEvent::Sessions { list, all } => sessions(app, list, all),
+        AgentEvent::OtherProject { id, project, here } => other_project(app, id, project, &here),
         AgentEvent::Permissions { grants, listed } => {
             if listed {
                 grant_picker(app, &grants);
@@ -350,12 +366,41 @@ fn grant_picker(app: &mut App, grants: &[crate::policy::Grant]) {
     });
 }
 
+/// `/resume` of another project's session: switch there, or stay here.
+fn other_project(app: &mut App, id: String, project: PathBuf, here: &Path) {
+    let short = id.get(..8).unwrap_or(&id).to_string();
+    let dir = visible(&project.display().to_string());
+    let items = vec![
+        PickerItem {
+            label: "switch".into(),
+            detail: format!("work in {dir} (its settings are read again) and continue there"),
+            value: "switch".into(),
+            current: false,
+        },
+        PickerItem {
+            label: "stay".into(),
+            detail: format!(
+                "continue it here, in {}",
+                visible(&here.display().to_string())
+            ),
+            value: "stay".into(),
+            current: false,
+        },
+    ];
+    app.picker = Some(Picker {
+        kind: PickerKind::Project { id, dir: project },
+        title: format!("Session {short} was started in {dir}"),
+        items,
+        selected: 0,
+    });
+}
+
 /// A session list: a picker when `/resume` asked for it, else lines.
-fn sessions(app: &mut App, list: Vec<SessionSummary>) {
+fn sessions(app: &mut App, list: Vec<SessionSummary>, all: bool) {
     let for_resume = std::mem::take(&mut app.sessions_for_resume);
-    if list.is_empty() {
+    if list.is_empty() || !for_resume {
         app.transcript
-            .push(EntryKind::Notice("No saved sessions.".into()));
+            .push(EntryKind::Notice(text::sessions(&list, all)));
         return;
     }
     if for_resume {
@@ -378,19 +423,5 @@ fn sessions(app: &mut App, list: Vec<SessionSummary>) {
             items,
             selected: 0,
         });
-        return;
     }
-    let lines: Vec<String> = list
-        .iter()
-        .map(|s| {
-            format!(
-                "{}  {}  {:>8}  {}",
-                s.id,
-                text::date(s.started),
-                format::bytes(s.bytes),
-                format::one_line(s.first_prompt.as_deref().unwrap_or(""), 60)
-            )
-        })
-        .collect();
-    app.transcript.push(EntryKind::Notice(lines.join("\n")));
 }

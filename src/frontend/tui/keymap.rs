@@ -97,6 +97,8 @@ pub fn map(app: &App, event: &Event) -> Option<Msg> {
             _ => None,
         },
         Event::Resize(..) => Some(Msg::Resize),
+        Event::FocusGained => Some(Msg::Focus(true)),
+        Event::FocusLost => Some(Msg::Focus(false)),
         _ => None,
     }
 }
@@ -129,6 +131,7 @@ pub fn key_msg(app: &App, key: &KeyEvent) -> Option<Msg> {
             });
         }
         KeyCode::Char('l') if ctrl(key) => return Some(Msg::Redraw),
+        KeyCode::F(2) => return Some(Msg::ToggleMouse),
         _ => {}
     }
     let layer = app.layer();

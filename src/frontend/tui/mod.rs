@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod arming;
+pub mod attention;
 pub mod composer;
 pub mod consent;
 pub mod format;
@@ -36,9 +37,14 @@ use tokio::task::JoinHandle;
 use tokio::time::{Interval, MissedTickBehavior};
 
 use super::{finish_agent, next_signal};
-use crate::agent::{AgentEvent, AgentHandle};
+use crate::agent::build::Relaunch;
+use crate::agent::{self, AgentEvent, AgentHandle};
+use crate::policy::{GrantScope, ToolKey};
+
+use crate::config::UiSettings;
 
 use app::App;
+use attention::Attention;
 use msg::{Action, Msg};
 use term::Tui;
 
@@ -62,14 +68,39 @@ enum Exit {
     AgentGone,
 }
 
+/// What the full screen is started with besides the agent.
+#[derive(Debug, Default)]
+pub struct Options {
+    /// `[ui]`.
+    pub ui: UiSettings,
+    /// How to start the agent again in another project (switching to a
+    /// session of another project); none where that cannot be done.
+    pub relaunch: Option<Relaunch>,
+    /// Where `/copy` writes when the terminal takes no OSC 52.
+    pub copy_file: Option<PathBuf>,
+    /// A line shown above the banner (the demo's project path).
+    pub intro: Option<String>,
+    /// The file prompts are remembered in (per project, in mino's home).
+    pub history: Option<PathBuf>,
+}
+
+/// What the loop keeps besides the screen's state.
+struct Session<'a> {
+    relaunch: Option<&'a Relaunch>,
+    writer: Option<&'a crate::prompt_history::Writer>,
+}
+
 /// Runs the full-screen front end until the user quits. Returns the exit
 /// status.
-pub async fn run(handle: AgentHandle, project_dir: &Path, history: Option<PathBuf>) -> i32 {
-    let project = project_dir.file_name().map_or_else(
-        || project_dir.display().to_string(),
-        |n| n.to_string_lossy().into_owned(),
-    );
-    let mut guard = match term::enter() {
+pub async fn run(handle: AgentHandle, project_dir: &Path, options: Options) -> i32 {
+    let Options {
+        ui,
+        relaunch,
+        copy_file,
+        intro,
+        history,
+    } = options;
+    let mut guard = match term::enter(ui.mouse) {
         Ok(guard) => guard,
         Err(e) => {
             eprintln!("mino: the full-screen view could not start: {e}; try --line");
@@ -88,12 +119,36 @@ pub async fn run(handle: AgentHandle, project_dir: &Path, history: Option<PathBu
         tracing::warn!(error = %e, "the prompt history could not be read");
         Vec::new()
     });
+    let mut saved = None;
+    let mut app = App::new(&project_name(project_dir), Instant::now());
+    app.history.entries = kept;
+    app.project_dir = project_dir.to_path_buf();
+    app.status.sandbox = handle.sandbox_badge;
+    app.mouse = ui.mouse;
+    let env = |name| std::env::var(name).ok();
+    let (term_program, term) = (env("TERM_PROGRAM"), env("TERM"));
+    app.attention = Attention::new(
+        ui.notify,
+        attention::shows_osc9(term_program.as_deref(), term.as_deref()),
+    );
+    let vte = env("VTE_VERSION");
+    if !app::takes_osc52(vte.as_deref(), term_program.as_deref(), term.as_deref())
+        && let Some(path) = copy_file
+    {
+        app.clipboard = app::Clipboard::File(path);
+    }
+    if let Some(intro) = intro {
+        app.transcript.push(transcript::EntryKind::Notice(intro));
+    }
     let result = event_loop(
         &mut guard.terminal,
         &mut handle,
-        &project,
-        kept,
-        writer.as_ref(),
+        app,
+        Session {
+            relaunch: relaunch.as_ref(),
+            writer: writer.as_ref(),
+        },
+        &mut saved,
     )
     .await;
     if let Some(writer) = writer {
@@ -101,6 +156,9 @@ pub async fn run(handle: AgentHandle, project_dir: &Path, history: Option<PathBu
         let _ = tokio::task::spawn_blocking(move || writer.finish()).await;
     }
     drop(guard);
+    if let Some(id) = saved {
+        println!("mino: session {id} is saved. To continue it: mino --resume {id}");
+    }
     let code = match result {
         Ok(Exit::Quit) => 0,
         Ok(Exit::Signal(signal)) => 128 + signal,
@@ -114,6 +172,14 @@ pub async fn run(handle: AgentHandle, project_dir: &Path, history: Option<PathBu
         }
     };
     finish_agent(handle, code).await
+}
+
+/// The name the title line shows for a project directory.
+fn project_name(dir: &Path) -> String {
+    dir.file_name().map_or_else(
+        || dir.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
 }
 
 async fn sleep_until_some(at: Option<Instant>) {
@@ -145,13 +211,11 @@ async fn listed_files(task: &mut Option<JoinHandle<Vec<String>>>) -> Vec<String>
 async fn event_loop(
     terminal: &mut Tui,
     handle: &mut AgentHandle,
-    project: &str,
-    kept: Vec<String>,
-    writer: Option<&crate::prompt_history::Writer>,
+    mut app: App,
+    session: Session<'_>,
+    saved: &mut Option<String>,
 ) -> std::io::Result<Exit> {
-    let mut app = App::new(project, Instant::now());
-    app.history.entries = kept;
-    app.status.sandbox = handle.sandbox_badge;
+    let Session { relaunch, writer } = session;
     let mut terminal_events = EventStream::new();
     let mut sigterm = signal(SignalKind::terminate()).ok();
     let mut sighup = signal(SignalKind::hangup()).ok();
@@ -185,6 +249,8 @@ async fn event_loop(
         let frame_due = last_draw.map_or_else(Instant::now, |at| at + frame);
         // A question that is not armed yet is drawn again when it arms.
         let arms_at = app.arms_at();
+        // A question that waits calls the person when it is due.
+        let call_at = app.attention.due(app.waiting_since());
         let mut msgs = Vec::new();
         tokio::select! {
             event = terminal_events.next() => match event {
@@ -203,11 +269,13 @@ async fn event_loop(
             files = listed_files(&mut files_task) => msgs.push(Msg::Files(files)),
             () = tokio::time::sleep_until(frame_due.into()), if dirty => {}
             () = sleep_until_some(arms_at) => dirty = true,
+            () = sleep_until_some(call_at) => {}
             () = next_signal(&mut sigterm) => return Ok(Exit::Signal(15)),
             () = next_signal(&mut sighup) => return Ok(Exit::Signal(1)),
         }
         app.now = Instant::now();
         let mut exit = false;
+        let mut switch = None;
         // Apply what arrived, then everything else already queued. Keys
         // are mapped one at a time: what a key means depends on what the
         // previous one opened.
@@ -232,8 +300,13 @@ async fn event_loop(
                         }
                         continue;
                     }
-                    exit |= perform(terminal, handle, action)?;
+                    match perform(terminal, handle, &mut app, action)? {
+                        Flow::Go => {}
+                        Flow::Quit => exit = true,
+                        Flow::Switch { dir, id } => switch = Some((dir, id)),
+                    }
                 }
+                *saved = app.saved_session();
             }
             if exit || budget == 0 {
                 break;
@@ -261,9 +334,18 @@ async fn event_loop(
                 break;
             }
         }
+        if let Some(signal) = app.attention.step(app.waiting_since(), app.now) {
+            term::write_sequence(terminal.backend_mut(), &attention::sequence(&signal))?;
+        }
         if exit {
             finish_turn(&app, handle).await;
             return Ok(Exit::Quit);
+        }
+        if let (Some((dir, id)), Some(relaunch)) = (switch, relaunch) {
+            app = switch_project(&app, handle, relaunch, &dir, &id).await?;
+            *saved = app.saved_session();
+            dirty = true;
+            continue;
         }
         match (app.turn_running(), ticker.is_some()) {
             (true, false) => {
@@ -277,8 +359,87 @@ async fn event_loop(
     }
 }
 
-/// Performs one action; true when the loop should end.
-fn perform(terminal: &mut Tui, handle: &AgentHandle, action: Action) -> std::io::Result<bool> {
+/// What the loop does after an action.
+enum Flow {
+    Go,
+    Quit,
+    Switch { dir: PathBuf, id: String },
+}
+
+/// Ends the agent (its session file is let go) and starts it again in
+/// `dir` under that directory's settings, resuming `id`, with this run's
+/// "never" answers. Where that fails, it starts again where it was, and
+/// says why. Returns the screen's state for the new agent.
+async fn switch_project(
+    app: &App,
+    handle: &mut AgentHandle,
+    relaunch: &Relaunch,
+    dir: &Path,
+    id: &str,
+) -> std::io::Result<App> {
+    let never: Vec<ToolKey> = app
+        .status
+        .grants
+        .iter()
+        .filter(|g| g.scope == GrantScope::Run)
+        .map(|g| g.tool.clone())
+        .collect();
+    let (old_dir, old_id) = (app.project_dir.clone(), app.saved_session());
+    let _ = handle
+        .inputs
+        .send(agent::Input::Command(agent::Command::Quit));
+    let _ = tokio::time::timeout(QUIT_GRACE, &mut handle.task).await;
+    if let Some(hub) = handle.mcp.take() {
+        hub.shutdown();
+    }
+    let (started, dir, problem) = match relaunch.launch(dir, Some(id), never.clone()).await {
+        Ok(started) => (started, dir.to_path_buf(), None),
+        Err(e) => {
+            let back = relaunch.launch(&old_dir, old_id.as_deref(), never).await;
+            match back {
+                Ok(started) => (started, old_dir, Some(e.to_string())),
+                Err(again) => {
+                    return Err(std::io::Error::other(format!(
+                        "{e}; starting again in {} failed too: {again}",
+                        old_dir.display()
+                    )));
+                }
+            }
+        }
+    };
+    let (new_handle, ui) = started;
+    let old = std::mem::replace(handle, new_handle);
+    drop(old);
+    let mut fresh = App::new(&project_name(&dir), Instant::now());
+    fresh.project_dir = dir;
+    fresh.history = app_history(app);
+    fresh.status.sandbox = handle.sandbox_badge;
+    fresh.mouse = app.mouse;
+    fresh.clipboard = app.clipboard.clone();
+    fresh.attention = Attention::new(ui.notify, app.attention.osc9_shown);
+    fresh.attention.focused = app.attention.focused;
+    if let Some(problem) = problem {
+        fresh.transcript.push(transcript::EntryKind::Error(format!(
+            "Could not switch the project: {problem}. mino started again where it was."
+        )));
+    }
+    Ok(fresh)
+}
+
+fn app_history(app: &App) -> app::PromptHistory {
+    app::PromptHistory {
+        entries: app.history.entries.clone(),
+        browsing: None,
+    }
+}
+
+/// Performs one action.
+fn perform(
+    terminal: &mut Tui,
+    handle: &AgentHandle,
+    app: &mut App,
+    action: Action,
+) -> std::io::Result<Flow> {
     match action {
         Action::Send(input) => {
             // A stopped agent is noticed by the loop when its events end.
@@ -290,12 +451,31 @@ fn perform(terminal: &mut Tui, handle: &AgentHandle, action: Action) -> std::io:
             let _ = reply.send(answer);
         }
         Action::Copy(text) => term::copy_to_clipboard(terminal.backend_mut(), &text)?,
+        Action::CopyToFile {
+            path,
+            text,
+            characters,
+        } => {
+            let line = match term::copy_to_file(&path, &text) {
+                Ok(()) => transcript::EntryKind::Notice(format!(
+                    "Your terminal does not take clipboard copies (OSC 52): the last answer ({characters} characters) is in {}.",
+                    path.display()
+                )),
+                Err(e) => transcript::EntryKind::Error(format!(
+                    "Could not write the last answer to {}: {e}",
+                    path.display()
+                )),
+            };
+            app.transcript.push(line);
+        }
+        Action::Mouse(on) => term::set_mouse(terminal.backend_mut(), on)?,
         Action::Redraw => terminal.clear()?,
         // Handled by the loop, which owns the listing task and the writer.
         Action::ListFiles | Action::KeepPrompt(_) => {}
-        Action::Quit => return Ok(true),
+        Action::Quit => return Ok(Flow::Quit),
+        Action::SwitchProject { dir, id } => return Ok(Flow::Switch { dir, id }),
     }
-    Ok(false)
+    Ok(Flow::Go)
 }
 
 /// Quitting during a turn interrupts it and waits (briefly) for it to end,

@@ -78,6 +78,10 @@ pub enum Msg {
     // The mode question.
     ConfirmMode(bool),
     // The terminal and the loop.
+    /// The terminal gained (true) or lost focus.
+    Focus(bool),
+    /// F2: take the mouse, or give it back to the terminal.
+    ToggleMouse,
     Resize,
     Redraw,
     Tick,
@@ -117,6 +121,19 @@ pub enum Action {
     ListFiles,
     /// Put this text on the clipboard (OSC 52).
     Copy(String),
+    /// Write this text to `path` (0600), where the terminal takes no OSC 52.
+    CopyToFile {
+        path: std::path::PathBuf,
+        text: String,
+        characters: usize,
+    },
+    /// Start the agent again in `dir`, resuming session `id` there.
+    SwitchProject {
+        dir: std::path::PathBuf,
+        id: String,
+    },
+    /// Take the mouse (true) or leave it to the terminal.
+    Mouse(bool),
     /// Clear the terminal and draw everything again.
     Redraw,
     Quit,

@@ -8,7 +8,10 @@ use std::io::{self, Stdout, Write};
 use std::sync::Once;
 
 use crossterm::cursor::Show;
-use crossterm::event::{DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste};
+use crossterm::event::{
+    DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
+    EnableFocusChange,
+};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -25,8 +28,9 @@ pub struct TerminalGuard {
 
 static PANIC_HOOK: Once = Once::new();
 
-/// Puts the terminal into full-screen mode.
-pub fn enter() -> io::Result<TerminalGuard> {
+/// Puts the terminal into full-screen mode; `mouse` takes the mouse's
+/// buttons and wheel.
+pub fn enter(mouse: bool) -> io::Result<TerminalGuard> {
     PANIC_HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
@@ -35,9 +39,14 @@ pub fn enter() -> io::Result<TerminalGuard> {
         }));
     });
     enable_raw_mode()?;
-    let setup = execute!(io::stdout(), EnterAlternateScreen, EnableBracketedPaste)
-        .and_then(|()| enable_wheel(&mut io::stdout()))
-        .and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
+    let setup = execute!(
+        io::stdout(),
+        EnterAlternateScreen,
+        EnableBracketedPaste,
+        EnableFocusChange
+    )
+    .and_then(|()| set_mouse(&mut io::stdout(), mouse))
+    .and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
     match setup {
         Ok(terminal) => Ok(TerminalGuard { terminal }),
         Err(e) => {
@@ -50,8 +59,19 @@ pub fn enter() -> io::Result<TerminalGuard> {
 /// Mouse reports for buttons and the wheel only (SGR encoding). Unlike
 /// crossterm's `EnableMouseCapture` this asks for no motion events, so
 /// moving the mouse does not wake the loop.
-fn enable_wheel(out: &mut impl Write) -> io::Result<()> {
-    out.write_all(b"\x1b[?1000h\x1b[?1006h")?;
+/// Off, the terminal gets the mouse back (its own selection works).
+pub fn set_mouse(out: &mut impl Write, on: bool) -> io::Result<()> {
+    if on {
+        out.write_all(b"\x1b[?1000h\x1b[?1006h")?;
+    } else {
+        out.write_all(b"\x1b[?1000l\x1b[?1006l")?;
+    }
+    out.flush()
+}
+
+/// Writes escape sequences (the title, the bell) as they are.
+pub fn write_sequence(out: &mut impl Write, sequence: &str) -> io::Result<()> {
+    out.write_all(sequence.as_bytes())?;
     out.flush()
 }
 
@@ -63,6 +83,7 @@ pub fn restore() {
     let _ = execute!(
         out,
         DisableBracketedPaste,
+        DisableFocusChange,
         DisableMouseCapture,
         LeaveAlternateScreen,
         Show
@@ -74,6 +95,22 @@ impl Drop for TerminalGuard {
     fn drop(&mut self) {
         restore();
     }
+}
+
+/// Writes `text` to `path`, created or replaced, 0600, never through a
+/// link.
+pub fn copy_to_file(path: &std::path::Path, text: &str) -> io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(path)?;
+    file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    file.write_all(text.as_bytes())?;
+    file.sync_data()
 }
 
 /// Writes `text` to the clipboard with OSC 52.

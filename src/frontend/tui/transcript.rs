@@ -291,8 +291,7 @@ impl Transcript {
         let found = self.entries[start..end]
             .iter()
             .rposition(is_tool)
-            .map(|i| i + start)
-            .or_else(|| self.entries.iter().rposition(is_tool));
+            .map(|i| i + start);
         let Some(i) = found else { return false };
         self.edit(i, |kind| {
             if let EntryKind::Tool(tool) = kind {

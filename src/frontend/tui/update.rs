@@ -26,6 +26,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             | Msg::Tick
             | Msg::Resize
             | Msg::Redraw
+            | Msg::Focus(_)
     ) {
         app.quit_armed = false;
     }
@@ -37,7 +38,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
     }
     // Armed or not is judged before this key counts as the last one.
     let armed = app.question_armed();
-    if !matches!(msg, Msg::Agent(_) | Msg::Files(_) | Msg::Tick | Msg::Resize) {
+    if !matches!(
+        msg,
+        Msg::Agent(_) | Msg::Files(_) | Msg::Tick | Msg::Resize | Msg::Focus(_)
+    ) {
         app.last_key = Some(app.now);
         if armed {
             app.latch_arming();
@@ -84,6 +88,19 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             Vec::new()
         }
         Msg::Resize => Vec::new(),
+        Msg::Focus(focused) => {
+            app.attention.focused = focused;
+            Vec::new()
+        }
+        Msg::ToggleMouse => {
+            app.mouse = !app.mouse;
+            app.transcript.push(EntryKind::Notice(if app.mouse {
+                "Mouse on: the wheel scrolls the chat (Shift+drag selects). F2 gives the mouse to your terminal.".into()
+            } else {
+                "Mouse off: your terminal selects and copies text as usual; PageUp/PageDown scroll. F2 takes the mouse back.".into()
+            }));
+            vec![Action::Mouse(app.mouse)]
+        }
         Msg::Redraw => vec![Action::Redraw],
         Msg::Quit => quit(app),
         Msg::Interrupt => interrupt(app),
@@ -336,7 +353,7 @@ pub fn mode_picker(current: Mode) -> Picker {
             detail: match mode {
                 Mode::Manual => "asks before every write, command, fetch and MCP call",
                 Mode::AcceptEdits => "edits project files without asking; commands still ask",
-                Mode::Auto => "also runs commands the shell gate finds safe",
+                Mode::Auto => "edits without asking; runs only commands the shell gate proves read-only (trusted executables); others ask",
                 Mode::Bypass => "runs every call without asking",
             }
             .to_string(),
@@ -368,6 +385,16 @@ fn picker_select(app: &mut App) -> Vec<Action> {
             Command::Resume(Some(item.value.clone())),
             format!("/resume {}", item.value),
         ),
+        PickerKind::Project { id, dir } => {
+            if item.value == "switch" {
+                app.transcript.push(EntryKind::Notice(format!(
+                    "Switching to {} for session {id}…",
+                    dir.display()
+                )));
+                return vec![Action::SwitchProject { dir, id }];
+            }
+            return vec![Action::Send(Input::ResumeHere(id))];
+        }
         PickerKind::Grant => match item.value.parse::<usize>() {
             Ok(n) => (Command::Permissions(Some(n)), format!("/permissions {n}")),
             Err(_) => return Vec::new(),
@@ -393,7 +420,7 @@ fn chat(app: &mut App, msg: Msg) {
             let (first, end) = app.layout.chat_entries.get();
             if !transcript.toggle_expand(first..end) {
                 transcript.push(EntryKind::Notice(
-                    "There is no tool result to expand.".into(),
+                    "No tool result on screen to expand: scroll to one, then Ctrl+O.".into(),
                 ));
             }
         }

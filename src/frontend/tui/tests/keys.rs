@@ -461,18 +461,21 @@ fn resume_without_an_id_opens_a_session_picker() {
     let mut app = app();
     type_text(&mut app, "/resume");
     let actions = press(&mut app, key(KeyCode::Enter));
-    assert_eq!(sent(&actions), vec![Input::Command(Command::Sessions)]);
+    assert_eq!(sent(&actions), vec![Input::Command(Command::Resume(None))]);
     agent(
         &mut app,
-        AgentEvent::Sessions(vec![
-            summary(
-                "aaaaaaaabbbbbbbbccccccccdddddddd",
-                1_798_243_380,
-                "Summarize notes.md",
-                2048,
-            ),
-            summary(SESSION, 1_798_243_400, "Fix the typo", 512),
-        ]),
+        AgentEvent::Sessions {
+            all: false,
+            list: vec![
+                summary(
+                    "aaaaaaaabbbbbbbbccccccccdddddddd",
+                    1_798_243_380,
+                    "Summarize notes.md",
+                    2048,
+                ),
+                summary(SESSION, 1_798_243_400, "Fix the typo", 512),
+            ],
+        },
     );
     assert_eq!(app.layer(), Layer::Picker);
     assert_snapshot_picker(&app);
@@ -485,9 +488,15 @@ fn resume_without_an_id_opens_a_session_picker() {
     // `/sessions` lists them in the chat instead.
     type_text(&mut app, "/sessions");
     press(&mut app, key(KeyCode::Enter));
-    agent(&mut app, AgentEvent::Sessions(Vec::new()));
+    agent(
+        &mut app,
+        AgentEvent::Sessions {
+            list: Vec::new(),
+            all: false,
+        },
+    );
     assert_eq!(app.layer(), Layer::Input);
-    assert!(shot(&app, 80, 20).contains("No saved sessions."));
+    assert!(shot(&app, 80, 20).contains("No saved sessions in this project"));
 }
 
 fn assert_snapshot_picker(app: &App) {

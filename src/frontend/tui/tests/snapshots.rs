@@ -332,3 +332,85 @@ fn too_small_terminal() {
     // It recovers: a larger size draws everything again.
     assert!(shot(&app, 60, 12).contains("Permission mode: manual"));
 }
+/// A finished call of `tool` with `output`, drawn.
+fn finished(tool: &str, args: &str, output: &str) -> App {
+    let mut app = app();
+    agent(
+        &mut app,
+        AgentEvent::ToolCall {
+            call_id: "c1".into(),
+            tool: tool.into(),
+            arguments: args.into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::ToolResult {
+            call_id: "c1".into(),
+            tool: tool.into(),
+            status: ResultStatus::Completed,
+            output: output.into(),
+        },
+    );
+    app
+}
+
+#[test]
+fn counts_match_the_file() {
+    // read_file's heading is not one of the file's 17 lines.
+    let mut output = String::from("notes.md: lines 1-17 of 17\n");
+    for n in 1..=17 {
+        output.push_str(&format!("{n:>6}\tline {n}\n"));
+    }
+    let screen = shot(
+        &finished("read_file", r#"{"path":"notes.md"}"#, &output),
+        100,
+        20,
+    );
+    assert!(
+        screen.contains("read_file notes.md  (17 lines)"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("… 14 more lines (Ctrl+O to expand)"),
+        "{screen}"
+    );
+    // One line folded away is one more line.
+    let screen = shot(
+        &finished("bash", r#"{"command":"seq 5"}"#, "1\n2\n3\n4\n5\n"),
+        100,
+        20,
+    );
+    assert!(screen.contains("(5 lines)"), "{screen}");
+    assert!(
+        screen.contains("… 1 more line (Ctrl+O to expand)"),
+        "{screen}"
+    );
+}
+
+#[test]
+fn the_status_bar_shows_the_running_command() {
+    let mut app = app();
+    start_turn(&mut app, "test it", 2);
+    agent(
+        &mut app,
+        AgentEvent::ToolCall {
+            call_id: "c1".into(),
+            tool: "bash".into(),
+            arguments: r#"{"command":"cargo test --workspace --all-features -- --nocapture the_long_name"}"#.into(),
+        },
+    );
+    agent(
+        &mut app,
+        AgentEvent::ToolRunning {
+            call_id: "c1".into(),
+            tool: "bash".into(),
+        },
+    );
+    let last = shot(&app, 120, 10).lines().last().unwrap_or("").to_string();
+    assert!(
+        last.contains("running bash: cargo test --workspace"),
+        "{last}"
+    );
+    assert!(last.contains('…'), "shortened: {last}");
+}

@@ -150,6 +150,28 @@ fn gutter(
         .collect()
 }
 
+/// What a result holds, counted as the file counts it: a read file's
+/// numbered lines (its heading line is not one of the file's), else the
+/// output's lines.
+fn count_of(tool: &ToolEntry) -> String {
+    use crate::frontend::text::plural;
+    if tool.tool == "read_file" {
+        let numbered = tool
+            .output
+            .split('\n')
+            .filter(|line| {
+                let (number, _) = line.split_once('\t').unwrap_or(("", ""));
+                let number = number.trim_start();
+                !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit())
+            })
+            .count();
+        if numbered > 0 {
+            return plural(numbered, "line");
+        }
+    }
+    plural(tool.output_lines, "line")
+}
+
 fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
     let (icon, icon_style) = match tool.state {
         ToolState::Running => ("…", theme::dim()),
@@ -168,7 +190,7 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
         ToolState::Running => None,
         // A count only where lines are folded away; a short result shows whole.
         ToolState::Done(ResultStatus::Completed) if tool.output_lines <= COLLAPSED_LINES => None,
-        ToolState::Done(ResultStatus::Completed) => Some(format!("({} lines)", tool.output_lines)),
+        ToolState::Done(ResultStatus::Completed) => Some(format!("({})", count_of(tool))),
         ToolState::Done(status) => Some(format!("({})", status.as_str().replace('_', " "))),
     };
     if let Some(word) = status_word {
@@ -228,7 +250,10 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
     let hidden_lines = tool.output_lines.saturating_sub(shown.len());
     let footer = if !tool.expanded && (hidden_lines > 0 || rows_cut || long_line) {
         Some(if hidden_lines > 0 {
-            format!("… {hidden_lines} more lines (Ctrl+O to expand)")
+            format!(
+                "… {} (Ctrl+O to expand)",
+                crate::frontend::text::plural(hidden_lines, "more line")
+            )
         } else {
             "… (Ctrl+O to expand)".to_string()
         })

@@ -52,6 +52,10 @@ const KEYS: [(&str, &[(&str, &str)]); 4] = [
             ),
             ("Ctrl+L", "redraw the screen"),
             (
+                "F2",
+                "give the mouse to the terminal (its own selection) or take it back",
+            ),
+            (
                 "Shift+drag",
                 "select text (the mouse wheel scrolls the chat)",
             ),
