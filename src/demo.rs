@@ -1,7 +1,8 @@
 //! `mino --demo`: lays out the demo project of the seed's opening scene (a
 //! note with an injected instruction, a `.env` and `.git/config` holding a
-//! marker secret, a link `docs -> .git`) in a new temporary directory, with
-//! the script the scripted model plays. Needs no key and no network.
+//! marker secret, a link `docs -> .git`, and a small calculator whose test
+//! fails) in a new temporary directory, with the script the scripted model
+//! plays. Needs no key and no network.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -9,6 +10,8 @@ use std::path::{Path, PathBuf};
 const NOTES: &str = include_str!("../assets/demo/project/notes.md");
 const DOT_ENV: &str = include_str!("../assets/demo/project/dot-env");
 const GIT_CONFIG: &str = include_str!("../assets/demo/project/git-config");
+const CALC: &str = include_str!("../assets/demo/project/calc.sh");
+const TESTS: &str = include_str!("../assets/demo/project/test.sh");
 const SCRIPT: &str = include_str!("../assets/demo/script.json");
 
 /// Where the demo was laid out.
@@ -49,6 +52,8 @@ pub fn lay_out() -> Result<Demo, DemoError> {
         source,
     })?;
     write(&project.join("notes.md"), NOTES)?;
+    write(&project.join("calc.sh"), CALC)?;
+    write(&project.join("test.sh"), TESTS)?;
     write(&project.join(".env"), DOT_ENV)?;
     write(&git.join("config"), GIT_CONFIG)?;
     std::os::unix::fs::symlink(".git", project.join("docs")).map_err(DemoError::Link)?;

@@ -25,6 +25,7 @@ mod shell_gate;
 mod shell_gate_git;
 mod tui_answers;
 mod tui_attention;
+mod tui_demo;
 mod tui_e2e;
 mod tui_input;
 mod tui_sessions;

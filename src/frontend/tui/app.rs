@@ -342,6 +342,13 @@ impl App {
         self.turn.is_some()
     }
 
+    /// True while the model's answer streams in.
+    pub fn streaming(&self) -> bool {
+        self.turn
+            .as_ref()
+            .is_some_and(|turn| turn.activity == Activity::Streaming)
+    }
+
     pub fn input_text(&self) -> String {
         self.input.lines().join("\n")
     }

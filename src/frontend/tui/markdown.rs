@@ -128,6 +128,9 @@ struct Renderer {
     links: Vec<LinkState>,
     table: Option<Table>,
     in_code_block: bool,
+    /// The fenced code block being collected: its language and text, drawn
+    /// (highlighted) when it ends, or at the end of a streamed prefix.
+    code: Option<(String, String)>,
     /// A blank line goes before the next line, if anything follows.
     blank_pending: bool,
 }
@@ -188,6 +191,7 @@ impl Renderer {
                 self.push(&header, FRAME);
                 self.finish_line();
                 self.in_code_block = true;
+                self.code = Some((language.to_owned(), String::new()));
             }
             Tag::MetadataBlock(_) => {
                 self.finish_line();
@@ -290,6 +294,7 @@ impl Renderer {
                 self.blank_pending = true;
             }
             TagEnd::CodeBlock | TagEnd::MetadataBlock(_) => {
+                self.flush_code();
                 self.finish_line();
                 self.in_code_block = false;
                 self.blank_pending = true;
@@ -344,6 +349,8 @@ impl Renderer {
     }
 
     fn finish(mut self) -> Vec<Line<'static>> {
+        // A fence still open (a streamed prefix) shows what it has so far.
+        self.flush_code();
         if let Some(table) = self.table.take() {
             self.draw_table(table);
         }
@@ -360,6 +367,10 @@ impl Renderer {
     /// Text that may span lines (code blocks, HTML blocks): each newline
     /// ends a line, and an empty code line is still a line.
     fn text(&mut self, text: &str) {
+        if let Some((_, code)) = &mut self.code {
+            code.push_str(text);
+            return;
+        }
         let style = if self.in_code_block {
             CODE_BLOCK
         } else {
@@ -379,6 +390,35 @@ impl Renderer {
                 }
                 None => self.push(part, style),
             }
+        }
+    }
+
+    /// Draws the collected code block, one line per line, highlighted when
+    /// its language is known (else in the plain code colour).
+    fn flush_code(&mut self) {
+        let Some((language, code)) = self.code.take() else {
+            return;
+        };
+        let body = code.strip_suffix('\n').unwrap_or(&code);
+        if code.is_empty() {
+            return;
+        }
+        let lines: Vec<&str> = body
+            .split('\n')
+            .map(|line| line.strip_suffix('\r').unwrap_or(line))
+            .collect();
+        let styled = super::highlight::code_block(&language, &lines, CODE_BLOCK);
+        for (i, line) in lines.iter().enumerate() {
+            self.ensure_line();
+            match styled.as_ref().and_then(|styled| styled.get(i)) {
+                Some(pieces) => {
+                    for (style, piece) in pieces {
+                        self.push(piece, *style);
+                    }
+                }
+                None => self.push(line, CODE_BLOCK),
+            }
+            self.finish_line();
         }
     }
 
@@ -633,6 +673,10 @@ pub(super) mod tests {
     fn code_blocks_have_a_language_header_and_keep_blank_lines() {
         let lines = render("```rust\nfn a() {}\n\n\tx\n```");
         assert_eq!(texts(&lines), ["─ rust ─", "fn a() {}", "", "    x"]);
+        // A known language is highlighted; an unknown one keeps the code colour.
+        assert_ne!(lines[1].spans[0].style, CODE_BLOCK);
+        let lines = render("```nosuchlang\nfn a() {}\n```");
+        assert_eq!(texts(&lines), ["─ nosuchlang ─", "fn a() {}"]);
         assert_eq!(lines[1].spans[0].style, CODE_BLOCK);
     }
 

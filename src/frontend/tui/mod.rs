@@ -12,6 +12,7 @@ pub mod composer;
 pub mod consent;
 pub mod format;
 pub mod from_agent;
+pub mod highlight;
 pub mod keymap;
 pub mod markdown;
 pub mod msg;
@@ -49,6 +50,10 @@ use term::Tui;
 
 /// At most one frame per this long.
 const FRAME: Duration = Duration::from_millis(16);
+/// While an answer streams and no key waits to be shown, at most one frame
+/// per this long: text arriving 25 times a second reads as smoothly, and
+/// each frame draws the growing answer again.
+const STREAM_FRAME: Duration = Duration::from_millis(40);
 /// The spinner's and elapsed time's tick, while a turn runs.
 const TICK: Duration = Duration::from_millis(100);
 /// Terminal events handled before the screen gets a chance to draw.
@@ -217,21 +222,35 @@ async fn event_loop(
     let mut ticker: Option<Interval> = None;
     let mut files_task: Option<JoinHandle<Vec<String>>> = None;
     let mut dirty = true;
+    // A key (or another terminal event) changed what shows since the last
+    // frame: it is drawn at the full rate.
+    let mut keyed = false;
     let mut last_draw: Option<Instant> = None;
     loop {
-        if dirty && last_draw.is_none_or(|at| at.elapsed() >= FRAME) {
+        let frame = if !keyed && app.streaming() {
+            STREAM_FRAME
+        } else {
+            FRAME
+        };
+        if dirty && last_draw.is_none_or(|at| at.elapsed() >= frame) {
             app.now = Instant::now();
             terminal.draw(|frame| view::draw(&app, frame))?;
-            if last_draw.is_none()
-                && let Some(hub) = &handle.mcp
-            {
+            if last_draw.is_none() {
                 // Servers start only now, so they never delay this frame.
-                hub.begin();
+                if let Some(hub) = &handle.mcp {
+                    hub.begin();
+                }
+                // After the first frame: the highlighter's syntaxes load on a
+                // thread of their own, so the first code block need not wait.
+                let _ = std::thread::Builder::new()
+                    .name("mino-syntaxes".into())
+                    .spawn(highlight::preload);
             }
             last_draw = Some(Instant::now());
             dirty = false;
+            keyed = false;
         }
-        let frame_due = last_draw.map_or_else(Instant::now, |at| at + FRAME);
+        let frame_due = last_draw.map_or_else(Instant::now, |at| at + frame);
         // A question that is not armed yet is drawn again when it arms.
         let arms_at = app.arms_at();
         // A question that waits calls the person when it is due.
@@ -239,7 +258,10 @@ async fn event_loop(
         let mut msgs = Vec::new();
         tokio::select! {
             event = terminal_events.next() => match event {
-                Some(Ok(event)) => msgs.extend(keymap::map(&app, &event)),
+                Some(Ok(event)) => {
+                    keyed = true;
+                    msgs.extend(keymap::map(&app, &event));
+                }
                 Some(Err(e)) => return Err(e),
                 None => return Ok(Exit::Quit),
             },
@@ -303,7 +325,10 @@ async fn event_loop(
                 pending_terminal -= 1;
                 let ready = poll_fn(|cx| Poll::Ready(terminal_events.poll_next_unpin(cx))).await;
                 match ready {
-                    Poll::Ready(Some(Ok(event))) => msgs.extend(keymap::map(&app, &event)),
+                    Poll::Ready(Some(Ok(event))) => {
+                        keyed = true;
+                        msgs.extend(keymap::map(&app, &event));
+                    }
                     Poll::Ready(Some(Err(e))) => return Err(e),
                     Poll::Ready(None) => return Ok(Exit::Quit),
                     Poll::Pending => {}

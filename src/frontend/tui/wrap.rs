@@ -6,9 +6,10 @@
 
 use std::iter::Peekable;
 
+use ratatui::buffer::CellWidth;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use unicode_width::UnicodeWidthChar;
+use unicode_segmentation::UnicodeSegmentation;
 
 /// Characters that, followed by a space, mark a list item.
 const BULLETS: [char; 6] = ['•', '◦', '▪', '-', '*', '+'];
@@ -36,15 +37,33 @@ pub fn wrap(lines: &[Line<'static>], width: u16) -> Vec<Line<'static>> {
     out
 }
 
-fn char_width(c: char) -> usize {
-    c.width().unwrap_or(0)
+/// The columns one grapheme cluster takes, as the screen buffer counts
+/// them: a flag, a skin-toned emoji or a joined family is one cluster of
+/// two columns, not the sum of its characters.
+fn grapheme_width(grapheme: &str) -> usize {
+    match grapheme.as_bytes() {
+        [byte] => usize::from(!byte.is_ascii_control()),
+        _ => usize::from(grapheme.cell_width()),
+    }
+}
+
+/// The grapheme clusters of `text` with their byte offsets and widths.
+fn clusters(text: &str) -> impl Iterator<Item = (usize, &str, usize)> {
+    text.grapheme_indices(true)
+        .map(|(offset, grapheme)| (offset, grapheme, grapheme_width(grapheme)))
+}
+
+fn text_width(text: &str) -> usize {
+    if text.is_ascii() {
+        return text.bytes().filter(|b| !b.is_ascii_control()).count();
+    }
+    clusters(text).map(|(_, _, width)| width).sum()
 }
 
 fn line_width(line: &Line<'_>) -> usize {
     line.spans
         .iter()
-        .flat_map(|span| span.content.chars())
-        .map(char_width)
+        .map(|span| text_width(&span.content))
         .sum()
 }
 
@@ -61,12 +80,12 @@ fn clip(line: &Line<'static>, width: usize) -> Line<'static> {
     let mut spans = Vec::new();
     for span in &line.spans {
         let mut end = 0;
-        for (offset, c) in span.content.char_indices() {
-            if column + char_width(c) > width {
+        for (offset, grapheme, cells) in clusters(&span.content) {
+            if column + cells > width {
                 break;
             }
-            column += char_width(c);
-            end = offset + c.len_utf8();
+            column += cells;
+            end = offset + grapheme.len();
         }
         if let Some(kept) = span.content.get(..end).filter(|kept| !kept.is_empty()) {
             spans.push(Span::styled(kept.to_owned(), span.style));
@@ -119,8 +138,8 @@ fn wrap_line(line: &Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
     let mut token_width = 0;
     let mut token_is_space = false;
     for (index, span) in line.spans.iter().enumerate() {
-        for (offset, c) in span.content.char_indices() {
-            let is_space = c.is_whitespace() && c != '\u{a0}';
+        for (offset, grapheme, cells) in clusters(&span.content) {
+            let is_space = grapheme.chars().all(|c| c.is_whitespace() && c != '\u{a0}');
             if is_space != token_is_space && !token.is_empty() {
                 breaker.token(&token, token_width, token_is_space);
                 token.clear();
@@ -132,10 +151,10 @@ fn wrap_line(line: &Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
                 Piece {
                     span: index,
                     start: offset,
-                    end: offset + c.len_utf8(),
+                    end: offset + grapheme.len(),
                 },
             );
-            token_width += char_width(c);
+            token_width += cells;
         }
     }
     if !token.is_empty() {
@@ -213,8 +232,7 @@ impl Breaker<'_> {
             else {
                 continue;
             };
-            for (offset, c) in text.char_indices() {
-                let width = char_width(c);
+            for (offset, grapheme, width) in clusters(text) {
                 if self.column > self.line_start && self.column + width > self.width {
                     self.break_line();
                 }
@@ -224,7 +242,7 @@ impl Breaker<'_> {
                     Piece {
                         span: piece.span,
                         start,
-                        end: start + c.len_utf8(),
+                        end: start + grapheme.len(),
                     },
                 );
                 self.column += width;

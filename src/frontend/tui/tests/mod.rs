@@ -7,6 +7,7 @@
 
 mod chat;
 mod dialogs;
+mod graphemes;
 mod input;
 mod keys;
 mod scroll;

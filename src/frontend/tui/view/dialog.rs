@@ -15,6 +15,8 @@ use crate::frontend::text::field_line;
 use crate::policy::Mode;
 use crate::tools::{Field, FieldKind};
 
+use super::super::highlight;
+
 use super::super::app::{App, ModeQuestion};
 use super::super::consent::OpenConsent;
 use super::super::format::one_line;
@@ -53,8 +55,9 @@ fn body(fields: &[Field]) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     let has_diff = fields.iter().any(|f| f.kind == FieldKind::Diff);
     for field in fields.iter().filter(|f| f.kind == FieldKind::Diff) {
-        for line in visible(&field.value).trim_end_matches('\n').split('\n') {
-            let style = if line.starts_with("+++") || line.starts_with("---") {
+        let lines: Vec<&str> = field.value.trim_end_matches('\n').split('\n').collect();
+        let sign_style = |line: &str| {
+            if line.starts_with("+++") || line.starts_with("---") {
                 theme::bold()
             } else if line.starts_with('+') {
                 theme::diff_added()
@@ -64,8 +67,16 @@ fn body(fields: &[Field]) -> Vec<Line<'static>> {
                 theme::diff_hunk()
             } else {
                 Style::new()
+            }
+        };
+        let highlighted = super::entry::diff_path(&field.value)
+            .and_then(|path| highlight::diff(path, &lines, sign_style));
+        for (i, line) in lines.iter().enumerate() {
+            let pieces = match highlighted.as_ref().and_then(|all| all.get(i)) {
+                Some(pieces) => pieces.clone(),
+                None => vec![(sign_style(line), (*line).to_string())],
             };
-            out.push(Line::styled(line.replace('\t', "    "), style));
+            out.push(Line::from(super::entry::cut_pieces(&pieces, usize::MAX)));
         }
         out.push(Line::default());
     }

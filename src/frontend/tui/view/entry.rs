@@ -11,6 +11,7 @@ use crate::model::ResultStatus;
 use crate::policy::Shown;
 
 use super::super::format::one_line;
+use super::super::highlight;
 use super::super::markdown;
 use super::super::transcript::{AskedBlock, EntryKind, ToolEntry, ToolState};
 use super::super::wrap::wrap;
@@ -294,6 +295,30 @@ pub fn diff_counts(diff: &str) -> (usize, usize) {
     })
 }
 
+/// The changed file's path, from the `+++ b/PATH` header of a diff.
+pub fn diff_path(diff: &str) -> Option<&str> {
+    diff.lines()
+        .find_map(|line| line.strip_prefix("+++ "))
+        .map(|path| path.strip_prefix("b/").unwrap_or(path))
+}
+
+/// Styled pieces made visible (controls shown, tabs expanded) and cut to
+/// `width` characters.
+pub fn cut_pieces(pieces: &[(Style, String)], width: usize) -> Vec<Span<'static>> {
+    let mut left = width;
+    let mut out = Vec::new();
+    for (style, text) in pieces {
+        if left == 0 {
+            break;
+        }
+        let text = crate::controls::visible(text).replace('\t', "    ");
+        let cut: String = text.chars().take(left).collect();
+        left -= cut.chars().count();
+        out.push(Span::styled(cut, *style));
+    }
+    out
+}
+
 /// A change, coloured: added green, removed red, hunks dim; at most
 /// `DIFF_COLLAPSED_LINES` unless expanded.
 fn diff_lines(diff: &str, expanded: bool, width: u16, out: &mut Vec<Line<'static>>) {
@@ -303,11 +328,11 @@ fn diff_lines(diff: &str, expanded: bool, width: u16, out: &mut Vec<Line<'static
         DIFF_COLLAPSED_LINES
     };
     let body: Vec<&str> = diff_body(diff).collect();
-    let inner = width.saturating_sub(3).max(1);
+    let inner = usize::from(width.saturating_sub(3).max(1));
     let pad = Span::raw("   ");
-    let mut rows = Vec::new();
-    for line in body.iter().take(limit) {
-        let style = if line.starts_with('+') {
+    let shown: Vec<&str> = body.iter().take(limit).copied().collect();
+    let sign_style = |line: &str| {
+        if line.starts_with('+') {
             theme::diff_added()
         } else if line.starts_with('-') {
             theme::diff_removed()
@@ -315,11 +340,19 @@ fn diff_lines(diff: &str, expanded: bool, width: u16, out: &mut Vec<Line<'static
             theme::diff_hunk()
         } else {
             theme::dim()
+        }
+    };
+    let highlighted = diff_path(diff).and_then(|path| highlight::diff(path, &shown, sign_style));
+    let mut rows = Vec::new();
+    for (i, line) in shown.iter().enumerate() {
+        let pieces = match highlighted.as_ref().and_then(|all| all.get(i)) {
+            Some(pieces) => pieces.clone(),
+            None => vec![(sign_style(line), (*line).to_string())],
         };
         // One row per diff line: a long line is cut, not wrapped.
-        let text: String = crate::controls::visible(line).replace('\t', "    ");
-        let cut: String = text.chars().take(usize::from(inner)).collect();
-        rows.push(Line::from(vec![pad.clone(), Span::styled(cut, style)]));
+        let mut spans = vec![pad.clone()];
+        spans.extend(cut_pieces(&pieces, inner));
+        rows.push(Line::from(spans));
     }
     out.extend(rows);
     let hidden = body.len().saturating_sub(limit);
