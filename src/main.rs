@@ -411,6 +411,8 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         can_ask,
         resume: cli.resume.as_deref(),
         editor: None,
+        // The full screen starts the servers once its first frame is drawn.
+        defer_mcp: full_screen,
         never: Vec::new(),
     })
     .await?;

@@ -204,6 +204,8 @@ pub struct Launch<'a> {
     pub resume: Option<&'a str>,
     /// The editor driving this agent (ACP), whose buffers file tools use.
     pub editor: crate::tools::editor::Editor,
+    /// MCP servers wait for `McpHub::begin` (the full screen's first frame).
+    pub defer_mcp: bool,
     /// Tools this run has refused already ("never" holds for every session
     /// of the run, in every project it moves to).
     pub never: Vec<ToolKey>,
@@ -254,6 +256,8 @@ impl Relaunch {
             can_ask: self.can_ask,
             resume,
             editor: None,
+            // The full screen has drawn already: the servers start at once.
+            defer_mcp: false,
             never,
         })
         .await?;
@@ -270,6 +274,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         can_ask,
         resume,
         editor,
+        defer_mcp,
         never,
     } = launch;
     let project = Project::new(project_dir).map_err(|source| AgentError::Project {
@@ -300,7 +305,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     if let Some(warning) = missing_key(settings, &config) {
         let _ = events_tx.send(AgentEvent::Warning(warning));
     }
-    let mcp = start_mcp(settings, &tool_cx, &events_tx);
+    let mcp = start_mcp(settings, &tool_cx, &events_tx, defer_mcp);
     let mut tools = registry(settings);
     if crate::tools::skill_view::discover_with(&tool_cx.project, &tool_cx.protected).is_empty() {
         tools = tools.without(crate::tools::skill_view::NAME);
@@ -360,6 +365,7 @@ fn start_mcp(
     settings: &Settings,
     tool_cx: &ToolContext,
     events: &mpsc::UnboundedSender<AgentEvent>,
+    deferred: bool,
 ) -> Option<McpHub> {
     if settings.mcp_servers.is_empty() {
         return None;
@@ -372,6 +378,7 @@ fn start_mcp(
             hidden_env: vec![settings.model.api_key_env.clone()],
             output_limit: settings.limits.bash_output_bytes,
             guard: tool_cx.bash_guard.clone(),
+            deferred,
         },
         notices,
     );

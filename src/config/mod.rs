@@ -143,6 +143,18 @@ impl Settings {
         }
         apply_cli(&mut settings, cli)?;
         settings.mino_home = Some(home.root().to_path_buf());
+        // A tool server given a path inside the home (sessions, the log,
+        // settings) is never sent it.
+        let mut absolute = vec![home.root().to_string_lossy().into_owned()];
+        if let Ok(canonical) = std::fs::canonicalize(home.root()) {
+            absolute.push(canonical.to_string_lossy().into_owned());
+        }
+        if let Some(dirs) = directories::BaseDirs::new()
+            && let Ok(rest) = home.root().strip_prefix(dirs.home_dir())
+        {
+            absolute.push(format!("~/{}", rest.to_string_lossy()));
+        }
+        settings.protected = settings.protected.with_mino_home_absolute(&absolute);
         if let Some(relative) = home_inside(home.root(), project_dir) {
             settings.protected = settings.protected.with_mino_home(&relative);
         }

@@ -107,6 +107,8 @@ struct Inner {
     namer: Mutex<Namer>,
     notices: mpsc::UnboundedSender<McpNotice>,
     output_limit: usize,
+    /// `true` once the servers may start (see `HubConfig::deferred`).
+    go: tokio::sync::watch::Sender<bool>,
 }
 
 impl Drop for Inner {
@@ -133,6 +135,9 @@ pub struct HubConfig<'a> {
     pub output_limit: usize,
     /// mino's own binary: every stdio server runs under its guard.
     pub guard: Option<PathBuf>,
+    /// Hold the servers back until `begin` (the full screen calls it once
+    /// its first frame is drawn, so starting them never delays it).
+    pub deferred: bool,
 }
 
 /// Every credential the servers' settings hold, as (name, value): literal
@@ -235,6 +240,7 @@ impl McpHub {
                 namer: Mutex::new(Namer::default()),
                 notices,
                 output_limit: config.output_limit,
+                go: tokio::sync::watch::Sender::new(!config.deferred),
             }),
         };
         if hub.inner.servers.is_empty() {
@@ -255,6 +261,7 @@ impl McpHub {
             )]));
             hidden.extend(referenced.iter().filter(|v| !own.contains(v)).cloned());
             tokio::spawn(run_server(
+                hub.inner.go.subscribe(),
                 Arc::downgrade(&hub.inner),
                 server.clone(),
                 config.project_dir.to_path_buf(),
@@ -264,6 +271,12 @@ impl McpHub {
             ));
         }
         hub
+    }
+
+    /// Lets servers held back by `HubConfig::deferred` start (no effect
+    /// when they were not, or on a second call).
+    pub fn begin(&self) {
+        self.inner.go.send_replace(true);
     }
 
     /// Every server as `/mcp` shows it.
@@ -390,6 +403,7 @@ impl ToolSource for McpHub {
 
 /// Starts one server, then watches it until it ends.
 async fn run_server(
+    mut go: tokio::sync::watch::Receiver<bool>,
     hub: std::sync::Weak<Inner>,
     server: Arc<Server>,
     project_dir: PathBuf,
@@ -404,6 +418,10 @@ async fn run_server(
         secrets: &secrets,
         guard: guard.as_deref(),
     };
+    // The hub gone before `begin`: nothing to start.
+    if go.wait_for(|go| *go).await.is_err() {
+        return;
+    }
     let started = start(&server.config, cx).await;
     let Some(inner) = hub.upgrade() else {
         if let Ok(Started {

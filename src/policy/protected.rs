@@ -80,6 +80,9 @@ pub struct ProtectedPaths {
     /// mino's home, project-relative and case-folded, when it lies inside
     /// the project (empty when the project itself is inside the home).
     mino_home: Option<String>,
+    /// mino's home as absolute paths (as given and canonical), case-folded,
+    /// for free strings that a tool server takes as paths of its own.
+    mino_home_absolute: Vec<String>,
     /// Every path is protected: what is left when the built-in patterns
     /// did not compile (fail closed).
     all: bool,
@@ -166,6 +169,7 @@ impl ProtectedPaths {
             whole: build(whole, "path patterns")?,
             nested: build(nested, "credential store patterns")?,
             mino_home: None,
+            mino_home_absolute: Vec::new(),
             all: false,
         })
     }
@@ -176,6 +180,18 @@ impl ProtectedPaths {
     pub fn with_mino_home(mut self, relative: &str) -> Self {
         let trimmed = relative.trim_matches('/');
         self.mino_home = Some(fold(trimmed));
+        self
+    }
+
+    /// The same patterns, with mino's home at these absolute paths (the
+    /// home as given and its canonical form): a free string naming a path
+    /// inside it is protected (see `names_protected`).
+    pub fn with_mino_home_absolute(mut self, paths: &[String]) -> Self {
+        self.mino_home_absolute = paths
+            .iter()
+            .map(|p| fold(p.replace('\\', "/").trim_matches('/')))
+            .filter(|p| !p.is_empty())
+            .collect();
         self
     }
 
@@ -203,6 +219,7 @@ impl ProtectedPaths {
             whole: GlobSet::empty(),
             nested: GlobSet::empty(),
             mino_home: None,
+            mino_home_absolute: Vec::new(),
             all: true,
         }
     }
@@ -257,9 +274,27 @@ impl ProtectedPaths {
             {
                 readings.push(lexical(&slashed[..end]));
             }
-            readings
-                .iter()
-                .any(|r| self.is_protected(r.trim_end_matches('/')))
+            readings.iter().any(|r| {
+                let r = r.trim_end_matches('/');
+                self.is_protected(r) || self.inside_mino_home(r)
+            })
+        })
+    }
+
+    /// Whether an absolute (or `file://`) path lies in mino's home.
+    fn inside_mino_home(&self, reading: &str) -> bool {
+        let folded = fold(reading);
+        // `lexical` readings have lost the leading `/` (and `file://` its
+        // slashes): compare without it.
+        let path = folded
+            .strip_prefix("file:")
+            .unwrap_or(&folded)
+            .trim_start_matches('/');
+        self.mino_home_absolute.iter().any(|home| {
+            path == home
+                || path
+                    .strip_prefix(home.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
         })
     }
 
@@ -483,6 +518,34 @@ mod tests {
             "environment.md",
         ] {
             assert!(!p.is_protected(path), "{path} should not be protected");
+        }
+    }
+
+    #[test]
+    fn a_free_string_inside_minos_home_is_protected() {
+        let p = builtin().with_mino_home_absolute(&[
+            "/home/u/.config/mino/".to_string(),
+            "~/.config/mino".to_string(),
+        ]);
+        for text in [
+            "/home/u/.config/mino",
+            "/home/u/.config/mino/sessions/abc.jsonl",
+            "/home/U/.Config/Mino/log/mino.log",
+            "file:///home/u/.config/mino/settings.toml",
+            "/home/u/project/../.config/mino/sessions",
+            "/home/u/.config/mino/./sessions/",
+            "~/.config/mino/sessions/x.jsonl",
+            "%2Fhome%2Fu%2F.config%2Fmino%2Fsessions",
+        ] {
+            assert!(p.names_protected(text), "{text} should be protected");
+        }
+        for text in [
+            "/home/u/.config/mino-other/file",
+            "/home/u/.config/minor",
+            "/home/u/project/src/main.rs",
+            "sessions/abc.jsonl",
+        ] {
+            assert!(!p.names_protected(text), "{text} should not be protected");
         }
     }
 

@@ -5,8 +5,9 @@
 //!
 //! The chain of one sandboxed call: mino → `__bash-guard` (a subreaper that
 //! kills every descendant when the command ends or mino dies) →
-//! `__bash-exec` (sets the parent-death signal, then becomes) `__sandbox
-//! exec` → `__sandbox init` (PID 1 of the new namespace) → `bash -c`.
+//! `__bash-exec` (sets the parent-death signal, then runs `__sandbox exec`
+//! in the same process) → `__sandbox init` (PID 1 of the new namespace) →
+//! `bash -c`.
 //!
 //! - `exec`: with namespaces, unshares user, mount and PID namespaces (and
 //!   the network's when it is off), maps the user's ids to root inside, and

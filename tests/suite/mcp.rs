@@ -300,6 +300,56 @@ async fn a_server_marked_ask_asks_in_bypass_and_is_rejected_through_p() {
     assert!(!world.project.path().join("written.txt").exists());
 }
 
+/// mino's home (sessions, the log, settings) is never named to a server,
+/// even one whose allowed directory it is: the call is denied before it
+/// leaves mino, and the file's text never reaches the model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_path_inside_minos_home_is_never_sent_to_a_server() {
+    const MARKER: &str = "home-marker-4471";
+    let mut world = World::with("openai-chat", vec![], "").await;
+    let home = world.home.path().canonicalize().unwrap();
+    std::fs::write(home.join("kept.txt"), MARKER).unwrap();
+    let llm = Llm::start(
+        "openai-chat",
+        vec![
+            tool(
+                "mcp_files_read_text_file",
+                json!({"path": home.join("kept.txt").display().to_string()}),
+            ),
+            tool(
+                "mcp_files_read_text_file",
+                json!({"path": format!("file://{}/x/../kept.txt", home.display())}),
+            ),
+            text("blocked"),
+        ],
+    )
+    .await;
+    let config = home.join("config.toml");
+    let mut settings = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace(&world.llm.base_url(), &llm.base_url());
+    world.llm = llm;
+    settings.push('\n');
+    settings.push_str(&filesystem("files", &home, ""));
+    std::fs::write(&config, settings).unwrap();
+    let (events, stderr, out) = world.print("read the home", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    let codes: Vec<String> = decisions(&events).into_iter().map(|d| d.2).collect();
+    assert_eq!(
+        codes,
+        [
+            "MINO_DENY_PROTECTED_ARGUMENT",
+            "MINO_DENY_PROTECTED_ARGUMENT"
+        ]
+    );
+    for body in world.llm.bodies() {
+        assert!(
+            !body.contains(MARKER),
+            "a file of the home reached the model"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reading_env_by_absolute_path_is_denied_before_the_call_leaves_mino() {
     let world = World::mcp_at(
@@ -1062,4 +1112,53 @@ async fn a_credential_in_args_is_a_reference_and_never_shown() {
         assert!(!body.contains(TOKEN), "the token reached the model");
     }
     assert!(!world.home_text().contains(TOKEN));
+}
+
+/// A deferred hub starts no server process before `begin` (the full screen
+/// calls it after its first frame), and starts them at once after.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deferred_hub_starts_its_servers_only_after_begin() {
+    use mino::config::McpServer;
+    use mino::mcp::{HubConfig, McpHub};
+    use std::collections::BTreeMap;
+    use std::time::{Duration, Instant};
+
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("started");
+    let server = McpServer {
+        command: "sh".into(),
+        args: vec![
+            "-c".into(),
+            format!("echo started > '{}'; sleep 30", marker.display()),
+        ],
+        startup_timeout: Duration::from_secs(2),
+        ..McpServer::default()
+    };
+    let servers = BTreeMap::from([("late".to_string(), server)]);
+    let (notices, _rx) = tokio::sync::mpsc::unbounded_channel();
+    let hub = McpHub::start(
+        HubConfig {
+            servers: &servers,
+            project_dir: dir.path(),
+            hidden_env: Vec::new(),
+            output_limit: 1024,
+            guard: Some(PathBuf::from(env!("CARGO_BIN_EXE_mino"))),
+            deferred: true,
+        },
+        notices,
+    );
+    // Long enough for a server that was started to have written its marker.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert!(!marker.exists(), "a deferred server started before begin");
+    assert_eq!(hub.status().starting, 1);
+    hub.begin();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !marker.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the server never started after begin"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    hub.shutdown();
 }

@@ -95,6 +95,7 @@ impl Server {
             can_ask: CanAsk::Yes,
             resume,
             editor,
+            defer_mcp: false,
             never: Vec::new(),
         })
         .await

@@ -222,6 +222,12 @@ async fn event_loop(
         if dirty && last_draw.is_none_or(|at| at.elapsed() >= FRAME) {
             app.now = Instant::now();
             terminal.draw(|frame| view::draw(&app, frame))?;
+            if last_draw.is_none()
+                && let Some(hub) = &handle.mcp
+            {
+                // Servers start only now, so they never delay this frame.
+                hub.begin();
+            }
             last_draw = Some(Instant::now());
             dirty = false;
         }

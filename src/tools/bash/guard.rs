@@ -10,7 +10,10 @@
 //! itself with the shell, so the shell dies with its guard. That second
 //! exec is how the death signal reaches the shell without `unsafe`: setting
 //! it between fork and exec needs `pre_exec`, which is `unsafe`, while a
-//! process may always set it on itself and keep it across `execve`.
+//! process may always set it on itself and keep it across `execve`. When
+//! what it would start is the sandbox helper (this same binary), it runs
+//! the helper's first stage in its own process instead of starting the
+//! binary again.
 //!
 //! The shell runs in a session of its own, with no controlling terminal, so
 //! nothing it starts can read or write the user's terminal or push keys
@@ -161,12 +164,34 @@ pub fn exec_main(args: &[OsString]) -> i32 {
         eprintln!("mino {EXEC}: could not start a session of its own: {e}");
         return CANNOT_START;
     }
+    // The sandbox helper is this same binary: run its first stage here
+    // instead of starting the binary once more (one exec less per call; the
+    // stage needs a single-threaded process, which this is).
+    if is_sandbox_helper(program, rest) {
+        return crate::sandbox::helper_main(&rest[1..]);
+    }
     let error = Command::new(program).args(rest).exec();
     eprintln!(
         "mino {EXEC}: could not start {}: {error}",
         program.to_string_lossy()
     );
     CANNOT_START
+}
+
+/// Whether `program rest...` starts mino's own binary as the sandbox
+/// helper: the same file as this process's (a binary replaced on disk since
+/// is not), with the helper's argument first.
+fn is_sandbox_helper(program: &OsString, rest: &[OsString]) -> bool {
+    if rest
+        .first()
+        .is_none_or(|arg| arg != crate::sandbox::HELPER_ARG)
+    {
+        return false;
+    }
+    match (std::fs::canonicalize(program), std::env::current_exe()) {
+        (Ok(program), Ok(me)) => program == me,
+        _ => false,
+    }
 }
 
 fn after_separator(args: &[OsString]) -> &[OsString] {
