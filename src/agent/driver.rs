@@ -121,8 +121,24 @@ pub async fn run_turn(
             Effect::Compact => Some(compact(rt, session, cancel).await),
             Effect::Request => Some(match attach.take() {
                 Some(response) if !cancel.is_cancelled() => Event::ModelDone(response),
-                _ => super::request::request(rt, session, cancel).await,
+                _ => {
+                    turn.offer(
+                        rt.registry
+                            .specs()
+                            .into_iter()
+                            .map(|s| s.name.into_owned())
+                            .collect(),
+                    );
+                    super::request::request(rt, session, cancel).await
+                }
             }),
+            Effect::Remind { tool } => {
+                rt.emit(AgentEvent::TurnNotice {
+                    kind: NoticeKind::Reminder,
+                    message: super::turn::text_call_notice(&tool),
+                });
+                None
+            }
             Effect::SaveResponse(item) => Some(save(session, item).await),
             Effect::SaveResult {
                 call_id,

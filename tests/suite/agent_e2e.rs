@@ -866,3 +866,65 @@ async fn a_read_repeated_unchanged_is_answered_briefly_and_the_third_ends_the_tu
         "the text went once"
     );
 }
+
+/// An answer that writes a read_file call as text instead of calling it:
+/// nothing runs, the answer is kept, the next request carries one reminder
+/// to use the tool-call format, and the turn then completes normally.
+#[tokio::test]
+async fn a_call_written_as_text_is_answered_with_one_reminder() {
+    let written =
+        "```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"notes.md\"}}\n```";
+    let world = World::new(
+        "openai-chat",
+        vec![
+            text(written),
+            tool("read_file", json!({"path": "notes.md"})),
+            text("The notes are read."),
+        ],
+        "",
+    )
+    .await;
+    let (events, stderr, out) = world.print("read the notes", &[]).await;
+    assert!(out.status.success(), "{stderr}");
+    let notices = of_type(&events, "notice");
+    assert!(
+        notices.iter().any(
+            |n| n["kind"] == "reminder" && n["message"].as_str().unwrap().contains("read_file")
+        ),
+        "{notices:?}"
+    );
+    assert_eq!(decisions(&events).len(), 1, "the text call never ran");
+    let end = of_type(&events, "turn_end");
+    assert_eq!(end[0]["stop"], "completed", "{end:?}");
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 3, "{bodies:?}");
+    let reminder = "Your answer wrote a call to read_file as text; nothing ran.";
+    assert!(!bodies[0].contains(reminder), "{}", bodies[0]);
+    assert!(bodies[1].contains(reminder), "{}", bodies[1]);
+    assert!(bodies[1].contains("\\\"notes.md\\\""), "the answer is kept");
+    assert_eq!(bodies[2].matches(reminder).count(), 1, "{}", bodies[2]);
+}
+
+/// A second call written as text in the same turn is not reminded again:
+/// the turn ends as a text answer does.
+#[tokio::test]
+async fn a_second_call_written_as_text_ends_the_turn() {
+    let written = r#"{"name": "bash", "arguments": "{\"command\": \"ls\"}"}"#;
+    let world = World::new(
+        "openai-chat",
+        vec![text(written), text(written), text("never requested")],
+        "",
+    )
+    .await;
+    let (events, stderr, out) = world.print("list the files", &[]).await;
+    assert!(out.status.success(), "{stderr}");
+    let reminders = of_type(&events, "notice")
+        .into_iter()
+        .filter(|n| n["kind"] == "reminder")
+        .count();
+    assert_eq!(reminders, 1, "{events:?}");
+    assert!(decisions(&events).is_empty(), "nothing ran");
+    let end = of_type(&events, "turn_end");
+    assert_eq!(end[0]["stop"], "completed", "{end:?}");
+    assert_eq!(world.llm.bodies().len(), 2, "no third request");
+}

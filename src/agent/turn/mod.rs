@@ -17,9 +17,12 @@ use crate::tools::{ToolOutcome, ToolStatus};
 
 mod phase;
 mod repeats;
+mod text_call;
 
 pub use phase::{Effect, Event, Phase, TurnLimits, TurnStop};
 use repeats::{Repeat, Repeats, same_as};
+pub use text_call::notice as text_call_notice;
+use text_call::{reminder, written_call};
 
 /// The decision's inputs that live outside the turn.
 pub struct DecideCx<'a> {
@@ -41,6 +44,11 @@ pub struct Turn {
     phase: Phase,
     /// What the turn's calls returned, to spot a call repeated unchanged.
     repeats: Repeats,
+    /// The names of the tools offered to the current request.
+    offered: Vec<String>,
+    /// Whether a call written as text was already answered with a reminder
+    /// (once a turn).
+    reminded: bool,
 }
 
 /// The result text of a call the user never answered.
@@ -81,7 +89,15 @@ impl Turn {
             pending: VecDeque::new(),
             phase: Phase::Starting,
             repeats: Repeats::default(),
+            offered: Vec::new(),
+            reminded: false,
         }
+    }
+
+    /// Names the tools offered to the request about to be made, so a call
+    /// written as text in its answer is told from other JSON.
+    pub fn offer(&mut self, tools: Vec<String>) {
+        self.offered = tools;
     }
 
     pub fn requests(&self) -> u32 {
@@ -105,6 +121,8 @@ impl Turn {
             Phase::Compacting => self.compacting(event),
             Phase::Requesting => self.requesting(event),
             Phase::SavingResponse => self.saving_response(event),
+            Phase::SavingTextCall { tool } => self.saving_text_call(tool, event),
+            Phase::Reminding => self.reminding(event),
             Phase::Preparing { call } => self.preparing(call, event, cx),
             Phase::Inspecting {
                 call,
@@ -142,11 +160,17 @@ impl Turn {
         match event {
             Event::ModelDone(response) => {
                 self.pending = response.tool_calls.iter().cloned().collect();
+                let cut_off = response.finish == Some(FinishReason::Length);
+                let text_call = (response.tool_calls.is_empty() && !cut_off && !self.reminded)
+                    .then(|| written_call(&response.text, &self.offered))
+                    .flatten();
                 // A text answer cut off at the output limit is not a
-                // finished one.
-                self.phase = if response.finish == Some(FinishReason::Length)
-                    && response.tool_calls.is_empty()
-                {
+                // finished one; one that wrote a call as text gets one
+                // reminder a turn.
+                self.phase = if let Some(tool) = text_call {
+                    self.reminded = true;
+                    Phase::SavingTextCall { tool }
+                } else if cut_off && response.tool_calls.is_empty() {
                     Phase::Ending {
                         stop: TurnStop::Length,
                     }
@@ -183,6 +207,29 @@ impl Turn {
             Event::Saved => self.next_call(),
             Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
             event => self.nonsense(&Phase::SavingResponse, &event, None),
+        }
+    }
+
+    fn saving_text_call(&mut self, tool: String, event: Event) -> Vec<Effect> {
+        match event {
+            Event::Saved => {
+                self.phase = Phase::Reminding;
+                let text = reminder(&tool);
+                vec![
+                    Effect::Remind { tool },
+                    Effect::SaveResponse(Item::User { text }),
+                ]
+            }
+            Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
+            event => self.nonsense(&Phase::SavingTextCall { tool }, &event, None),
+        }
+    }
+
+    fn reminding(&mut self, event: Event) -> Vec<Effect> {
+        match event {
+            Event::Saved => self.request(),
+            Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
+            event => self.nonsense(&Phase::Reminding, &event, None),
         }
     }
 

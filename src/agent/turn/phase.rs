@@ -192,6 +192,9 @@ pub enum Effect {
     },
     /// Run the prepared call.
     Run { call_id: String },
+    /// Tell the front ends the model wrote a call to `tool` as text and is
+    /// reminded to use the tool-call format.
+    Remind { tool: String },
     /// The turn is over: say why, once.
     End(TurnStop),
 }
@@ -227,6 +230,12 @@ pub enum Phase {
     Requesting,
     /// The model's response is being saved.
     SavingResponse,
+    /// An answer that wrote a call to `tool` as text is being saved; the
+    /// reminder follows.
+    SavingTextCall { tool: String },
+    /// The reminder to use the tool-call format is being saved; the model
+    /// is asked again next.
+    Reminding,
     /// `call` is validated and its facts established (with the hook).
     Preparing { call: ToolCall },
     /// The prepared write is read and previewed; `decision` was made on
@@ -257,6 +266,8 @@ impl Phase {
             Phase::Compacting => "compacting",
             Phase::Requesting => "requesting",
             Phase::SavingResponse => "saving the response",
+            Phase::SavingTextCall { .. } => "saving a call written as text",
+            Phase::Reminding => "saving the reminder",
             Phase::Preparing { .. } => "preparing",
             Phase::Inspecting { .. } => "inspecting",
             Phase::Asking { .. } => "asking",
