@@ -80,7 +80,7 @@ impl Tool for McpTool {
         }
     }
 
-    fn prepare(&self, args: &Value, _cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError> {
+    fn prepare(&self, args: &Value, cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError> {
         // A stopped server's tool is refused before anybody is asked.
         if let Err(state) = self.server.peer() {
             return Err(ToolError::Failed(format!(
@@ -106,6 +106,8 @@ impl Tool for McpTool {
             },
         );
         collect_strings(args, &mut facts.argument_strings);
+        let resolved = resolved_links(&facts.argument_strings, cx.project.root());
+        facts.argument_strings.extend(resolved);
         Ok(Box::new(McpCall {
             facts,
             server: self.server.clone(),
@@ -114,6 +116,28 @@ impl Tool for McpTool {
             output_limit: self.output_limit,
         }))
     }
+}
+
+/// How many argument strings are looked up on disk, and how long one may be.
+const RESOLVED_STRINGS: usize = 256;
+const RESOLVED_LENGTH: usize = 4096;
+
+/// The real paths behind argument strings that name an existing path
+/// through a symbolic link (absolute, `file://`, or relative to the
+/// project): a server follows the link, so a link named `notes.md` to
+/// `.env`, or into mino's home, must be judged by where it leads.
+fn resolved_links(strings: &[String], project: &std::path::Path) -> Vec<String> {
+    strings
+        .iter()
+        .take(RESOLVED_STRINGS)
+        .filter(|s| !s.is_empty() && s.len() <= RESOLVED_LENGTH)
+        .filter_map(|s| {
+            let text = s.strip_prefix("file://").unwrap_or(s);
+            let given = project.join(text);
+            let real = std::fs::canonicalize(&given).ok()?;
+            (real != given).then(|| real.to_string_lossy().into_owned())
+        })
+        .collect()
 }
 
 /// Every string in `value`, object keys included (a server may read either).

@@ -300,6 +300,40 @@ async fn a_server_marked_ask_asks_in_bypass_and_is_rejected_through_p() {
     assert!(!world.project.path().join("written.txt").exists());
 }
 
+/// A link in the project named like an ordinary file but leading to
+/// `.env` is judged by where it leads: the server would follow it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_to_a_protected_file_is_denied_by_where_it_leads() {
+    let world = World::mcp_at(
+        |root| {
+            vec![
+                tool(
+                    "mcp_files_read_text_file",
+                    json!({"path": root.join("notes-link.md").display().to_string()}),
+                ),
+                tool("mcp_files_read_text_file", json!({"path": "notes-link.md"})),
+                text("blocked"),
+            ]
+        },
+        |root| filesystem("files", root, ""),
+    )
+    .await;
+    std::os::unix::fs::symlink(".env", world.project.path().join("notes-link.md")).unwrap();
+    let (events, stderr, out) = world.print("read the notes", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    let codes: Vec<String> = decisions(&events).into_iter().map(|d| d.2).collect();
+    assert_eq!(
+        codes,
+        [
+            "MINO_DENY_PROTECTED_ARGUMENT",
+            "MINO_DENY_PROTECTED_ARGUMENT"
+        ]
+    );
+    for body in world.llm.bodies() {
+        assert!(!body.contains(SECRET), "the secret reached the model");
+    }
+}
+
 /// mino's home (sessions, the log, settings) is never named to a server,
 /// even one whose allowed directory it is: the call is denied before it
 /// leaves mino, and the file's text never reaches the model.
