@@ -23,6 +23,7 @@ use ratatui::buffer::Buffer;
 use tokio::sync::oneshot;
 
 use crate::agent::{AgentEvent, ConsentReply, ConsentRequest, Input};
+use crate::model::ResultStatus;
 use crate::policy::{ConsentAnswer, Mode, ToolKey};
 use crate::tools::Field;
 
@@ -213,4 +214,33 @@ pub fn turn_end(app: &mut App, stop: crate::agent::TurnStop) -> Vec<Action> {
             stop,
         },
     )
+}
+
+/// A call of `tool` with `arguments` that ended with `status` and `output`,
+/// as the agent reports it.
+pub fn finished_call(
+    app: &mut App,
+    call_id: &str,
+    tool: &str,
+    arguments: &str,
+    status: ResultStatus,
+    output: String,
+) {
+    agent(
+        app,
+        AgentEvent::ToolCall {
+            call_id: call_id.into(),
+            tool: tool.into(),
+            arguments: arguments.into(),
+        },
+    );
+    agent(
+        app,
+        AgentEvent::ToolResult {
+            call_id: call_id.into(),
+            tool: tool.into(),
+            status,
+            output,
+        },
+    );
 }
