@@ -204,16 +204,7 @@ fn the_answer_line_appears_in_the_chat() {
 
 #[test]
 fn the_mode_question_switches_only_on_y() {
-    let ask = |app: &mut App| {
-        agent(
-            app,
-            AgentEvent::ConfirmMode {
-                from: Mode::Manual,
-                to: Mode::Bypass,
-                warning: Mode::Bypass.warning(&BashConfinement::Unconfined),
-            },
-        )
-    };
+    let ask = |app: &mut App| ask_bypass(app, &BashConfinement::Unconfined);
     for (code, yes) in [
         (KeyCode::Char('y'), true),
         (KeyCode::Char('n'), false),
@@ -307,14 +298,7 @@ fn the_mode_question_takes_no_key_before_it_arms() {
     let mut app = app();
     type_text(&mut app, "/mode bypass");
     press(&mut app, key(KeyCode::Enter));
-    agent(
-        &mut app,
-        AgentEvent::ConfirmMode {
-            from: Mode::Manual,
-            to: Mode::Bypass,
-            warning: Mode::Bypass.warning(&BashConfinement::Unconfined),
-        },
-    );
+    ask_bypass(&mut app, &BashConfinement::Unconfined);
     app.now += Duration::from_millis(100);
     assert!(sent(&press(&mut app, key(KeyCode::Char('y')))).is_empty());
     assert_eq!(app.layer(), Layer::ModeQuestion);

@@ -24,7 +24,7 @@ use tokio::sync::oneshot;
 
 use crate::agent::{AgentEvent, ConsentReply, ConsentRequest, Input};
 use crate::model::ResultStatus;
-use crate::policy::{ConsentAnswer, Mode, ToolKey};
+use crate::policy::{BashConfinement, ConsentAnswer, Mode, ToolKey};
 use crate::tools::Field;
 
 use super::app::App;
@@ -243,4 +243,17 @@ pub fn finished_call(
             output,
         },
     );
+}
+
+/// The agent asks `Switch to this mode? [y/N]` from manual to bypass, with
+/// bash confined as `bash` says.
+pub fn ask_bypass(app: &mut App, bash: &BashConfinement) -> Vec<Action> {
+    agent(
+        app,
+        AgentEvent::ConfirmMode {
+            from: Mode::Manual,
+            to: Mode::Bypass,
+            warning: Mode::Bypass.warning(bash),
+        },
+    )
 }
