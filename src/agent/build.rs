@@ -296,6 +296,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     );
     let sandbox_warning = planner.sandbox.degraded.clone();
     let sandbox_badge = planner.sandbox.badge();
+    let confinement = planner.sandbox.confinement();
     tool_cx.sandbox = Arc::new(planner);
     let system = system_prompt(user_soul, &tool_cx.project, &tool_cx.protected)?;
     let project_name = tool_cx.project.root().display().to_string();
@@ -362,6 +363,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let mut handle = spawn(agent, events_rx);
     handle.mcp = mcp;
     handle.sandbox_badge = sandbox_badge;
+    handle.confinement = confinement;
     handle.project_files = Some(project_files);
     Ok(handle)
 }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{Event, KeyModifiers};
 
 use crate::agent::{AgentEvent, Command, Input};
-use crate::policy::{ConsentAnswer, Mode};
+use crate::policy::{BashConfinement, ConsentAnswer, Mode};
 
 use super::super::app::Layer;
 use super::super::update::COMMAND_WAITS;
@@ -277,7 +277,7 @@ fn the_mode_question_switches_only_on_y() {
             AgentEvent::ConfirmMode {
                 from: Mode::Manual,
                 to: Mode::Bypass,
-                warning: Mode::Bypass.warning(),
+                warning: Mode::Bypass.warning(&BashConfinement::Unconfined),
             },
         )
     };
@@ -630,7 +630,7 @@ fn the_mode_question_takes_no_key_before_it_arms() {
         AgentEvent::ConfirmMode {
             from: Mode::Manual,
             to: Mode::Bypass,
-            warning: Mode::Bypass.warning(),
+            warning: Mode::Bypass.warning(&BashConfinement::Unconfined),
         },
     );
     app.now += Duration::from_millis(100);
