@@ -311,6 +311,13 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     if crate::tools::skill_view::discover_with(&tool_cx.project, &tool_cx.protected).is_empty() {
         tools = tools.without(crate::tools::skill_view::NAME);
     }
+    if can_ask == CanAsk::No
+        && settings.sandbox.unsandboxed_in_bypass != crate::sandbox::UnsandboxedInBypass::Run
+    {
+        // Leaving the sandbox always asks, and nobody can answer: a call
+        // that can only be refused is not offered.
+        tools = tools.with_spec(crate::tools::bash::Bash::sandbox_only_spec());
+    }
     if let Some(hub) = &mcp {
         tools = tools.with_source(Arc::new(hub.clone()));
     }
