@@ -40,12 +40,15 @@ async fn permissions_revokes_a_grant_so_the_next_call_asks_again() {
     screen.send(b"a");
     screen.wait_for("Allow bash for the rest of this session? [y/N]");
     screen.send(b"y");
-    let after = screen.wait_for_all(&[
+    screen.wait_for_all(&[
         "first done",
         "[Tool: bash, allowed for this session]",
         "✓ bash echo two >> log.txt",
     ]);
-    assert!(status_bar(&after).contains("+bash"), "{after}");
+    // The status bar is the frame's last row: read it once it is drawn.
+    screen.wait_until("the status bar to mark the grant", |s| {
+        status_bar(s).contains("+bash")
+    });
 
     screen.submit("/permissions");
     screen.wait_for_all(&[
@@ -53,8 +56,9 @@ async fn permissions_revokes_a_grant_so_the_next_call_asks_again() {
         "bash allowed for this session",
     ]);
     screen.send(b"\r");
-    let revoked = screen.wait_for("Revoked: bash allowed for this session.");
-    assert!(!status_bar(&revoked).contains("+bash"), "{revoked}");
+    screen.wait_until("the revoked grant's mark to go", |s| {
+        s.contains("Revoked: bash allowed for this session.") && !status_bar(s).contains("+bash")
+    });
 
     screen.submit("second");
     screen.wait_for_all(&[
