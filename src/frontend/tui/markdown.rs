@@ -11,6 +11,7 @@ use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::controls::{needs_escape, push_escaped};
 
+const OPTIONS: Options = Options::ENABLE_TABLES.union(Options::ENABLE_STRIKETHROUGH);
 const TAB_STOP: usize = 4;
 /// A rule has a fixed width here; `wrap` clips it to narrower panes.
 const RULE_WIDTH: usize = 40;
@@ -30,12 +31,46 @@ const TABLE_HEAD: Style = Style::new().add_modifier(Modifier::BOLD);
 /// is a code block up to the end, a half-written `**bold` is shown as typed.
 /// A soft line break starts a new line, as the author typed it.
 pub fn render(text: &str) -> Vec<Line<'static>> {
-    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let mut renderer = Renderer::default();
-    for event in Parser::new_ext(text, options) {
+    for event in Parser::new_ext(text, OPTIONS) {
         renderer.event(event);
     }
     renderer.finish()
+}
+
+/// Where a top-level block starts, after others that drew lines: its byte
+/// offset, how many lines came before it, and whether a blank line is due
+/// before its own lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockStart {
+    pub offset: usize,
+    pub lines: usize,
+    pub blank: bool,
+}
+
+/// `render`, also saying where each top-level block after the first starts,
+/// so a caller can keep the lines of blocks that are finished.
+pub fn render_marked(text: &str) -> (Vec<Line<'static>>, Vec<BlockStart>) {
+    let mut renderer = Renderer::default();
+    let mut starts = Vec::new();
+    let mut depth = 0usize;
+    for (event, range) in Parser::new_ext(text, OPTIONS).into_offset_iter() {
+        let opens = matches!(event, Event::Start(_) | Event::Rule);
+        if depth == 0 && opens && renderer.current.is_none() && !renderer.lines.is_empty() {
+            starts.push(BlockStart {
+                offset: range.start,
+                lines: renderer.lines.len(),
+                blank: renderer.blank_pending,
+            });
+        }
+        match event {
+            Event::Start(_) => depth += 1,
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        renderer.event(event);
+    }
+    (renderer.finish(), starts)
 }
 
 /// Non-markdown text (tool output), one line per input line, unstyled, with

@@ -12,6 +12,7 @@ mod input;
 mod keys;
 mod scroll;
 mod snapshots;
+mod streaming;
 
 use std::time::{Duration, Instant};
 
