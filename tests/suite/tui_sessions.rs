@@ -203,3 +203,65 @@ fn ids_are_reserved_before_their_file_and_a_unique_prefix_names_one() {
     assert!(err.to_string().contains(a.as_str()), "{err}");
     assert_eq!(store.resolve("abcd1").unwrap(), b);
 }
+
+/// The percentage in the status bar's `N% of WINDOW`, if it shows one.
+fn context_percent(screen: &str) -> Option<u64> {
+    let at = screen.find("% of ")?;
+    let digits: String = screen[..at]
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.chars().rev().collect::<String>().parse().ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_long_session_shows_its_context_use_before_any_request() {
+    // No reply is scripted: a request would fail, and none is expected.
+    let world = World::with("openai-chat", vec![], "").await;
+    let here = canonical(world.project.path());
+    let store = SessionStore::new(world.home.path().join("sessions"));
+    let mut log = store.create(&here, "test-model").unwrap();
+    for n in 0..5_000 {
+        log.append(&LogEntry::Item(Item::User {
+            text: format!("question {n}: why does the parser stop at this line?"),
+        }))
+        .unwrap();
+        log.append(&LogEntry::Item(Item::Assistant {
+            text: format!("answer {n}: the record ends with a comma, so it waits for more."),
+            tool_calls: Vec::new(),
+        }))
+        .unwrap();
+    }
+    let id = log.id().clone();
+    drop(log);
+
+    let home = world.home.path().to_str().unwrap();
+    let mut screen = Screen::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--cd", here.to_str().unwrap(), "--resume", id.as_str()],
+        &here,
+        &[
+            ("TERM", "xterm-256color"),
+            ("OPENAI_API_KEY", "test"),
+            ("AGENT_YOLO", ""),
+            ("MINO_HOME", home),
+            ("https_proxy", "http://127.0.0.1:9"),
+            ("HTTPS_PROXY", "http://127.0.0.1:9"),
+            ("no_proxy", "127.0.0.1,localhost"),
+            ("NO_PROXY", "127.0.0.1,localhost"),
+        ],
+    );
+    // 10,000 records of about 60 characters: well over 1% of 128k tokens.
+    let shown = screen.wait_until("a non-zero context use in the status bar", |text| {
+        text.contains("answer 4999") && context_percent(text).is_some_and(|p| p > 0)
+    });
+    assert!(shown.contains("of 128k"), "{shown}");
+    assert!(
+        world.llm.bodies().is_empty(),
+        "the estimate needs no request"
+    );
+    screen.submit("/quit");
+    let (code, _) = screen.wait_exit();
+    assert_eq!(code, 0);
+}

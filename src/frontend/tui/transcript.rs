@@ -1,7 +1,9 @@
 //! The chat's entries, a cache of each entry's wrapped lines for the width
 //! it was last laid out at, and where the view stands (following the bottom,
 //! or anchored at a line). Only entries that reach the screen are laid out;
-//! an entry that changes drops its own cache and no other. It never draws.
+//! an entry that changes drops its own cache and no other, except the
+//! answer being streamed, which keeps the rows of its finished blocks and
+//! lays out only the rest again. It never draws.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;

@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod chat;
+mod copying;
 mod dialogs;
 mod graphemes;
 mod input;

@@ -2,7 +2,9 @@
 //! margin or bar that marks its kind. Record lines get a bar in the colour
 //! of the mode that let the call through and never read as a question. Tool
 //! output is collapsed before it is wrapped, so a huge result costs only
-//! what is shown. Pure: text in, lines out.
+//! what is shown. An answer's code blocks start at the left edge, as they
+//! are, so what is selected on screen is the code; an answer being streamed
+//! is laid out from its first unfinished block on. Pure: text in, lines out.
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -14,7 +16,7 @@ use super::super::format::one_line;
 use super::super::highlight;
 use super::super::markdown;
 use super::super::transcript::{AskedBlock, EntryKind, ToolEntry, ToolState};
-use super::super::wrap::wrap;
+use super::super::wrap::{cut_rows, wrap};
 use super::theme;
 
 /// Result lines shown while collapsed.
@@ -48,7 +50,8 @@ pub fn lines(kind: &EntryKind, width: u16) -> Vec<Line<'static>> {
         }
         EntryKind::Assistant { text, .. } => {
             out.push(Line::default());
-            out.extend(margin(markdown::render(text), width, Style::new()));
+            let marked = markdown::render_marked(text);
+            answer_rows(marked.lines, &marked.code, width, &mut out);
         }
         EntryKind::Tool(tool) => tool_lines(tool, width, &mut out),
         EntryKind::Record { lines, shown } => record_lines(lines, *shown, width, &mut out),
@@ -118,11 +121,16 @@ pub fn streamed(
         }
     };
     let tail = &text[from.bytes..];
-    let (mut lines, starts) = markdown::render_marked(tail);
+    let markdown::Marked {
+        mut lines,
+        mut code,
+        starts,
+    } = markdown::render_marked(tail);
     // The blank line between the settled blocks and the rest.
     let shift = usize::from(from.blank && !lines.is_empty());
     if shift == 1 {
         lines.insert(0, Line::default());
+        code.insert(0, false);
     }
     let mut settled = from;
     let cut = starts
@@ -131,16 +139,35 @@ pub fn streamed(
         .find_map(|start| settled_cut(tail, start.offset).map(|bytes| (bytes, *start)));
     if let Some((bytes, start)) = cut {
         let rest = lines.split_off(start.lines + shift);
-        rows.extend(margin(lines, width, Style::new()));
+        let rest_code = code.split_off(start.lines + shift);
+        answer_rows(lines, &code, width, rows);
         settled = Settled {
             bytes: from.bytes + bytes,
             rows: rows.len(),
             blank: start.blank,
         };
         lines = rest;
+        code = rest_code;
     }
-    rows.extend(margin(lines, width, Style::new()));
+    answer_rows(lines, &code, width, rows);
     (settled, tail.len())
+}
+
+/// An answer's rows: its lines wrapped one column in, except code (`code`
+/// marks its lines), which starts at the left edge and is cut into rows as
+/// it is, so that text selected in the terminal is the code itself, with
+/// its indentation and nothing added.
+fn answer_rows(lines: Vec<Line<'static>>, code: &[bool], width: u16, out: &mut Vec<Line<'static>>) {
+    let mut prose = Vec::new();
+    for (i, line) in lines.into_iter().enumerate() {
+        if code.get(i).copied().unwrap_or(false) {
+            out.extend(margin(std::mem::take(&mut prose), width, Style::new()));
+            out.extend(cut_rows(&line, width));
+        } else {
+            prose.push(line);
+        }
+    }
+    out.extend(margin(prose, width, Style::new()));
 }
 
 /// Where the text before the block starting at `offset` is finished for
