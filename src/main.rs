@@ -102,6 +102,11 @@ enum Sub {
         /// Run every case against the configured model, not its script.
         #[arg(long)]
         live: bool,
+        /// Run the cases with this mino binary instead of this one, to
+        /// compare two builds on the same cases; it must take `-p`,
+        /// `--output-format stream-json`, `--mode` and `--cd`.
+        #[arg(long, value_name = "PATH")]
+        mino: Option<PathBuf>,
         /// text, or json (one object).
         #[arg(long = "output-format", value_enum, default_value = "text")]
         format: EvalFormat,
@@ -182,14 +187,25 @@ async fn eval(
     cases: Vec<PathBuf>,
     repeat: u32,
     live: bool,
+    other: Option<PathBuf>,
     format: EvalFormat,
 ) -> i32 {
-    let mino = match std::env::current_exe() {
-        Ok(path) => path,
-        Err(e) => {
-            eprintln!("mino: cannot find the mino binary to run cases with: {e}");
+    let mino = match other {
+        Some(path) if path.is_file() => path,
+        Some(path) => {
+            eprintln!(
+                "mino: --mino {}: no such file; give the path of a mino binary",
+                path.display()
+            );
             return 2;
         }
+        None => match std::env::current_exe() {
+            Ok(path) => path,
+            Err(e) => {
+                eprintln!("mino: cannot find the mino binary to run cases with: {e}");
+                return 2;
+            }
+        },
     };
     let mut flags = Vec::new();
     for (flag, value) in [
@@ -310,10 +326,21 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         cases,
         repeat,
         live,
+        mino,
         format,
     }) = &cli.command
     {
-        return Ok(eval(&home, &cli, cases.clone(), *repeat, *live, *format).await);
+        let code = eval(
+            &home,
+            &cli,
+            cases.clone(),
+            *repeat,
+            *live,
+            mino.clone(),
+            *format,
+        )
+        .await;
+        return Ok(code);
     }
     let mut overrides = CliOverrides {
         mode: cli.mode,

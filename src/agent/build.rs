@@ -296,6 +296,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     );
     let sandbox_warning = planner.sandbox.degraded.clone();
     let sandbox_badge = planner.sandbox.badge();
+    let confinement = planner.sandbox.confinement();
     tool_cx.sandbox = Arc::new(planner);
     let system = system_prompt(user_soul, &tool_cx.project, &tool_cx.protected)?;
     let project_name = tool_cx.project.root().display().to_string();
@@ -309,6 +310,13 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let mut tools = registry(settings);
     if crate::tools::skill_view::discover_with(&tool_cx.project, &tool_cx.protected).is_empty() {
         tools = tools.without(crate::tools::skill_view::NAME);
+    }
+    if can_ask == CanAsk::No
+        && settings.sandbox.unsandboxed_in_bypass != crate::sandbox::UnsandboxedInBypass::Run
+    {
+        // Leaving the sandbox always asks, and nobody can answer: a call
+        // that can only be refused is not offered.
+        tools = tools.with_spec(crate::tools::bash::Bash::sandbox_only_spec());
     }
     if let Some(hub) = &mcp {
         tools = tools.with_source(Arc::new(hub.clone()));
@@ -355,6 +363,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let mut handle = spawn(agent, events_rx);
     handle.mcp = mcp;
     handle.sandbox_badge = sandbox_badge;
+    handle.confinement = confinement;
     handle.project_files = Some(project_files);
     Ok(handle)
 }

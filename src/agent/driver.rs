@@ -10,7 +10,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::McpHub;
-use crate::model::{Item, Provider, ToolCall};
+use crate::model::{Item, Provider, RequestKind, ToolCall};
 use crate::policy::{CanAsk, ConsentAnswer, Decision, Mode, RunConsent};
 use crate::tools::{Field, FieldKind, PreparedCall, Registry, ToolContext, ToolStatus};
 
@@ -108,6 +108,9 @@ pub async fn run_turn(
     let mut attach = super::attach::response(&prompt_text, session.history.len());
     let mut queue: VecDeque<Effect> = feed(&mut turn, first, rt, session, run).into();
     let mut slot: Option<Slot> = None;
+    // Only the turn's first request is `TurnFirst`: a reminder saved as a
+    // user item does not make the next one first again.
+    let mut first_request = true;
     let stop = loop {
         let Some(effect) = queue.pop_front() else {
             // The machine promises an effect that answers, or an end.
@@ -120,8 +123,16 @@ pub async fn run_turn(
             Effect::End(stop) => break stop,
             Effect::Compact => Some(compact(rt, session, cancel).await),
             Effect::Request => Some(match attach.take() {
-                Some(response) if !cancel.is_cancelled() => Event::ModelDone(response),
+                Some(response) if !cancel.is_cancelled() => {
+                    first_request = false;
+                    Event::ModelDone(response)
+                }
                 _ => {
+                    let kind = if std::mem::take(&mut first_request) {
+                        RequestKind::TurnFirst
+                    } else {
+                        RequestKind::TurnNext
+                    };
                     turn.offer(
                         rt.registry
                             .specs()
@@ -129,7 +140,7 @@ pub async fn run_turn(
                             .map(|s| s.name.into_owned())
                             .collect(),
                     );
-                    super::request::request(rt, session, cancel).await
+                    super::request::request(rt, session, kind, cancel).await
                 }
             }),
             Effect::Remind { tool } => {

@@ -203,7 +203,7 @@ pub enum AgentEvent {
     ConfirmMode {
         from: Mode,
         to: Mode,
-        warning: &'static str,
+        warning: String,
     },
     /// The MCP servers' counts for the status bar, after every change.
     McpStatus(crate::mcp::McpStatus),

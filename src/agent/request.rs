@@ -6,7 +6,7 @@
 
 use tokio_util::sync::CancellationToken;
 
-use crate::model::{FinishReason, Item, ModelError, Request, RequestKind, StreamEvent};
+use crate::model::{FinishReason, ModelError, Request, RequestKind, StreamEvent};
 use crate::session::LogEntry;
 
 use super::budget;
@@ -17,7 +17,13 @@ use super::live::LiveSession;
 use super::stream::{Collected, collect};
 use super::turn::Event;
 
-pub async fn request(rt: &Runtime, session: &mut LiveSession, cancel: &CancellationToken) -> Event {
+/// One request of the turn; `kind` says whether it is the turn's first.
+pub async fn request(
+    rt: &Runtime,
+    session: &mut LiveSession,
+    kind: RequestKind,
+    cancel: &CancellationToken,
+) -> Event {
     if let Some(hub) = &rt.mcp {
         // Servers still starting would be missing from the request's tools.
         tokio::select! {
@@ -27,11 +33,6 @@ pub async fn request(rt: &Runtime, session: &mut LiveSession, cancel: &Cancellat
     }
     let mut retried = false;
     loop {
-        // The first request of a turn is the one right after the prompt.
-        let kind = match session.history.last() {
-            Some(Item::User { .. }) => RequestKind::TurnFirst,
-            _ => RequestKind::TurnNext,
-        };
         let estimate = rt.estimate(&session.history);
         let request = Request {
             kind,

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::policy::{CanAsk, ConsentAnswer, Mode, RunConsent, SessionConsent, grants, revoke};
+use crate::policy::{
+    BashConfinement, CanAsk, ConsentAnswer, Mode, RunConsent, SessionConsent, grants, revoke,
+};
 use crate::session::{LogEntry, SessionError, SessionStore, history, recover};
 
 use super::commands::{COMMANDS, Command};
@@ -227,6 +229,11 @@ impl Agent {
         self.permissions(false);
     }
 
+    /// How this run's Bash commands are confined, for the mode question.
+    fn confinement(&self) -> BashConfinement {
+        self.rt.tool_cx.sandbox.sandbox.confinement()
+    }
+
     fn switch_mode(&mut self, to: Mode) {
         let from = self.current.mode;
         if !from.is_loosening(to) {
@@ -236,7 +243,7 @@ impl Agent {
             return;
         }
         if self.rt.can_ask == CanAsk::No {
-            self.notice(to.warning().to_string());
+            self.notice(to.warning(&self.confinement()));
             self.rt.emit(AgentEvent::Error(
                 "Denied: changing the permission mode requires an interactive terminal.".into(),
             ));
@@ -246,7 +253,7 @@ impl Agent {
         self.rt.emit(AgentEvent::ConfirmMode {
             from,
             to,
-            warning: to.warning(),
+            warning: to.warning(&self.confinement()),
         });
     }
 

@@ -11,7 +11,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::policy::Mode;
+use crate::policy::{BashConfinement, Mode};
 
 use super::commands::Command;
 use super::events::AgentEvent;
@@ -82,6 +82,8 @@ pub struct AgentHandle {
     /// What the status bar says about the bash sandbox when it is weaker
     /// than asked ("no sandbox", Landlock only); `None` when in full force.
     pub sandbox_badge: Option<&'static str>,
+    /// How bash commands are confined (the mode question says it).
+    pub confinement: BashConfinement,
     /// Lists the project's files for `@path` completion (confined, no
     /// protected path); `None` offers no completion.
     pub project_files: Option<crate::tools::search::ProjectFiles>,
@@ -98,6 +100,7 @@ impl AgentHandle {
             mut task,
             mcp: _,
             sandbox_badge: _,
+            confinement: _,
             project_files: _,
         } = self;
         interrupter.interrupt();
@@ -163,6 +166,7 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
         task,
         mcp: None,
         sandbox_badge: None,
+        confinement: BashConfinement::Unconfined,
         project_files: None,
     }
 }
@@ -182,6 +186,7 @@ mod tests {
             task,
             mcp: None,
             sandbox_badge: None,
+            confinement: BashConfinement::Unconfined,
             project_files: None,
         }
     }

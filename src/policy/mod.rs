@@ -15,7 +15,7 @@ pub use consent::{
 };
 pub use decide::{CanAsk, Decision, DenyCode, Shown, decide};
 pub use facts::{CallFacts, CallKind, GateVerdict, HookVerdict, PathTarget, ToolKey};
-pub use mode::{MODE_NAMES, Mode, UnknownMode};
+pub use mode::{BashConfinement, MODE_NAMES, Mode, UnknownMode};
 pub use protected::{PatternError, ProtectedPaths, Protection};
 
 /// The sentence every denied result ends with.

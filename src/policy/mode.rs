@@ -37,21 +37,58 @@ impl Mode {
         to > self
     }
 
-    /// The warning printed before `Switch to this mode? [y/N]`.
-    pub fn warning(self) -> &'static str {
+    /// The warning printed before `Switch to this mode? [y/N]`. `bash` is
+    /// how this run's Bash commands are confined, as the caller that set
+    /// the sandbox up knows it.
+    pub fn warning(self, bash: &BashConfinement) -> String {
         match self {
             Mode::Manual => {
-                "In this session, manual mode asks before every write, Bash command, fetch and MCP call."
+                "In this session, manual mode asks before every write, Bash command, fetch and MCP call.".into()
             }
             Mode::AcceptEdits => {
-                "In this session, accept-edits mode writes and edits project files without asking. Bash and MCP calls still ask; protected files stay refused."
+                "In this session, accept-edits mode writes and edits project files without asking. Bash and MCP calls still ask; protected files stay refused.".into()
             }
             Mode::Auto => {
-                "In this session, auto mode writes and edits project files without asking, and runs Bash commands that the shell gate finds safe (trusted executables only); other commands still ask. Fetches and MCP calls still ask; protected files stay refused."
+                "In this session, auto mode writes and edits project files without asking, and runs Bash commands that the shell gate finds safe (trusted executables only); other commands still ask. Fetches and MCP calls still ask; protected files stay refused.".into()
             }
-            Mode::Bypass => {
-                "In this session, bypass mode runs every call without asking: Bash commands with your account permissions, and MCP arguments sent to their servers. Servers marked ask still ask; protected files stay refused."
+            Mode::Bypass => format!(
+                "In this session, bypass mode runs every call without asking: {}, and MCP arguments sent to their servers. Servers marked ask still ask; protected files stay refused.",
+                bash.bypass_wording()
+            ),
+        }
+    }
+}
+
+/// How this run's Bash commands are confined: a fact the caller (which set
+/// the sandbox up) passes in; policy only words it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BashConfinement {
+    /// No sandbox: commands run with the user's account permissions.
+    Unconfined,
+    /// In the sandbox. `summary` is the sandbox's own one-line account of
+    /// it; `outside_asks` when a command the model asks to run outside it
+    /// still asks in bypass.
+    Sandboxed { summary: String, outside_asks: bool },
+}
+
+impl BashConfinement {
+    fn bypass_wording(&self) -> String {
+        match self {
+            BashConfinement::Unconfined => {
+                "Bash commands with your account permissions (no sandbox)".into()
             }
+            BashConfinement::Sandboxed {
+                summary,
+                outside_asks: true,
+            } => format!(
+                "Bash commands in the sandbox ({summary}; a command asked to run outside it still asks)"
+            ),
+            BashConfinement::Sandboxed {
+                summary,
+                outside_asks: false,
+            } => format!(
+                "Bash commands in the sandbox ({summary}; a command asked to run outside it runs with your account permissions)"
+            ),
         }
     }
 }
@@ -97,6 +134,44 @@ mod tests {
         assert_eq!("yolo".parse::<Mode>(), Ok(Mode::Bypass));
         assert!("Manual".parse::<Mode>().is_err());
         assert!("bypass now".parse::<Mode>().is_err());
+    }
+
+    #[test]
+    fn the_bypass_warning_says_how_bash_commands_are_confined() {
+        let unconfined = Mode::Bypass.warning(&BashConfinement::Unconfined);
+        assert!(
+            unconfined.contains("Bash commands with your account permissions (no sandbox)"),
+            "{unconfined}"
+        );
+        let sandboxed = Mode::Bypass.warning(&BashConfinement::Sandboxed {
+            summary: "project writable, secrets masked, network on".into(),
+            outside_asks: true,
+        });
+        assert!(
+            sandboxed.contains(
+                "Bash commands in the sandbox (project writable, secrets masked, network on; a command asked to run outside it still asks)"
+            ),
+            "{sandboxed}"
+        );
+        assert!(!sandboxed.contains("account permissions"), "{sandboxed}");
+        let outside_runs = Mode::Bypass.warning(&BashConfinement::Sandboxed {
+            summary: "project writable".into(),
+            outside_asks: false,
+        });
+        assert!(
+            outside_runs.contains("outside it runs with your account permissions"),
+            "{outside_runs}"
+        );
+        // The other modes do not depend on it.
+        for mode in [Mode::Manual, Mode::AcceptEdits, Mode::Auto] {
+            assert_eq!(
+                mode.warning(&BashConfinement::Unconfined),
+                mode.warning(&BashConfinement::Sandboxed {
+                    summary: String::new(),
+                    outside_asks: true
+                })
+            );
+        }
     }
 
     #[test]

@@ -26,6 +26,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::policy::BashConfinement;
+
 pub use describe::{masked_note, result_note, summary};
 pub use plan::{Plan, Planner};
 pub use probe::Support;
@@ -216,6 +218,17 @@ impl Sandbox {
         }
     }
 
+    /// How commands run under this sandbox, for the bypass question.
+    pub fn confinement(&self) -> BashConfinement {
+        match self.level {
+            Level::None => BashConfinement::Unconfined,
+            Level::Full | Level::LandlockOnly => BashConfinement::Sandboxed {
+                summary: summary(self),
+                outside_asks: self.settings.unsandboxed_in_bypass == UnsandboxedInBypass::Ask,
+            },
+        }
+    }
+
     /// The status bar's word for the level, when it is worth showing.
     pub fn badge(&self) -> Option<&'static str> {
         match self.level {
@@ -268,3 +281,36 @@ pub const SETUP_FAILED: i32 = 125;
 
 /// The prefix of every message the helper prints about itself.
 pub const HELPER_PREFIX: &str = "mino sandbox:";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_confinement_is_the_levels_with_the_sandboxs_own_summary() {
+        assert_eq!(
+            Sandbox::off(SandboxSettings::default()).confinement(),
+            BashConfinement::Unconfined
+        );
+        let mut sandbox = Sandbox::off(SandboxSettings::default());
+        sandbox.level = Level::Full;
+        assert_eq!(
+            sandbox.confinement(),
+            BashConfinement::Sandboxed {
+                summary: summary(&sandbox),
+                outside_asks: true,
+            }
+        );
+        sandbox.settings.unsandboxed_in_bypass = UnsandboxedInBypass::Run;
+        sandbox.level = Level::LandlockOnly;
+        let BashConfinement::Sandboxed {
+            summary: said,
+            outside_asks,
+        } = sandbox.confinement()
+        else {
+            panic!("Landlock alone is a sandbox");
+        };
+        assert!(said.contains("Landlock only"), "{said}");
+        assert!(!outside_asks);
+    }
+}

@@ -17,14 +17,15 @@ use super::editor::Editor;
 use super::fs::change::{
     CHANGE_LIMIT, read_for_change, size_summary, spawn_write, target_fields, unified_diff,
 };
-use super::fs::confine::{Expected, digest};
-use super::fs::paths::{locate_with_facts, shown_path};
+use super::fs::confine::{EntryKind, Expected, digest};
+use super::fs::near;
+use super::fs::paths::{inside, locate_with_facts, shown_path};
 use super::wording::{looks_binary, noun};
 use super::{
     BoxFuture, Field, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
     parse_args,
 };
-use crate::policy::{CallFacts, CallKind, PathTarget};
+use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
 
 const NAME: &str = "edit_file";
 
@@ -111,6 +112,7 @@ impl Tool for EditFile {
             locate_with_facts(&cx.project, &args.path, NAME, CallKind::FileWrite)?;
         Ok(Box::new(EditCall {
             project: Arc::clone(&cx.project),
+            protected: Arc::clone(&cx.protected),
             target,
             facts,
             old: args.old_string,
@@ -135,6 +137,7 @@ struct Inspection {
 
 struct EditCall {
     project: Arc<Project>,
+    protected: Arc<ProtectedPaths>,
     target: PathTarget,
     facts: CallFacts,
     old: String,
@@ -173,8 +176,13 @@ impl PreparedCall for EditCall {
     fn inspect(&mut self) -> Result<(), ToolError> {
         let path = shown_path(&self.target);
         let Some(file) = read_for_change(&self.project, &self.target)? else {
+            let hint = inside(&self.target)
+                .map(|relative| {
+                    near::hint(&self.project, &self.protected, relative, EntryKind::File)
+                })
+                .unwrap_or_default();
             return Err(ToolError::Failed(format!(
-                "{path} does not exist; edit_file only changes existing files (use write_file to create one)."
+                "{path} does not exist; edit_file only changes existing files (use write_file to create one).{hint}"
             )));
         };
         if looks_binary(&file.bytes) {

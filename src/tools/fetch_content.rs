@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::blocking::inspected;
-use super::fetch_destination::{client, private_address, private_host};
+use super::fetch_destination::{FetchClients, MAX_REDIRECTS, private_address, private_host};
 use super::fs::change::CHANGE_LIMIT;
 use super::fs::confine::{Expected, Project, digest};
 use super::wording::looks_binary;
@@ -61,6 +61,8 @@ struct Prepared {
     /// Whether a name may resolve to a private address (the call is for a
     /// private destination, or the user's settings allow them).
     allow_private: bool,
+    /// The run's shared clients.
+    clients: Arc<FetchClients>,
     output: Option<(String, Arc<Project>)>,
     expected: Option<Expected>,
     timeout: Duration,
@@ -137,6 +139,7 @@ impl Tool for FetchContent {
         Ok(Box::new(Prepared {
             facts,
             allow_private: private.is_some() || cx.fetch_private_hosts_allowed,
+            clients: Arc::clone(&cx.fetch_clients),
             private,
             url,
             output,
@@ -200,7 +203,7 @@ impl PreparedCall for Prepared {
             };
             let fetched = tokio::select! {
                 _ = cancel.cancelled() => return ToolOutcome::interrupted("The fetch was interrupted."),
-                fetched = download(&call.url, call.timeout, call.allow_private) => fetched,
+                fetched = download(&call.clients, &call.url, call.timeout, call.allow_private) => fetched,
             };
             let (body, content_type) = match fetched {
                 Ok(got) => got,
@@ -234,6 +237,10 @@ enum FetchError {
         "{url} was not fetched: {private}, and mino connects to a private destination only in a call for it, which the user is asked about. Do not retry or work around this with another tool."
     )]
     Private { url: reqwest::Url, private: String },
+    #[error(
+        "{url} redirected more than {MAX_REDIRECTS} times on its own origin; the fetch was stopped"
+    )]
+    TooManyRedirects { url: reqwest::Url },
     #[error("fetching {url} failed: {source}")]
     Send {
         url: reqwest::Url,
@@ -257,13 +264,15 @@ enum FetchError {
 }
 
 async fn download(
+    clients: &FetchClients,
     url: &reqwest::Url,
     timeout: Duration,
     allow_private: bool,
 ) -> Result<(Vec<u8>, String), FetchError> {
-    let client = client(url, timeout, allow_private).map_err(FetchError::Client)?;
+    let client = clients.get(allow_private).map_err(FetchError::Client)?;
     let response = client
         .get(url.clone())
+        .timeout(timeout)
         .send()
         .await
         .map_err(|source| match private_address(&source) {
@@ -271,6 +280,8 @@ async fn download(
                 url: url.clone(),
                 private: private.to_string(),
             },
+            // The only redirect the policy refuses with an error.
+            None if source.is_redirect() => FetchError::TooManyRedirects { url: url.clone() },
             None => FetchError::Send {
                 url: url.clone(),
                 source,

@@ -11,6 +11,7 @@
 use std::error::Error;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use reqwest::Url;
@@ -18,7 +19,7 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::redirect::Policy;
 
 /// The most same-origin redirects followed.
-const MAX_REDIRECTS: usize = 10;
+pub const MAX_REDIRECTS: usize = 10;
 
 /// Whether `ip` is a private destination.
 pub fn is_private(ip: IpAddr) -> bool {
@@ -102,25 +103,48 @@ impl Resolve for CheckedResolver {
     }
 }
 
-/// The HTTP client for one fetch of `url`: same-origin redirects only,
-/// every resolved address checked (private ones only when `allow_private`).
-pub fn client(
-    url: &Url,
-    timeout: Duration,
-    allow_private: bool,
-) -> reqwest::Result<reqwest::Client> {
+/// The HTTP clients the fetches of a run share, so a connection to a
+/// server is kept and reused: one that refuses private addresses and one
+/// for the calls made for a private destination. Each is built on first
+/// use; a request's own timeout is set on the request.
+#[derive(Debug, Default)]
+pub struct FetchClients {
+    public: OnceLock<reqwest::Client>,
+    private: OnceLock<reqwest::Client>,
+}
+
+impl FetchClients {
+    /// The client for a call that may (`allow_private`) or may not reach a
+    /// private address.
+    pub fn get(&self, allow_private: bool) -> reqwest::Result<reqwest::Client> {
+        let cell = if allow_private {
+            &self.private
+        } else {
+            &self.public
+        };
+        if let Some(client) = cell.get() {
+            return Ok(client.clone());
+        }
+        let built = client(allow_private)?;
+        Ok(cell.get_or_init(|| built).clone())
+    }
+}
+
+/// A client that follows same-origin redirects only (the origin is the
+/// first URL of the chain) and checks every resolved address (private
+/// ones pass only when `allow_private`).
+fn client(allow_private: bool) -> reqwest::Result<reqwest::Client> {
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let origin = url.origin();
     reqwest::Client::builder()
-        .timeout(timeout)
         .connect_timeout(Duration::from_secs(10))
         .user_agent(concat!("mino/", env!("CARGO_PKG_VERSION")))
         .no_proxy()
         .dns_resolver(CheckedResolver { allow_private })
-        .redirect(Policy::custom(move |attempt| {
+        .redirect(Policy::custom(|attempt| {
+            let origin = attempt.previous().first().map(Url::origin);
             if attempt.previous().len() > MAX_REDIRECTS {
                 attempt.error(format!("more than {MAX_REDIRECTS} redirects"))
-            } else if attempt.url().origin() == origin {
+            } else if origin.is_some_and(|origin| attempt.url().origin() == origin) {
                 attempt.follow()
             } else {
                 attempt.stop()

@@ -11,7 +11,8 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::blocking::run_blocking;
-use super::fs::confine::{DirEntry, EntryKind};
+use super::fs::confine::{ConfineError, DirEntry, EntryKind};
+use super::fs::near;
 use super::fs::paths::{join, locate_with_facts, recheck_target, shown_path, shown_relative};
 use super::wording::noun;
 use super::{
@@ -109,6 +110,15 @@ impl PreparedListDir {
         };
         match self.project.list(relative) {
             Ok(entries) => ToolOutcome::completed(render(relative, &entries, &self.protected)),
+            Err(e @ ConfineError::NotFound { .. }) => ToolOutcome::error(format!(
+                "{e}.{}",
+                near::hint(
+                    &self.project,
+                    &self.protected,
+                    relative,
+                    EntryKind::Directory
+                )
+            )),
             Err(e) => ToolOutcome::error(e.to_string()),
         }
     }

@@ -174,6 +174,8 @@ pub struct ToolContext {
     /// fetched like any other (by default it is its own call kind, which
     /// asks in every mode).
     pub fetch_private_hosts_allowed: bool,
+    /// The HTTP clients `fetch_content` calls share (built on first use).
+    pub fetch_clients: Arc<fetch_destination::FetchClients>,
     /// The editor driving mino, when its front end has one: file reads see
     /// its buffers and writes go through it, after mino's own decision and
     /// confinement (see `editor.rs`).
@@ -204,6 +206,7 @@ impl ToolContext {
             gate: Arc::new(gate::GateSetup::default()),
             bash_guard: None,
             fetch_private_hosts_allowed: false,
+            fetch_clients: Arc::default(),
             editor: None,
             sandbox: Arc::new(sandbox),
         }

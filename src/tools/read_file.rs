@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::blocking::run_blocking;
 use super::editor::{Editor, overlay_read};
-use super::fs::confine::FileContents;
+use super::fs::confine::{EntryKind, FileContents};
 use super::fs::near;
 use super::fs::paths::{inside, locate_with_facts, shown_path};
 use super::wording::{count_lines, looks_binary, plural};
@@ -138,7 +138,7 @@ impl ReadCall {
         match (error, inside(&self.target)) {
             (ConfineError::NotFound { .. }, Ok(relative)) => format!(
                 "{error}.{}",
-                near::hint(&self.project, &self.protected, relative)
+                near::hint(&self.project, &self.protected, relative, EntryKind::File)
             ),
             _ => error.to_string(),
         }

@@ -827,6 +827,99 @@ async fn a_missing_path_names_its_case_variant_and_skill_view_needs_skills() {
     assert!(!tools.contains(&"skill_view"), "{tools:?}");
 }
 
+/// An edit of a file that is not where the model looked, and a listing of a
+/// directory that is elsewhere, name their close matches too (a file for
+/// the edit, a directory for the listing), never a protected path.
+#[tokio::test]
+async fn a_missing_edit_or_listing_names_its_close_matches() {
+    let world = World::new(
+        "openai-chat",
+        vec![
+            tool(
+                "edit_file",
+                json!({"path": "ops.py", "old_string": "a - b", "new_string": "a + b"}),
+            ),
+            tool("list_dir", json!({"path": "test"})),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let project = world.project.path();
+    std::fs::create_dir_all(project.join("calc/test")).unwrap();
+    std::fs::write(project.join("calc/ops.py"), "return a - b\n").unwrap();
+    std::fs::create_dir_all(project.join("old")).unwrap();
+    std::fs::write(project.join("old/.env"), "SECRET=1\n").unwrap();
+    let (events, stderr, out) = world
+        .print("fix ops.py and list the tests", &["--mode", "bypass"])
+        .await;
+    assert!(out.status.success(), "{stderr}");
+    let outputs: Vec<&str> = of_type(&events, "tool_result")
+        .iter()
+        .map(|r| r["output"].as_str().unwrap())
+        .collect();
+    assert!(
+        outputs[0].contains("ops.py does not exist; edit_file only changes existing files")
+            && outputs[0].contains("Close matches: calc/ops.py.")
+            && outputs[0].contains("relative to the project root"),
+        "{outputs:?}"
+    );
+    assert!(
+        outputs[1].contains("test does not exist. Close matches: calc/test."),
+        "{outputs:?}"
+    );
+    assert!(!outputs.concat().contains(".env"), "{outputs:?}");
+    assert_eq!(
+        std::fs::read_to_string(project.join("calc/ops.py")).unwrap(),
+        "return a - b\n",
+        "a missing file's edit changes nothing"
+    );
+}
+
+/// With nobody to ask (`-p`), leaving the sandbox could only be refused, so
+/// bash is offered without its `sandbox` and `reason` fields; where the
+/// user's settings let such a call run in bypass mode, they are offered.
+#[tokio::test]
+async fn bash_offers_no_way_out_of_the_sandbox_where_nobody_could_allow_it() {
+    let bash_spec = |body: &str| -> Value {
+        let body: Value = serde_json::from_str(body).unwrap();
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["function"]["name"] == "bash")
+            .unwrap()["function"]
+            .clone()
+    };
+    let world = World::new("openai-chat", vec![text("done")], "").await;
+    let (_, stderr, out) = world.print("hello", &[]).await;
+    assert!(out.status.success(), "{stderr}");
+    let spec = bash_spec(&world.llm.bodies()[0]);
+    let properties = spec["parameters"]["properties"].as_object().unwrap();
+    assert!(properties.contains_key("command"), "{spec}");
+    assert!(!properties.contains_key("sandbox"), "{spec}");
+    assert!(!properties.contains_key("reason"), "{spec}");
+    let description = spec["description"].as_str().unwrap();
+    assert!(
+        description.contains("cannot leave the sandbox"),
+        "{description}"
+    );
+    assert!(!description.contains("sandbox: false"), "{description}");
+
+    let world = World::new(
+        "openai-chat",
+        vec![text("done")],
+        "\n[sandbox]\nunsandboxed_in_bypass = \"run\"\n",
+    )
+    .await;
+    let (_, stderr, out) = world.print("hello", &["--mode", "bypass"]).await;
+    assert!(out.status.success(), "{stderr}");
+    let spec = bash_spec(&world.llm.bodies()[0]);
+    let properties = spec["parameters"]["properties"].as_object().unwrap();
+    assert!(properties.contains_key("sandbox"), "{spec}");
+    assert!(properties.contains_key("reason"), "{spec}");
+}
+
 /// The same read three times in a turn: each goes through the decision and
 /// runs; the second and third results, unchanged, reach the model as one
 /// line naming call 1, and the third ends the turn.
@@ -881,7 +974,7 @@ async fn a_call_written_as_text_is_answered_with_one_reminder() {
             tool("read_file", json!({"path": "notes.md"})),
             text("The notes are read."),
         ],
-        "",
+        "first_request_extra_body = { tool_choice = \"required\" }\n",
     )
     .await;
     let (events, stderr, out) = world.print("read the notes", &[]).await;
@@ -903,6 +996,13 @@ async fn a_call_written_as_text_is_answered_with_one_reminder() {
     assert!(bodies[1].contains(reminder), "{}", bodies[1]);
     assert!(bodies[1].contains("\\\"notes.md\\\""), "the answer is kept");
     assert_eq!(bodies[2].matches(reminder).count(), 1, "{}", bodies[2]);
+    // The reminder is not a new prompt: only the turn's first request
+    // carries first_request_extra_body.
+    let forced: Vec<bool> = bodies
+        .iter()
+        .map(|b| b.contains("\"tool_choice\":\"required\""))
+        .collect();
+    assert_eq!(forced, [true, false, false], "{bodies:?}");
 }
 
 /// A second call written as text in the same turn is not reminded again:

@@ -2,7 +2,7 @@
 //! `evals/` passes, the self-test case that follows an injection fails
 //! for the reasons it should (the grader can fail), and a live case
 //! repeated against a loopback model service reports its pass rate with a
-//! Wilson interval.
+//! Wilson interval; `--mino` runs another build and grades it alike.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -162,4 +162,55 @@ async fn a_live_case_repeated_reports_its_pass_rate_with_a_wilson_interval() {
         "{failures}"
     );
     assert_eq!(llm.bodies().len(), 5);
+}
+
+#[tokio::test]
+async fn another_build_given_by_mino_runs_the_cases_and_is_graded_alike() {
+    // The "other build" is a script that notes how it was called and then
+    // runs this mino: the case passes, so it was graded as this one is.
+    let home = tempfile::tempdir().unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    let called = bin.path().join("called");
+    let other = bin.path().join("other-mino");
+    std::fs::write(
+        &other,
+        format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$@\" >> '{}'\nexec '{}' \"$@\"\n",
+            called.display(),
+            env!("CARGO_BIN_EXE_mino")
+        ),
+    )
+    .unwrap();
+    let mut permissions = std::fs::metadata(&other).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&other, permissions).unwrap();
+    let case = repo("evals/typo-fix.toml");
+    let out = eval(
+        home.path(),
+        &["--mino", other.to_str().unwrap(), case.to_str().unwrap()],
+    )
+    .await;
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.starts_with("PASS  typo-fix (scripted)"), "{said}");
+    let args = std::fs::read_to_string(&called).unwrap();
+    assert!(args.lines().any(|a| a == "-p"), "{args}");
+    assert!(args.lines().any(|a| a == "stream-json"), "{args}");
+
+    let missing = bin.path().join("no-such-mino");
+    let out = eval(
+        home.path(),
+        &["--mino", missing.to_str().unwrap(), case.to_str().unwrap()],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--mino") && err.contains("no-such-mino") && err.contains("mino binary"),
+        "{err}"
+    );
 }

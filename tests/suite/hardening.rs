@@ -849,3 +849,106 @@ async fn private_hosts_allowed_by_the_user_are_fetched_but_a_project_cannot_allo
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("tools.fetch_private_hosts"), "{stderr}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_same_origin_redirect_loop_stops_after_ten_redirects() {
+    let (port, log) = http_server(|_, _| redirect("/loop")).await;
+    let case = Case::new(
+        vec![
+            tool(
+                "fetch_content",
+                json!({"url": format!("http://127.0.0.1:{port}/loop")}),
+            ),
+            text("done"),
+        ],
+        "[tools]\nfetch_private_hosts = \"allow\"\n",
+    )
+    .await;
+    let (events, stderr, _) = case.print("go", &["--mode", "bypass"]).await;
+    let outputs = outputs(&events);
+    assert_eq!(outputs.len(), 1, "{stderr}");
+    assert!(
+        outputs[0].contains("redirected more than 10 times"),
+        "{}",
+        outputs[0]
+    );
+    // The request, then ten redirects followed; the eleventh is not.
+    assert_eq!(log.lock().unwrap().len(), 11);
+}
+
+/// A loopback HTTP server that keeps connections open (HTTP/1.1
+/// keep-alive) and answers every request on them with `body`; returns its
+/// port, how many connections it accepted and how many requests it served.
+async fn keep_alive_server(
+    body: &'static str,
+) -> (
+    u16,
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connections = std::sync::Arc::new(AtomicUsize::new(0));
+    let requests = std::sync::Arc::new(AtomicUsize::new(0));
+    let (accepted, served) = (connections.clone(), requests.clone());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            accepted.fetch_add(1, Ordering::SeqCst);
+            let served = served.clone();
+            tokio::spawn(async move {
+                let mut pending = Vec::new();
+                let mut buf = [0u8; 1024];
+                loop {
+                    while !pending.windows(4).any(|w| w == b"\r\n\r\n") {
+                        match socket.read(&mut buf).await {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => pending.extend_from_slice(&buf[..n]),
+                        }
+                    }
+                    let end = pending.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+                    pending.drain(..end);
+                    served.fetch_add(1, Ordering::SeqCst);
+                    let reply = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: {}\r\n\r\n{body}",
+                        body.len()
+                    );
+                    if socket.write_all(reply.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (port, connections, requests)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fetches_of_a_run_share_one_client_and_its_connection() {
+    use std::sync::atomic::Ordering;
+    let (port, connections, requests) = keep_alive_server("kept page").await;
+    let case = Case::new(
+        vec![
+            tool(
+                "fetch_content",
+                json!({ "url": format!("http://127.0.0.1:{port}/one") }),
+            ),
+            tool(
+                "fetch_content",
+                json!({ "url": format!("http://127.0.0.1:{port}/two") }),
+            ),
+            text("done"),
+        ],
+        "[tools]\nfetch_private_hosts = \"allow\"\n",
+    )
+    .await;
+    let (events, stderr, _) = case.print("go", &["--mode", "bypass"]).await;
+    let outputs = outputs(&events);
+    assert_eq!(outputs.len(), 2, "{stderr}");
+    assert!(outputs[0].contains("kept page"), "{outputs:?}");
+    // Both were fetched (the second result may say it is the same as the
+    // first), over one connection: a client per call would have opened two.
+    assert_eq!(requests.load(Ordering::SeqCst), 2);
+    assert_eq!(connections.load(Ordering::SeqCst), 1);
+}

@@ -323,3 +323,36 @@ async fn ctrl_c_stops_a_streaming_answer_at_once() {
     let log = std::fs::read_to_string(file).unwrap();
     assert!(log.contains("[interrupted by the user]"), "{log}");
 }
+
+/// The bypass question's words about bash in line mode, with `sandbox`
+/// added to the settings.
+async fn bypass_question(sandbox: &str) -> String {
+    let world = World::with("openai-chat", vec![], sandbox).await;
+    let mut pty = world.start();
+    pty.expect("Use /mode to change it.");
+    pty.send_line("/mode bypass");
+    let said = pty.expect("Switch to this mode? [y/N]");
+    pty.send_line("n");
+    pty.expect("unchanged: manual.");
+    said
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bypass_question_says_bash_runs_in_the_sandbox_where_it_does() {
+    let said = bypass_question("").await;
+    assert!(
+        said.contains("Bash commands in the sandbox (project writable, secrets masked, network on; a command asked to run outside it still asks)"),
+        "{said}"
+    );
+    assert!(!said.contains("account permissions"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bypass_question_says_bash_runs_with_the_users_permissions_without_a_sandbox() {
+    let said = bypass_question("[sandbox]\nenabled = false\n").await;
+    assert!(
+        said.contains("Bash commands with your account permissions (no sandbox)"),
+        "{said}"
+    );
+    assert!(!said.contains("in the sandbox"), "{said}");
+}

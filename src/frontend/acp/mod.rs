@@ -28,7 +28,7 @@ use crate::agent::AgentEvent;
 use crate::agent::build::{Launch, launch};
 use crate::config::{CliOverrides, EnvOverrides, Settings};
 use crate::home::Home;
-use crate::policy::{CanAsk, Mode};
+use crate::policy::{BashConfinement, CanAsk, Mode};
 
 use session::Slot;
 
@@ -64,13 +64,14 @@ impl Server {
 
     /// Starts an agent for `cwd` (resuming `resume`), replays a resumed
     /// session's history to the client, and starts the session's pump.
-    /// Returns the session id and its mode.
+    /// Returns the session id, its mode and how its bash commands are
+    /// confined.
     async fn open(
         &self,
         cwd: &Path,
         resume: Option<&str>,
         cx: &ConnectionTo<Client>,
-    ) -> Result<(String, Mode), agent_client_protocol::Error> {
+    ) -> Result<(String, Mode, BashConfinement), agent_client_protocol::Error> {
         if !cwd.is_absolute() {
             return Err(invalid(format!(
                 "cwd {} is not an absolute path; the session's directory must be one",
@@ -119,6 +120,7 @@ impl Server {
                 .data("the agent started without a session".to_string()));
         };
         let _ = session_id.set(id.clone());
+        let confinement = handle.confinement.clone();
         session::replay(cx, &id, &history);
         let slot = Arc::new(Slot::new(
             id.clone(),
@@ -136,7 +138,7 @@ impl Server {
             tokio::spawn(async move { old.stop().await });
         }
         tokio::spawn(session::pump(slot, handle.events, cx.clone()));
-        Ok((id, mode))
+        Ok((id, mode, confinement))
     }
 
     /// Stops every session's agent: a turn still running is interrupted,
@@ -196,9 +198,8 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
                     .open(&request.cwd, None, &cx)
                     .await
                 {
-                    Ok((id, mode)) => {
-                        responder.respond(NewSessionResponse::new(id).modes(wire::modes(mode)))
-                    }
+                    Ok((id, mode, bash)) => responder
+                        .respond(NewSessionResponse::new(id).modes(wire::modes(mode, &bash))),
                     Err(e) => responder.respond_with_error(e),
                 }
             },
@@ -211,9 +212,8 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
                     .open(&request.cwd, Some(&request.session_id.0), &cx)
                     .await
                 {
-                    Ok((_, mode)) => {
-                        responder.respond(LoadSessionResponse::new().modes(wire::modes(mode)))
-                    }
+                    Ok((_, mode, bash)) => responder
+                        .respond(LoadSessionResponse::new().modes(wire::modes(mode, &bash))),
                     Err(e) => responder.respond_with_error(e),
                 }
             },

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::agent::TurnStop;
 use crate::model::ResultStatus;
-use crate::policy::{ConsentAnswer, Mode};
+use crate::policy::{BashConfinement, ConsentAnswer, Mode};
 use crate::tools::{Field, FieldKind};
 
 /// The four answers, in the order an editor shows them, with the option id
@@ -86,12 +86,12 @@ pub fn once_option(allowed: bool) -> &'static str {
 }
 
 /// mino's modes as the session's modes, `current` selected.
-pub fn modes(current: Mode) -> SessionModeState {
+pub fn modes(current: Mode, bash: &BashConfinement) -> SessionModeState {
     SessionModeState::new(
         current.name(),
         Mode::ALL
             .iter()
-            .map(|m| SessionMode::new(m.name(), m.name()).description(m.warning().to_string()))
+            .map(|m| SessionMode::new(m.name(), m.name()).description(m.warning(bash)))
             .collect(),
     )
 }
@@ -304,7 +304,7 @@ mod tests {
 
     #[test]
     fn modes_offer_all_four_with_the_current_selected() {
-        let state = modes(Mode::AcceptEdits);
+        let state = modes(Mode::AcceptEdits, &BashConfinement::Unconfined);
         assert_eq!(&*state.current_mode_id.0, "accept-edits");
         let ids: Vec<&str> = state.available_modes.iter().map(|m| &*m.id.0).collect();
         assert_eq!(ids, ["manual", "accept-edits", "auto", "bypass"]);

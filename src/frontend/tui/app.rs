@@ -58,7 +58,7 @@ pub struct RunningTurn {
 pub struct ModeQuestion {
     pub from: Mode,
     pub to: Mode,
-    pub warning: &'static str,
+    pub warning: String,
     pub arming: Arming,
 }
 

@@ -82,8 +82,31 @@ caches are writable, secrets (.env, keys, ~/.ssh, ...) read as empty files, and 
 .git/config, .mino and shell start-up files are read-only. If a command truly needs to go beyond \
 that, call again with `sandbox: false` and a `reason`: the user is asked every time.";
 
+/// The last sentence of the description where no call may leave the
+/// sandbox (nobody can be asked, and the settings do not let it run).
+const SANDBOX_ONLY: &str = "Nobody can be asked here, so a command cannot leave the sandbox.";
+
 /// The `bash` tool.
 pub struct Bash;
+
+impl Bash {
+    /// The spec where no call can leave the sandbox: without the
+    /// `sandbox` and `reason` fields, which small models otherwise fill in
+    /// (copying their descriptions) and so ask for a call that can only be
+    /// refused. A call that still sends them is handled as before.
+    pub fn sandbox_only_spec() -> ToolSpec {
+        let mut spec = Bash.spec();
+        if let Some(properties) = spec.parameters["properties"].as_object_mut() {
+            properties.remove("sandbox");
+            properties.remove("reason");
+        }
+        let kept = DESCRIPTION
+            .split_once(" If a command truly needs")
+            .map_or(DESCRIPTION, |(head, _)| head);
+        spec.description = format!("{kept} {SANDBOX_ONLY}").into();
+        spec
+    }
+}
 
 impl Tool for Bash {
     fn spec(&self) -> ToolSpec {

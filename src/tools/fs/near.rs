@@ -1,6 +1,7 @@
 //! What a not-found result says: the path given, up to five close matches
-//! (the same path in another case, then files of the same name elsewhere in
-//! the project), and that paths are relative to the project root. Looks
+//! (the same path in another case, then files, or directories for a
+//! listing, of the same name elsewhere in the project), and that paths are
+//! relative to the project root. Looks
 //! only through `Project::list` (never through a link), skips protected
 //! paths and `.git`, and stops after a bounded number of entries. Never
 //! opens a file and never decides.
@@ -16,9 +17,14 @@ pub const MAX_MATCHES: usize = 5;
 const MAX_VISITED: usize = 20_000;
 
 /// The close matches of `wanted` (a project-relative path that does not
-/// exist): case variants of the whole path first, then files of the same
-/// name (any case) elsewhere, each group in name order.
-pub fn close_matches(project: &Project, protected: &ProtectedPaths, wanted: &str) -> Vec<String> {
+/// exist): case variants of the whole path first, then entries of `kind`
+/// with the same name (any case) elsewhere, each group in name order.
+pub fn close_matches(
+    project: &Project,
+    protected: &ProtectedPaths,
+    wanted: &str,
+    kind: EntryKind,
+) -> Vec<String> {
     let wanted = wanted.trim_start_matches("./").trim_end_matches('/');
     let wanted_lower = wanted.to_lowercase();
     let name_lower = wanted.rsplit('/').next().unwrap_or(wanted).to_lowercase();
@@ -44,7 +50,7 @@ pub fn close_matches(project: &Project, protected: &ProtectedPaths, wanted: &str
             let lower = child.to_lowercase();
             if child != wanted && lower == wanted_lower {
                 case.push(child.clone());
-            } else if entry.kind == EntryKind::File && entry.name.to_lowercase() == name_lower {
+            } else if entry.kind == kind && entry.name.to_lowercase() == name_lower {
                 named.push(child.clone());
             }
             if entry.kind == EntryKind::Directory {
@@ -63,9 +69,15 @@ fn ordered(mut case: Vec<String>, mut named: Vec<String>) -> Vec<String> {
     case
 }
 
-/// The sentences a not-found result adds after `{path} does not exist`.
-pub fn hint(project: &Project, protected: &ProtectedPaths, wanted: &str) -> String {
-    let matches = close_matches(project, protected, wanted);
+/// The sentences a not-found result adds after `{path} does not exist`;
+/// `kind` is what the call wanted there (a file, or a directory to list).
+pub fn hint(
+    project: &Project,
+    protected: &ProtectedPaths,
+    wanted: &str,
+    kind: EntryKind,
+) -> String {
+    let matches = close_matches(project, protected, wanted, kind);
     let mut text = String::new();
     if !matches.is_empty() {
         text.push_str(&format!(" Close matches: {}.", matches.join(", ")));
@@ -94,15 +106,15 @@ mod tests {
         let project = Project::new(root).unwrap();
         let protected = ProtectedPaths::builtin();
         assert_eq!(
-            close_matches(&project, &protected, "notes.md"),
+            close_matches(&project, &protected, "notes.md", EntryKind::File),
             ["NOTES.md", "docs/notes.md", "docs/old/Notes.md"]
         );
         assert_eq!(
-            close_matches(&project, &protected, "./calc/NOTES.MD"),
+            close_matches(&project, &protected, "./calc/NOTES.MD", EntryKind::File),
             ["NOTES.md", "docs/notes.md", "docs/old/Notes.md"]
         );
-        assert!(close_matches(&project, &protected, "other.md").is_empty());
-        let hint = hint(&project, &protected, "notes.md");
+        assert!(close_matches(&project, &protected, "other.md", EntryKind::File).is_empty());
+        let hint = hint(&project, &protected, "notes.md", EntryKind::File);
         assert!(
             hint.starts_with(" Close matches: NOTES.md, docs/notes.md, docs/old/Notes.md."),
             "{hint}"
@@ -122,10 +134,33 @@ mod tests {
         }
         let project = Project::new(root).unwrap();
         let protected = ProtectedPaths::builtin();
-        assert!(close_matches(&project, &protected, "sub/.ENV").is_empty());
+        assert!(close_matches(&project, &protected, "sub/.ENV", EntryKind::File).is_empty());
         assert_eq!(
-            close_matches(&project, &protected, "a.txt").len(),
+            close_matches(&project, &protected, "a.txt", EntryKind::File).len(),
             MAX_MATCHES
+        );
+    }
+
+    #[test]
+    fn a_listing_is_offered_directories_of_the_same_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("calc/tests")).unwrap();
+        std::fs::write(root.join("tests"), "a file, not a directory").unwrap();
+        std::fs::create_dir_all(root.join("Docs")).unwrap();
+        let project = Project::new(root).unwrap();
+        let protected = ProtectedPaths::builtin();
+        assert_eq!(
+            close_matches(&project, &protected, "src/tests", EntryKind::Directory),
+            ["calc/tests"]
+        );
+        assert_eq!(
+            close_matches(&project, &protected, "docs", EntryKind::Directory),
+            ["Docs"]
+        );
+        assert_eq!(
+            close_matches(&project, &protected, "src/tests", EntryKind::File),
+            ["tests"]
         );
     }
 }

@@ -6,7 +6,7 @@ use insta::assert_snapshot;
 use ratatui::style::{Color, Modifier};
 
 use crate::agent::AgentEvent;
-use crate::policy::Mode;
+use crate::policy::{BashConfinement, Mode};
 use crate::tools::Field;
 
 use super::snapshots::opening;
@@ -156,12 +156,30 @@ fn dialog_mcp() {
 #[test]
 fn mode_switch_question() {
     let mut app = app();
+    let sandboxed = BashConfinement::Sandboxed {
+        summary: "project writable, secrets masked, network on".into(),
+        outside_asks: true,
+    };
     agent(
         &mut app,
         AgentEvent::ConfirmMode {
             from: Mode::Manual,
             to: Mode::Bypass,
-            warning: Mode::Bypass.warning(),
+            warning: Mode::Bypass.warning(&sandboxed),
+        },
+    );
+    assert_snapshot!(shot(&app, 90, 20));
+}
+
+#[test]
+fn mode_switch_question_without_a_sandbox() {
+    let mut app = app();
+    agent(
+        &mut app,
+        AgentEvent::ConfirmMode {
+            from: Mode::Manual,
+            to: Mode::Bypass,
+            warning: Mode::Bypass.warning(&BashConfinement::Unconfined),
         },
     );
     assert_snapshot!(shot(&app, 90, 20));

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use crossterm::event::{Event, KeyModifiers};
 
 use crate::agent::{AgentEvent, Command, Input};
-use crate::policy::{ConsentAnswer, Mode};
+use crate::policy::{BashConfinement, ConsentAnswer, Mode};
 
 use super::super::app::Layer;
 use super::super::update::COMMAND_WAITS;
@@ -277,7 +277,7 @@ fn the_mode_question_switches_only_on_y() {
             AgentEvent::ConfirmMode {
                 from: Mode::Manual,
                 to: Mode::Bypass,
-                warning: Mode::Bypass.warning(),
+                warning: Mode::Bypass.warning(&BashConfinement::Unconfined),
             },
         )
     };
@@ -630,7 +630,7 @@ fn the_mode_question_takes_no_key_before_it_arms() {
         AgentEvent::ConfirmMode {
             from: Mode::Manual,
             to: Mode::Bypass,
-            warning: Mode::Bypass.warning(),
+            warning: Mode::Bypass.warning(&BashConfinement::Unconfined),
         },
     );
     app.now += Duration::from_millis(100);
@@ -684,19 +684,64 @@ fn readline_keys_edit_the_input_and_undo_takes_edits_back() {
 }
 
 #[test]
-fn help_lists_the_readline_keys_from_the_keymap_table() {
+fn help_lists_every_binding_line_of_the_keymap_table() {
+    use super::super::{keymap::binding::Help, keymap::table::BINDINGS};
     let help: Vec<String> = super::super::view::help::lines()
         .iter()
         .map(|line| line.spans.iter().map(|s| s.content.as_ref()).collect())
         .collect();
-    for binding in super::super::keymap::EDIT_KEYS {
+    let mut listed = 0;
+    for binding in BINDINGS {
+        if let Help::Line { keys, what, .. } = binding.help {
+            listed += 1;
+            assert!(
+                help.iter()
+                    .any(|line| line.trim_start().starts_with(keys) && line.ends_with(what)),
+                "{keys} is missing from help"
+            );
+        }
+    }
+    assert!(listed > 20, "{listed}");
+    for answer in ConsentAnswer::ALL {
         assert!(
-            help.iter()
-                .any(|line| line.contains(binding.keys) && line.contains(binding.help)),
-            "{} is missing from help",
-            binding.keys
+            help.iter().any(|line| line.ends_with(answer.label())),
+            "{answer:?}"
         );
     }
+}
+
+#[test]
+fn no_binding_is_shadowed_by_an_earlier_one_in_its_state() {
+    use super::super::{keymap::binding::When, keymap::table::BINDINGS};
+    for (i, later) in BINDINGS.iter().enumerate() {
+        for earlier in &BINDINGS[..i] {
+            let same_state = later.on.iter().any(|on| earlier.on.contains(on));
+            let covered = !later.chords.is_empty()
+                && later
+                    .chords
+                    .iter()
+                    .all(|chord| earlier.chords.contains(chord));
+            assert!(
+                !(same_state && covered && earlier.when == When::Always),
+                "binding {i} ({:?}) can never act",
+                later.chords
+            );
+        }
+    }
+}
+
+#[test]
+fn the_status_bar_hints_what_the_keys_do_in_each_state() {
+    use super::super::view::status::key_hint;
+    let mut app = app();
+    assert_eq!(key_hint(&app), "? help ");
+    type_text(&mut app, "x");
+    assert_eq!(key_hint(&app), "", "? types once the input has text");
+    press(&mut app, ctrl('u'));
+    let _rx = open_question(&mut app);
+    assert_eq!(key_hint(&app), "n note · Esc rejects · Ctrl-C interrupts ");
+    press(&mut app, key(KeyCode::Char('n')));
+    assert_eq!(key_hint(&app), "Enter rejects with the note · Esc without ");
 }
 
 #[test]

@@ -286,7 +286,7 @@ pub fn draw_mode_question(
 ) {
     let width = dialog_width(above, 90);
     let inner = width.saturating_sub(4).max(1);
-    let mut lines = wrap(&[Line::raw(question.warning)], inner);
+    let mut lines = wrap(&[Line::raw(question.warning.clone())], inner);
     lines.push(Line::default());
     lines.push(Line::styled(
         "Switch to this mode? [y/N]",

@@ -10,78 +10,10 @@ use crate::agent::commands::COMMANDS;
 use crate::policy::ConsentAnswer;
 
 use super::super::app::App;
-use super::super::keymap::EDIT_KEYS;
+use super::super::keymap::binding::{Group, Help};
+use super::super::keymap::table::BINDINGS;
 use super::super::wrap::wrap;
 use super::theme;
-
-/// Keys and what they do, in groups; the input's readline keys come from
-/// the keymap's table and the answers' keys from `ConsentAnswer`.
-const KEYS: [(&str, &[(&str, &str)]); 4] = [
-    (
-        "Input",
-        &[
-            ("Enter", "send the prompt or command"),
-            ("Alt+Enter, Ctrl+J", "new line"),
-            ("Up, Down", "earlier prompts (on the first or last line)"),
-            ("Tab", "complete a /command"),
-            ("Shift+Tab", "choose the permission mode"),
-            ("? or F1", "this help (? on an empty input)"),
-            ("Esc twice", "edit the last prompt (on an empty input)"),
-            (
-                "Up",
-                "take the newest queued prompt back (on an empty input)",
-            ),
-            (
-                "Ctrl+D",
-                "quit (on an empty input; during a turn it asks first)",
-            ),
-        ],
-    ),
-    (
-        "Chat",
-        &[
-            ("PageUp, PageDown", "scroll"),
-            ("mouse wheel", "scroll"),
-            (
-                "Home, End",
-                "top, bottom (on an empty input; Ctrl+Home/End always)",
-            ),
-            (
-                "Ctrl+O",
-                "expand or collapse the last tool result on screen",
-            ),
-            ("Ctrl+L", "redraw the screen"),
-            (
-                "F2",
-                "give the mouse to the terminal (its own selection) or take it back",
-            ),
-            (
-                "Shift+drag",
-                "select text (the mouse wheel scrolls the chat)",
-            ),
-        ],
-    ),
-    (
-        "Turn",
-        &[
-            ("Esc, Ctrl+C", "interrupt the running turn"),
-            ("Ctrl+C twice", "quit when idle"),
-        ],
-    ),
-    (
-        "Questions",
-        &[
-            ("Enter", "the focused answer (focus starts on reject)"),
-            ("Left, Right", "move the focus"),
-            ("Up, Down, PageUp, PageDown", "scroll the question"),
-            ("Ctrl+C", "interrupt the turn"),
-            (
-                "typing",
-                "goes to the input until the border says keys armed",
-            ),
-        ],
-    ),
-];
 
 fn key_line(key: &str, what: &'static str) -> Line<'static> {
     Line::from(vec![
@@ -90,40 +22,34 @@ fn key_line(key: &str, what: &'static str) -> Line<'static> {
     ])
 }
 
-/// Every line of the overlay.
+/// Every line of the overlay: the keymap's bindings by group, in the
+/// table's order, then the commands.
 pub fn lines() -> Vec<Line<'static>> {
     let mut out = Vec::new();
-    for (group, keys) in KEYS {
-        out.push(Line::styled(group, theme::bold()));
-        if group == "Questions" {
-            for answer in ConsentAnswer::ALL {
-                if answer == ConsentAnswer::Reject {
-                    out.push(key_line("Esc", "reject"));
-                    out.push(key_line(
-                        "n, Tab",
-                        "reject with a note to the model (type it, Enter sends)",
-                    ));
-                } else {
-                    out.push(key_line(&answer.key().to_string(), answer.label()));
+    for group in Group::ALL {
+        out.push(Line::styled(group.title(), theme::bold()));
+        for binding in BINDINGS {
+            match binding.help {
+                Help::Line {
+                    group: of,
+                    keys,
+                    what,
+                } if of == group => out.push(key_line(keys, what)),
+                Help::Answers if group == Group::Questions => {
+                    for answer in ConsentAnswer::ALL {
+                        if answer != ConsentAnswer::Reject {
+                            out.push(key_line(&answer.key().to_string(), answer.label()));
+                        }
+                    }
                 }
-            }
-        }
-        for (key, what) in keys {
-            out.push(key_line(key, what));
-        }
-        if group == "Input" {
-            for binding in EDIT_KEYS {
-                out.push(key_line(binding.keys, binding.help));
+                _ => {}
             }
         }
         out.push(Line::default());
     }
     out.push(Line::styled("Commands", theme::bold()));
     for spec in COMMANDS {
-        out.push(Line::from(vec![
-            Span::styled(format!("  {:<28}", spec.name), theme::key()),
-            Span::raw(spec.help),
-        ]));
+        out.push(key_line(spec.name, spec.help));
     }
     out
 }

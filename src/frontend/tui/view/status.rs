@@ -8,8 +8,9 @@ use ratatui::text::{Line, Span};
 
 use crate::policy::{Grant, GrantScope};
 
-use super::super::app::{Activity, App, Layer};
+use super::super::app::{Activity, App};
 use super::super::format;
+use super::super::keymap;
 use super::theme;
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -43,21 +44,14 @@ pub fn turn_state(app: &App) -> String {
     }
 }
 
-fn noting(app: &App) -> bool {
-    app.consents.front().is_some_and(|open| open.note.is_some())
-}
-
-/// What the keys do now, in the state the person is in.
-pub fn key_hint(app: &App) -> &'static str {
-    match app.layer() {
-        Layer::Consent if noting(app) => "Enter rejects with the note · Esc without ",
-        Layer::Consent if app.turn.is_some() => "n note · Esc rejects · Ctrl-C interrupts ",
-        Layer::Consent => "n note · Esc rejects ",
-        Layer::ModeQuestion => "y switches · other keys keep ",
-        Layer::Picker => "Enter chooses · Esc closes ",
-        Layer::Help => "Esc closes ",
-        Layer::Input if app.turn.is_some() => "Esc interrupts ",
-        Layer::Input => "? help ",
+/// What the keys do now, in the state the person is in: the hints of the
+/// keymap's bindings that hold.
+pub fn key_hint(app: &App) -> String {
+    let hints = keymap::hints(app);
+    if hints.is_empty() {
+        String::new()
+    } else {
+        format!("{} ", hints.join(" · "))
     }
 }
 
@@ -161,7 +155,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         frame.buffer_mut().set_line(
             x,
             area.y,
-            &Line::styled(hint, theme::dim()),
+            &Line::styled(hint.as_str(), theme::dim()),
             hint_width as u16,
         );
     }

@@ -1,0 +1,497 @@
+//! The table of every binding of the full screen, written once: the keys
+//! (and the mouse wheel), the state in which they act, the condition, the
+//! intent they give, the line help shows and the hint the status bar
+//! shows. The dispatcher in `keymap`, the help overlay and the status bar
+//! all read it; none of them names a key of its own.
+
+use crossterm::event::{KeyCode, KeyEvent};
+
+use crate::policy::ConsentAnswer;
+
+use super::super::msg::{EditCommand, Msg};
+use super::binding::{
+    ALT, Binding, CTRL, Chord, Code, Does, Group, Help, Mods, OTHER, On, When, bind, ctrl, key,
+    line, plain, readline, with,
+};
+
+/// Lines one wheel step scrolls.
+const WHEEL_LINES: u16 = 3;
+
+const fn edit(
+    c: &'static [Chord],
+    command: EditCommand,
+    keys: &'static str,
+    what: &'static str,
+) -> Binding {
+    Binding {
+        on: &[On::Input],
+        chords: c,
+        when: When::Always,
+        does: Does::Key(match command {
+            EditCommand::LineStart => |_| Some(Msg::EditCommand(EditCommand::LineStart)),
+            EditCommand::LineEnd => |_| Some(Msg::EditCommand(EditCommand::LineEnd)),
+            EditCommand::KillToStart => |_| Some(Msg::EditCommand(EditCommand::KillToStart)),
+            EditCommand::KillToEnd => |_| Some(Msg::EditCommand(EditCommand::KillToEnd)),
+            EditCommand::KillWord => |_| Some(Msg::EditCommand(EditCommand::KillWord)),
+            EditCommand::Undo => |_| Some(Msg::EditCommand(EditCommand::Undo)),
+        }),
+        help: line(Group::Input, keys, what),
+        hint: None,
+    }
+}
+
+fn answer(key: &KeyEvent) -> Option<Msg> {
+    match key.code {
+        KeyCode::Char(c) => ConsentAnswer::from_key(c).map(Msg::Answer),
+        _ => None,
+    }
+}
+
+fn note_char(key: &KeyEvent) -> Option<Msg> {
+    match key.code {
+        KeyCode::Char(c) => Some(Msg::NoteChar(c)),
+        _ => None,
+    }
+}
+
+const INPUT: &[On] = &[On::Input];
+const QUESTION: &[On] = &[On::Unarmed, On::Consent];
+const OVERLAY: &[On] = &[On::Picker, On::Help];
+const ANYWHERE: &[On] = &[On::Anywhere];
+
+/// The table. Within a state the first binding that matches wins; help
+/// lists the bindings of each group in this order, and the status bar the
+/// hints of the state's bindings that hold.
+pub const BINDINGS: &[Binding] = &[
+    // The input box.
+    bind(
+        INPUT,
+        &[with(Mods::Without(ALT), KeyCode::Enter)],
+        Does::Msg(|| Msg::Complete { submit: true }),
+    )
+    .when(When::Popup),
+    bind(
+        INPUT,
+        &[with(Mods::Without(ALT), KeyCode::Enter)],
+        Does::Msg(|| Msg::Submit),
+    )
+    .help(line(Group::Input, "Enter", "send the prompt or command")),
+    bind(
+        INPUT,
+        &[with(Mods::With(ALT), KeyCode::Enter), ctrl('j')],
+        Does::Msg(|| Msg::Newline),
+    )
+    .help(line(Group::Input, "Alt+Enter, Ctrl+J", "new line")),
+    bind(
+        INPUT,
+        &[key(KeyCode::Up)],
+        Does::Msg(|| Msg::CompletionPrev),
+    )
+    .when(When::Popup),
+    bind(
+        INPUT,
+        &[key(KeyCode::Down)],
+        Does::Msg(|| Msg::CompletionNext),
+    )
+    .when(When::Popup),
+    bind(INPUT, &[key(KeyCode::Up)], Does::Msg(|| Msg::Unqueue))
+        .when(When::QueuedOnEmptyInput)
+        .help(line(
+            Group::Input,
+            "Up",
+            "take the newest queued prompt back (on an empty input)",
+        )),
+    bind(INPUT, &[plain(KeyCode::Up)], Does::Msg(|| Msg::HistoryPrev))
+        .when(When::FirstRow)
+        .help(line(
+            Group::Input,
+            "Up, Down",
+            "earlier prompts (on the first or last line)",
+        )),
+    bind(
+        INPUT,
+        &[plain(KeyCode::Down)],
+        Does::Msg(|| Msg::HistoryNext),
+    )
+    .when(When::LastRow),
+    bind(
+        INPUT,
+        &[key(KeyCode::Tab)],
+        Does::Msg(|| Msg::Complete { submit: false }),
+    )
+    .when(When::Popup)
+    .help(line(Group::Input, "Tab", "complete a /command")),
+    // Tab never types a tab into the prompt.
+    bind(INPUT, &[key(KeyCode::Tab)], Does::Nothing),
+    bind(
+        INPUT,
+        &[key(KeyCode::BackTab)],
+        Does::Msg(|| Msg::OpenModePicker),
+    )
+    .help(line(
+        Group::Input,
+        "Shift+Tab",
+        "choose the permission mode",
+    )),
+    bind(INPUT, &[key(KeyCode::F(1))], Does::Msg(|| Msg::OpenHelp)).help(line(
+        Group::Input,
+        "? or F1",
+        "this help (? on an empty input)",
+    )),
+    bind(
+        INPUT,
+        &[plain(KeyCode::Char('?'))],
+        Does::Msg(|| Msg::OpenHelp),
+    )
+    .when(When::EmptyInput)
+    .hint_when("? help", When::Idle),
+    bind(INPUT, &[key(KeyCode::Esc)], Does::Msg(|| Msg::Interrupt))
+        .when(When::TurnRunning)
+        .help(line(
+            Group::Turn,
+            "Esc, Ctrl+C",
+            "interrupt the running turn",
+        ))
+        .hint("Esc interrupts"),
+    // Esc closes the completion popup; twice on an empty input, it edits
+    // the last prompt.
+    bind(INPUT, &[key(KeyCode::Esc)], Does::Msg(|| Msg::Dismiss)).help(line(
+        Group::Input,
+        "Esc twice",
+        "edit the last prompt (on an empty input)",
+    )),
+    bind(INPUT, &[ctrl('d')], Does::Msg(|| Msg::Quit))
+        .when(When::EmptyInput)
+        .help(line(
+            Group::Input,
+            "Ctrl+D",
+            "quit (on an empty input; during a turn it asks first)",
+        )),
+    edit(
+        &[readline('a')],
+        EditCommand::LineStart,
+        "Ctrl+A",
+        "go to the start of the line",
+    ),
+    edit(
+        &[readline('e')],
+        EditCommand::LineEnd,
+        "Ctrl+E",
+        "go to the end of the line",
+    ),
+    edit(
+        &[readline('u')],
+        EditCommand::KillToStart,
+        "Ctrl+U",
+        "delete to the start of the line",
+    ),
+    edit(
+        &[readline('k')],
+        EditCommand::KillToEnd,
+        "Ctrl+K",
+        "delete to the end of the line",
+    ),
+    edit(
+        &[readline('w')],
+        EditCommand::KillWord,
+        "Ctrl+W",
+        "delete the word before the cursor",
+    ),
+    // Ctrl+_ arrives as Ctrl+7 from most terminals (the byte 0x1F), and as
+    // Ctrl+/ from some.
+    edit(
+        &[readline('z'), readline('_'), readline('7'), readline('/')],
+        EditCommand::Undo,
+        "Ctrl+Z, Ctrl+_",
+        "undo the last edit",
+    ),
+    // The chat, from the input.
+    bind(INPUT, &[key(KeyCode::PageUp)], Does::Msg(|| Msg::PageUp)).help(line(
+        Group::Chat,
+        "PageUp, PageDown",
+        "scroll",
+    )),
+    bind(
+        INPUT,
+        &[key(KeyCode::PageDown)],
+        Does::Msg(|| Msg::PageDown),
+    ),
+    bind(
+        ANYWHERE,
+        &[Chord {
+            code: Code::WheelUp,
+            mods: Mods::Any,
+        }],
+        Does::Msg(|| Msg::ScrollUp(WHEEL_LINES)),
+    )
+    .help(line(Group::Chat, "mouse wheel", "scroll")),
+    bind(
+        ANYWHERE,
+        &[Chord {
+            code: Code::WheelDown,
+            mods: Mods::Any,
+        }],
+        Does::Msg(|| Msg::ScrollDown(WHEEL_LINES)),
+    ),
+    bind(
+        INPUT,
+        &[with(Mods::With(CTRL), KeyCode::Home)],
+        Does::Msg(|| Msg::ScrollTop),
+    )
+    .help(line(
+        Group::Chat,
+        "Home, End",
+        "top, bottom (on an empty input; Ctrl+Home/End always)",
+    )),
+    bind(
+        INPUT,
+        &[with(Mods::With(CTRL), KeyCode::End)],
+        Does::Msg(|| Msg::ScrollBottom),
+    ),
+    bind(INPUT, &[key(KeyCode::Home)], Does::Msg(|| Msg::ScrollTop)).when(When::EmptyInput),
+    bind(INPUT, &[key(KeyCode::End)], Does::Msg(|| Msg::ScrollBottom)).when(When::EmptyInput),
+    bind(INPUT, &[ctrl('o')], Does::Msg(|| Msg::ToggleExpand)).help(line(
+        Group::Chat,
+        "Ctrl+O",
+        "expand or collapse the last tool result on screen",
+    )),
+    bind(ANYWHERE, &[ctrl('l')], Does::Msg(|| Msg::Redraw)).help(line(
+        Group::Chat,
+        "Ctrl+L",
+        "redraw the screen",
+    )),
+    bind(
+        ANYWHERE,
+        &[key(KeyCode::F(2))],
+        Does::Msg(|| Msg::ToggleMouse),
+    )
+    .help(line(
+        Group::Chat,
+        "F2",
+        "give the mouse to the terminal (its own selection) or take it back",
+    )),
+    // The terminal's own selection: mino never sees it.
+    bind(ANYWHERE, &[], Does::Nothing).help(line(
+        Group::Chat,
+        "Shift+drag",
+        "select text (the mouse wheel scrolls the chat)",
+    )),
+    // Any other key edits the input (typing, cursor moves, deletion).
+    bind(
+        INPUT,
+        &[OTHER],
+        Does::Key(|key| Some(Msg::Edit((*key).into()))),
+    ),
+    // The turn and the program.
+    // Interrupting is said with Esc's line.
+    bind(ANYWHERE, &[ctrl('c')], Does::Msg(|| Msg::Interrupt)).when(When::TurnRunning),
+    bind(ANYWHERE, &[ctrl('c')], Does::Msg(|| Msg::StopOrQuit)).help(line(
+        Group::Turn,
+        "Ctrl+C twice",
+        "quit when idle",
+    )),
+    // The permission question.
+    bind(
+        &[On::Consent],
+        &[Chord {
+            code: Code::Answer,
+            mods: Mods::Plain,
+        }],
+        Does::Key(answer),
+    )
+    .help(Help::Answers),
+    bind(
+        &[On::Consent],
+        &[
+            plain(KeyCode::Char('n')),
+            plain(KeyCode::Char('N')),
+            plain(KeyCode::Tab),
+        ],
+        Does::Msg(|| Msg::StartNote),
+    )
+    .help(line(
+        Group::Questions,
+        "n, Tab",
+        "reject with a note to the model (type it, Enter sends)",
+    ))
+    .hint("n note"),
+    bind(
+        &[On::Consent],
+        &[plain(KeyCode::Esc)],
+        Does::Msg(|| Msg::Answer(ConsentAnswer::Reject)),
+    )
+    .help(line(Group::Questions, "Esc", "reject"))
+    .hint("Esc rejects"),
+    bind(
+        &[On::Consent],
+        &[plain(KeyCode::Enter)],
+        Does::Msg(|| Msg::AnswerFocused),
+    )
+    .help(line(
+        Group::Questions,
+        "Enter",
+        "the focused answer (focus starts on reject)",
+    )),
+    bind(
+        &[On::Consent],
+        &[plain(KeyCode::Right)],
+        Does::Msg(|| Msg::FocusNext),
+    )
+    .help(line(Group::Questions, "Left, Right", "move the focus")),
+    bind(
+        &[On::Consent],
+        &[plain(KeyCode::Left), plain(KeyCode::BackTab)],
+        Does::Msg(|| Msg::FocusPrev),
+    ),
+    bind(
+        QUESTION,
+        &[plain(KeyCode::Up)],
+        Does::Msg(|| Msg::OverlayUp),
+    )
+    .help(line(
+        Group::Questions,
+        "Up, Down, PageUp, PageDown",
+        "scroll the question",
+    )),
+    bind(
+        QUESTION,
+        &[plain(KeyCode::Down)],
+        Does::Msg(|| Msg::OverlayDown),
+    ),
+    bind(
+        QUESTION,
+        &[plain(KeyCode::PageUp)],
+        Does::Msg(|| Msg::OverlayPageUp),
+    ),
+    bind(
+        QUESTION,
+        &[plain(KeyCode::PageDown)],
+        Does::Msg(|| Msg::OverlayPageDown),
+    ),
+    bind(&[On::Consent], &[ctrl('c')], Does::Msg(|| Msg::Interrupt))
+        .when(When::TurnRunning)
+        .help(line(Group::Questions, "Ctrl+C", "interrupt the turn"))
+        .hint("Ctrl-C interrupts"),
+    // Before a question's keys arm, typing goes on into the input and
+    // answers nothing.
+    bind(
+        &[On::Unarmed],
+        &[
+            Chord {
+                code: Code::AnyChar,
+                mods: Mods::Plain,
+            },
+            plain(KeyCode::Backspace),
+            plain(KeyCode::Delete),
+            plain(KeyCode::Left),
+            plain(KeyCode::Right),
+            plain(KeyCode::Home),
+            plain(KeyCode::End),
+        ],
+        Does::Key(|key| Some(Msg::TypeAhead((*key).into()))),
+    )
+    .help(line(
+        Group::Questions,
+        "typing",
+        "goes to the input until the border says keys armed",
+    )),
+    // The rejection's note.
+    bind(
+        &[On::Note],
+        &[Chord {
+            code: Code::AnyChar,
+            mods: Mods::Plain,
+        }],
+        Does::Key(note_char),
+    ),
+    bind(
+        &[On::Note],
+        &[plain(KeyCode::Backspace)],
+        Does::Msg(|| Msg::NoteBackspace),
+    ),
+    bind(
+        &[On::Note],
+        &[plain(KeyCode::Enter)],
+        Does::Msg(|| Msg::SendNote),
+    )
+    .hint("Enter rejects with the note"),
+    bind(
+        &[On::Note],
+        &[plain(KeyCode::Esc)],
+        Does::Msg(|| Msg::Answer(ConsentAnswer::Reject)),
+    )
+    .hint("Esc without"),
+    // The `[y/N]` confirmation.
+    bind(
+        &[On::Confirm],
+        &[key(KeyCode::Char('y')), key(KeyCode::Char('Y'))],
+        Does::Msg(|| Msg::ConfirmAnswer(true)),
+    )
+    .hint("y confirms"),
+    bind(
+        &[On::Confirm],
+        &[OTHER],
+        Does::Msg(|| Msg::ConfirmAnswer(false)),
+    )
+    .hint("other keys go back"),
+    // The mode question.
+    bind(
+        &[On::ModeQuestion],
+        &[key(KeyCode::Char('y')), key(KeyCode::Char('Y'))],
+        Does::Msg(|| Msg::ConfirmMode(true)),
+    )
+    .hint("y switches"),
+    bind(
+        &[On::ModeQuestion],
+        &[OTHER],
+        Does::Msg(|| Msg::ConfirmMode(false)),
+    )
+    .hint("other keys keep"),
+    // Pickers and help.
+    bind(
+        OVERLAY,
+        &[key(KeyCode::Up), key(KeyCode::Char('k'))],
+        Does::Msg(|| Msg::OverlayUp),
+    ),
+    bind(
+        OVERLAY,
+        &[key(KeyCode::Down), key(KeyCode::Char('j'))],
+        Does::Msg(|| Msg::OverlayDown),
+    ),
+    bind(
+        OVERLAY,
+        &[key(KeyCode::PageUp)],
+        Does::Msg(|| Msg::OverlayPageUp),
+    ),
+    bind(
+        OVERLAY,
+        &[key(KeyCode::PageDown)],
+        Does::Msg(|| Msg::OverlayPageDown),
+    ),
+    bind(
+        &[On::Picker],
+        &[key(KeyCode::Enter)],
+        Does::Msg(|| Msg::PickerSelect),
+    )
+    .hint("Enter chooses"),
+    bind(
+        &[On::Picker],
+        &[key(KeyCode::Tab), key(KeyCode::BackTab)],
+        Does::Msg(|| Msg::OverlayDown),
+    ),
+    bind(
+        OVERLAY,
+        &[
+            key(KeyCode::Esc),
+            key(KeyCode::Char('q')),
+            key(KeyCode::F(1)),
+        ],
+        Does::Msg(|| Msg::Dismiss),
+    )
+    .hint("Esc closes"),
+    bind(
+        &[On::Help],
+        &[key(KeyCode::Char('?')), key(KeyCode::Enter)],
+        Does::Msg(|| Msg::Dismiss),
+    ),
+];
