@@ -24,7 +24,7 @@ impl ConsentAnswer {
     ];
 
     /// The letter that gives this answer in every front end.
-    pub fn key(self) -> char {
+    pub const fn key(self) -> char {
         match self {
             ConsentAnswer::AllowOnce => 'y',
             ConsentAnswer::AllowForSession => 'a',

@@ -723,6 +723,17 @@ fn redirect(location: &str) -> String {
     )
 }
 
+/// A run whose model fetches each of `urls` in turn, then says "done", with
+/// private destinations allowed by the user (the servers are on loopback).
+async fn fetching(urls: &[String]) -> Case {
+    let mut replies: Vec<Reply> = urls
+        .iter()
+        .map(|url| tool("fetch_content", json!({ "url": url })))
+        .collect();
+    replies.push(text("done"));
+    Case::new(replies, "[tools]\nfetch_private_hosts = \"allow\"\n").await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_redirect_to_another_origin_ends_the_call_and_the_target_is_never_fetched() {
     let (target, target_log) = http_server(|_, _| ok("TARGET-SECRET=1")).await;
@@ -734,20 +745,10 @@ async fn a_redirect_to_another_origin_ends_the_call_and_the_target_is_never_fetc
         _ => ok("same origin content"),
     })
     .await;
-    let case = Case::new(
-        vec![
-            tool(
-                "fetch_content",
-                json!({"url": format!("http://127.0.0.1:{origin}/start")}),
-            ),
-            tool(
-                "fetch_content",
-                json!({"url": format!("http://127.0.0.1:{origin}/same")}),
-            ),
-            text("done"),
-        ],
-        "[tools]\nfetch_private_hosts = \"allow\"\n",
-    )
+    let case = fetching(&[
+        format!("http://127.0.0.1:{origin}/start"),
+        format!("http://127.0.0.1:{origin}/same"),
+    ])
     .await;
     let (events, stderr, _) = case.print("go", &["--mode", "bypass"]).await;
     let outputs = outputs(&events);
@@ -822,17 +823,7 @@ async fn private_destinations_ask_even_in_bypass_and_are_rejected_where_nobody_c
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn private_hosts_allowed_by_the_user_are_fetched_but_a_project_cannot_allow_them() {
     let (port, log) = http_server(|_, _| ok("local page")).await;
-    let case = Case::new(
-        vec![
-            tool(
-                "fetch_content",
-                json!({"url": format!("http://127.0.0.1:{port}/")}),
-            ),
-            text("done"),
-        ],
-        "[tools]\nfetch_private_hosts = \"allow\"\n",
-    )
-    .await;
+    let case = fetching(&[format!("http://127.0.0.1:{port}/")]).await;
     let (events, stderr, _) = case.print("go", &["--mode", "bypass"]).await;
     assert!(outputs(&events)[0].contains("local page"), "{stderr}");
     assert_eq!(log.lock().unwrap().len(), 1);
@@ -853,17 +844,7 @@ async fn private_hosts_allowed_by_the_user_are_fetched_but_a_project_cannot_allo
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_same_origin_redirect_loop_stops_after_ten_redirects() {
     let (port, log) = http_server(|_, _| redirect("/loop")).await;
-    let case = Case::new(
-        vec![
-            tool(
-                "fetch_content",
-                json!({"url": format!("http://127.0.0.1:{port}/loop")}),
-            ),
-            text("done"),
-        ],
-        "[tools]\nfetch_private_hosts = \"allow\"\n",
-    )
-    .await;
+    let case = fetching(&[format!("http://127.0.0.1:{port}/loop")]).await;
     let (events, stderr, _) = case.print("go", &["--mode", "bypass"]).await;
     let outputs = outputs(&events);
     assert_eq!(outputs.len(), 1, "{stderr}");
@@ -928,20 +909,10 @@ async fn keep_alive_server(
 async fn the_fetches_of_a_run_share_one_client_and_its_connection() {
     use std::sync::atomic::Ordering;
     let (port, connections, requests) = keep_alive_server("kept page").await;
-    let case = Case::new(
-        vec![
-            tool(
-                "fetch_content",
-                json!({ "url": format!("http://127.0.0.1:{port}/one") }),
-            ),
-            tool(
-                "fetch_content",
-                json!({ "url": format!("http://127.0.0.1:{port}/two") }),
-            ),
-            text("done"),
-        ],
-        "[tools]\nfetch_private_hosts = \"allow\"\n",
-    )
+    let case = fetching(&[
+        format!("http://127.0.0.1:{port}/one"),
+        format!("http://127.0.0.1:{port}/two"),
+    ])
     .await;
     let (events, stderr, _) = case.print("go", &["--mode", "bypass"]).await;
     let outputs = outputs(&events);

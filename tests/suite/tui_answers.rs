@@ -7,8 +7,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use crate::support::full_screen::{quit, status_bar};
 use crate::support::llm::{Reply, text, tool};
-use crate::support::pty::Screen;
 use crate::support::world::World;
 use serde_json::json;
 
@@ -17,45 +17,6 @@ const ARMED: &str = "keys armed";
 
 async fn world(replies: Vec<Reply>) -> World {
     World::with("openai-chat", replies, "").await
-}
-
-/// mino on the full screen in `world`, once its first frame is up.
-fn start(world: &World) -> Screen {
-    let home = world.home.path().to_str().unwrap();
-    let project = world.project.path().to_str().unwrap();
-    let mut screen = Screen::spawn(
-        env!("CARGO_BIN_EXE_mino"),
-        &["--cd", project],
-        world.project.path(),
-        &[
-            ("TERM", "xterm-256color"),
-            ("OPENAI_API_KEY", "test"),
-            ("AGENT_YOLO", ""),
-            ("MINO_HOME", home),
-            ("https_proxy", "http://127.0.0.1:9"),
-            ("HTTPS_PROXY", "http://127.0.0.1:9"),
-            ("no_proxy", "127.0.0.1,localhost"),
-            ("NO_PROXY", "127.0.0.1,localhost"),
-        ],
-    );
-    screen.wait_for("Use /mode to change it.");
-    screen
-}
-
-/// The status bar: the screen's last non-empty line.
-fn status_bar(screen: &str) -> String {
-    screen
-        .lines()
-        .rev()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or_default()
-        .to_string()
-}
-
-fn quit(screen: &mut Screen) {
-    screen.submit("/quit");
-    let (code, _) = screen.wait_exit();
-    assert_eq!(code, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -70,7 +31,7 @@ async fn permissions_revokes_a_grant_so_the_next_call_asks_again() {
         text("second done"),
     ])
     .await;
-    let mut screen = start(&world);
+    let mut screen = world.full_screen();
     let before = screen.text();
     assert!(!status_bar(&before).contains("+bash"), "{before}");
 
@@ -79,12 +40,15 @@ async fn permissions_revokes_a_grant_so_the_next_call_asks_again() {
     screen.send(b"a");
     screen.wait_for("Allow bash for the rest of this session? [y/N]");
     screen.send(b"y");
-    let after = screen.wait_for_all(&[
+    screen.wait_for_all(&[
         "first done",
         "[Tool: bash, allowed for this session]",
         "✓ bash echo two >> log.txt",
     ]);
-    assert!(status_bar(&after).contains("+bash"), "{after}");
+    // The status bar is the frame's last row: read it once it is drawn.
+    screen.wait_until("the status bar to mark the grant", |s| {
+        status_bar(s).contains("+bash")
+    });
 
     screen.submit("/permissions");
     screen.wait_for_all(&[
@@ -92,8 +56,9 @@ async fn permissions_revokes_a_grant_so_the_next_call_asks_again() {
         "bash allowed for this session",
     ]);
     screen.send(b"\r");
-    let revoked = screen.wait_for("Revoked: bash allowed for this session.");
-    assert!(!status_bar(&revoked).contains("+bash"), "{revoked}");
+    screen.wait_until("the revoked grant's mark to go", |s| {
+        s.contains("Revoked: bash allowed for this session.") && !status_bar(s).contains("+bash")
+    });
 
     screen.submit("second");
     screen.wait_for_all(&[
@@ -117,7 +82,7 @@ async fn a_rejection_note_reaches_the_next_request() {
         text("understood"),
     ])
     .await;
-    let mut screen = start(&world);
+    let mut screen = world.full_screen();
     screen.submit("make a file");
     screen.wait_for_all(&["Command: \"touch made.txt\"", ARMED]);
     screen.send(b"n");

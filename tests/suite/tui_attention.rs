@@ -23,29 +23,6 @@ fn replies() -> Vec<Reply> {
     ]
 }
 
-fn start(world: &World) -> Screen {
-    let home = world.home.path().to_str().unwrap();
-    let project = world.project.path().to_str().unwrap();
-    let mut screen = Screen::spawn(
-        env!("CARGO_BIN_EXE_mino"),
-        &["--cd", project],
-        world.project.path(),
-        &[
-            ("TERM", "xterm-256color"),
-            ("TERM_PROGRAM", "test"),
-            ("OPENAI_API_KEY", "test"),
-            ("AGENT_YOLO", ""),
-            ("MINO_HOME", home),
-            ("https_proxy", "http://127.0.0.1:9"),
-            ("HTTPS_PROXY", "http://127.0.0.1:9"),
-            ("no_proxy", "127.0.0.1,localhost"),
-            ("NO_PROXY", "127.0.0.1,localhost"),
-        ],
-    );
-    screen.wait_for("Use /mode to change it.");
-    screen
-}
-
 fn output(screen: &Screen) -> String {
     String::from_utf8_lossy(&screen.pty.bytes_from(0)).into_owned()
 }
@@ -67,7 +44,7 @@ fn wait_output(screen: &mut Screen, needle: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unfocused_terminal_is_called_when_a_question_opens() {
     let world = World::with("openai-chat", replies(), "").await;
-    let mut screen = start(&world);
+    let mut screen = world.full_screen_in(world.project.path(), &[], &[("TERM_PROGRAM", "test")]);
     assert!(
         output(&screen).contains("\x1b[?1004h"),
         "focus reporting is on"
@@ -87,7 +64,7 @@ async fn an_unfocused_terminal_is_called_when_a_question_opens() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_focused_terminal_is_called_only_after_the_question_waited() {
     let world = World::with("openai-chat", replies(), "").await;
-    let mut screen = start(&world);
+    let mut screen = world.full_screen_in(world.project.path(), &[], &[("TERM_PROGRAM", "test")]);
     screen.submit("make a file");
     screen.wait_for_all(&["bash wants to run a command", ARMED]);
     assert!(!output(&screen).contains(TITLE), "not at once");
@@ -101,7 +78,7 @@ async fn a_focused_terminal_is_called_only_after_the_question_waited() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn notify_off_sends_nothing() {
     let world = World::with("openai-chat", replies(), "\n[ui]\nnotify = \"off\"\n").await;
-    let mut screen = start(&world);
+    let mut screen = world.full_screen_in(world.project.path(), &[], &[("TERM_PROGRAM", "test")]);
     screen.send(FOCUS_OUT);
     screen.submit("make a file");
     screen.wait_for_all(&["bash wants to run a command", ARMED]);

@@ -9,6 +9,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::support::full_screen::{env, quit};
 use crate::support::llm::{Reply, text, tool};
 use crate::support::pty::Screen;
 use crate::support::world::{SECRET, World};
@@ -23,7 +24,6 @@ const ARMED: &str = "keys armed";
 /// How this file runs the binary in a test world.
 trait FullScreen: Sized {
     async fn new(replies: Vec<Reply>) -> Self;
-    fn start(&self, args: &[&str]) -> Screen;
     fn file(&self, name: &str) -> Option<String>;
 }
 
@@ -32,49 +32,9 @@ impl FullScreen for World {
         World::with("openai-chat", replies, "").await
     }
 
-    /// mino on the full screen, with `args`, once its first frame is up.
-    fn start(&self, args: &[&str]) -> Screen {
-        let home = self.home.path().to_str().unwrap();
-        let project = self.project.path().to_str().unwrap();
-        let mut all = vec!["--cd", project];
-        all.extend_from_slice(args);
-        let mut screen = Screen::spawn(
-            env!("CARGO_BIN_EXE_mino"),
-            &all,
-            self.project.path(),
-            &env(&[("MINO_HOME", home)]),
-        );
-        screen.wait_for("Use /mode to change it.");
-        screen
-    }
-
     fn file(&self, name: &str) -> Option<String> {
         std::fs::read_to_string(self.project.path().join(name)).ok()
     }
-}
-
-/// The environment of every run: a terminal, a dummy key, no yolo from
-/// outside, and a dead proxy for anything that is not loopback (nothing
-/// here should reach out; if a bug ran `curl`, it would go nowhere).
-fn env<'a>(extra: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
-    let mut all = vec![
-        ("TERM", "xterm-256color"),
-        ("OPENAI_API_KEY", "test"),
-        ("AGENT_YOLO", ""),
-        ("https_proxy", "http://127.0.0.1:9"),
-        ("HTTPS_PROXY", "http://127.0.0.1:9"),
-        ("no_proxy", "127.0.0.1,localhost"),
-        ("NO_PROXY", "127.0.0.1,localhost"),
-    ];
-    all.extend_from_slice(extra);
-    all
-}
-
-/// Quits with `/quit` and checks the exit status.
-fn quit(screen: &mut Screen) {
-    screen.submit("/quit");
-    let (code, _) = screen.wait_exit();
-    assert_eq!(code, 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -91,7 +51,7 @@ async fn opening_scene_denies_env_and_asks_before_curl() {
         ),
     ])
     .await;
-    let mut screen = world.start(&[]);
+    let mut screen = world.full_screen();
     screen.wait_for_all(&[READY, " MANUAL "]);
 
     screen.submit("Summarize notes.md");
@@ -148,7 +108,7 @@ async fn bash_answer_n_runs_nothing_and_a_allows_the_rest_of_the_session() {
         text("second done"),
     ])
     .await;
-    let mut screen = world.start(&[]);
+    let mut screen = world.full_screen();
 
     screen.submit("first");
     screen.wait_for_all(&[
@@ -200,7 +160,7 @@ async fn mode_switch_then_the_edit_runs_unasked_with_its_record_line() {
         text("I fixed the title: it now reads \"# Release notes\"."),
     ])
     .await;
-    let mut screen = world.start(&[]);
+    let mut screen = world.full_screen();
     screen.wait_for_all(&[READY, " MANUAL "]);
 
     screen.submit("/mode accept-edits");
@@ -251,7 +211,7 @@ async fn esc_interrupts_a_long_command_and_mino_stays_usable() {
         text("going on"),
     ])
     .await;
-    let mut screen = world.start(&["--yolo"]);
+    let mut screen = world.full_screen_in(world.project.path(), &["--yolo"], &[]);
     screen.wait_for_all(&[
         "Permission mode: bypass. Use /mode to change it.",
         " BYPASS ",
@@ -348,7 +308,7 @@ async fn the_demo_opens_in_manual_and_summarize_reaches_the_bash_dialog() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn quitting_restores_the_terminal_and_exits_0() {
     let world = World::new(vec![]).await;
-    let mut screen = world.start(&[]);
+    let mut screen = world.full_screen();
     {
         let terminal = screen.terminal();
         assert!(terminal.alternate_screen());
@@ -386,7 +346,7 @@ async fn quitting_restores_the_terminal_and_exits_0() {
 async fn sigterm_and_sighup_restore_the_terminal() {
     for (signal, code) in [("-TERM", 143), ("-HUP", 129)] {
         let world = World::new(vec![]).await;
-        let mut screen = world.start(&[]);
+        let mut screen = world.full_screen();
         assert!(screen.terminal().alternate_screen());
         let pid = screen.pty.pid().to_string();
         let status = std::process::Command::new("kill")
@@ -428,7 +388,7 @@ async fn typing_ahead_never_answers_a_question_and_keeps_the_text() {
         text("second done"),
     ])
     .await;
-    let mut screen = world.start(&[]);
+    let mut screen = world.full_screen();
     screen.wait_for_all(&[READY, " MANUAL "]);
 
     screen.submit("first");
@@ -498,7 +458,7 @@ async fn ctrl_c_on_a_question_records_the_unanswered_and_unreached_calls_as_not_
         text("after the interrupt"),
     ])
     .await;
-    let mut screen = world.start(&[]);
+    let mut screen = world.full_screen();
     screen.submit("make two files");
     screen.wait_for_all(&[
         "bash wants to run a command",

@@ -8,32 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::support::llm::{Reply, text};
-use crate::support::pty::Screen;
 use crate::support::world::{SECRET, World};
-
-/// mino on the full screen in `world`, once its first frame is up.
-fn start(world: &World) -> Screen {
-    let home = world.home.path().to_str().unwrap();
-    let project = world.project.path().to_str().unwrap();
-    let env = [
-        ("TERM", "xterm-256color"),
-        ("OPENAI_API_KEY", "test"),
-        ("AGENT_YOLO", ""),
-        ("MINO_HOME", home),
-        ("https_proxy", "http://127.0.0.1:9"),
-        ("HTTPS_PROXY", "http://127.0.0.1:9"),
-        ("no_proxy", "127.0.0.1,localhost"),
-        ("NO_PROXY", "127.0.0.1,localhost"),
-    ];
-    let mut screen = Screen::spawn(
-        env!("CARGO_BIN_EXE_mino"),
-        &["--cd", project],
-        world.project.path(),
-        &env,
-    );
-    screen.wait_for("Use /mode to change it.");
-    screen
-}
 
 async fn world(replies: Vec<Reply>) -> World {
     let world = World::with("openai-chat", replies, "").await;
@@ -52,7 +27,7 @@ async fn world(replies: Vec<Reply>) -> World {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn at_completion_never_offers_a_protected_path_and_attaches_through_read_file() {
     let world = world(vec![text("It returns 42.")]).await;
-    let mut screen = start(&world);
+    let mut screen = world.full_screen();
     // Everything the walk finds is offered; nothing protected, no link.
     screen.send(b"@");
     let popup = screen.wait_for_all(&["@notes.md", "@src/lib.rs", "Tab completes"]);
@@ -85,7 +60,7 @@ async fn at_completion_never_offers_a_protected_path_and_attaches_through_read_f
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_at_path_to_a_protected_file_is_denied_like_any_read() {
     let world = world(vec![text("I cannot read it.")]).await;
-    let mut screen = start(&world);
+    let mut screen = world.full_screen();
     screen.submit("Show me @.env");
     screen.wait_for_all(&["✗ read_file .env  (denied)", "I cannot read it."]);
     let bodies = world.llm.bodies();
@@ -99,7 +74,7 @@ async fn an_at_path_to_a_protected_file_is_denied_like_any_read() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bang_ls_runs_as_the_user_and_never_reaches_the_model() {
     let world = world(vec![text("ls listed notes.md and src.")]).await;
-    let mut screen = start(&world);
+    let mut screen = world.full_screen();
     screen.submit("!ls");
     screen.wait_for_all(&["> !ls", "✓ bash ls", "notes.md"]);
     // Give a wrongly sent request every chance to arrive.
@@ -128,7 +103,7 @@ async fn bang_ls_runs_as_the_user_and_never_reaches_the_model() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bang_runs_in_the_sandbox_like_bash() {
     let world = world(Vec::new()).await;
-    let mut screen = start(&world);
+    let mut screen = world.full_screen();
     // Secrets read as empty files inside the sandbox.
     screen.submit("!cat .env.local; echo END-$((6*7))");
     let shown = screen.wait_for("END-42");
@@ -142,7 +117,7 @@ async fn bang_runs_in_the_sandbox_like_bash() {
 async fn prompts_are_kept_per_project_in_a_private_file() {
     use std::os::unix::fs::PermissionsExt;
     let world = world(Vec::new()).await;
-    let mut screen = start(&world);
+    let mut screen = world.full_screen();
     screen.submit("!echo kept-$((40+2))");
     screen.wait_for("kept-42");
     screen.submit("/quit");
@@ -160,7 +135,7 @@ async fn prompts_are_kept_per_project_in_a_private_file() {
         "\"!echo kept-$((40+2))\"\n\"/quit\"\n"
     );
     // The next run brings it back with Up.
-    let mut screen = start(&world);
+    let mut screen = world.full_screen();
     screen.send(b"\x1b[A");
     screen.wait_for("/quit");
     screen.send(b"\x1b[A");

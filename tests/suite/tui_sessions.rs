@@ -16,7 +16,6 @@ use mino::session::{LogEntry, SessionError, SessionId, SessionStore};
 use tempfile::TempDir;
 
 use crate::support::llm::text;
-use crate::support::pty::Screen;
 use crate::support::world::World;
 
 /// A saved session of `project` with `prompt` (none: it never got one).
@@ -41,27 +40,6 @@ fn canonical(dir: &Path) -> PathBuf {
     std::fs::canonicalize(dir).unwrap()
 }
 
-fn start(world: &World, project: &Path) -> Screen {
-    let home = world.home.path().to_str().unwrap();
-    let mut screen = Screen::spawn(
-        env!("CARGO_BIN_EXE_mino"),
-        &["--cd", project.to_str().unwrap()],
-        project,
-        &[
-            ("TERM", "xterm-256color"),
-            ("OPENAI_API_KEY", "test"),
-            ("AGENT_YOLO", ""),
-            ("MINO_HOME", home),
-            ("https_proxy", "http://127.0.0.1:9"),
-            ("HTTPS_PROXY", "http://127.0.0.1:9"),
-            ("no_proxy", "127.0.0.1,localhost"),
-            ("NO_PROXY", "127.0.0.1,localhost"),
-        ],
-    );
-    screen.wait_for("Use /mode to change it.");
-    screen
-}
-
 fn session_files(home: &Path) -> usize {
     std::fs::read_dir(home.join("sessions"))
         .map(|dir| dir.count())
@@ -80,7 +58,7 @@ async fn sessions_are_this_projects_and_another_projects_session_asks_before_res
     let theirs = saved(home, &other, Some("tune the other build"));
     assert_eq!(session_files(home), 3);
 
-    let mut screen = start(&world, &here);
+    let mut screen = world.full_screen_in(&here, &[], &[]);
     screen.submit("/sessions");
     let listed = screen.wait_for(&format!("{mine}"));
     assert!(listed.contains("fix the parser here"), "{listed}");
@@ -132,7 +110,7 @@ async fn switching_to_another_projects_session_starts_again_there() {
     let other = canonical(other_dir.path());
     let theirs = saved(world.home.path(), &other, Some("tune the other build"));
 
-    let mut screen = start(&world, &here);
+    let mut screen = world.full_screen_in(&here, &[], &[]);
     screen.submit(&format!("/resume {}", &theirs.as_str()[..6]));
     screen.wait_for("was started in");
     screen.send(b"\r");
@@ -152,7 +130,7 @@ async fn switching_to_another_projects_session_starts_again_there() {
 async fn a_session_without_a_prompt_leaves_no_file_and_no_exit_line() {
     let world = World::with("openai-chat", vec![], "").await;
     let here = canonical(world.project.path());
-    let mut screen = start(&world, &here);
+    let mut screen = world.full_screen_in(&here, &[], &[]);
     screen.submit("/quit");
     let (code, bytes) = screen.wait_exit();
     assert_eq!(code, 0);

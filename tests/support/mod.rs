@@ -1,10 +1,12 @@
 //! Test support: a loopback model service (raw frames in `server`, whole
 //! answers in each wire format in `llm`) and the built binary in a
-//! pseudo-terminal, its output or its screen as `vt100` parses it (`pty`),
+//! pseudo-terminal, its output or its screen as `vt100` parses it (`pty`;
+//! started on the full screen as every such test does in `full_screen`),
 //! and the records of a `stream-json` run (`stream`).
 
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+pub mod full_screen;
 pub mod llm;
 pub mod pty;
 pub mod server;

@@ -17,6 +17,10 @@ use super::binding::{
 /// Lines one wheel step scrolls.
 const WHEEL_LINES: u16 = 3;
 
+/// Reject's letter: in the dialog it opens the note (a rejection with a
+/// note typed next, or none).
+const REJECT: char = ConsentAnswer::Reject.key();
+
 const fn edit(
     c: &'static [Chord],
     command: EditCommand,
@@ -303,8 +307,8 @@ pub const BINDINGS: &[Binding] = &[
     bind(
         &[On::Consent],
         &[
-            plain(KeyCode::Char('n')),
-            plain(KeyCode::Char('N')),
+            plain(KeyCode::Char(REJECT)),
+            plain(KeyCode::Char(REJECT.to_ascii_uppercase())),
             plain(KeyCode::Tab),
         ],
         Does::Msg(|| Msg::StartNote),

@@ -5,7 +5,6 @@
 use insta::assert_snapshot;
 use ratatui::style::{Color, Modifier};
 
-use crate::agent::AgentEvent;
 use crate::policy::{BashConfinement, Mode};
 use crate::tools::Field;
 
@@ -160,27 +159,13 @@ fn mode_switch_question() {
         summary: "project writable, secrets masked, network on".into(),
         outside_asks: true,
     };
-    agent(
-        &mut app,
-        AgentEvent::ConfirmMode {
-            from: Mode::Manual,
-            to: Mode::Bypass,
-            warning: Mode::Bypass.warning(&sandboxed),
-        },
-    );
+    ask_bypass(&mut app, &sandboxed);
     assert_snapshot!(shot(&app, 90, 20));
 }
 
 #[test]
 fn mode_switch_question_without_a_sandbox() {
     let mut app = app();
-    agent(
-        &mut app,
-        AgentEvent::ConfirmMode {
-            from: Mode::Manual,
-            to: Mode::Bypass,
-            warning: Mode::Bypass.warning(&BashConfinement::Unconfined),
-        },
-    );
+    ask_bypass(&mut app, &BashConfinement::Unconfined);
     assert_snapshot!(shot(&app, 90, 20));
 }

@@ -1,20 +1,16 @@
 //! The input box's own features driven through `keymap` and `update`:
+//! Enter and the newline keys, the prompt history, command completion,
+//! pastes, the readline keys, prompts queued during a turn, Esc twice,
 //! `@path` completion from the project's listed files, `!command` sent as
 //! the user's shell command, and queued `!` commands.
 
-use crate::agent::Input;
+use std::time::Instant;
+
+use crossterm::event::{Event, KeyModifiers};
+
+use crate::agent::{AgentEvent, Command, Input};
 
 use super::*;
-
-fn sent(actions: &[Action]) -> Vec<Input> {
-    actions
-        .iter()
-        .filter_map(|a| match a {
-            Action::Send(input) => Some(input.clone()),
-            _ => None,
-        })
-        .collect()
-}
 
 #[test]
 fn typing_at_asks_for_the_files_once_and_tab_completes_a_path() {
@@ -127,4 +123,185 @@ fn sent_lines_are_kept_once() {
         kept(press_keeping(&mut app, key(KeyCode::Enter))),
         vec!["/help"]
     );
+}
+
+#[test]
+fn enter_sends_and_newline_keys_do_not() {
+    let mut app = app();
+    type_text(&mut app, "first line");
+    assert!(press(&mut app, KeyEvent::new(KeyCode::Enter, KeyModifiers::ALT)).is_empty());
+    type_text(&mut app, "second");
+    assert!(press(&mut app, ctrl('j')).is_empty());
+    type_text(&mut app, "third");
+    assert_eq!(app.input_text(), "first line\nsecond\nthird");
+    let actions = press(&mut app, key(KeyCode::Enter));
+    assert_eq!(
+        sent(&actions),
+        vec![Input::Prompt("first line\nsecond\nthird".into())]
+    );
+    assert!(app.input_is_empty());
+    // An empty input sends nothing.
+    assert!(press(&mut app, key(KeyCode::Enter)).is_empty());
+}
+
+#[test]
+fn up_and_down_recall_earlier_prompts() {
+    let mut app = app();
+    for prompt in ["one", "two"] {
+        type_text(&mut app, prompt);
+        press(&mut app, key(KeyCode::Enter));
+    }
+    type_text(&mut app, "draft");
+    press(&mut app, key(KeyCode::Up));
+    assert_eq!(app.input_text(), "two");
+    press(&mut app, key(KeyCode::Up));
+    assert_eq!(app.input_text(), "one");
+    press(&mut app, key(KeyCode::Up));
+    assert_eq!(app.input_text(), "one");
+    press(&mut app, key(KeyCode::Down));
+    assert_eq!(app.input_text(), "two");
+    press(&mut app, key(KeyCode::Down));
+    assert_eq!(app.input_text(), "draft");
+    // On a middle line, Up moves the cursor instead.
+    app.set_input("a\nb\nc");
+    press(&mut app, key(KeyCode::Up));
+    assert_eq!(app.input_text(), "a\nb\nc");
+}
+
+#[test]
+fn tab_completes_commands() {
+    let mut app = app();
+    type_text(&mut app, "/mo");
+    assert!(shot(&app, 80, 20).contains("/mode"));
+    press(&mut app, key(KeyCode::Tab));
+    assert_eq!(app.input_text(), "/mode ");
+    app.set_input("");
+    type_text(&mut app, "/c");
+    assert_eq!(app.completions().len(), 3);
+    press(&mut app, key(KeyCode::Down));
+    press(&mut app, key(KeyCode::Tab));
+    assert_eq!(app.input_text(), "/compact");
+    // Enter on a popup entry that takes no argument runs it.
+    app.set_input("");
+    type_text(&mut app, "/ne");
+    let actions = press(&mut app, key(KeyCode::Enter));
+    assert_eq!(sent(&actions), vec![Input::Command(Command::New)]);
+}
+
+#[test]
+fn pasting_a_megabyte_works() {
+    let mut app = app();
+    let text = "x".repeat(1 << 20) + "\r\nlast line";
+    let started = Instant::now();
+    type_text(&mut app, "Look: ");
+    let msg = keymap::map(&app, &Event::Paste(text)).unwrap();
+    update(&mut app, msg);
+    type_text(&mut app, " ok?");
+    let screen = shot(&app, 120, 40);
+    // The text area holds a placeholder, so typing stays cheap.
+    assert!(
+        screen.contains("Look: [pasted text #1: 1048586 characters, 2 lines] ok?"),
+        "{screen}"
+    );
+    let actions = press(&mut app, key(KeyCode::Enter));
+    let expected = format!("Look: {}\nlast line ok?", "x".repeat(1 << 20));
+    assert_eq!(sent(&actions), vec![Input::Prompt(expected.clone())]);
+    assert!(app.input_is_empty() && app.pastes.is_empty());
+    // Recalling it brings the placeholder back, and sending it the text.
+    press(&mut app, key(KeyCode::Up));
+    assert!(app.input_text().contains("[pasted text #1"));
+    assert_eq!(
+        sent(&press(&mut app, key(KeyCode::Enter))),
+        vec![Input::Prompt(expected)]
+    );
+    assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+}
+
+#[test]
+fn small_pastes_go_in_as_text() {
+    let mut app = app();
+    let msg = keymap::map(&app, &Event::Paste("one\rtwo".into())).unwrap();
+    update(&mut app, msg);
+    assert_eq!(app.input_text(), "one\ntwo");
+}
+
+#[test]
+fn readline_keys_edit_the_input_and_undo_takes_edits_back() {
+    let mut app = app();
+    type_text(&mut app, "hello big world");
+    press(&mut app, ctrl('w'));
+    assert_eq!(app.input_text(), "hello big ");
+    press(&mut app, ctrl('a'));
+    type_text(&mut app, ">");
+    assert_eq!(app.input_text(), ">hello big ");
+    press(&mut app, ctrl('k'));
+    assert_eq!(app.input_text(), ">");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), ">hello big ");
+    press(&mut app, ctrl('e'));
+    type_text(&mut app, "x");
+    press(&mut app, ctrl('u'));
+    assert_eq!(app.input_text(), "");
+    // Ctrl+_ arrives as Ctrl+7 from a terminal.
+    press(&mut app, ctrl('7'));
+    assert_eq!(app.input_text(), ">hello big x");
+    press(&mut app, ctrl('_'));
+    assert_eq!(app.input_text(), ">hello big ");
+}
+
+#[test]
+fn prompts_typed_during_a_turn_wait_above_the_input_and_run_in_order() {
+    let mut app = app();
+    start_turn(&mut app, "first", 1);
+    type_text(&mut app, "second");
+    assert!(sent(&press(&mut app, key(KeyCode::Enter))).is_empty());
+    type_text(&mut app, "third");
+    assert!(sent(&press(&mut app, key(KeyCode::Enter))).is_empty());
+    let screen = shot(&app, 80, 20);
+    assert!(screen.contains("↳ queued: second"), "{screen}");
+    assert!(screen.contains("↳ queued: third  (↑ takes it back to edit)"));
+    let actions = turn_end(&mut app, crate::agent::TurnStop::Completed);
+    assert_eq!(sent(&actions), vec![Input::Prompt("second".into())]);
+    start_turn(&mut app, "second", 1);
+    let actions = turn_end(&mut app, crate::agent::TurnStop::Completed);
+    assert_eq!(sent(&actions), vec![Input::Prompt("third".into())]);
+    start_turn(&mut app, "third", 1);
+    assert!(sent(&turn_end(&mut app, crate::agent::TurnStop::Completed)).is_empty());
+}
+
+#[test]
+fn a_queued_prompt_can_be_taken_back_and_an_interrupt_returns_the_queue() {
+    let mut app = app();
+    start_turn(&mut app, "first", 1);
+    for prompt in ["second", "third"] {
+        type_text(&mut app, prompt);
+        press(&mut app, key(KeyCode::Enter));
+    }
+    // Up on an empty input takes the newest back; clearing it removes it.
+    press(&mut app, key(KeyCode::Up));
+    assert_eq!(app.input_text(), "third");
+    assert_eq!(app.queued, vec!["second".to_string()]);
+    press(&mut app, ctrl('u'));
+    assert!(!shot(&app, 80, 20).contains("third"));
+    type_text(&mut app, "draft");
+    // An interrupted turn runs nothing queued: the queue comes back.
+    let actions = turn_end(&mut app, crate::agent::TurnStop::Interrupted);
+    assert!(sent(&actions).is_empty());
+    assert_eq!(app.input_text(), "second\n\ndraft");
+    assert!(app.queued.is_empty());
+}
+
+#[test]
+fn esc_twice_on_an_empty_input_edits_the_last_prompt() {
+    let mut app = app();
+    type_text(&mut app, "fix the tests");
+    press(&mut app, key(KeyCode::Enter));
+    press(&mut app, key(KeyCode::Esc));
+    assert!(app.input_is_empty(), "once does nothing");
+    // Another key in between disarms it.
+    type_text(&mut app, "x");
+    press(&mut app, ctrl('u'));
+    press(&mut app, key(KeyCode::Esc));
+    press(&mut app, key(KeyCode::Esc));
+    assert_eq!(app.input_text(), "fix the tests");
 }

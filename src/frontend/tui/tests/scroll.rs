@@ -95,23 +95,8 @@ fn wrapping_reflows_on_resize() {
 }
 
 fn big_result(app: &mut App, output: String) {
-    agent(
-        app,
-        AgentEvent::ToolCall {
-            call_id: "c1".into(),
-            tool: "bash".into(),
-            arguments: r#"{"command":"cat big"}"#.into(),
-        },
-    );
-    agent(
-        app,
-        AgentEvent::ToolResult {
-            call_id: "c1".into(),
-            tool: "bash".into(),
-            status: ResultStatus::Completed,
-            output,
-        },
-    );
+    let command = r#"{"command":"cat big"}"#;
+    finished_call(app, "c1", "bash", command, ResultStatus::Completed, output);
 }
 
 #[test]

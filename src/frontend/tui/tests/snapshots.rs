@@ -33,23 +33,7 @@ pub(super) fn opening(app: &mut App) {
             "Blocked by policy: .env is a protected path; file tools never read or write it. Do not retry or work around this with another tool.",
         ),
     ] {
-        agent(
-            app,
-            AgentEvent::ToolCall {
-                call_id: id.into(),
-                tool: tool.into(),
-                arguments: args.into(),
-            },
-        );
-        agent(
-            app,
-            AgentEvent::ToolResult {
-                call_id: id.into(),
-                tool: tool.into(),
-                status,
-                output: output.into(),
-            },
-        );
+        finished_call(app, id, tool, args, status, output.into());
     }
     agent(
         app,
@@ -335,23 +319,8 @@ fn too_small_terminal() {
 /// A finished call of `tool` with `output`, drawn.
 fn finished(tool: &str, args: &str, output: &str) -> App {
     let mut app = app();
-    agent(
-        &mut app,
-        AgentEvent::ToolCall {
-            call_id: "c1".into(),
-            tool: tool.into(),
-            arguments: args.into(),
-        },
-    );
-    agent(
-        &mut app,
-        AgentEvent::ToolResult {
-            call_id: "c1".into(),
-            tool: tool.into(),
-            status: ResultStatus::Completed,
-            output: output.into(),
-        },
-    );
+    let output = output.to_string();
+    finished_call(&mut app, "c1", tool, args, ResultStatus::Completed, output);
     app
 }
 

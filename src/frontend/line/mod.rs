@@ -1,0 +1,119 @@
+//! The line front end: `mino -p PROMPT` (one turn, nobody to ask),
+//! `mino --ask NAME` and `mino --line` (interactive, in `interactive`).
+//! Output formats `text`, `json` and `stream-json`, printed by `sink`. It
+//! draws and reads; it never decides.
+
+mod interactive;
+mod sink;
+
+use tokio::signal::unix::{SignalKind, signal};
+
+use crate::agent::asked::AskedEvent;
+use crate::agent::commands::Command;
+use crate::agent::{AgentEvent, AgentHandle, Input, TurnStop};
+
+use super::stream_json::StreamRecord;
+use super::{finish_agent, next_signal};
+pub use interactive::{parse_answer, parse_reply, run_interactive};
+use sink::Sink;
+
+/// `--output-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Json,
+    StreamJson,
+}
+
+/// `mino -p PROMPT`: one turn, then exit. Returns the exit status.
+pub async fn run_once(mut handle: AgentHandle, prompt: String, format: OutputFormat) -> i32 {
+    let code = one_turn(&mut handle, prompt, format).await;
+    finish_agent(handle, code).await
+}
+
+async fn one_turn(handle: &mut AgentHandle, prompt: String, format: OutputFormat) -> i32 {
+    let mut sink = Sink::new(format, false);
+    if handle.inputs.send(Input::Prompt(prompt)).is_err() {
+        eprintln!("mino: the agent stopped before the prompt could be sent");
+        return 1;
+    }
+    // Set up once, so no press between two passes of the loop is missed.
+    let mut sigint = signal(SignalKind::interrupt()).ok();
+    let mut stop = None;
+    loop {
+        tokio::select! {
+            event = handle.events.recv() => match event {
+                Some(event) => {
+                    if let Some(end) = sink.event(event) {
+                        stop = Some(end);
+                        break;
+                    }
+                }
+                None => break,
+            },
+            _ = next_signal(&mut sigint) => handle.interrupter.interrupt(),
+        }
+    }
+    // Drain what the agent said before stopping (nothing else runs).
+    while let Ok(event) = handle.events.try_recv() {
+        sink.event(event);
+    }
+    if format == OutputFormat::Json {
+        let stop_word = stop.as_ref().map_or("error", TurnStop::as_str);
+        sink.out(&format!(
+            "{}\n",
+            StreamRecord::Result {
+                stop: stop_word,
+                events: &sink.collected,
+            }
+            .to_value()
+        ));
+    }
+    match stop {
+        Some(TurnStop::Completed) => 0,
+        _ => 1,
+    }
+}
+
+/// `mino --ask NAME`: asks the agent NAME `question` (read from stdin),
+/// prints its answer on stdout and exits. Nobody can answer questions here,
+/// so the asked agent's calls that would ask are rejected (said once on
+/// stderr).
+pub async fn run_ask(mut handle: AgentHandle, agent: String, question: String) -> i32 {
+    let code = ask_once(&mut handle, agent, question).await;
+    finish_agent(handle, code).await
+}
+
+async fn ask_once(handle: &mut AgentHandle, agent: String, question: String) -> i32 {
+    let mut sink = Sink::new(OutputFormat::Text, false);
+    let command = Command::Ask { agent, question };
+    if handle.inputs.send(Input::Command(command)).is_err() {
+        eprintln!("mino: the agent stopped before the question could be sent");
+        return 1;
+    }
+    // Set up once, so no press between two passes of the loop is missed.
+    let mut sigint = signal(SignalKind::interrupt()).ok();
+    loop {
+        tokio::select! {
+            event = handle.events.recv() => match event {
+                Some(AgentEvent::Asked { agent, event: AskedEvent::Ended { answer, stop } }) => {
+                    let code = if stop == "end_turn" { 0 } else {
+                        eprintln!("mino: {agent} ended its turn: {stop}");
+                        1
+                    };
+                    sink.event(AgentEvent::Asked { agent, event: AskedEvent::Ended { answer, stop } });
+                    return code;
+                }
+                Some(AgentEvent::Error(message)) => {
+                    sink.event(AgentEvent::Error(message));
+                    return 1;
+                }
+                Some(event) => {
+                    sink.event(event);
+                }
+                None => return 1,
+            },
+            _ = next_signal(&mut sigint) => handle.interrupter.interrupt(),
+        }
+    }
+}
