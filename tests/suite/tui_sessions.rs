@@ -15,7 +15,9 @@ use mino::model::Item;
 use mino::session::{LogEntry, SessionError, SessionId, SessionStore};
 use tempfile::TempDir;
 
+use crate::support::full_screen::{env, quit, status_bar};
 use crate::support::llm::text;
+use crate::support::pty::Screen;
 use crate::support::world::World;
 
 /// A saved session of `project` with `prompt` (none: it never got one).
@@ -214,32 +216,22 @@ async fn a_resumed_long_session_shows_its_context_use_before_any_request() {
     let id = log.id().clone();
     drop(log);
 
+    // The history scrolls the banner away: no waiting for it here.
     let home = world.home.path().to_str().unwrap();
     let mut screen = Screen::spawn(
         env!("CARGO_BIN_EXE_mino"),
         &["--cd", here.to_str().unwrap(), "--resume", id.as_str()],
         &here,
-        &[
-            ("TERM", "xterm-256color"),
-            ("OPENAI_API_KEY", "test"),
-            ("AGENT_YOLO", ""),
-            ("MINO_HOME", home),
-            ("https_proxy", "http://127.0.0.1:9"),
-            ("HTTPS_PROXY", "http://127.0.0.1:9"),
-            ("no_proxy", "127.0.0.1,localhost"),
-            ("NO_PROXY", "127.0.0.1,localhost"),
-        ],
+        &env(&[("MINO_HOME", home)]),
     );
     // 10,000 records of about 60 characters: well over 1% of 128k tokens.
     let shown = screen.wait_until("a non-zero context use in the status bar", |text| {
-        text.contains("answer 4999") && context_percent(text).is_some_and(|p| p > 0)
+        text.contains("answer 4999") && context_percent(&status_bar(text)).is_some_and(|p| p > 0)
     });
-    assert!(shown.contains("of 128k"), "{shown}");
+    assert!(status_bar(&shown).contains("of 128k"), "{shown}");
     assert!(
         world.llm.bodies().is_empty(),
         "the estimate needs no request"
     );
-    screen.submit("/quit");
-    let (code, _) = screen.wait_exit();
-    assert_eq!(code, 0);
+    quit(&mut screen);
 }
