@@ -15,7 +15,9 @@ use mino::model::Item;
 use mino::session::{LogEntry, SessionError, SessionId, SessionStore};
 use tempfile::TempDir;
 
+use crate::support::full_screen::{env, quit, status_bar};
 use crate::support::llm::text;
+use crate::support::pty::Screen;
 use crate::support::world::World;
 
 /// A saved session of `project` with `prompt` (none: it never got one).
@@ -180,4 +182,56 @@ fn ids_are_reserved_before_their_file_and_a_unique_prefix_names_one() {
     assert!(matches!(err, SessionError::Ambiguous { .. }), "{err}");
     assert!(err.to_string().contains(a.as_str()), "{err}");
     assert_eq!(store.resolve("abcd1").unwrap(), b);
+}
+
+/// The percentage in the status bar's `N% of WINDOW`, if it shows one.
+fn context_percent(screen: &str) -> Option<u64> {
+    let at = screen.find("% of ")?;
+    let digits: String = screen[..at]
+        .chars()
+        .rev()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.chars().rev().collect::<String>().parse().ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_long_session_shows_its_context_use_before_any_request() {
+    // No reply is scripted: a request would fail, and none is expected.
+    let world = World::with("openai-chat", vec![], "").await;
+    let here = canonical(world.project.path());
+    let store = SessionStore::new(world.home.path().join("sessions"));
+    let mut log = store.create(&here, "test-model").unwrap();
+    for n in 0..5_000 {
+        log.append(&LogEntry::Item(Item::User {
+            text: format!("question {n}: why does the parser stop at this line?"),
+        }))
+        .unwrap();
+        log.append(&LogEntry::Item(Item::Assistant {
+            text: format!("answer {n}: the record ends with a comma, so it waits for more."),
+            tool_calls: Vec::new(),
+        }))
+        .unwrap();
+    }
+    let id = log.id().clone();
+    drop(log);
+
+    // The history scrolls the banner away: no waiting for it here.
+    let home = world.home.path().to_str().unwrap();
+    let mut screen = Screen::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--cd", here.to_str().unwrap(), "--resume", id.as_str()],
+        &here,
+        &env(&[("MINO_HOME", home)]),
+    );
+    // 10,000 records of about 60 characters: well over 1% of 128k tokens.
+    let shown = screen.wait_until("a non-zero context use in the status bar", |text| {
+        text.contains("answer 4999") && context_percent(&status_bar(text)).is_some_and(|p| p > 0)
+    });
+    assert!(status_bar(&shown).contains("of 128k"), "{shown}");
+    assert!(
+        world.llm.bodies().is_empty(),
+        "the estimate needs no request"
+    );
+    quit(&mut screen);
 }

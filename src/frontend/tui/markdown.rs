@@ -4,13 +4,18 @@
 //! and never lets a control character or an escape sequence through to the
 //! terminal: they become visible placeholders.
 
-use pulldown_cmark::{Alignment, CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::controls::{needs_escape, push_escaped};
 
+mod table;
+
+use table::Table;
+
+const OPTIONS: Options = Options::ENABLE_TABLES.union(Options::ENABLE_STRIKETHROUGH);
 const TAB_STOP: usize = 4;
 /// A rule has a fixed width here; `wrap` clips it to narrower panes.
 const RULE_WIDTH: usize = 40;
@@ -30,12 +35,62 @@ const TABLE_HEAD: Style = Style::new().add_modifier(Modifier::BOLD);
 /// is a code block up to the end, a half-written `**bold` is shown as typed.
 /// A soft line break starts a new line, as the author typed it.
 pub fn render(text: &str) -> Vec<Line<'static>> {
-    let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let mut renderer = Renderer::default();
-    for event in Parser::new_ext(text, options) {
+    for event in Parser::new_ext(text, OPTIONS) {
         renderer.event(event);
     }
     renderer.finish()
+}
+
+/// Where a top-level block starts, after others that drew lines: its byte
+/// offset, how many lines came before it, and whether a blank line is due
+/// before its own lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockStart {
+    pub offset: usize,
+    pub lines: usize,
+    pub blank: bool,
+}
+
+/// A document's lines, with what a caller needs to lay them out and to
+/// keep the lines of blocks that are finished.
+#[derive(Debug)]
+pub struct Marked {
+    pub lines: Vec<Line<'static>>,
+    /// For each line, whether it is a code block's outside any quote or
+    /// list: shown as is, so that what is selected on screen is the code.
+    pub code: Vec<bool>,
+    /// Where each top-level block after the first starts.
+    pub starts: Vec<BlockStart>,
+}
+
+/// `render`, also marking code lines and where top-level blocks start.
+pub fn render_marked(text: &str) -> Marked {
+    let mut renderer = Renderer::default();
+    let mut starts = Vec::new();
+    let mut depth = 0usize;
+    for (event, range) in Parser::new_ext(text, OPTIONS).into_offset_iter() {
+        let opens = matches!(event, Event::Start(_) | Event::Rule);
+        if depth == 0 && opens && renderer.current.is_none() && !renderer.lines.is_empty() {
+            starts.push(BlockStart {
+                offset: range.start,
+                lines: renderer.lines.len(),
+                blank: renderer.blank_pending,
+            });
+        }
+        match event {
+            Event::Start(_) => depth += 1,
+            Event::End(_) => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        renderer.event(event);
+    }
+    let (lines, code) = renderer.finish_marked();
+    Marked {
+        lines,
+        code,
+        starts,
+    }
 }
 
 /// Non-markdown text (tool output), one line per input line, unstyled, with
@@ -94,26 +149,6 @@ struct LinkState {
     image: bool,
 }
 
-/// A table is collected whole, then drawn with padded columns.
-struct Table {
-    alignments: Vec<Alignment>,
-    rows: Vec<Vec<Vec<Span<'static>>>>,
-    head_rows: usize,
-}
-
-impl Table {
-    fn cell(&mut self) -> Option<&mut Vec<Span<'static>>> {
-        if self.rows.is_empty() {
-            self.rows.push(Vec::new());
-        }
-        let row = self.rows.last_mut()?;
-        if row.is_empty() {
-            row.push(Vec::new());
-        }
-        row.last_mut()
-    }
-}
-
 #[derive(Default)]
 struct Renderer {
     lines: Vec<Line<'static>>,
@@ -128,6 +163,9 @@ struct Renderer {
     links: Vec<LinkState>,
     table: Option<Table>,
     in_code_block: bool,
+    /// For each line, whether it belongs to a code block outside any quote
+    /// or list (its header or its code).
+    code_lines: Vec<bool>,
     /// The fenced code block being collected: its language and text, drawn
     /// (highlighted) when it ends, or at the end of a streamed prefix.
     code: Option<(String, String)>,
@@ -188,9 +226,9 @@ impl Renderer {
                 } else {
                     format!("─ {language} ─")
                 };
+                self.in_code_block = true;
                 self.push(&header, FRAME);
                 self.finish_line();
-                self.in_code_block = true;
                 self.code = Some((language.to_owned(), String::new()));
             }
             Tag::MetadataBlock(_) => {
@@ -348,14 +386,18 @@ impl Renderer {
         }
     }
 
-    fn finish(mut self) -> Vec<Line<'static>> {
+    fn finish(self) -> Vec<Line<'static>> {
+        self.finish_marked().0
+    }
+
+    fn finish_marked(mut self) -> (Vec<Line<'static>>, Vec<bool>) {
         // A fence still open (a streamed prefix) shows what it has so far.
         self.flush_code();
         if let Some(table) = self.table.take() {
             self.draw_table(table);
         }
         self.finish_line();
-        self.lines
+        (self.lines, self.code_lines)
     }
 
     fn style(&self) -> Style {
@@ -462,6 +504,7 @@ impl Renderer {
         if std::mem::take(&mut self.blank_pending) && !self.lines.is_empty() {
             let blank = self.blank_line();
             self.lines.push(blank);
+            self.code_lines.push(false);
         }
         let mut spans = Vec::new();
         for container in &mut self.containers {
@@ -511,55 +554,8 @@ impl Renderer {
     fn finish_line(&mut self) {
         if let Some(spans) = self.current.take() {
             self.lines.push(Line::from(spans));
-        }
-    }
-
-    /// Rows of cells padded to their column's width and joined by ` │ `,
-    /// with a rule under the header.
-    fn draw_table(&mut self, table: Table) {
-        let columns = table
-            .rows
-            .iter()
-            .map(Vec::len)
-            .max()
-            .unwrap_or(0)
-            .max(table.alignments.len());
-        let mut widths = vec![0; columns];
-        for row in &table.rows {
-            for (width, cell) in widths.iter_mut().zip(row) {
-                *width = (*width).max(spans_width(cell));
-            }
-        }
-        for (index, row) in table.rows.iter().enumerate() {
-            self.ensure_line();
-            for (column, width) in widths.iter().enumerate() {
-                if column > 0 {
-                    self.push(" │ ", FRAME);
-                }
-                let cell = row.get(column).map(Vec::as_slice).unwrap_or(&[]);
-                let pad = width.saturating_sub(spans_width(cell));
-                let (left, right) = match table.alignments.get(column) {
-                    Some(Alignment::Right) => (pad, 0),
-                    Some(Alignment::Center) => (pad / 2, pad - pad / 2),
-                    _ => (0, pad),
-                };
-                self.push(&" ".repeat(left), Style::new());
-                for span in cell {
-                    self.column += span.content.width();
-                    if let Some(spans) = &mut self.current {
-                        append(spans, span.clone());
-                    }
-                }
-                if column + 1 < columns {
-                    self.push(&" ".repeat(right), Style::new());
-                }
-            }
-            self.finish_line();
-            if index + 1 == table.head_rows {
-                let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
-                self.push(&rule.join("─┼─"), FRAME);
-                self.finish_line();
-            }
+            self.code_lines
+                .push(self.in_code_block && self.containers.is_empty());
         }
     }
 }
@@ -581,10 +577,6 @@ fn append(spans: &mut Vec<Span<'static>>, span: Span<'static>) {
         Some(last) if last.style == span.style => last.content.to_mut().push_str(&span.content),
         _ => spans.push(span),
     }
-}
-
-fn spans_width(spans: &[Span<'_>]) -> usize {
-    spans.iter().map(|span| span.content.width()).sum()
 }
 
 #[cfg(test)]

@@ -251,6 +251,10 @@ async fn event_loop(
             keyed = false;
         }
         let frame_due = last_draw.map_or_else(Instant::now, |at| at + frame);
+        // While an answer streams and a frame is already due, what the agent
+        // sends waits in its queue for that frame: one wake-up per frame,
+        // not one per piece of text.
+        let hold = dirty && frame == STREAM_FRAME;
         // A question that is not armed yet is drawn again when it arms.
         let arms_at = app.arms_at();
         // A question that waits calls the person when it is due.
@@ -265,7 +269,7 @@ async fn event_loop(
                 Some(Err(e)) => return Err(e),
                 None => return Ok(Exit::Quit),
             },
-            event = handle.events.recv() => match event {
+            event = handle.events.recv(), if !hold => match event {
                 Some(event) => msgs.push(Msg::Agent(event)),
                 None => return Ok(Exit::AgentGone),
             },

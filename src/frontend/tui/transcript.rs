@@ -1,9 +1,11 @@
 //! The chat's entries, a cache of each entry's wrapped lines for the width
 //! it was last laid out at, and where the view stands (following the bottom,
 //! or anchored at a line). Only entries that reach the screen are laid out;
-//! an entry that changes drops its own cache and no other. It never draws.
+//! an entry that changes drops its own cache and no other, except the
+//! answer being streamed, which keeps the rows of its finished blocks and
+//! lays out only the rest again. It never draws.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -129,7 +131,18 @@ impl ToolEntry {
 #[derive(Debug)]
 struct Entry {
     kind: EntryKind,
-    cache: RefCell<Option<(u16, Vec<Line<'static>>)>>,
+    cache: RefCell<Option<Layout>>,
+}
+
+/// An entry's rows at a width. An answer being streamed keeps the rows of
+/// its finished blocks when text is added (`fresh` turns false): only the
+/// rows after `settled` are laid out again.
+#[derive(Debug)]
+struct Layout {
+    width: u16,
+    lines: Vec<Line<'static>>,
+    fresh: bool,
+    settled: Option<entry::Settled>,
 }
 
 /// Where the chat view stands.
@@ -148,6 +161,9 @@ pub struct Transcript {
     scroll: Scroll,
     new_below: bool,
     tools: HashMap<String, usize>,
+    /// Bytes of streamed answers laid out so far (what a streamed answer
+    /// costs to draw grows with this).
+    streamed_bytes: Cell<usize>,
 }
 
 impl Default for Transcript {
@@ -157,6 +173,7 @@ impl Default for Transcript {
             scroll: Scroll::Follow,
             new_below: false,
             tools: HashMap::new(),
+            streamed_bytes: Cell::new(0),
         }
     }
 }
@@ -237,11 +254,17 @@ impl Transcript {
             )
         });
         match streaming {
-            Some(i) => self.edit(i, |kind| {
-                if let EntryKind::Assistant { text, .. } = kind {
+            Some(i) => {
+                let entry = &mut self.entries[i];
+                if let EntryKind::Assistant { text, .. } = &mut entry.kind {
                     text.push_str(delta);
                 }
-            }),
+                // The finished blocks' rows stay; the rest is laid out again.
+                if let Some(layout) = entry.cache.get_mut() {
+                    layout.fresh = false;
+                }
+                self.grew();
+            }
             None => self.push(EntryKind::Assistant {
                 text: delta.to_string(),
                 streaming: true,
@@ -311,11 +334,48 @@ impl Transcript {
     ) -> Option<R> {
         let entry = self.entries.get(index)?;
         let mut cache = entry.cache.borrow_mut();
-        let fresh = matches!(&*cache, Some((w, _)) if *w == width);
-        if !fresh {
-            *cache = Some((width, entry::lines(&entry.kind, width)));
+        let layout = match cache.take() {
+            Some(layout) if layout.width == width && layout.fresh => layout,
+            old => self.lay_out(&entry.kind, width, old),
+        };
+        let result = f(&layout.lines);
+        *cache = Some(layout);
+        Some(result)
+    }
+
+    /// `kind`'s rows at `width`. An answer being streamed keeps the settled
+    /// rows of `old` (at the same width) and lays out only the text after.
+    fn lay_out(&self, kind: &EntryKind, width: u16, old: Option<Layout>) -> Layout {
+        let EntryKind::Assistant {
+            text,
+            streaming: true,
+        } = kind
+        else {
+            return Layout {
+                width,
+                lines: entry::lines(kind, width),
+                fresh: true,
+                settled: None,
+            };
+        };
+        let (mut lines, from) = match old {
+            Some(old) if old.width == width => (old.lines, old.settled),
+            _ => (Vec::new(), None),
+        };
+        let (settled, laid_out) = entry::streamed(&mut lines, text, width, from);
+        self.streamed_bytes
+            .set(self.streamed_bytes.get() + laid_out);
+        Layout {
+            width,
+            lines,
+            fresh: true,
+            settled: Some(settled),
         }
-        cache.as_ref().map(|(_, lines)| f(lines))
+    }
+
+    /// Bytes of streamed answers laid out so far.
+    pub fn streamed_bytes(&self) -> usize {
+        self.streamed_bytes.get()
     }
 
     pub fn height(&self, index: usize, width: u16) -> usize {

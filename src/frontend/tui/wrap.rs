@@ -37,6 +37,39 @@ pub fn wrap(lines: &[Line<'static>], width: u16) -> Vec<Line<'static>> {
     out
 }
 
+/// Cuts `line` into rows of at most `width` columns as it is: no word is
+/// kept whole, no indent repeated, no space dropped, so the rows one after
+/// another are the line again (code, which a reader selects on screen and
+/// pastes). A cluster wider than `width` still gets a row of its own.
+pub fn cut_rows(line: &Line<'static>, width: u16) -> Vec<Line<'static>> {
+    let width = usize::from(width);
+    if width == 0 || line_width(line) <= width {
+        return vec![line.clone()];
+    }
+    let mut rows = Vec::new();
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut column = 0;
+    for span in &line.spans {
+        let mut start = 0;
+        for (offset, _, cells) in clusters(&span.content) {
+            if column > 0 && column + cells > width {
+                if let Some(piece) = span.content.get(start..offset).filter(|p| !p.is_empty()) {
+                    spans.push(Span::styled(piece.to_owned(), span.style));
+                }
+                rows.push(like(line, std::mem::take(&mut spans)));
+                start = offset;
+                column = 0;
+            }
+            column += cells;
+        }
+        if let Some(piece) = span.content.get(start..).filter(|p| !p.is_empty()) {
+            spans.push(Span::styled(piece.to_owned(), span.style));
+        }
+    }
+    rows.push(like(line, spans));
+    rows
+}
+
 /// The columns one grapheme cluster takes, as the screen buffer counts
 /// them: a flag, a skin-toned emoji or a joined family is one cluster of
 /// two columns, not the sum of its characters.
@@ -379,6 +412,30 @@ mod tests {
         for line in lines {
             assert!(line_width(line) <= width, "{line:?} wider than {width}");
         }
+    }
+
+    #[test]
+    fn cut_rows_keep_every_space_and_add_none() {
+        let line = Line::from(vec![
+            Span::styled("    out = f(a)", Style::new().fg(Color::Red)),
+            Span::raw(" "),
+            Span::styled("if  x", Style::new().fg(Color::Blue)),
+            Span::raw("  🇫🇷"),
+        ]);
+        for width in 1..=22 {
+            let rows = cut_rows(&line, width);
+            assert_fits(&rows, usize::from(width).max(2));
+            let joined: String = texts(&rows).concat();
+            assert_eq!(joined, "    out = f(a) if  x  🇫🇷", "at {width}");
+        }
+        assert_eq!(
+            texts(&cut_rows(&line, 14)),
+            ["    out = f(a)", " if  x  🇫🇷"]
+        );
+        assert_eq!(
+            texts(&cut_rows(&line, 6)),
+            ["    ou", "t = f(", "a) if ", " x  🇫🇷"]
+        );
     }
 
     const PROSE: &str = "The quick brown fox jumps over the lazy dog and keeps on running \

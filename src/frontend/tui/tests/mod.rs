@@ -7,12 +7,14 @@
 
 mod answers;
 mod chat;
+mod copying;
 mod dialogs;
 mod graphemes;
 mod input;
 mod keys;
 mod scroll;
 mod snapshots;
+mod streaming;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,9 @@
 //! margin or bar that marks its kind. Record lines get a bar in the colour
 //! of the mode that let the call through and never read as a question. Tool
 //! output is collapsed before it is wrapped, so a huge result costs only
-//! what is shown. Pure: text in, lines out.
+//! what is shown. An answer's code blocks start at the left edge, as they
+//! are, so what is selected on screen is the code; an answer being streamed
+//! is laid out from its first unfinished block on. Pure: text in, lines out.
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -14,7 +16,7 @@ use super::super::format::one_line;
 use super::super::highlight;
 use super::super::markdown;
 use super::super::transcript::{AskedBlock, EntryKind, ToolEntry, ToolState};
-use super::super::wrap::wrap;
+use super::super::wrap::{cut_rows, wrap};
 use super::theme;
 
 /// Result lines shown while collapsed.
@@ -48,7 +50,8 @@ pub fn lines(kind: &EntryKind, width: u16) -> Vec<Line<'static>> {
         }
         EntryKind::Assistant { text, .. } => {
             out.push(Line::default());
-            out.extend(margin(markdown::render(text), width, Style::new()));
+            let marked = markdown::render_marked(text);
+            answer_rows(marked.lines, &marked.code, width, &mut out);
         }
         EntryKind::Tool(tool) => tool_lines(tool, width, &mut out),
         EntryKind::Record { lines, shown } => record_lines(lines, *shown, width, &mut out),
@@ -72,6 +75,129 @@ pub fn lines(kind: &EntryKind, width: u16) -> Vec<Line<'static>> {
         EntryKind::Asked(block) => asked_lines(block, width, &mut out),
     }
     out
+}
+
+/// How much of an answer being streamed is laid out for good: its text up
+/// to `bytes` (whole blocks, ended by a blank line) made the entry's first
+/// `rows` rows, which later text cannot change; `blank` when a blank row
+/// goes before whatever follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settled {
+    pub bytes: usize,
+    pub rows: usize,
+    pub blank: bool,
+}
+
+/// Lays out the streamed answer `text` at `width` into `rows`, which hold
+/// its rows as laid out before, `from` settled: those settled rows stay and
+/// only the text after them is laid out again (all of it, with the leading
+/// blank row, when `from` is `None` or the text after holds a link reference
+/// definition, which can change earlier text). Afterwards `rows` is exactly
+/// what `lines` gives for the whole answer. Returns how far the rows are
+/// settled now and how many bytes of text were laid out.
+pub fn streamed(
+    rows: &mut Vec<Line<'static>>,
+    text: &str,
+    width: u16,
+    from: Option<Settled>,
+) -> (Settled, usize) {
+    let from = from.filter(|from| {
+        text.get(from.bytes..)
+            .is_some_and(|tail| !tail.lines().any(may_define_reference))
+    });
+    let from = match from {
+        Some(from) => {
+            rows.truncate(from.rows);
+            from
+        }
+        None => {
+            rows.clear();
+            rows.push(Line::default());
+            Settled {
+                bytes: 0,
+                rows: 1,
+                blank: false,
+            }
+        }
+    };
+    let tail = &text[from.bytes..];
+    let markdown::Marked {
+        mut lines,
+        mut code,
+        starts,
+    } = markdown::render_marked(tail);
+    // The blank line between the settled blocks and the rest.
+    let shift = usize::from(from.blank && !lines.is_empty());
+    if shift == 1 {
+        lines.insert(0, Line::default());
+        code.insert(0, false);
+    }
+    let mut settled = from;
+    let cut = starts
+        .iter()
+        .rev()
+        .find_map(|start| settled_cut(tail, start.offset).map(|bytes| (bytes, *start)));
+    if let Some((bytes, start)) = cut {
+        let rest = lines.split_off(start.lines + shift);
+        let rest_code = code.split_off(start.lines + shift);
+        answer_rows(lines, &code, width, rows);
+        settled = Settled {
+            bytes: from.bytes + bytes,
+            rows: rows.len(),
+            blank: start.blank,
+        };
+        lines = rest;
+        code = rest_code;
+    }
+    answer_rows(lines, &code, width, rows);
+    (settled, tail.len())
+}
+
+/// An answer's rows: its lines wrapped one column in, except code (`code`
+/// marks its lines), which starts at the left edge and is cut into rows as
+/// it is, so that text selected in the terminal is the code itself, with
+/// its indentation and nothing added.
+fn answer_rows(lines: Vec<Line<'static>>, code: &[bool], width: u16, out: &mut Vec<Line<'static>>) {
+    let mut prose = Vec::new();
+    for (i, line) in lines.into_iter().enumerate() {
+        if code.get(i).copied().unwrap_or(false) {
+            out.extend(margin(std::mem::take(&mut prose), width, Style::new()));
+            out.extend(cut_rows(&line, width));
+        } else {
+            prose.push(line);
+        }
+    }
+    out.extend(margin(prose, width, Style::new()));
+}
+
+/// Where the text before the block starting at `offset` is finished for
+/// good: the start of its line, when that line follows a blank line (so
+/// nothing later can join or re-read the block before) and no link
+/// reference definition (`[x]: url`, which can change earlier text) is in
+/// the text before.
+fn settled_cut(text: &str, offset: usize) -> Option<usize> {
+    let before = text.get(..offset)?;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    if line_start == 0 || !before[line_start..].trim_matches([' ', '\t']).is_empty() {
+        return None;
+    }
+    let previous = &before[..line_start - 1];
+    let previous_line = &previous[previous.rfind('\n').map_or(0, |i| i + 1)..];
+    if !previous_line.trim().is_empty() || previous.lines().any(may_define_reference) {
+        return None;
+    }
+    Some(line_start)
+}
+
+/// A line that may hold a link reference definition, in or out of quotes
+/// and list items (`[x]: url`, `> - [x]: url`): it opens a bracket and has
+/// `]:` after it.
+fn may_define_reference(line: &str) -> bool {
+    line.trim_start_matches(|c: char| {
+        c.is_whitespace() || "->*+.)".contains(c) || c.is_ascii_digit()
+    })
+    .starts_with('[')
+        && line.contains("]:")
 }
 
 /// An asked agent's turn, nested: a labelled head, its calls and answers,
