@@ -12,6 +12,7 @@ pub mod guard;
 mod http;
 mod hub;
 mod line_limit;
+mod links;
 pub mod names;
 mod server;
 mod tool;

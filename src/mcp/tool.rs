@@ -106,7 +106,15 @@ impl Tool for McpTool {
             },
         );
         collect_strings(args, &mut facts.argument_strings);
-        let resolved = resolved_links(&facts.argument_strings, cx.project.root());
+        // A server follows links: a link named `notes.md` to `.env`, or
+        // into mino's home, is judged by where it leads.
+        let home = directories::BaseDirs::new().map(|dirs| dirs.home_dir().to_path_buf());
+        let resolved = super::links::resolved_links(
+            &facts.argument_strings,
+            cx.project.root(),
+            home.as_deref(),
+        )
+        .map_err(|e| ToolError::Failed(format!("{}: {e}", self.name)))?;
         facts.argument_strings.extend(resolved);
         Ok(Box::new(McpCall {
             facts,
@@ -116,28 +124,6 @@ impl Tool for McpTool {
             output_limit: self.output_limit,
         }))
     }
-}
-
-/// How many argument strings are looked up on disk, and how long one may be.
-const RESOLVED_STRINGS: usize = 256;
-const RESOLVED_LENGTH: usize = 4096;
-
-/// The real paths behind argument strings that name an existing path
-/// through a symbolic link (absolute, `file://`, or relative to the
-/// project): a server follows the link, so a link named `notes.md` to
-/// `.env`, or into mino's home, must be judged by where it leads.
-fn resolved_links(strings: &[String], project: &std::path::Path) -> Vec<String> {
-    strings
-        .iter()
-        .take(RESOLVED_STRINGS)
-        .filter(|s| !s.is_empty() && s.len() <= RESOLVED_LENGTH)
-        .filter_map(|s| {
-            let text = s.strip_prefix("file://").unwrap_or(s);
-            let given = project.join(text);
-            let real = std::fs::canonicalize(&given).ok()?;
-            (real != given).then(|| real.to_string_lossy().into_owned())
-        })
-        .collect()
 }
 
 /// Every string in `value`, object keys included (a server may read either).

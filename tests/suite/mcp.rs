@@ -334,6 +334,44 @@ async fn a_link_to_a_protected_file_is_denied_by_where_it_leads() {
     }
 }
 
+/// The link is found however the argument hides it: after hundreds of
+/// other strings, or as a percent-encoded `file:` URI.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_to_a_protected_file_is_found_behind_filler_and_encoding() {
+    let world = World::mcp_at(
+        |root| {
+            let filler: Vec<String> = (0..300).map(|n| format!("filler {n}")).collect();
+            vec![
+                tool(
+                    "mcp_files_read_text_file",
+                    json!({"pad": filler, "path": "notes-link.md"}),
+                ),
+                tool(
+                    "mcp_files_read_text_file",
+                    json!({"path": format!("FILE://localhost{}/notes-link%2Emd", root.display())}),
+                ),
+                text("blocked"),
+            ]
+        },
+        |root| filesystem("files", root, ""),
+    )
+    .await;
+    std::os::unix::fs::symlink(".env", world.project.path().join("notes-link.md")).unwrap();
+    let (events, stderr, out) = world.print("read the notes", &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    let codes: Vec<String> = decisions(&events).into_iter().map(|d| d.2).collect();
+    assert_eq!(
+        codes,
+        [
+            "MINO_DENY_PROTECTED_ARGUMENT",
+            "MINO_DENY_PROTECTED_ARGUMENT"
+        ]
+    );
+    for body in world.llm.bodies() {
+        assert!(!body.contains(SECRET), "the secret reached the model");
+    }
+}
+
 /// mino's home (sessions, the log, settings) is never named to a server,
 /// even one whose allowed directory it is: the call is denied before it
 /// leaves mino, and the file's text never reaches the model.
