@@ -2,7 +2,8 @@
 //! (the same path in another case, then files, or directories for a
 //! listing, of the same name elsewhere in the project), and that paths are
 //! relative to the project root. Looks
-//! only through `Project::list` (never through a link), skips protected
+//! only through `Project::list` (never through a link), names only regular
+//! files and directories (never a link or a special file), skips protected
 //! paths and `.git`, and stops after a bounded number of entries. Never
 //! opens a file and never decides.
 
@@ -45,6 +46,11 @@ pub fn close_matches(
             }
             let child = join(&dir, &entry.name);
             if entry.name == ".git" || protected.is_protected(&child) {
+                continue;
+            }
+            // A link or a special file is never offered: a read of it is
+            // refused, and its name says nothing about where it leads.
+            if !matches!(entry.kind, EntryKind::File | EntryKind::Directory) {
                 continue;
             }
             let lower = child.to_lowercase();
@@ -139,6 +145,20 @@ mod tests {
             close_matches(&project, &protected, "a.txt", EntryKind::File).len(),
             MAX_MATCHES
         );
+    }
+
+    #[test]
+    fn a_link_is_never_offered_even_as_a_case_variant() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join(".env"), "SECRET=1").unwrap();
+        std::os::unix::fs::symlink(".env", root.join("NOTES.md")).unwrap();
+        std::os::unix::fs::symlink("/etc", root.join("Config")).unwrap();
+        let project = Project::new(root).unwrap();
+        let protected = ProtectedPaths::builtin();
+        assert!(close_matches(&project, &protected, "notes.md", EntryKind::File).is_empty());
+        assert!(close_matches(&project, &protected, "config", EntryKind::Directory).is_empty());
+        assert!(close_matches(&project, &protected, "config/passwd", EntryKind::File).is_empty());
     }
 
     #[test]
