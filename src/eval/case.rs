@@ -178,6 +178,10 @@ impl Case {
                 )));
             }
         }
+        let fixture = match &raw.fixture {
+            Some(given) => Some(fixture_inside(dir, given).map_err(invalid)?),
+            None => None,
+        };
         if let Some(pattern) = &raw.expect.final_text {
             regex::Regex::new(pattern).map_err(|e| {
                 invalid(format!(
@@ -196,7 +200,7 @@ impl Case {
             file: file.to_path_buf(),
             prompt: raw.prompt,
             mode,
-            fixture: raw.fixture.map(|f| dir.join(f)),
+            fixture,
             files: raw.files,
             links: raw.links,
             script: raw.model.script.map(|s| dir.join(s)),
@@ -214,6 +218,34 @@ impl Case {
             _ => CaseModel::Live,
         }
     }
+}
+
+/// The fixture directory `given` names, which must lie inside the case
+/// file's directory `dir` once links are followed: a cloned repository's
+/// case must not copy the user's home (or anything else) into a run.
+fn fixture_inside(dir: &Path, given: &str) -> Result<PathBuf, String> {
+    let outside = || {
+        format!(
+            "fixture {given:?} must be a directory inside {} (relative, without `..`, not through a link out of it)",
+            dir.display()
+        )
+    };
+    if !is_relative_inside(given) {
+        return Err(outside());
+    }
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let base =
+        std::fs::canonicalize(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
+    let real = std::fs::canonicalize(dir.join(given))
+        .map_err(|e| format!("fixture {given:?} cannot be read: {e}"))?;
+    if real == base || !real.starts_with(&base) || !real.is_dir() {
+        return Err(outside());
+    }
+    Ok(real)
 }
 
 /// A relative path with no `..`, no root and no empty name.

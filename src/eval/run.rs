@@ -62,6 +62,7 @@ pub fn lay_out(case: &Case, model: &CaseModel, live: &LiveModel) -> Result<RunDi
         copy_tree(fixture, &project)?;
     }
     for (path, content) in &case.files {
+        no_link_on_the_way(case, &project, path, "[files]")?;
         let target = project.join(path);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent).map_err(io(parent))?;
@@ -69,6 +70,7 @@ pub fn lay_out(case: &Case, model: &CaseModel, live: &LiveModel) -> Result<RunDi
         std::fs::write(&target, content).map_err(io(&target))?;
     }
     for (path, target) in &case.links {
+        no_link_on_the_way(case, &project, path, "[links]")?;
         let link = project.join(path);
         std::os::unix::fs::symlink(target, &link).map_err(io(&link))?;
     }
@@ -120,8 +122,38 @@ fn home_config(case: &Case, model: &CaseModel, live: &LiveModel) -> Result<Strin
     Ok(doc.to_string())
 }
 
+/// Refuses a `[files]` or `[links]` path (relative, without `..`) that
+/// passes through, or ends on, a link the fixture or an earlier entry
+/// made: writing there would land outside the run's directory.
+fn no_link_on_the_way(
+    case: &Case,
+    project: &Path,
+    path: &str,
+    table: &str,
+) -> Result<(), EvalError> {
+    let mut at = project.to_path_buf();
+    for component in Path::new(path).components() {
+        at.push(component);
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(EvalError::InvalidCase {
+                    path: case.file.clone(),
+                    problem: format!(
+                        "{table} path {path:?} passes through the link {}; files and links are made only inside the project, never through a link",
+                        at.strip_prefix(project).unwrap_or(&at).display()
+                    ),
+                });
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    Ok(())
+}
+
 /// Copies a fixture directory: files with their permissions, links as
-/// links, directories recursively.
+/// links, directories recursively; anything else (a pipe, a device) is
+/// left out.
 fn copy_tree(from: &Path, to: &Path) -> Result<(), EvalError> {
     let entries = std::fs::read_dir(from).map_err(|source| EvalError::Read {
         path: from.to_path_buf(),
@@ -145,7 +177,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), EvalError> {
         } else if kind.is_dir() {
             std::fs::create_dir_all(&target).map_err(setup)?;
             copy_tree(&source, &target)?;
-        } else {
+        } else if kind.is_file() {
             std::fs::copy(&source, &target).map_err(setup)?;
         }
     }
@@ -208,4 +240,81 @@ pub async fn run_mino(
         timed_out,
         stderr,
     })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    /// A case directory whose fixture holds `notes.md` and `docs` linking
+    /// to a file and a directory outside; `extra` is appended to the case.
+    fn case_with(extra: &str) -> (tempfile::TempDir, PathBuf, Result<Case, EvalError>) {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("bashrc"), "kept").unwrap();
+        let cases = dir.path().join("cases");
+        std::fs::create_dir_all(cases.join("fixture")).unwrap();
+        symlink(outside.join("bashrc"), cases.join("fixture/notes.md")).unwrap();
+        symlink(&outside, cases.join("fixture/docs")).unwrap();
+        let file = cases.join("case.toml");
+        std::fs::write(
+            &file,
+            format!("prompt = \"x\"\nfixture = \"fixture\"\n{extra}"),
+        )
+        .unwrap();
+        let case = Case::load(&file);
+        (dir, outside, case)
+    }
+
+    #[test]
+    fn files_and_links_are_never_made_through_a_fixture_link() {
+        for (extra, through) in [
+            ("[files]\n\"notes.md\" = \"overwritten\"\n", "notes.md"),
+            ("[files]\n\"docs/new.txt\" = \"planted\"\n", "docs"),
+            ("[links]\n\"docs/new.txt\" = \"/etc/passwd\"\n", "docs"),
+        ] {
+            let (_dir, outside, case) = case_with(extra);
+            let case = case.unwrap();
+            let Err(EvalError::InvalidCase { problem, .. }) =
+                lay_out(&case, &CaseModel::Live, &LiveModel::default())
+            else {
+                panic!("{extra} was laid out");
+            };
+            assert!(
+                problem.contains(&format!("the link {through}")),
+                "{problem}"
+            );
+            assert_eq!(
+                std::fs::read_to_string(outside.join("bashrc")).unwrap(),
+                "kept"
+            );
+            assert!(!outside.join("new.txt").exists(), "{extra}");
+        }
+        let (_dir, _outside, case) = case_with("[files]\n\"src/new.txt\" = \"fine\"\n");
+        let run = lay_out(&case.unwrap(), &CaseModel::Live, &LiveModel::default()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(run.project().join("src/new.txt")).unwrap(),
+            "fine"
+        );
+    }
+
+    #[test]
+    fn a_fixture_outside_the_cases_directory_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let cases = dir.path().join("cases");
+        std::fs::create_dir_all(&cases).unwrap();
+        std::fs::create_dir_all(dir.path().join("home/.config")).unwrap();
+        symlink(dir.path().join("home"), cases.join("fixtures")).unwrap();
+        for fixture in ["../home", "fixtures", "fixtures/.config", "/etc"] {
+            let file = cases.join("case.toml");
+            std::fs::write(&file, format!("prompt = \"x\"\nfixture = {fixture:?}\n")).unwrap();
+            let Err(EvalError::InvalidCase { problem, .. }) = Case::load(&file) else {
+                panic!("fixture {fixture} was accepted");
+            };
+            assert!(problem.contains("must be a directory inside"), "{problem}");
+        }
+    }
 }
