@@ -270,6 +270,15 @@ fn the_status_bar_hints_what_the_keys_do_in_each_state() {
     assert_eq!(key_hint(&app), "n note · Esc rejects · Ctrl-C interrupts ");
     press(&mut app, key(KeyCode::Char('n')));
     assert_eq!(key_hint(&app), "Enter rejects with the note · Esc without ");
+    press(&mut app, key(KeyCode::Esc));
+    // A session-wide answer to a hurried question asks `[y/N]` first: its
+    // keys are not the dialog's.
+    let _rx = open_question(&mut app);
+    app.consents.front_mut().unwrap().arming.hurried = true;
+    press(&mut app, key(KeyCode::Char('a')));
+    assert_eq!(key_hint(&app), "y confirms · other keys go back ");
+    press(&mut app, key(KeyCode::Char('x')));
+    assert_eq!(key_hint(&app), "n note · Esc rejects · Ctrl-C interrupts ");
 }
 
 #[test]
