@@ -17,8 +17,8 @@ use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
 
 /// The theme, from syntect's defaults.
 const THEME: &str = "base16-ocean.dark";
-/// Blocks remembered (a long answer has many, and each frame of a streamed
-/// answer draws them all again).
+/// Blocks remembered (a long answer has many, and laying it out again at
+/// another width, or whole when it ends, meets them all again).
 const MEMO_BLOCKS: usize = 256;
 /// Lines longer than this are not highlighted (a minified file would cost
 /// the regex engine dearly): they keep the plain code style.
