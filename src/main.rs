@@ -270,8 +270,11 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let cli = Cli::parse();
+    // One worker: the agent's tasks wait on the network, the screen runs
+    // on this thread, and a second worker mostly woke up to find nothing
+    // to do (a context switch for every piece of a streamed answer).
     let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+        .worker_threads(1)
         .enable_all()
         .build()
         .context("could not start the async runtime")

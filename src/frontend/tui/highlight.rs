@@ -17,8 +17,8 @@ use syntect::parsing::{ParseState, ScopeStack, SyntaxReference, SyntaxSet};
 
 /// The theme, from syntect's defaults.
 const THEME: &str = "base16-ocean.dark";
-/// Blocks remembered (a long answer has many, and each frame of a streamed
-/// answer draws them all again).
+/// Blocks remembered (a long answer has many, and laying it out again at
+/// another width, or whole when it ends, meets them all again).
 const MEMO_BLOCKS: usize = 256;
 /// Lines longer than this are not highlighted (a minified file would cost
 /// the regex engine dearly): they keep the plain code style.
@@ -45,10 +45,41 @@ fn assets() -> &'static Assets {
     })
 }
 
-/// Loads the syntaxes and the theme now (blocking): for a thread started
-/// after the first frame, so the first code block does not wait for them.
+/// Code in the languages answers show most, highlighted once by `preload`
+/// so that the patterns they need are compiled before an answer streams.
+const WARM_UP: [(&str, &str); 4] = [
+    (
+        "rust",
+        "use std::fmt;\n/// Doc.\npub fn f<'a>(x: &'a str) -> Result<Vec<u8>, E> {\n    let n = x.len() as u32; // c\n    println!(\"{n} {}\", 'c');\n    Ok(vec![1])\n}",
+    ),
+    (
+        "python",
+        "import os\n@dec\ndef f(x: int) -> str:\n    \"\"\"Doc.\"\"\"\n    return f\"{x}\" if x else [i for i in range(3)]  # c",
+    ),
+    (
+        "js",
+        "import { a } from './a.js';\nconst f = async (x) => { return `v${x}` + 'c'; }; // c",
+    ),
+    (
+        "sh",
+        "for f in *.rs; do\n  echo \"$f\" | grep -c 'x' > /dev/null # c\ndone",
+    ),
+];
+
+/// Loads the syntaxes and the theme now (blocking), then highlights a
+/// little code of the commonest languages so their patterns are compiled:
+/// for a thread started after the first frame, so neither the first code
+/// block nor a streamed answer waits for them.
 pub fn preload() {
-    assets();
+    let assets = assets();
+    for (language, code) in WARM_UP {
+        if let Some(syntax) = syntax_for(assets, language) {
+            let mut state = start(assets, syntax);
+            for text in code.lines() {
+                line(assets, &mut state, text, Style::new());
+            }
+        }
+    }
 }
 
 /// The syntax for a fence's language word (`rust`, `py`, `sh`, ...).

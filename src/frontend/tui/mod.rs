@@ -52,7 +52,7 @@ use term::Tui;
 const FRAME: Duration = Duration::from_millis(16);
 /// While an answer streams and no key waits to be shown, at most one frame
 /// per this long: text arriving 25 times a second reads as smoothly, and
-/// each frame draws the growing answer again.
+/// each frame lays out the answer's growing block again.
 const STREAM_FRAME: Duration = Duration::from_millis(40);
 /// The spinner's and elapsed time's tick, while a turn runs.
 const TICK: Duration = Duration::from_millis(100);
