@@ -79,17 +79,31 @@ fn readings(text: &str, project: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for reading in [text, decoded.as_ref()] {
         let path = without_scheme(reading);
-        let path = match (path.strip_prefix('~'), home) {
-            (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
-                home.join(rest.trim_start_matches('/'))
+        let mut paths = vec![path];
+        // A URI's query and fragment are not part of the file's path.
+        if path.len() != reading.len()
+            && let Some(end) = path.find(['?', '#'])
+        {
+            paths.push(&path[..end]);
+        }
+        for path in paths {
+            let path = absolute(path, project, home);
+            if !out.contains(&path) {
+                out.push(path);
             }
-            _ => project.join(path),
-        };
-        if !out.contains(&path) {
-            out.push(path);
         }
     }
     out
+}
+
+/// `path` as an absolute path: `~` is `home`, relative starts at `project`.
+fn absolute(path: &str, project: &Path, home: Option<&Path>) -> PathBuf {
+    match (path.strip_prefix('~'), home) {
+        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
+            home.join(rest.trim_start_matches('/'))
+        }
+        _ => project.join(path),
+    }
 }
 
 /// The path of a `file:` URI (`file:///p`, `file://localhost/p`,
@@ -242,10 +256,15 @@ mod tests {
             format!("file://localhost{abs}"),
             format!("file:{abs}"),
             format!("file://{}", abs.replace(".md", "%2Emd")),
+            format!("file://{abs}?raw=1#top"),
             "~/link.md".to_string(),
             format!("{}notes.md", "./".repeat(2100)),
         ] {
-            assert_eq!(resolve(&t, &[&given]), [env.clone()], "{given}");
+            assert_eq!(
+                resolve(&t, &[&given]),
+                std::slice::from_ref(&env),
+                "{given}"
+            );
         }
     }
 
