@@ -57,9 +57,11 @@ pub fn resolved_links(
             }
             // Physically (`..` after a link goes up from its target), and
             // as a server that normalises first would open it.
+            // Kept where it differs from the path as written (`..` and
+            // links resolved): a relative `../.mino/x` names mino's home.
             for start in [&path, &written] {
                 if let Some(real) = real_path(start)
-                    && real != written
+                    && real != path
                 {
                     let real = real.to_string_lossy().into_owned();
                     if !found.contains(&real) {
@@ -280,6 +282,10 @@ mod tests {
             [t.project.join(".env.local").display().to_string()]
         );
         assert!(resolve(&t, &["docs/new.md", "plain text", ".env"]).is_empty());
+        assert_eq!(
+            resolve(&t, &["../home/.mino/config.toml"]),
+            [t.home.join(".mino/config.toml").display().to_string()]
+        );
     }
 
     #[test]
