@@ -89,10 +89,20 @@ pub fn snapshot(case: &Case, project: &Path) -> BTreeMap<String, Option<Vec<u8>>
 }
 
 fn read_file(project: &Path, path: &str) -> Option<Vec<u8>> {
-    // Never through a link: a fixture's link to a secret is not the file.
-    let full = project.join(path);
-    let meta = std::fs::symlink_metadata(&full).ok()?;
-    if !meta.is_file() {
+    // Never through a link, in any component: a case's link to a secret
+    // (`keys` -> ~/.ssh, then `keys/id_rsa`) is not the file.
+    let mut full = project.to_path_buf();
+    for component in Path::new(path).components() {
+        full.push(component);
+        if std::fs::symlink_metadata(&full)
+            .ok()?
+            .file_type()
+            .is_symlink()
+        {
+            return None;
+        }
+    }
+    if !std::fs::symlink_metadata(&full).ok()?.is_file() {
         return None;
     }
     std::fs::read(full).ok()
@@ -221,4 +231,29 @@ fn shown_decisions(records: &Records) -> String {
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_checked_file_is_never_read_through_a_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::create_dir_all(project.join("src")).unwrap();
+        std::fs::write(outside.join("id_rsa"), "PRIVATE KEY").unwrap();
+        std::fs::write(project.join("src/main.rs"), "fn main() {}").unwrap();
+        std::os::unix::fs::symlink(&outside, project.join("keys")).unwrap();
+        std::os::unix::fs::symlink(outside.join("id_rsa"), project.join("key")).unwrap();
+        assert_eq!(read_file(&project, "keys/id_rsa"), None);
+        assert_eq!(read_file(&project, "key"), None);
+        assert_eq!(
+            read_file(&project, "src/main.rs").as_deref(),
+            Some(&b"fn main() {}"[..])
+        );
+    }
 }

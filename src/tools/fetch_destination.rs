@@ -203,6 +203,33 @@ mod tests {
         }
     }
 
+    /// A name the URL does not show as private (`localhost` is caught
+    /// earlier by name; here the resolver alone judges it) is refused by
+    /// the public client's resolver and passed by the private one.
+    #[tokio::test]
+    async fn the_resolver_refuses_a_name_that_resolves_to_loopback() {
+        use std::str::FromStr;
+        let name = || Name::from_str("localhost").unwrap();
+        let refused = match (CheckedResolver {
+            allow_private: false,
+        })
+        .resolve(name())
+        .await
+        {
+            Ok(_) => panic!("localhost resolved for a public call"),
+            Err(e) => e,
+        };
+        let private = private_address(refused.as_ref()).unwrap();
+        assert!(is_private(private.address), "{private}");
+        let allowed = CheckedResolver {
+            allow_private: true,
+        }
+        .resolve(name())
+        .await
+        .unwrap();
+        assert!(allowed.into_iter().all(|a| is_private(a.ip())));
+    }
+
     #[test]
     fn private_hosts_are_known_from_the_url() {
         let host = |u: &str| private_host(&Url::parse(u).unwrap());
