@@ -1,7 +1,7 @@
 //! Where `fetch_content` may connect and what it may follow. A private
 //! destination (loopback, link-local such as the cloud metadata address
-//! 169.254.169.254, unique-local, a private network, or a name that
-//! resolves to one) is its own kind of call: a URL whose host says so is
+//! 169.254.169.254, unique-local, a private network, any of them written
+//! as an IPv4-mapped or NAT64 IPv6 address, or a name that resolves to one) is its own kind of call: a URL whose host says so is
 //! known at `prepare`; a name is checked on the addresses actually
 //! connected to, through reqwest's resolver hook, so a name that resolves
 //! to a private address is refused unless the call was for one. Redirects
@@ -29,7 +29,14 @@ pub fn is_private(ip: IpAddr) -> bool {
             if let Some(v4) = v6.to_ipv4_mapped() {
                 return private_v4(v4);
             }
-            let first = v6.segments()[0];
+            let segments = v6.segments();
+            // The NAT64 well-known prefix 64:ff9b::/96: a gateway turns it
+            // into the IPv4 address in its last 32 bits.
+            if segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
+                let [.., a, b, c, d] = v6.octets();
+                return private_v4(Ipv4Addr::new(a, b, c, d));
+            }
+            let first = segments[0];
             v6.is_loopback()
                 || v6.is_unspecified()
                 || first & 0xfe00 == 0xfc00 // unique-local fc00::/7
@@ -189,6 +196,8 @@ mod tests {
             "fe80::1",
             "::ffff:127.0.0.1",
             "::ffff:169.254.169.254",
+            "64:ff9b::a9fe:a9fe",
+            "64:ff9b::127.0.0.1",
         ] {
             assert!(is_private(ip.parse().unwrap()), "{ip}");
         }
@@ -198,6 +207,7 @@ mod tests {
             "100.128.0.1",
             "2001:db8::1",
             "::ffff:8.8.8.8",
+            "64:ff9b::8.8.8.8",
         ] {
             assert!(!is_private(ip.parse().unwrap()), "{ip}");
         }
