@@ -10,18 +10,18 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::mcp::McpHub;
-use crate::model::{Item, Provider, RequestKind, ToolCall};
-use crate::policy::{CanAsk, ConsentAnswer, Decision, Mode, RunConsent};
+use crate::model::{Item, Provider, RequestKind};
+use crate::policy::{CanAsk, ConsentAnswer, Decision, RunConsent};
 use crate::tools::{Field, FieldKind, PreparedCall, Registry, ToolContext, ToolStatus};
 
 use super::audit::Audit;
 use super::budget::{self, Budget};
 use super::compact::CompactError;
 use super::events::{AgentEvent, ConsentRequest, DecisionView, NoticeKind};
-use super::gate_step::gate;
 use super::hook::Hook;
 use super::judge::Judge;
 use super::live::LiveSession;
+use super::prepare::prepare;
 use super::turn::{DecideCx, Effect, Event, Turn, TurnLimits, TurnStop};
 
 /// What a turn needs that outlives it.
@@ -400,101 +400,6 @@ fn with_gate(mut fields: Vec<Field>, gate: Option<&Field>) -> Vec<Field> {
         fields.insert(at, gate.clone());
     }
     fields
-}
-
-/// Prepares `call`, then runs the shell gate on it (a call the hook denies
-/// is never judged). The prepared call and the gate's line come back with
-/// the event; an error is the event alone.
-async fn prepare(
-    rt: &Runtime,
-    call: &ToolCall,
-    mode: Mode,
-    cancel: &CancellationToken,
-) -> Result<(Event, Box<dyn PreparedCall>, Option<Field>), Event> {
-    let (event, mut prepared) = prepare_tool(rt, call, cancel).await?;
-    let Event::Prepared {
-        call_id,
-        mut facts,
-        inspect,
-    } = event
-    else {
-        return Ok((event, prepared, None));
-    };
-    if let Some(crate::policy::HookVerdict::Deny { .. }) = facts.hook {
-        let event = Event::Prepared {
-            call_id,
-            facts,
-            inspect,
-        };
-        return Ok((event, prepared, None));
-    }
-    match gate(rt, &mut facts, Some(prepared.as_mut()), mode, cancel).await {
-        Some(field) => Ok((
-            Event::Prepared {
-                call_id,
-                facts,
-                inspect,
-            },
-            prepared,
-            field,
-        )),
-        None => Err(Event::InterruptedBeforeRun),
-    }
-}
-
-/// Validates and prepares `call`, runs the preToolCall hook, and asks the
-/// prepared call whether it must be inspected. The prepared call comes back
-/// with the event; an error is the event alone.
-async fn prepare_tool(
-    rt: &Runtime,
-    call: &ToolCall,
-    cancel: &CancellationToken,
-) -> Result<(Event, Box<dyn PreparedCall>), Event> {
-    let failed = |message: String| Event::PrepareFailed {
-        call_id: call.id.clone(),
-        message,
-    };
-    let Some(tool) = rt.registry.get(&call.name) else {
-        return Err(failed(format!(
-            "There is no tool named {:?}. Available tools: {}.",
-            call.name,
-            rt.registry.names().join(", ")
-        )));
-    };
-    let args: serde_json::Value = if call.arguments.trim().is_empty() {
-        serde_json::Value::Object(Default::default())
-    } else {
-        serde_json::from_str(&call.arguments).map_err(|e| {
-            failed(format!(
-                "This call to {} did not run: its arguments are not complete JSON ({e}); the answer was probably cut off at the output limit. Call the tool again with complete arguments; for long content, write it in smaller parts.",
-                call.name
-            ))
-        })?
-    };
-    // Preparing resolves paths and may read the disk: the blocking pool.
-    let (cx, shared_args) = (rt.tool_cx.clone(), args.clone());
-    let prepared = tokio::task::spawn_blocking(move || tool.prepare(&shared_args, &cx))
-        .await
-        .map_err(|e| failed(format!("preparing {} stopped: {e}", call.name)))?
-        .map_err(|e| failed(e.to_string()))?;
-    let mut facts = prepared.facts().clone();
-    if let Some(hook) = &rt.hook {
-        // The hook's verdict joins the facts the decision reads.
-        tokio::select! {
-            biased;
-            _ = cancel.cancelled() => return Err(Event::InterruptedBeforeRun),
-            verdict = hook.check(&call.name, &args, &facts) => facts.hook = Some(verdict),
-        }
-    }
-    let inspect = prepared.needs_inspection();
-    Ok((
-        Event::Prepared {
-            call_id: call.id.clone(),
-            facts,
-            inspect,
-        },
-        prepared,
-    ))
 }
 
 /// Inspects the held call on the blocking pool (it reads the file and

@@ -17,6 +17,7 @@ mod gate_step;
 pub mod hook;
 pub mod judge;
 pub mod live;
+mod prepare;
 pub mod prompt;
 mod request;
 pub mod sessions;

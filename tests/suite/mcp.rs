@@ -300,18 +300,16 @@ async fn a_server_marked_ask_asks_in_bypass_and_is_rejected_through_p() {
     assert!(!world.project.path().join("written.txt").exists());
 }
 
-/// A link in the project named like an ordinary file but leading to
-/// `.env` is judged by where it leads: the server would follow it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_link_to_a_protected_file_is_denied_by_where_it_leads() {
+/// Two `read_text_file` calls with `args(project root)`, in a project where
+/// `notes-link.md -> .env`: both are denied, and the secret never reaches
+/// the model, though the server would follow the link.
+async fn both_denied_through_a_link_to_env(args: fn(&Path) -> [Value; 2]) {
     let world = World::mcp_at(
         |root| {
+            let [first, second] = args(root);
             vec![
-                tool(
-                    "mcp_files_read_text_file",
-                    json!({"path": root.join("notes-link.md").display().to_string()}),
-                ),
-                tool("mcp_files_read_text_file", json!({"path": "notes-link.md"})),
+                tool("mcp_files_read_text_file", first),
+                tool("mcp_files_read_text_file", second),
                 text("blocked"),
             ]
         },
@@ -334,42 +332,31 @@ async fn a_link_to_a_protected_file_is_denied_by_where_it_leads() {
     }
 }
 
+/// A link in the project named like an ordinary file but leading to
+/// `.env` is judged by where it leads, absolute or relative.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_to_a_protected_file_is_denied_by_where_it_leads() {
+    both_denied_through_a_link_to_env(|root| {
+        [
+            json!({"path": root.join("notes-link.md").display().to_string()}),
+            json!({"path": "notes-link.md"}),
+        ]
+    })
+    .await;
+}
+
 /// The link is found however the argument hides it: after hundreds of
 /// other strings, or as a percent-encoded `file:` URI.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_link_to_a_protected_file_is_found_behind_filler_and_encoding() {
-    let world = World::mcp_at(
-        |root| {
-            let filler: Vec<String> = (0..300).map(|n| format!("filler {n}")).collect();
-            vec![
-                tool(
-                    "mcp_files_read_text_file",
-                    json!({"pad": filler, "path": "notes-link.md"}),
-                ),
-                tool(
-                    "mcp_files_read_text_file",
-                    json!({"path": format!("FILE://localhost{}/notes-link%2Emd", root.display())}),
-                ),
-                text("blocked"),
-            ]
-        },
-        |root| filesystem("files", root, ""),
-    )
-    .await;
-    std::os::unix::fs::symlink(".env", world.project.path().join("notes-link.md")).unwrap();
-    let (events, stderr, out) = world.print("read the notes", &["--yolo"]).await;
-    assert!(out.status.success(), "{stderr}");
-    let codes: Vec<String> = decisions(&events).into_iter().map(|d| d.2).collect();
-    assert_eq!(
-        codes,
+    both_denied_through_a_link_to_env(|root| {
+        let filler: Vec<String> = (0..300).map(|n| format!("filler {n}")).collect();
         [
-            "MINO_DENY_PROTECTED_ARGUMENT",
-            "MINO_DENY_PROTECTED_ARGUMENT"
+            json!({"pad": filler, "path": "notes-link.md"}),
+            json!({"path": format!("FILE://localhost{}/notes-link%2Emd", root.display())}),
         ]
-    );
-    for body in world.llm.bodies() {
-        assert!(!body.contains(SECRET), "the secret reached the model");
-    }
+    })
+    .await;
 }
 
 /// mino's home (sessions, the log, settings) is never named to a server,
