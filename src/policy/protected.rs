@@ -32,7 +32,11 @@ pub const BUILTIN_DIR_PATTERNS: [&str; 4] = [".git/", ".ssh/", ".aws/", ".gnupg/
 /// them out. Written like a user pattern: `NAME` for a final component,
 /// `DIR/` for a directory anywhere on the path, a pattern with an inner `/`
 /// for a path that ends the relative path (matched at any depth).
-pub const CREDENTIAL_STORE_PATTERNS: [&str; 13] = [
+///
+/// With the seed's patterns this is the one table of secrets: the file
+/// tools match it, and the sandbox masks every literal entry under the
+/// home (`home_secret_paths`), so the two cannot disagree.
+pub const CREDENTIAL_STORE_PATTERNS: [&str; 24] = [
     ".git-credentials",
     ".pgpass",
     ".envrc",
@@ -46,7 +50,31 @@ pub const CREDENTIAL_STORE_PATTERNS: [&str; 13] = [
     ".config/gh/hosts.yml",
     ".config/gcloud/",
     ".config/**/credentials.json",
+    ".claude/.credentials.json",
+    ".codex/auth.json",
+    ".gemini/oauth_creds.json",
+    ".cache/huggingface/token",
+    ".huggingface/token",
+    ".cargo/credentials.toml",
+    ".cargo/credentials",
+    ".config/github-copilot/",
+    ".config/rclone/rclone.conf",
+    ".local/share/keyrings/",
+    ".password-store/",
 ];
+
+/// The secrets of the one table that name a fixed place, relative to a
+/// home: the literal patterns of the seed and of the credential stores (a
+/// directory without its `/`). The sandbox masks each of them under the
+/// home; the file tools refuse each of them (a test holds both to this).
+pub fn home_secret_paths() -> impl Iterator<Item = &'static str> {
+    BUILTIN_FILE_PATTERNS
+        .iter()
+        .chain(BUILTIN_DIR_PATTERNS.iter())
+        .chain(CREDENTIAL_STORE_PATTERNS.iter())
+        .map(|p| p.trim_end_matches('/'))
+        .filter(|p| !p.contains(['*', '?', '[', '{']) && *p != ".git")
+}
 
 /// Why a path is withheld from file tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

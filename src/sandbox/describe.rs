@@ -42,6 +42,19 @@ pub fn masked_note(command: &str, masked: &[String]) -> Option<String> {
     ))
 }
 
+/// Said after the output when a link named like a secret leads out of the
+/// project: it masked nothing there.
+pub fn links_note(links: &[String]) -> Option<String> {
+    if links.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "[Sandbox: {} named like a secret but leading out of the project: ignored, nothing \
+         outside the project was masked through it.]",
+        links.join(", ")
+    ))
+}
+
 /// Said after the output when it shows a write refused by the sandbox.
 pub fn result_note(output: &str) -> Option<String> {
     let read_only = output.contains("Read-only file system");

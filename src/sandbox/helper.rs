@@ -35,7 +35,9 @@ use rustix::process::{
 };
 use serde_json::json;
 
-use super::{HELPER_PREFIX, Network, Plan, SETUP_FAILED, SandboxError, lock, mounts, netlink};
+use super::{
+    HELPER_PREFIX, Network, Plan, SETUP_FAILED, SandboxError, construct, lock, mounts, netlink, root,
+};
 
 pub fn main(args: &[OsString]) -> i32 {
     let result = match args.first().and_then(|a| a.to_str()) {
@@ -114,7 +116,8 @@ fn stage_init(plan: &Plan) -> Result<i32, SandboxError> {
     // The first stage dying (killed with its group) takes the namespace along.
     set_parent_process_death_signal(Some(Signal::KILL))
         .map_err(|e| SandboxError::step("set the parent-death signal")(e.into()))?;
-    mounts::build(plan)?;
+    construct::build(plan)?;
+    mounts::finish(plan)?;
     if plan.network == Network::Off {
         netlink::loopback_up().map_err(SandboxError::step("bring loopback up"))?;
     }
@@ -168,14 +171,24 @@ fn keep_dying_with(parent: Option<rustix::process::Pid>) -> Result<(), SandboxEr
     Ok(())
 }
 
-/// `bash -c COMMAND` in the project, stdin empty, output inherited.
+/// `bash -c COMMAND` in the project, stdin empty, output inherited, with
+/// only the variables the table and the plan name.
 fn bash(plan: &Plan) -> Command {
     let mut command = Command::new("bash");
     command
         .arg("-c")
         .arg(&plan.command)
         .current_dir(&plan.cwd)
-        .stdin(Stdio::null());
+        .stdin(Stdio::null())
+        .env_clear();
+    for (name, value) in std::env::vars_os() {
+        if name
+            .to_str()
+            .is_some_and(|name| root::env_passes(name, &plan.keep_env))
+        {
+            command.env(name, value);
+        }
+    }
     command
 }
 

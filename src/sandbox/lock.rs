@@ -6,13 +6,15 @@
 
 use landlock::{
     ABI, Access, AccessFs, LandlockStatus, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
-    path_beneath_rules,
+    Scope, path_beneath_rules,
 };
 
 use super::{Plan, SandboxError};
 
 /// The newest access rights asked for; older kernels get what they know.
-const ABI_WANTED: ABI = ABI::V5;
+/// From ABI 6 on, abstract unix sockets and signals are scoped: a command
+/// connects to no abstract socket and signals no process made outside it.
+const ABI_WANTED: ABI = ABI::V7;
 
 /// Devices a command may write to.
 const DEVICES: [&str; 8] = [
@@ -32,11 +34,20 @@ pub fn restrict(plan: &Plan) -> Result<(), SandboxError> {
     rustix::thread::set_no_new_privs(true)
         .map_err(|e| SandboxError::step("set PR_SET_NO_NEW_PRIVS")(e.into()))?;
     let mut writable: Vec<&std::path::Path> = plan.writable.iter().map(|p| p.as_path()).collect();
+    writable.extend(plan.root.caches.iter().map(|c| c.path.as_path()));
     writable.push(std::path::Path::new("/tmp"));
+    writable.push(std::path::Path::new("/var/tmp"));
     writable.push(std::path::Path::new("/dev/shm"));
+    writable.retain(|p| p.exists());
+    let devices: Vec<&str> = DEVICES
+        .into_iter()
+        .filter(|d| std::path::Path::new(d).exists())
+        .collect();
     let fail = |e: landlock::RulesetError| SandboxError::Landlock(e.to_string());
     let status = Ruleset::default()
         .handle_access(AccessFs::from_all(ABI_WANTED))
+        .map_err(fail)?
+        .scope(Scope::from_all(ABI_WANTED))
         .map_err(fail)?
         .create()
         .map_err(fail)?
@@ -44,7 +55,7 @@ pub fn restrict(plan: &Plan) -> Result<(), SandboxError> {
         .map_err(fail)?
         .add_rules(path_beneath_rules(writable, AccessFs::from_all(ABI_WANTED)))
         .map_err(fail)?
-        .add_rules(path_beneath_rules(DEVICES, AccessFs::from_all(ABI_WANTED)))
+        .add_rules(path_beneath_rules(devices, AccessFs::from_all(ABI_WANTED)))
         .map_err(fail)?
         .restrict_self()
         .map_err(fail)?;

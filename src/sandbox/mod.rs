@@ -15,11 +15,14 @@ mod helper;
 #[cfg(target_os = "linux")]
 mod lock;
 #[cfg(target_os = "linux")]
+mod construct;
+#[cfg(target_os = "linux")]
 mod mounts;
 #[cfg(target_os = "linux")]
 mod netlink;
 pub mod plan;
 pub mod probe;
+pub mod root;
 pub mod scan;
 
 use std::path::PathBuf;
@@ -28,40 +31,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::policy::BashConfinement;
 
-pub use describe::{masked_note, result_note, summary};
+pub use describe::{links_note, masked_note, result_note, summary};
 pub use plan::{Plan, Planner};
 pub use probe::Support;
 
 /// The first argument that starts the helper instead of mino.
 pub const HELPER_ARG: &str = "__sandbox";
-
-/// The build caches a command may write to by default, relative to the home.
-pub const DEFAULT_WRITABLE: [&str; 5] = [
-    "~/.cache",
-    "~/.cargo/registry",
-    "~/.cargo/git",
-    "~/.npm",
-    "~/.rustup/tmp",
-];
-
-/// The home's credential stores, masked inside the sandbox (the last four
-/// are cloud and agent logins that sit where they are readable otherwise).
-pub const HOME_SECRETS: [&str; 14] = [
-    ".ssh",
-    ".aws",
-    ".gnupg",
-    ".config/gh",
-    ".docker/config.json",
-    ".kube",
-    ".netrc",
-    ".git-credentials",
-    ".npmrc",
-    ".pypirc",
-    ".config/gcloud",
-    ".azure",
-    ".claude/.credentials.json",
-    ".codex/auth.json",
-];
 
 /// Files and directories of the home where code that runs later could be
 /// planted: read-only inside the sandbox even where their parent is writable.
@@ -124,8 +99,15 @@ pub struct SandboxSettings {
     pub required: bool,
     pub unsandboxed_in_bypass: UnsandboxedInBypass,
     /// Writable directories besides the project and `/tmp`, absolute or
-    /// starting with `~/`.
+    /// starting with `~/`: the real ones, bound writable (user settings).
     pub writable: Vec<String>,
+    /// Added to the root's toolchains (read-only), user settings only.
+    pub toolchains: Vec<String>,
+    /// Added to the root's caches (the sandbox's own layer), user settings.
+    pub caches: Vec<String>,
+    /// Variables passed to commands besides `root::ENV_ALLOWED` (a name
+    /// ending in `*` is a prefix), user settings only.
+    pub pass_env: Vec<String>,
 }
 
 impl Default for SandboxSettings {
@@ -136,7 +118,10 @@ impl Default for SandboxSettings {
             network: Network::On,
             required: false,
             unsandboxed_in_bypass: UnsandboxedInBypass::Ask,
-            writable: DEFAULT_WRITABLE.iter().map(|s| (*s).to_string()).collect(),
+            writable: Vec::new(),
+            toolchains: Vec::new(),
+            caches: Vec::new(),
+            pass_env: Vec::new(),
         }
     }
 }

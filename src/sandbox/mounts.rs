@@ -1,16 +1,14 @@
-//! The mount namespace a command sees: every mount read-only, the writable
-//! set bound back writable, a private `/tmp` and `/dev/shm`, planting paths
-//! read-only again, secrets masked, a fresh `/proc`. Runs in the helper's
-//! `init`, inside its own mount namespace only; never touches a mount of the
-//! user's, never creates anything outside the new `/tmp`.
+//! What is done in the constructed root once it is `/` (`construct.rs`
+//! builds it): planting paths read-only again, secrets masked; and the
+//! mount helpers both use. Runs in the helper's `init`, inside its own mount
+//! namespace only; never touches a mount of the user's, never creates
+//! anything outside the new `/tmp`.
 
-use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{CWD, StatVfsMountFlags, statvfs};
+use rustix::fs::{StatVfsMountFlags, statvfs};
 use rustix::mount::{
-    MountFlags, MountPropagationFlags, MoveMountFlags, OpenTreeFlags, UnmountFlags, mount,
-    mount_bind, mount_bind_recursive, mount_change, mount_remount, move_mount, open_tree, unmount,
+    MountFlags, UnmountFlags, mount, mount_bind, mount_bind_recursive, mount_remount, unmount,
 };
 
 use super::{Plan, SandboxError};
@@ -19,59 +17,9 @@ use super::{Plan, SandboxError};
 /// unmounted before the command starts.
 const STAGING: &str = "/tmp/.mino-sandbox";
 
-pub fn build(plan: &Plan) -> Result<(), SandboxError> {
-    mount_change(
-        "/",
-        MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,
-    )
-    .map_err(|e| step("make every mount private")(e))?;
-
-    // Detached copies of the writable set, taken while still writable.
-    let mut clones: Vec<(PathBuf, OwnedFd)> = Vec::new();
-    for dir in outermost(&plan.writable) {
-        let fd = open_tree(
-            CWD,
-            dir.as_path(),
-            OpenTreeFlags::OPEN_TREE_CLONE
-                | OpenTreeFlags::AT_RECURSIVE
-                | OpenTreeFlags::OPEN_TREE_CLOEXEC,
-        )
-        .map_err(|e| step(format!("copy the mount of {}", dir.display()))(e))?;
-        clones.push((dir, fd));
-    }
-
-    for point in mount_points()? {
-        // A fresh /proc goes over the old one below.
-        if point.starts_with("/proc") {
-            continue;
-        }
-        read_only(&point)?;
-    }
-
-    let private = MountFlags::NOSUID | MountFlags::NODEV;
-    mount("tmpfs", "/tmp", "tmpfs", private, c"mode=1777")
-        .map_err(|e| step("mount a private /tmp")(e))?;
-    if Path::new("/dev/shm").is_dir() {
-        mount("tmpfs", "/dev/shm", "tmpfs", private, c"mode=1777")
-            .map_err(|e| step("mount a private /dev/shm")(e))?;
-    }
-
-    for (dir, fd) in &clones {
-        if !dir.exists() {
-            // Under the private /tmp: make the mount point.
-            std::fs::create_dir_all(dir)
-                .map_err(SandboxError::step(format!("create {}", dir.display())))?;
-        }
-        move_mount(
-            fd,
-            c"",
-            CWD,
-            dir.as_path(),
-            MoveMountFlags::MOVE_MOUNT_F_EMPTY_PATH,
-        )
-        .map_err(|e| step(format!("bind {} writable", dir.display()))(e))?;
-    }
-
+/// Inside the constructed root, once it is `/`: the planting paths bound
+/// read-only again, the secrets masked.
+pub fn finish(plan: &Plan) -> Result<(), SandboxError> {
     for path in &plan.read_only {
         if path.symlink_metadata().is_err() {
             continue;
@@ -80,18 +28,7 @@ pub fn build(plan: &Plan) -> Result<(), SandboxError> {
             .map_err(|e| step(format!("bind {}", path.display()))(e))?;
         read_only(path)?;
     }
-
-    mask(plan)?;
-
-    mount(
-        "proc",
-        "/proc",
-        "proc",
-        MountFlags::NOSUID | MountFlags::NODEV | MountFlags::NOEXEC,
-        None,
-    )
-    .map_err(|e| step("mount a fresh /proc")(e))?;
-    Ok(())
+    mask(plan)
 }
 
 /// Files get an empty read-only file bound over them, directories an empty
@@ -110,10 +47,7 @@ fn mask(plan: &Plan) -> Result<(), SandboxError> {
         .map_err(|e| step("mount the mask staging area")(e))?;
         let empty = Path::new(STAGING).join("empty");
         std::fs::write(&empty, b"").map_err(SandboxError::step("create the empty mask file"))?;
-        for file in &plan.mask_files {
-            if std::fs::metadata(file).is_err() {
-                continue;
-            }
+        for file in plan.mask_files.iter().filter(|p| is_real(p)) {
             mount_bind(empty.as_path(), file.as_path())
                 .map_err(|e| step(format!("mask {}", file.display()))(e))?;
             read_only(file)?;
@@ -122,10 +56,7 @@ fn mask(plan: &Plan) -> Result<(), SandboxError> {
             .map_err(|e| step("unmount the mask staging area")(e))?;
         let _ = std::fs::remove_dir(STAGING);
     }
-    for dir in &plan.mask_dirs {
-        if !dir.is_dir() {
-            continue;
-        }
+    for dir in plan.mask_dirs.iter().filter(|p| is_real(p) && p.is_dir()) {
         mount(
             "tmpfs",
             dir.as_path(),
@@ -138,9 +69,15 @@ fn mask(plan: &Plan) -> Result<(), SandboxError> {
     Ok(())
 }
 
+/// A path that exists and leads through no link: a mask is mounted on the
+/// real path only, never where a link (made since the plan) points.
+fn is_real(path: &Path) -> bool {
+    std::fs::canonicalize(path).is_ok_and(|real| real == path)
+}
+
 /// Remounts the mount at `path` read-only, keeping the flags it has (a
 /// mount inherited from outside has them locked).
-fn read_only(path: &Path) -> Result<(), SandboxError> {
+pub(super) fn read_only(path: &Path) -> Result<(), SandboxError> {
     let Ok(stat) = statvfs(path) else {
         // Gone, or unreachable (a mount point under a masked directory).
         return Ok(());
@@ -169,7 +106,7 @@ fn read_only(path: &Path) -> Result<(), SandboxError> {
 }
 
 /// Every mount point, from `/proc/self/mountinfo`, outermost first.
-fn mount_points() -> Result<Vec<PathBuf>, SandboxError> {
+pub(super) fn mount_points() -> Result<Vec<PathBuf>, SandboxError> {
     let text = std::fs::read_to_string("/proc/self/mountinfo")
         .map_err(SandboxError::step("read /proc/self/mountinfo"))?;
     let mut points: Vec<PathBuf> = text
@@ -203,20 +140,7 @@ fn unescape(field: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// The directories of `dirs` not inside another one of them.
-fn outermost(dirs: &[PathBuf]) -> Vec<PathBuf> {
-    let mut sorted: Vec<PathBuf> = dirs.to_vec();
-    sorted.sort();
-    let mut out: Vec<PathBuf> = Vec::new();
-    for dir in sorted {
-        if !out.iter().any(|outer| dir.starts_with(outer)) {
-            out.push(dir);
-        }
-    }
-    out
-}
-
-fn step(what: impl Into<String>) -> impl FnOnce(rustix::io::Errno) -> SandboxError {
+pub(super) fn step(what: impl Into<String>) -> impl FnOnce(rustix::io::Errno) -> SandboxError {
     let what = what.into();
     move |errno| SandboxError::Step {
         step: what,
@@ -233,18 +157,5 @@ mod tests {
     fn mountinfo_escapes_are_decoded() {
         assert_eq!(unescape(r"/a\040b\134c"), "/a b\\c");
         assert_eq!(unescape("/plain"), "/plain");
-    }
-
-    #[test]
-    fn nested_writable_directories_collapse() {
-        let dirs = [
-            PathBuf::from("/p/q"),
-            PathBuf::from("/p"),
-            PathBuf::from("/pq"),
-        ];
-        assert_eq!(
-            outermost(&dirs),
-            vec![PathBuf::from("/p"), PathBuf::from("/pq")]
-        );
     }
 }

@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use super::scan::ScanCache;
+use super::root::{self as table, Part};
 use super::{
-    HELPER_ARG, HOME_PLANTING, HOME_SECRETS, Level, Network, PROJECT_PLANTING, Sandbox,
+    HELPER_ARG, HOME_PLANTING, Level, Network, PROJECT_PLANTING, Sandbox,
     SandboxError,
 };
 use crate::policy::ProtectedPaths;
@@ -37,6 +38,38 @@ pub struct Plan {
     pub mask_files: Vec<PathBuf>,
     /// Directories covered by an empty read-only directory.
     pub mask_dirs: Vec<PathBuf>,
+    /// Links named like a secret that lead out of the project, not masked.
+    #[serde(default)]
+    pub ignored_links: Vec<PathBuf>,
+    /// The constructed root (with namespaces).
+    #[serde(default)]
+    pub root: Root,
+    /// Variables of the helper's environment the command keeps besides
+    /// `root::ENV_ALLOWED` (the user's `pass_env`, the shell gate's own).
+    #[serde(default)]
+    pub keep_env: Vec<String>,
+}
+
+/// What the command's root is built from: everything else is absent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Root {
+    /// An empty directory the root is assembled on before it becomes `/`.
+    pub base: PathBuf,
+    /// Bound read-only at their own paths (a link is made again as a link).
+    pub read_only: Vec<PathBuf>,
+    /// The home: an empty, read-only tmpfs, the toolchains and caches in it.
+    pub home: Option<PathBuf>,
+    pub caches: Vec<CacheLayer>,
+}
+
+/// One cache: the user's copy (when it exists) below, the command's writes
+/// in `layer` (`upper/` and `work/`, in mino's home per project), or in a
+/// private empty directory when there is no layer or it cannot mount.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheLayer {
+    pub path: PathBuf,
+    pub lower: bool,
+    pub layer: Option<PathBuf>,
 }
 
 /// The longest piece of the plan in one argument (the kernel takes up to
@@ -122,7 +155,9 @@ impl Planner {
         let namespaces = self.sandbox.level == Level::Full;
         let mut writable = vec![project.clone()];
         for entry in &self.sandbox.settings.writable {
-            if let Some(path) = self.expand(entry).as_deref().and_then(canonical) {
+            if let Some(path) = table::expand(entry, self.home.as_deref())
+                .as_deref()
+                .and_then(canonical) {
                 writable.push(path);
             }
         }
@@ -147,6 +182,7 @@ impl Planner {
         }
         let mut mask_files = Vec::new();
         let mut mask_dirs = Vec::new();
+        let mut ignored_links = Vec::new();
         if namespaces {
             let scanned = match self.scan.lock() {
                 Ok(mut cache) => cache.masked(&project, &self.protected),
@@ -154,13 +190,14 @@ impl Planner {
             };
             mask_files.extend(scanned.files);
             mask_dirs.extend(scanned.dirs);
+            ignored_links = scanned.ignored_links;
         }
         if let Some(home) = &self.home {
             for name in HOME_PLANTING {
                 read_only.push(home.join(name));
             }
             if namespaces {
-                for name in HOME_SECRETS {
+                for name in crate::policy::protected::home_secret_paths() {
                     classify(&home.join(name), &mut mask_files, &mut mask_dirs);
                 }
             }
@@ -173,6 +210,11 @@ impl Planner {
         mask_dirs.retain(|dir| !project.starts_with(dir) && !self.project.starts_with(dir));
         writable.sort();
         writable.dedup();
+        let root = if namespaces {
+            self.root(&project)
+        } else {
+            Root::default()
+        };
         Plan {
             command: command.to_string(),
             cwd: project,
@@ -184,15 +226,61 @@ impl Planner {
             read_only,
             mask_files,
             mask_dirs,
+            ignored_links,
+            root,
+            keep_env: self.sandbox.settings.pass_env.clone(),
         }
     }
 
-    /// `~/x` against the home; absolute paths as they are.
-    fn expand(&self, entry: &str) -> Option<PathBuf> {
-        match entry.strip_prefix("~/") {
-            Some(rest) => self.home.as_ref().map(|home| home.join(rest)),
-            None => Some(PathBuf::from(entry)),
+    /// The root's parts that exist here, from the table and the user's
+    /// additions. Makes the directories the cache layers and the root's
+    /// base live in, in mino's home.
+    fn root(&self, project: &Path) -> Root {
+        let settings = &self.sandbox.settings;
+        let home = self.home.as_deref();
+        let layers = self.mino_home.as_ref().map(|m| m.join("sandbox"));
+        let base = match &layers {
+            Some(dir) if std::fs::create_dir_all(dir.join("root")).is_ok() => dir.join("root"),
+            _ => PathBuf::from("/tmp"),
+        };
+        let mut root = Root {
+            base,
+            home: home.map(Path::to_path_buf),
+            ..Root::default()
+        };
+        for (entry, part) in table::entries(&settings.toolchains, &settings.caches) {
+            let Some(path) = table::expand(&entry, home) else {
+                continue;
+            };
+            let exists = path.symlink_metadata().is_ok();
+            match part {
+                Part::System | Part::Toolchain if exists => root.read_only.push(path),
+                Part::System | Part::Toolchain => {}
+                Part::Cache => {
+                    let layer = layers
+                        .as_ref()
+                        .map(|dir| dir.join(project_key(project)).join(layer_name(&entry)))
+                        .filter(|layer| {
+                            std::fs::create_dir_all(layer.join("upper")).is_ok()
+                                && std::fs::create_dir_all(layer.join("work")).is_ok()
+                        });
+                    root.caches.push(CacheLayer {
+                        path,
+                        lower: exists,
+                        layer,
+                    });
+                }
+            }
         }
+        // A resolver configuration that is a link into /run: the one file
+        // it points to, not /run.
+        if let Ok(target) = std::fs::canonicalize("/etc/resolv.conf")
+            && !target.starts_with("/etc")
+            && !target.starts_with("/usr")
+        {
+            root.read_only.push(target);
+        }
+        root
     }
 
     /// A masked path as the user writes it: project-relative, `~/...`, or
@@ -226,14 +314,33 @@ fn make_missing_hooks(read_only: &[PathBuf]) {
     }
 }
 
+/// The directory of one project's cache layers: a digest of its path.
+fn project_key(project: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(project.as_os_str().as_encoded_bytes());
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// A cache's layer directory's name: its entry with `/` and `~` spelled out.
+fn layer_name(entry: &str) -> String {
+    entry
+        .chars()
+        .map(|c| match c {
+            '/' => '%',
+            '~' => '_',
+            c => c,
+        })
+        .collect()
+}
+
 fn canonical(path: &Path) -> Option<PathBuf> {
     std::fs::canonicalize(path).ok()
 }
 
-/// Adds `path` to the file or directory masks by what it is (a link by what
-/// it points to); nothing when it does not exist.
+/// Adds `path` to the file or directory masks by what it is; nothing when
+/// it does not exist or is a link (a mask goes on a real path only).
 fn classify(path: &Path, files: &mut Vec<PathBuf>, dirs: &mut Vec<PathBuf>) {
-    match std::fs::metadata(path) {
+    match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.is_dir() => dirs.push(path.to_path_buf()),
         Ok(meta) if meta.is_file() => files.push(path.to_path_buf()),
         _ => {}
@@ -295,4 +402,49 @@ fn linked_git_dirs(project: &Path) -> Vec<PathBuf> {
         dirs.push(common);
     }
     dirs
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use crate::policy::protected::home_secret_paths;
+    use crate::sandbox::SandboxSettings;
+
+    /// The one table: every secret the sandbox masks in a home is one the
+    /// file tools refuse, and every fixed place of the table is masked.
+    #[test]
+    fn the_sandbox_and_the_file_tools_cannot_disagree_on_secrets() {
+        let home = tempfile::tempdir().unwrap();
+        let home = home.path().canonicalize().unwrap();
+        let project = home.join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        let protected = ProtectedPaths::builtin();
+        for secret in home_secret_paths() {
+            assert!(protected.is_protected(secret), "{secret} readable by read_file");
+            let path = home.join(secret);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, "x").unwrap();
+        }
+        let mut sandbox = Sandbox::off(SandboxSettings::default());
+        sandbox.level = Level::Full;
+        let planner = Planner::new(
+            sandbox,
+            project,
+            Some(home.clone()),
+            None,
+            Arc::new(ProtectedPaths::builtin()),
+        );
+        let plan = planner.plan("true");
+        let masked: Vec<&PathBuf> = plan.masked().collect();
+        for secret in home_secret_paths() {
+            assert!(
+                masked.contains(&&home.join(secret)),
+                "~/{secret} is not masked by the sandbox"
+            );
+        }
+        for needed in [".cache/huggingface/token", ".pgpass", ".vault-token", ".ssh"] {
+            assert!(home_secret_paths().any(|s| s == needed), "{needed}");
+        }
+    }
 }

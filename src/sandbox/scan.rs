@@ -19,6 +19,9 @@ use crate::policy::ProtectedPaths;
 pub struct Masked {
     pub files: Vec<PathBuf>,
     pub dirs: Vec<PathBuf>,
+    /// Links named like a secret that lead out of the project: nothing
+    /// outside the project is masked through them.
+    pub ignored_links: Vec<PathBuf>,
 }
 
 /// One directory as the last walk saw it.
@@ -106,12 +109,21 @@ fn walk(root: &Path, protected: &ProtectedPaths) -> (Vec<Seen>, Masked) {
                 } else {
                     stack.push((path, child_rel));
                 }
+            } else if kind.is_symlink() && protected.is_protected(&child_rel) {
+                // A link is masked on the real path it leads to, and only
+                // when that lies in the project.
+                match fs::canonicalize(&path) {
+                    Ok(real) if real.starts_with(root) => match fs::metadata(&real) {
+                        Ok(meta) if meta.is_dir() => masked.dirs.push(real),
+                        Ok(meta) if meta.is_file() => masked.files.push(real),
+                        _ => {}
+                    },
+                    Ok(_) => masked.ignored_links.push(path),
+                    Err(_) => {}
+                }
             } else if protected.is_protected(&child_rel) {
-                // A link is masked where it points (mount follows it).
-                match fs::metadata(&path) {
-                    Ok(meta) if meta.is_dir() => masked.dirs.push(path),
-                    Ok(meta) if meta.is_file() => masked.files.push(path),
-                    _ => {}
+                if kind.is_file() {
+                    masked.files.push(path);
                 }
             } else if kind.is_file() {
                 by_inode.entry(entry.ino()).or_default().push(path);
@@ -134,7 +146,10 @@ fn walk(root: &Path, protected: &ProtectedPaths) -> (Vec<Seen>, Masked) {
     }
     masked.files.extend(linked);
     masked.files.sort();
+    masked.files.dedup();
     masked.dirs.sort();
+    masked.dirs.dedup();
+    masked.ignored_links.sort();
     (seen, masked)
 }
 
@@ -166,6 +181,22 @@ mod tests {
             ]
         );
         assert_eq!(masked.dirs, vec![root.join("a/.ssh")]);
+    }
+
+    #[test]
+    fn a_link_is_masked_on_its_real_path_and_never_outside() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let root = tmp.path().canonicalize().unwrap();
+        fs::create_dir_all(root.join("config")).unwrap();
+        fs::write(root.join("config/prod.txt"), "x").unwrap();
+        std::os::unix::fs::symlink(root.join("config/prod.txt"), root.join(".env")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join(".ssh")).unwrap();
+        std::os::unix::fs::symlink("/usr", root.join(".aws")).unwrap();
+        let masked = ScanCache::default().masked(&root, &ProtectedPaths::builtin());
+        assert_eq!(masked.files, vec![root.join("config/prod.txt")]);
+        assert!(masked.dirs.is_empty(), "{:?}", masked.dirs);
+        assert_eq!(masked.ignored_links, vec![root.join(".aws"), root.join(".ssh")]);
     }
 
     #[test]

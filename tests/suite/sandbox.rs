@@ -15,7 +15,7 @@ use crate::support::world::SECRET;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-const KEY: &str = "sk-sandbox-key-never-seen";
+pub(super) const KEY: &str = "sk-sandbox-key-never-seen";
 const SSH_SECRET: &str = "SSH-PRIVATE-KEY-7c1d";
 
 /// A temporary HOME with credentials and a shell start-up file, a project
@@ -25,7 +25,7 @@ const SSH_SECRET: &str = "SSH-PRIVATE-KEY-7c1d";
 /// `/tmp` is private (a home there is hidden, not read-only) and with
 /// Landlock alone all of `/tmp` is writable, so a home there could not show
 /// what these tests check.
-fn outside_tmp() -> PathBuf {
+pub(super) fn outside_tmp() -> PathBuf {
     let target = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     if target.starts_with("/tmp") {
         PathBuf::from("/var/tmp")
@@ -34,13 +34,13 @@ fn outside_tmp() -> PathBuf {
     }
 }
 
-struct Setup {
-    root: TempDir,
-    llm: Llm,
+pub(super) struct Setup {
+    pub(super) root: TempDir,
+    pub(super) llm: Llm,
 }
 
 impl Setup {
-    async fn new(replies: Vec<Reply>, sandbox: &str) -> Self {
+    pub(super) async fn new(replies: Vec<Reply>, sandbox: &str) -> Self {
         let root = tempfile::Builder::new()
             .prefix("sandbox-e2e")
             .tempdir_in(outside_tmp())
@@ -80,19 +80,19 @@ impl Setup {
         b
     }
 
-    fn home(&self) -> PathBuf {
+    pub(super) fn home(&self) -> PathBuf {
         self.root.path().join("home")
     }
 
-    fn mino_home(&self) -> PathBuf {
+    pub(super) fn mino_home(&self) -> PathBuf {
         self.home().join(".config/mino")
     }
 
-    fn project(&self) -> PathBuf {
+    pub(super) fn project(&self) -> PathBuf {
         self.root.path().join("project")
     }
 
-    fn command(&self, args: &[&str]) -> Command {
+    pub(super) fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_mino"));
         command
             .args(args)
@@ -108,7 +108,7 @@ impl Setup {
     }
 
     /// One `-p` turn in bypass: the events and the process's output.
-    async fn bypass(&self, prompt: &str) -> (Vec<Value>, Output) {
+    pub(super) async fn bypass(&self, prompt: &str) -> (Vec<Value>, Output) {
         let mut command = self.command(&["-p", prompt, "--output-format", "stream-json", "--yolo"]);
         let out = tokio::task::spawn_blocking(move || command.output().unwrap())
             .await
@@ -118,16 +118,16 @@ impl Setup {
     }
 
     /// Every request body the service received, as one string.
-    fn bodies(&self) -> String {
+    pub(super) fn bodies(&self) -> String {
         self.llm.bodies().join("\n")
     }
 }
 
-fn bash(command: &str) -> Reply {
+pub(super) fn bash(command: &str) -> Reply {
     tool("bash", json!({ "command": command }))
 }
 
-fn stderr(out: &Output) -> String {
+pub(super) fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 

@@ -258,15 +258,20 @@ async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
         Some(planner) => {
             let planner = planner.clone();
             let text = call.command.clone();
+            // The shell gate's own variables pass the sandbox's allow-list.
+            let keep: Vec<String> = call.env.iter().map(|(k, _)| k.clone()).collect();
             match tokio::task::spawn_blocking(move || {
-                let plan = planner.plan(&text);
+                let mut plan = planner.plan(&text);
+                plan.keep_env.extend(keep);
                 let masked: Vec<String> = plan.masked().map(|p| planner.display(p)).collect();
-                (plan.to_args(), masked)
+                let links: Vec<String> =
+                    plan.ignored_links.iter().map(|p| planner.display(p)).collect();
+                (plan.to_args(), masked, sandbox::links_note(&links))
             })
             .await
             {
-                Ok((Ok(args), masked)) => Some((args, masked)),
-                Ok((Err(e), _)) => {
+                Ok((Ok(args), masked, links)) => Some((args, masked, links)),
+                Ok((Err(e), _, _)) => {
                     return ToolOutcome::error(format!("Could not write the sandbox plan: {e}"));
                 }
                 Err(e) => return ToolOutcome::error(format!("Could not plan the sandbox: {e}")),
@@ -277,7 +282,7 @@ async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
     // What runs: bash itself, or the sandbox helper (mino's own binary)
     // that sets the sandbox up and then runs bash.
     let (program, args): (PathBuf, Vec<std::ffi::OsString>) = match (&call.sandbox, &plan) {
-        (Some(planner), Some((args, _))) => (planner.sandbox.helper.clone(), args.clone()),
+        (Some(planner), Some((args, _, _))) => (planner.sandbox.helper.clone(), args.clone()),
         _ => (
             PathBuf::from("bash"),
             vec!["-c".into(), call.command.clone().into()],
@@ -368,7 +373,8 @@ async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
             if !closed {
                 notes.push(HELD_OPEN.to_string());
             }
-            if let Some((_, masked)) = &plan {
+            if let Some((_, masked, links)) = &plan {
+                notes.extend(links.clone());
                 notes.extend(sandbox::masked_note(&call.command, masked));
                 notes.extend(sandbox::result_note(&output));
             }
