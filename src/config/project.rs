@@ -70,6 +70,9 @@ fn tighten_sandbox(
         ("enabled", raw.enabled.is_some()),
         ("namespaces", raw.namespaces.is_some()),
         ("writable", raw.writable.is_some()),
+        ("toolchains", raw.toolchains.is_some()),
+        ("caches", raw.caches.is_some()),
+        ("pass_env", raw.pass_env.is_some()),
     ];
     if let Some((name, _)) = refused.iter().find(|(_, present)| *present) {
         return Err(src.loosening(key(name), only_user));

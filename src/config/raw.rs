@@ -165,4 +165,7 @@ pub struct RawSandbox {
     pub required: Option<bool>,
     pub unsandboxed_in_bypass: Option<String>,
     pub writable: Option<Vec<String>>,
+    pub toolchains: Option<Vec<String>>,
+    pub caches: Option<Vec<String>>,
+    pub pass_env: Option<Vec<String>>,
 }

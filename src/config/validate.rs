@@ -77,6 +77,9 @@ const UNSANDBOXED_ACCEPTED: &str = "\"ask\" or \"run\"";
 const WRITABLE_ACCEPTED: &str =
     "an absolute directory path or one starting with ~/, without . or .. components";
 
+const PASS_ENV_ACCEPTED: &str =
+    "a variable name (letters, digits, _), or a prefix of one ending in *";
+
 /// `[sandbox] network`.
 pub fn network(src: &SourceFile, value: &str) -> Result<Network, ConfigError> {
     match value {
@@ -106,6 +109,26 @@ pub fn unsandboxed_in_bypass(
     }
 }
 
+/// `[sandbox] writable`, `toolchains` and `caches`: absolute or `~/`
+/// paths without `.` or `..`.
+fn check_dirs(src: &SourceFile, key: &str, dirs: &[String]) -> Result<(), ConfigError> {
+    for (i, dir) in dirs.iter().enumerate() {
+        let bare = dir.strip_prefix("~/").unwrap_or(dir);
+        let well_formed = (dir.starts_with("~/") || dir.starts_with('/'))
+            && Path::new(bare)
+                .components()
+                .all(|c| matches!(c, Component::Normal(_) | Component::RootDir));
+        if !well_formed {
+            return Err(src.invalid(
+                KeyPath::of(&["sandbox", key]).index(i),
+                format!("{dir:?} is not accepted"),
+                WRITABLE_ACCEPTED,
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn sandbox_settings(src: &SourceFile, raw: &RawSandbox) -> Result<SandboxSettings, ConfigError> {
     let mut sandbox = SandboxSettings::default();
     sandbox.enabled = raw.enabled.unwrap_or(sandbox.enabled);
@@ -117,22 +140,28 @@ fn sandbox_settings(src: &SourceFile, raw: &RawSandbox) -> Result<SandboxSetting
     if let Some(value) = &raw.unsandboxed_in_bypass {
         sandbox.unsandboxed_in_bypass = unsandboxed_in_bypass(src, value)?;
     }
-    if let Some(dirs) = &raw.writable {
-        for (i, dir) in dirs.iter().enumerate() {
-            let bare = dir.strip_prefix("~/").unwrap_or(dir);
-            let well_formed = (dir.starts_with("~/") || dir.starts_with('/'))
-                && Path::new(bare)
-                    .components()
-                    .all(|c| matches!(c, Component::Normal(_) | Component::RootDir));
-            if !well_formed {
+    for (key, list, out) in [
+        ("writable", &raw.writable, &mut sandbox.writable),
+        ("toolchains", &raw.toolchains, &mut sandbox.toolchains),
+        ("caches", &raw.caches, &mut sandbox.caches),
+    ] {
+        if let Some(dirs) = list {
+            check_dirs(src, key, dirs)?;
+            *out = dirs.clone();
+        }
+    }
+    if let Some(names) = &raw.pass_env {
+        for (i, name) in names.iter().enumerate() {
+            let bare = name.strip_suffix('*').unwrap_or(name);
+            if bare.is_empty() || !bare.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
                 return Err(src.invalid(
-                    KeyPath::of(&["sandbox", "writable"]).index(i),
-                    format!("{dir:?} is not accepted"),
-                    WRITABLE_ACCEPTED,
+                    KeyPath::of(&["sandbox", "pass_env"]).index(i),
+                    format!("{name:?} is not accepted"),
+                    PASS_ENV_ACCEPTED,
                 ));
             }
         }
-        sandbox.writable = dirs.clone();
+        sandbox.pass_env = names.clone();
     }
     Ok(sandbox)
 }

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use super::root::{self as table, ENV_ALLOWED, Part};
 use super::{Level, Planner, Support, summary};
 
 /// The report for `planner` on a machine that supports `support`.
@@ -13,6 +14,31 @@ pub fn report(planner: &Planner, support: &Support) -> Value {
         paths.iter().map(|p| p.display().to_string()).collect()
     };
     let masked: Vec<String> = plan.masked().map(|p| p.display().to_string()).collect();
+    let settings = &planner.sandbox.settings;
+    let root: Vec<Value> = table::entries(&settings.toolchains, &settings.caches)
+        .into_iter()
+        .map(|(entry, part)| {
+            let present = table::expand(&entry, planner.home.as_deref())
+                .is_some_and(|p| p.symlink_metadata().is_ok());
+            json!({ "path": entry, "part": part, "present": present })
+        })
+        .chain(
+            ["/tmp", "/var/tmp", "/dev/shm"]
+                .into_iter()
+                .map(|p| json!({ "path": p, "part": "private", "present": true })),
+        )
+        .chain([
+            json!({ "path": "/dev", "part": "fresh (null, zero, full, random, urandom, tty, its own devpts)", "present": true }),
+            json!({ "path": "/proc", "part": "its own PID namespace's", "present": true }),
+            json!({ "path": "~", "part": "empty, read-only", "present": planner.home.is_some() }),
+        ])
+        .collect();
+    let parts: Vec<&str> = [Part::System, Part::Toolchain, Part::Cache]
+        .iter()
+        .map(|p| p.name())
+        .collect();
+    let mut env: Vec<String> = ENV_ALLOWED.iter().map(|s| (*s).to_string()).collect();
+    env.extend(settings.pass_env.iter().cloned());
     json!({
         "platform": std::env::consts::OS,
         "user_namespaces": support.user_namespaces,
@@ -33,5 +59,9 @@ pub fn report(planner: &Planner, support: &Support) -> Value {
         },
         "read_only": if level == Level::Full { shown(&plan.read_only) } else { Vec::new() },
         "masked": masked,
+        "ignored_links": shown(&plan.ignored_links),
+        "root": if level == Level::Full { root } else { Vec::new() },
+        "root_parts": parts,
+        "env_allowed": env,
     })
 }

@@ -64,9 +64,19 @@ pub fn build(plan: &Plan) -> Result<(), SandboxError> {
     if let Some(home) = plan.root.home.as_ref().filter(|h| h.parent().is_some()) {
         pieces.push((home.clone(), Piece::Home));
     }
-    pieces.extend(plan.root.read_only.iter().map(|p| (p.clone(), Piece::ReadOnly)));
+    pieces.extend(
+        plan.root
+            .read_only
+            .iter()
+            .map(|p| (p.clone(), Piece::ReadOnly)),
+    );
     pieces.extend(plan.writable.iter().map(|p| (p.clone(), Piece::Writable)));
-    pieces.extend(plan.root.caches.iter().map(|c| (c.path.clone(), Piece::Cache(c))));
+    pieces.extend(
+        plan.root
+            .caches
+            .iter()
+            .map(|c| (c.path.clone(), Piece::Cache(c))),
+    );
     pieces.sort_by_key(|(path, piece)| (path.components().count(), piece.rank()));
 
     dev(&at(Path::new("/dev")))?;
@@ -137,8 +147,7 @@ fn dev(dev: &Path) -> Result<(), SandboxError> {
             continue;
         }
         let target = dev.join(name);
-        std::fs::write(&target, b"")
-            .map_err(SandboxError::step(format!("create /dev/{name}")))?;
+        std::fs::write(&target, b"").map_err(SandboxError::step(format!("create /dev/{name}")))?;
         mount_bind(&host, &target).map_err(|e| step(format!("bind /dev/{name}"))(e))?;
     }
     let pts = dev.join("pts");
@@ -251,11 +260,7 @@ fn place_cache(cache: &CacheLayer, target: &Path) {
 }
 
 fn overlay(lower: &Path, layer: &Path, target: &Path) -> Result<(), String> {
-    let paths = [
-        lower.to_path_buf(),
-        layer.join("upper"),
-        layer.join("work"),
-    ];
+    let paths = [lower.to_path_buf(), layer.join("upper"), layer.join("work")];
     let texts: Vec<&str> = paths.iter().filter_map(|p| p.to_str()).collect();
     if texts.len() != 3 || texts.iter().any(|t| t.contains([',', ':', '\\', '\0'])) {
         return Err("its path cannot be written in overlay options".into());

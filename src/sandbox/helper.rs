@@ -36,7 +36,8 @@ use rustix::process::{
 use serde_json::json;
 
 use super::{
-    HELPER_PREFIX, Network, Plan, SETUP_FAILED, SandboxError, construct, lock, mounts, netlink, root,
+    HELPER_PREFIX, Network, Plan, SETUP_FAILED, SandboxError, construct, lock, mounts, netlink,
+    root,
 };
 
 pub fn main(args: &[OsString]) -> i32 {

@@ -9,13 +9,13 @@
 //! read-only binds exist only inside the command's own mount namespace.
 
 pub mod check;
+#[cfg(target_os = "linux")]
+mod construct;
 mod describe;
 #[cfg(target_os = "linux")]
 mod helper;
 #[cfg(target_os = "linux")]
 mod lock;
-#[cfg(target_os = "linux")]
-mod construct;
 #[cfg(target_os = "linux")]
 mod mounts;
 #[cfg(target_os = "linux")]

@@ -11,12 +11,9 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use super::scan::ScanCache;
 use super::root::{self as table, Part};
-use super::{
-    HELPER_ARG, HOME_PLANTING, Level, Network, PROJECT_PLANTING, Sandbox,
-    SandboxError,
-};
+use super::scan::ScanCache;
+use super::{HELPER_ARG, HOME_PLANTING, Level, Network, PROJECT_PLANTING, Sandbox, SandboxError};
 use crate::policy::ProtectedPaths;
 
 /// Everything the helper needs to run one command.
@@ -157,7 +154,8 @@ impl Planner {
         for entry in &self.sandbox.settings.writable {
             if let Some(path) = table::expand(entry, self.home.as_deref())
                 .as_deref()
-                .and_then(canonical) {
+                .and_then(canonical)
+            {
                 writable.push(path);
             }
         }
@@ -421,7 +419,10 @@ mod tests {
         std::fs::create_dir_all(&project).unwrap();
         let protected = ProtectedPaths::builtin();
         for secret in home_secret_paths() {
-            assert!(protected.is_protected(secret), "{secret} readable by read_file");
+            assert!(
+                protected.is_protected(secret),
+                "{secret} readable by read_file"
+            );
             let path = home.join(secret);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, "x").unwrap();
@@ -443,7 +444,12 @@ mod tests {
                 "~/{secret} is not masked by the sandbox"
             );
         }
-        for needed in [".cache/huggingface/token", ".pgpass", ".vault-token", ".ssh"] {
+        for needed in [
+            ".cache/huggingface/token",
+            ".pgpass",
+            ".vault-token",
+            ".ssh",
+        ] {
             assert!(home_secret_paths().any(|s| s == needed), "{needed}");
         }
     }

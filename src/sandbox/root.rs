@@ -136,10 +136,7 @@ pub fn expand(entry: &str, home: Option<&Path>) -> Option<PathBuf> {
 /// The table with the user's additions, in order: the built-in entries,
 /// then `toolchains` and `caches` from the settings.
 pub fn entries(toolchains: &[String], caches: &[String]) -> Vec<(String, Part)> {
-    let mut all: Vec<(String, Part)> = ROOT
-        .iter()
-        .map(|e| (e.path.to_string(), e.part))
-        .collect();
+    let mut all: Vec<(String, Part)> = ROOT.iter().map(|e| (e.path.to_string(), e.part)).collect();
     all.extend(toolchains.iter().map(|p| (p.clone(), Part::Toolchain)));
     all.extend(caches.iter().map(|p| (p.clone(), Part::Cache)));
     all

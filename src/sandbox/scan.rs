@@ -196,7 +196,10 @@ mod tests {
         let masked = ScanCache::default().masked(&root, &ProtectedPaths::builtin());
         assert_eq!(masked.files, vec![root.join("config/prod.txt")]);
         assert!(masked.dirs.is_empty(), "{:?}", masked.dirs);
-        assert_eq!(masked.ignored_links, vec![root.join(".aws"), root.join(".ssh")]);
+        assert_eq!(
+            masked.ignored_links,
+            vec![root.join(".aws"), root.join(".ssh")]
+        );
     }
 
     #[test]

@@ -537,4 +537,20 @@ async fn sandbox_check_reports_what_this_machine_supports() {
         report["writable"].to_string().contains("project"),
         "{report}"
     );
+    // The constructed root's parts, from the one table.
+    let root = report["root"].as_array().unwrap();
+    let part = |path: &str| {
+        root.iter()
+            .find(|e| e["path"] == path)
+            .map(|e| e["part"].clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(part("/usr"), "system", "{report}");
+    assert_eq!(part("~/.cargo/bin"), "toolchain", "{report}");
+    assert_eq!(part("~/.cache"), "cache", "{report}");
+    assert!(part("/dev").to_string().contains("devpts"), "{report}");
+    assert!(
+        !report["env_allowed"].to_string().contains("TOKEN"),
+        "{report}"
+    );
 }

@@ -264,8 +264,11 @@ async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
                 let mut plan = planner.plan(&text);
                 plan.keep_env.extend(keep);
                 let masked: Vec<String> = plan.masked().map(|p| planner.display(p)).collect();
-                let links: Vec<String> =
-                    plan.ignored_links.iter().map(|p| planner.display(p)).collect();
+                let links: Vec<String> = plan
+                    .ignored_links
+                    .iter()
+                    .map(|p| planner.display(p))
+                    .collect();
                 (plan.to_args(), masked, sandbox::links_note(&links))
             })
             .await
