@@ -12,6 +12,7 @@ pub mod check;
 #[cfg(target_os = "linux")]
 mod construct;
 mod describe;
+pub mod git;
 #[cfg(target_os = "linux")]
 mod helper;
 #[cfg(target_os = "linux")]

@@ -20,6 +20,14 @@ const STAGING: &str = "/tmp/.mino-sandbox";
 /// Inside the constructed root, once it is `/`: the planting paths bound
 /// read-only again, the secrets masked.
 pub fn finish(plan: &Plan) -> Result<(), SandboxError> {
+    let mut pinned: Vec<&PathBuf> = plan.pinned.iter().filter(|p| is_real(p)).collect();
+    pinned.sort();
+    pinned.dedup();
+    pinned.sort_by_key(|p| p.components().count());
+    for dir in pinned {
+        mount_bind_recursive(dir.as_path(), dir.as_path())
+            .map_err(|e| step(format!("pin {}", dir.display()))(e))?;
+    }
     for path in &plan.read_only {
         if path.symlink_metadata().is_err() {
             continue;

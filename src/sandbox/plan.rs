@@ -11,9 +11,10 @@ use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
+use super::git;
 use super::root::{self as table, Part};
 use super::scan::ScanCache;
-use super::{HELPER_ARG, HOME_PLANTING, Level, Network, PROJECT_PLANTING, Sandbox, SandboxError};
+use super::{HELPER_ARG, HOME_PLANTING, Level, Network, Sandbox, SandboxError};
 use crate::policy::ProtectedPaths;
 
 /// Everything the helper needs to run one command.
@@ -35,6 +36,10 @@ pub struct Plan {
     pub mask_files: Vec<PathBuf>,
     /// Directories covered by an empty read-only directory.
     pub mask_dirs: Vec<PathBuf>,
+    /// Directories made mount points of their own so that they cannot be
+    /// renamed: `.git` and the parents of every mask in the project.
+    #[serde(default)]
+    pub pinned: Vec<PathBuf>,
     /// Links named like a secret that lead out of the project, not masked.
     #[serde(default)]
     pub ignored_links: Vec<PathBuf>,
@@ -159,24 +164,15 @@ impl Planner {
                 writable.push(path);
             }
         }
-        let mut read_only = Vec::new();
-        for name in PROJECT_PLANTING {
-            read_only.push(project.join(name));
-        }
-        // Submodules keep their own hooks and config under .git/modules.
-        for module in submodule_git_dirs(&project.join(".git/modules")) {
-            read_only.push(module.join("hooks"));
-            read_only.push(module.join("config"));
-        }
-        // A linked worktree keeps its repository elsewhere: git needs to
-        // write there too, its hooks and config stay read-only.
-        for git_dir in linked_git_dirs(&project) {
-            read_only.push(git_dir.join("hooks"));
-            read_only.push(git_dir.join("config"));
-            writable.push(git_dir);
+        let mut read_only = git::project_read_only(&project);
+        // A verified linked worktree keeps its repository elsewhere: git
+        // needs to write there too, its code-bearing parts stay read-only.
+        if let Some((dirs, parts)) = git::linked_worktree(&project) {
+            writable.extend(dirs);
+            read_only.extend(parts);
         }
         if namespaces {
-            make_missing_hooks(&read_only);
+            git::make_placeholders(&project);
         }
         let mut mask_files = Vec::new();
         let mut mask_dirs = Vec::new();
@@ -213,6 +209,11 @@ impl Planner {
         } else {
             Root::default()
         };
+        let pinned = if namespaces {
+            pinned(&project, mask_files.iter().chain(&mask_dirs))
+        } else {
+            Vec::new()
+        };
         Plan {
             command: command.to_string(),
             cwd: project,
@@ -225,6 +226,7 @@ impl Planner {
             mask_files,
             mask_dirs,
             ignored_links,
+            pinned,
             root,
             keep_env: self.sandbox.settings.pass_env.clone(),
         }
@@ -297,19 +299,27 @@ impl Planner {
     }
 }
 
-/// A repository without a `hooks` directory would let a command make one
-/// and plant a hook in it: an empty one is made, as `git init` would, so it
-/// can be bound read-only. A directory mino cannot make, the command
-/// cannot make either.
-fn make_missing_hooks(read_only: &[PathBuf]) {
-    for hooks in read_only.iter().filter(|p| p.ends_with("hooks")) {
-        if let Some(git_dir) = hooks.parent()
-            && git_dir.join("HEAD").is_file()
-            && hooks.symlink_metadata().is_err()
-        {
-            let _ = std::fs::create_dir(hooks);
+/// The project's `.git` (a real directory) and every directory between the
+/// project and a mask: renaming one of them would move a mask away from the
+/// name the next call looks for, and a mount point cannot be renamed.
+fn pinned<'a>(project: &Path, masks: impl Iterator<Item = &'a PathBuf>) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    let dot_git = project.join(".git");
+    if dot_git.symlink_metadata().is_ok_and(|m| m.is_dir()) {
+        dirs.push(dot_git);
+    }
+    for mask in masks {
+        for dir in mask.ancestors().skip(1) {
+            if dir == project || !dir.starts_with(project) {
+                break;
+            }
+            dirs.push(dir.to_path_buf());
         }
     }
+    dirs.sort();
+    dirs.dedup();
+    dirs.sort_by_key(|d| d.components().count());
+    dirs
 }
 
 /// The directory of one project's cache layers: a digest of its path.
@@ -343,63 +353,6 @@ fn classify(path: &Path, files: &mut Vec<PathBuf>, dirs: &mut Vec<PathBuf>) {
         Ok(meta) if meta.is_file() => files.push(path.to_path_buf()),
         _ => {}
     }
-}
-
-/// The git directories of submodules (`.git/modules/NAME`, nested ones
-/// under `NAME/modules/`), to a bounded depth.
-fn submodule_git_dirs(modules: &Path) -> Vec<PathBuf> {
-    let mut found = Vec::new();
-    let mut stack = vec![(modules.to_path_buf(), 0)];
-    while let Some((dir, depth)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            if !entry.file_type().is_ok_and(|t| t.is_dir()) {
-                continue;
-            }
-            let path = entry.path();
-            if path.join("HEAD").is_file() {
-                found.push(path.clone());
-                if depth < 4 {
-                    stack.push((path.join("modules"), depth + 1));
-                }
-            } else if depth < 4 {
-                // A submodule named with a slash: modules/a/b.
-                stack.push((path, depth + 1));
-            }
-        }
-    }
-    found
-}
-
-/// A linked worktree's `.git` file names its git directory, and that one
-/// its common directory: both, when they exist.
-fn linked_git_dirs(project: &Path) -> Vec<PathBuf> {
-    let dot_git = project.join(".git");
-    let Ok(meta) = dot_git.symlink_metadata() else {
-        return Vec::new();
-    };
-    if !meta.is_file() {
-        return Vec::new();
-    }
-    let Ok(text) = std::fs::read_to_string(&dot_git) else {
-        return Vec::new();
-    };
-    let Some(dir) = text.lines().find_map(|l| l.strip_prefix("gitdir: ")) else {
-        return Vec::new();
-    };
-    let git_dir = project.join(dir.trim());
-    let Some(git_dir) = canonical(&git_dir) else {
-        return Vec::new();
-    };
-    let mut dirs = vec![git_dir.clone()];
-    if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir"))
-        && let Some(common) = canonical(&git_dir.join(common.trim()))
-    {
-        dirs.push(common);
-    }
-    dirs
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ mod protected_paths;
 mod providers;
 mod real_models;
 mod sandbox;
+mod sandbox_git;
 mod sandbox_root;
 mod sessions;
 mod settings;

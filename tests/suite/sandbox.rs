@@ -50,15 +50,7 @@ impl Setup {
         std::fs::create_dir_all(b.home().join(".ssh")).unwrap();
         std::fs::write(b.home().join(".ssh/id_rsa"), SSH_SECRET).unwrap();
         std::fs::write(b.home().join(".bashrc"), "# start-up\n").unwrap();
-        std::fs::create_dir_all(b.mino_home()).unwrap();
-        std::fs::write(
-            b.mino_home().join("config.toml"),
-            format!(
-                "[model]\nprovider = \"openai-chat\"\nbase_url = \"{}\"\nmodel = \"m\"\napi_key_env = \"OPENAI_API_KEY\"\nrequest_timeout_secs = 5\nmax_retries = 0\n[limits]\nturn_tool_calls = 30\n{sandbox}",
-                b.llm.base_url()
-            ),
-        )
-        .unwrap();
+        b.write_settings(sandbox);
         let project = b.project();
         std::fs::create_dir_all(&project).unwrap();
         std::fs::write(project.join(".env"), format!("TOKEN={SECRET}\n")).unwrap();
@@ -78,6 +70,26 @@ impl Setup {
         git(&["add", "notes.md"]);
         git(&["commit", "-qm", "first"]);
         b
+    }
+
+    fn write_settings(&self, sandbox: &str) {
+        std::fs::create_dir_all(self.mino_home()).unwrap();
+        std::fs::write(
+            self.mino_home().join("config.toml"),
+            format!(
+                "[model]\nprovider = \"openai-chat\"\nbase_url = \"{}\"\nmodel = \"m\"\napi_key_env = \"OPENAI_API_KEY\"\nrequest_timeout_secs = 5\nmax_retries = 0\n[limits]\nturn_tool_calls = 30\n{sandbox}",
+                self.llm.base_url()
+            ),
+        )
+        .unwrap();
+    }
+
+    /// The same home and project with a new model service answering
+    /// `replies` (for a world prepared after `new`).
+    pub(super) async fn with_replies(mut self, replies: Vec<Reply>, sandbox: &str) -> Self {
+        self.llm = Llm::start("openai-chat", replies).await;
+        self.write_settings(sandbox);
+        self
     }
 
     pub(super) fn home(&self) -> PathBuf {

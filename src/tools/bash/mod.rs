@@ -250,7 +250,27 @@ impl PreparedCall for BashCall {
     }
 }
 
+/// The command, then the sandbox's check of the repository: whatever the
+/// call left that the user's own git would run is undone and said so, on
+/// every way the call ends.
 async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
+    let before = call
+        .sandbox
+        .as_ref()
+        .map(|_| sandbox::git::Before::capture(&call.cwd));
+    let mut outcome = run_command(call, cancel).await;
+    if let Some(before) = before
+        && let Ok(Some(note)) = tokio::task::spawn_blocking(move || before.restore()).await
+    {
+        if !outcome.output.ends_with('\n') {
+            outcome.output.push('\n');
+        }
+        outcome.output.push_str(&note);
+    }
+    outcome
+}
+
+async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
     if cancel.is_cancelled() {
         return ToolOutcome::interrupted("Interrupted before the command started; nothing ran.");
     }

@@ -1,0 +1,149 @@
+//! Git cannot be turned into a launcher (issue 20's findings 1, 2 and 5):
+//! the built binary in bypass plants what a user's git would run later, then
+//! the test runs a real `git status` and `git commit` outside the sandbox, as
+//! the user would, and checks that nothing planted ran and nothing outside
+//! the project was written.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::sandbox::{Setup, bash, stderr};
+use crate::support::llm::text;
+use crate::support::stream::outputs;
+
+/// The user's own git, outside the sandbox, with the test's home.
+fn user_git(b: &Setup, dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", b.home())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A marker file outside the project a planted command would make.
+fn marker(b: &Setup, name: &str) -> PathBuf {
+    b.root.path().join(name)
+}
+
+/// Findings 1 and 5: `.git` cannot be renamed and replaced by a `gitdir:`
+/// file whose `commondir` is the home; a masked file's parent cannot be
+/// renamed away from its mask; nothing in the home is written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_git_file_never_widens_what_is_writable() {
+    let b = Setup::new(vec![], "").await;
+    let fsmonitor = marker(&b, "fsmonitor-ran");
+    std::fs::create_dir_all(b.project().join(".docker")).unwrap();
+    std::fs::write(b.project().join(".docker/config.json"), "DOCKER-AUTH-41c").unwrap();
+    let b = b
+        .with_replies(
+            vec![
+                bash(
+                    "mv .git .git-real && printf 'gitdir: .git-real\\n' > .git && \
+                     echo \"$HOME\" > .git-real/commondir; echo end-move",
+                ),
+                bash(&format!(
+                    "printf '[core]\\n\\tfsmonitor = touch {}\\n' >> ~/.gitconfig; \
+                     mkdir -p ~/.local/bin && echo evil > ~/.local/bin/git; echo end-home",
+                    fsmonitor.display()
+                )),
+                bash("mv .docker dockerx; echo end-rename"),
+                bash("cat dockerx/config.json .docker/config.json; echo end-read"),
+                text("done"),
+            ],
+            "",
+        )
+        .await;
+    let (events, out) = b.bypass("move").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = outputs(&events);
+    assert!(results[0].contains("end-move"), "{}", results[0]);
+    assert!(b.project().join(".git").is_dir(), "{}", results[0]);
+    assert!(!b.project().join(".git-real").exists());
+    assert!(!b.home().join(".gitconfig").exists());
+    assert!(!b.home().join(".local/bin/git").exists());
+    assert!(
+        b.project().join(".docker/config.json").exists(),
+        "{}",
+        results[2]
+    );
+    assert!(!b.bodies().contains("DOCKER-AUTH-41c"));
+    // The user's git, outside, in this repository and another one.
+    let other = b.root.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    user_git(&b, &other, &["init", "-q"]);
+    user_git(&b, &other, &["status"]);
+    user_git(&b, &b.project(), &["status"]);
+    assert!(!fsmonitor.exists(), "a planted core.fsmonitor ran");
+}
+
+/// Finding 2: a new `commondir` leading to a planted configuration and
+/// hook, new `modules/` and `worktrees/` entries, and `git init` in a
+/// project that was not a repository: the user's `git status` and `git
+/// commit` afterwards run none of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repository_code_planted_inside_never_runs_outside() {
+    let b = Setup::new(vec![], "").await;
+    let monitor = marker(&b, "monitor-ran");
+    let hook = marker(&b, "hook-ran");
+    let plant = format!(
+        "mkdir -p .git/x/hooks && cp -r .git/objects .git/refs .git/HEAD .git/x/ && \
+         printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = touch {m}\\n' > .git/x/config && \
+         printf '#!/bin/sh\\ntouch {h}\\n' > .git/x/hooks/pre-commit && chmod +x .git/x/hooks/pre-commit && \
+         echo x > .git/commondir; mkdir -p .git/modules/evil .git/worktrees/evil && \
+         cp .git/x/config .git/modules/evil/config; echo end-plant",
+        m = monitor.display(),
+        h = hook.display()
+    );
+    let b = b.with_replies(vec![bash(&plant), text("done")], "").await;
+    let (events, out) = b.bypass("plant").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let result = &outputs(&events)[0];
+    assert!(result.contains("end-plant"), "{result}");
+    assert!(
+        result.contains("removed the new .git/commondir"),
+        "{result}"
+    );
+    assert!(!b.project().join(".git/commondir").exists());
+    assert!(!b.project().join(".git/modules/evil").exists());
+    assert!(!b.project().join(".git/worktrees/evil").exists());
+    user_git(&b, &b.project(), &["status"]);
+    user_git(
+        &b,
+        &b.project(),
+        &["commit", "-q", "--allow-empty", "-m", "user"],
+    );
+    assert!(!monitor.exists(), "a planted core.fsmonitor ran");
+    assert!(!hook.exists(), "a planted hook ran");
+    // `git init` where there was no repository.
+    std::fs::remove_dir_all(b.project().join(".git")).unwrap();
+    let init = format!(
+        "git init -q && git config core.fsmonitor 'touch {m}' && \
+         printf '#!/bin/sh\\ntouch {h}\\n' > .git/hooks/pre-commit && \
+         chmod +x .git/hooks/pre-commit; echo end-init",
+        m = monitor.display(),
+        h = hook.display()
+    );
+    let b = b.with_replies(vec![bash(&init), text("done")], "").await;
+    let (events, out) = b.bypass("init").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let result = &outputs(&events)[0];
+    assert!(result.contains("end-init"), "{result}");
+    assert!(result.contains("removed the hooks"), "{result}");
+    user_git(&b, &b.project(), &["status"]);
+    user_git(&b, &b.project(), &["config", "user.email", "t@example.com"]);
+    user_git(&b, &b.project(), &["config", "user.name", "t"]);
+    user_git(
+        &b,
+        &b.project(),
+        &["commit", "-q", "--allow-empty", "-m", "user"],
+    );
+    assert!(!monitor.exists(), "a planted core.fsmonitor ran");
+    assert!(!hook.exists(), "a planted hook ran");
+}
