@@ -107,6 +107,8 @@ pub struct Before {
     had_commondir: bool,
     modules: Vec<std::ffi::OsString>,
     worktrees: Vec<std::ffi::OsString>,
+    /// Masked files git tracks that mino marked skip-worktree for the call.
+    hidden: Vec<String>,
 }
 
 /// Keys of a git configuration that run a program or take one from the
@@ -129,9 +131,19 @@ const CODE_KEYS: [&str; 14] = [
 ];
 
 impl Before {
-    pub fn capture(project: &Path) -> Self {
+    /// The repository as it is, and the masked files it tracks marked
+    /// skip-worktree in its index for the call: git inside then neither
+    /// sees their stand-ins as changes nor records them (`add -A`,
+    /// `commit -a`, `stash`), nor prints them in `diff`.
+    pub fn capture(project: &Path, masked: &[PathBuf]) -> Self {
         let dot_git = project.join(".git");
+        let hidden = if dot_git.is_dir() {
+            hide(project, masked)
+        } else {
+            Vec::new()
+        };
         Self {
+            hidden,
             project: project.to_path_buf(),
             had_git: dot_git.symlink_metadata().is_ok(),
             had_commondir: dot_git.join("commondir").symlink_metadata().is_ok(),
@@ -144,6 +156,11 @@ impl Before {
     /// what was undone.
     pub fn restore(&self) -> Option<String> {
         let dot_git = self.project.join(".git");
+        if !self.hidden.is_empty() {
+            let mut args = vec!["update-index", "--no-skip-worktree", "--"];
+            args.extend(self.hidden.iter().map(String::as_str));
+            let _ = mino_git(&self.project, &args);
+        }
         let mut undone = Vec::new();
         let commondir = dot_git.join("commondir");
         if !self.had_commondir
@@ -192,6 +209,60 @@ impl Before {
             "[Sandbox: git must not run code this command planted: mino {}.]",
             undone.join(", ")
         ))
+    }
+}
+
+/// git as mino runs it on the user's repository: none of the repository's
+/// own programs (fsmonitor, hooks) run. Its output when it succeeded.
+fn mino_git(project: &Path, args: &[&str]) -> Option<Vec<u8>> {
+    let out = std::process::Command::new("git")
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "-c",
+            "core.hooksPath=/dev/null",
+        ])
+        .args(args)
+        .current_dir(project)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    out.status.success().then_some(out.stdout)
+}
+
+/// Marks the tracked ones of `masked` skip-worktree, those not already
+/// marked; returns them (project-relative).
+fn hide(project: &Path, masked: &[PathBuf]) -> Vec<String> {
+    let real = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
+    let relative: Vec<String> = masked
+        .iter()
+        .filter_map(|p| p.strip_prefix(&real).ok())
+        .filter_map(|p| p.to_str().map(str::to_string))
+        .collect();
+    if relative.is_empty() {
+        return Vec::new();
+    }
+    let mut args = vec!["ls-files", "-t", "-z", "--"];
+    args.extend(relative.iter().map(String::as_str));
+    let Some(listed) = mino_git(project, &args) else {
+        return Vec::new();
+    };
+    // `-t`: "H path" for a tracked file, "S path" when already skip-worktree.
+    let tracked: Vec<String> = listed
+        .split(|b| *b == 0)
+        .filter_map(|entry| std::str::from_utf8(entry).ok())
+        .filter_map(|entry| entry.strip_prefix("H "))
+        .map(str::to_string)
+        .collect();
+    if tracked.is_empty() {
+        return Vec::new();
+    }
+    let mut args = vec!["update-index", "--skip-worktree", "--"];
+    args.extend(tracked.iter().map(String::as_str));
+    match mino_git(project, &args) {
+        Some(_) => tracked,
+        None => Vec::new(),
     }
 }
 

@@ -283,6 +283,23 @@ impl Planner {
         root
     }
 
+    /// The project's masked files (from the cached walk), with namespaces.
+    pub fn project_masked_files(&self) -> Vec<PathBuf> {
+        if self.sandbox.level != Level::Full {
+            return Vec::new();
+        }
+        let project = canonical(&self.project).unwrap_or_else(|| self.project.clone());
+        match self.scan.lock() {
+            Ok(mut cache) => cache.masked(&project, &self.protected).files,
+            Err(poisoned) => {
+                poisoned
+                    .into_inner()
+                    .masked(&project, &self.protected)
+                    .files
+            }
+        }
+    }
+
     /// A masked path as the user writes it: project-relative, `~/...`, or
     /// absolute.
     pub fn display(&self, path: &Path) -> String {

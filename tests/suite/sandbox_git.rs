@@ -147,3 +147,69 @@ async fn repository_code_planted_inside_never_runs_outside() {
     assert!(!monitor.exists(), "a planted core.fsmonitor ran");
     assert!(!hook.exists(), "a planted hook ran");
 }
+
+/// Finding 11: a repository with `.env` and `.env.example` committed. Git
+/// inside the sandbox sees no change in them, records no stand-in through
+/// any routine command, and prints nothing of them in a diff; afterwards
+/// the committed content is unchanged byte for byte and the index is as
+/// it was.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn masking_never_loses_committed_data() {
+    let b = Setup::new(vec![], "").await;
+    let example = "EXAMPLE_KEY=example-value-3f9\n";
+    std::fs::write(b.project().join(".env.example"), example).unwrap();
+    let env = std::fs::read(b.project().join(".env")).unwrap();
+    user_git(&b, &b.project(), &["add", "-f", ".env", ".env.example"]);
+    user_git(&b, &b.project(), &["commit", "-qm", "secrets"]);
+    let b = b
+        .with_replies(
+            vec![
+                bash("git status --porcelain; echo end-status"),
+                bash("git diff .env .env.example; git diff HEAD -- .env; echo end-diff"),
+                bash(
+                    "echo more >> notes.md; git add -A && git commit -qm wip; \
+                     echo again >> notes.md; git commit -qam wip2; \
+                     echo stash >> notes.md; git stash -q; git stash pop -q; \
+                     git checkout -q HEAD~1 -- . ; git checkout -q HEAD -- . ; \
+                     git log --oneline | wc -l; echo end-git",
+                ),
+                text("done"),
+            ],
+            "",
+        )
+        .await;
+    let (events, out) = b.bypass("work").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = outputs(&events);
+    assert!(results[0].contains("end-status"), "{}", results[0]);
+    assert!(!results[0].contains(".env"), "{}", results[0]);
+    assert!(results[1].contains("end-diff"), "{}", results[1]);
+    assert!(!results[1].contains("example-value"), "{}", results[1]);
+    assert!(results[2].contains("end-git"), "{}", results[2]);
+    let bodies = b.bodies();
+    assert!(!bodies.contains("example-value-3f9"));
+    assert!(!bodies.contains(crate::support::world::SECRET));
+    // Outside: HEAD holds what was committed, byte for byte.
+    let shown = |path: &str| {
+        Command::new("git")
+            .args(["show", &format!("HEAD:{path}")])
+            .current_dir(b.project())
+            .output()
+            .unwrap()
+            .stdout
+    };
+    assert_eq!(shown(".env"), env);
+    assert_eq!(shown(".env.example"), example.as_bytes());
+    assert_eq!(std::fs::read(b.project().join(".env")).unwrap(), env);
+    let listed = user_git(
+        &b,
+        &b.project(),
+        &["ls-files", "-t", ".env", ".env.example"],
+    );
+    assert_eq!(
+        listed, "H .env\nH .env.example\n",
+        "the index was left changed"
+    );
+    let status = user_git(&b, &b.project(), &["status", "--porcelain"]);
+    assert!(!status.contains(".env"), "{status}");
+}

@@ -254,10 +254,18 @@ impl PreparedCall for BashCall {
 /// call left that the user's own git would run is undone and said so, on
 /// every way the call ends.
 async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
-    let before = call
-        .sandbox
-        .as_ref()
-        .map(|_| sandbox::git::Before::capture(&call.cwd));
+    let before = match &call.sandbox {
+        Some(planner) => {
+            let planner = planner.clone();
+            let project = call.cwd.clone();
+            tokio::task::spawn_blocking(move || {
+                sandbox::git::Before::capture(&project, &planner.project_masked_files())
+            })
+            .await
+            .ok()
+        }
+        None => None,
+    };
     let mut outcome = run_command(call, cancel).await;
     if let Some(before) = before
         && let Ok(Some(note)) = tokio::task::spawn_blocking(move || before.restore()).await
