@@ -48,6 +48,8 @@ pub fn report(planner: &Planner, support: &Support) -> Value {
         "level": level,
         "summary": summary(&planner.sandbox),
         "degraded": planner.sandbox.degraded,
+        "missing": planner.sandbox.missing(),
+        "apparmor_restricts_user_namespaces": super::probe::apparmor_hint().is_some(),
         "network": match level {
             Level::Full => planner.sandbox.settings.network.name(),
             _ => "on",

@@ -14,9 +14,10 @@ pub fn summary(sandbox: &Sandbox) -> String {
     };
     match sandbox.level {
         Level::Full => format!("project writable, secrets masked, {network}"),
-        Level::LandlockOnly => {
-            format!("project writable (Landlock only), secrets not masked, {network}")
-        }
+        Level::LandlockOnly => format!(
+            "project writable (Landlock only), secrets not masked, unix sockets and the host's \
+             loopback reachable, {network}"
+        ),
         Level::None => "no sandbox; runs with your account permissions".to_string(),
     }
 }

@@ -190,6 +190,9 @@ fn bash(plan: &Plan) -> Command {
             command.env(name, value);
         }
     }
+    if let Some(tmp) = &plan.private_tmp {
+        command.env("TMPDIR", tmp);
+    }
     command
 }
 

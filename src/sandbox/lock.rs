@@ -1,6 +1,8 @@
 //! Landlock, the second layer (and the only one without namespaces): the
 //! whole filesystem readable and executable, writes only in the writable set,
-//! `/tmp` and the few devices a shell writes to. Best-effort ABI: a kernel
+//! the sandbox's own `/tmp` (with namespaces) or a private `TMPDIR` (without:
+//! the machine's `/tmp` stays read-only) and the few devices a shell writes
+//! to. Best-effort ABI: a kernel
 //! without some access rights enforces the rest. Also `PR_SET_NO_NEW_PRIVS`.
 //! Never loosens anything the mounts set up.
 
@@ -13,8 +15,9 @@ use super::{Plan, SandboxError};
 
 /// The newest access rights asked for; older kernels get what they know.
 /// From ABI 6 on, abstract unix sockets and signals are scoped: a command
-/// connects to no abstract socket and signals no process made outside it.
-const ABI_WANTED: ABI = ABI::V7;
+/// connects to no abstract socket and signals no process made outside it;
+/// from ABI 9 on, pathname sockets are reached only where writes are.
+const ABI_WANTED: ABI = ABI::V10;
 
 /// Devices a command may write to.
 const DEVICES: [&str; 8] = [
@@ -35,9 +38,15 @@ pub fn restrict(plan: &Plan) -> Result<(), SandboxError> {
         .map_err(|e| SandboxError::step("set PR_SET_NO_NEW_PRIVS")(e.into()))?;
     let mut writable: Vec<&std::path::Path> = plan.writable.iter().map(|p| p.as_path()).collect();
     writable.extend(plan.root.caches.iter().map(|c| c.path.as_path()));
-    writable.push(std::path::Path::new("/tmp"));
-    writable.push(std::path::Path::new("/var/tmp"));
-    writable.push(std::path::Path::new("/dev/shm"));
+    if plan.namespaces {
+        // The sandbox's own, private ones.
+        writable.push(std::path::Path::new("/tmp"));
+        writable.push(std::path::Path::new("/var/tmp"));
+        writable.push(std::path::Path::new("/dev/shm"));
+    } else if let Some(tmp) = &plan.private_tmp {
+        // The machine's are shared with every other program: not written.
+        writable.push(tmp.as_path());
+    }
     writable.retain(|p| p.exists());
     let devices: Vec<&str> = DEVICES
         .into_iter()

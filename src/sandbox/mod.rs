@@ -61,6 +61,15 @@ pub const HOME_PLANTING: [&str; 14] = [
 /// The same inside the project (`.git` entries exist only in a repository).
 pub const PROJECT_PLANTING: [&str; 3] = [".git/hooks", ".git/config", ".mino"];
 
+/// What Landlock alone cannot give of the full sandbox (DESIGN 5a).
+pub const MISSING_WITH_LANDLOCK_ONLY: [&str; 5] = [
+    "secrets are not masked (the home and the project are readable)",
+    "pathname unix sockets stay reachable (a tmux or docker server outside can be driven)",
+    "the host's loopback and network stay reachable whatever [sandbox] network says",
+    "processes outside are visible in /proc",
+    "nothing a command starts is confined to a namespace of its own",
+];
+
 /// Whether a sandboxed command reaches the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -174,11 +183,12 @@ impl Sandbox {
             let why = if settings.namespaces {
                 format!(
                     "user namespaces are not available here ({}); bash runs under Landlock alone: \
-                     writes are restricted, secrets are not masked",
+                     writes are restricted, secrets are not masked{}",
                     support
                         .namespace_error
                         .as_deref()
-                        .unwrap_or("unknown reason")
+                        .unwrap_or("unknown reason"),
+                    probe::apparmor_hint().unwrap_or_default()
                 )
             } else {
                 "[sandbox] namespaces = false: bash runs under Landlock alone: writes are \
@@ -201,6 +211,15 @@ impl Sandbox {
             level,
             degraded,
             helper,
+        }
+    }
+
+    /// The guarantees of the full sandbox this level cannot give (empty
+    /// for the full sandbox and for none at all, which says so itself).
+    pub fn missing(&self) -> Vec<&'static str> {
+        match self.level {
+            Level::Full | Level::None => Vec::new(),
+            Level::LandlockOnly => MISSING_WITH_LANDLOCK_ONLY.to_vec(),
         }
     }
 

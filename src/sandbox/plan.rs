@@ -46,6 +46,11 @@ pub struct Plan {
     /// The constructed root (with namespaces).
     #[serde(default)]
     pub root: Root,
+    /// Landlock alone: the command's own temporary directory (`TMPDIR`),
+    /// in mino's home, instead of the machine's `/tmp`, which stays
+    /// read-only.
+    #[serde(default)]
+    pub private_tmp: Option<PathBuf>,
     /// Variables of the helper's environment the command keeps besides
     /// `root::ENV_ALLOWED` (the user's `pass_env`, the shell gate's own).
     #[serde(default)]
@@ -209,6 +214,16 @@ impl Planner {
         } else {
             Root::default()
         };
+        let private_tmp = match (&self.mino_home, namespaces) {
+            (Some(mino_home), false) => {
+                let dir = mino_home
+                    .join("sandbox")
+                    .join(project_key(&project))
+                    .join("tmp");
+                std::fs::create_dir_all(&dir).ok().map(|()| dir)
+            }
+            _ => None,
+        };
         let pinned = if namespaces {
             pinned(&project, mask_files.iter().chain(&mask_dirs))
         } else {
@@ -228,6 +243,7 @@ impl Planner {
             ignored_links,
             pinned,
             root,
+            private_tmp,
             keep_env: self.sandbox.settings.pass_env.clone(),
         }
     }

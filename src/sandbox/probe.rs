@@ -47,3 +47,24 @@ impl Support {
         }
     }
 }
+
+/// The sysctl through which AppArmor (Ubuntu 24.04 and later) restricts
+/// unprivileged user namespaces.
+pub const APPARMOR_SYSCTL: &str = "/proc/sys/kernel/apparmor_restrict_unprivileged_userns";
+
+/// When AppArmor restricts user namespaces here: the exact setting and the
+/// one-line profile that lifts it for mino alone.
+pub fn apparmor_hint() -> Option<String> {
+    let value = std::fs::read_to_string(APPARMOR_SYSCTL).ok()?;
+    if value.trim() != "1" {
+        return None;
+    }
+    let exe = std::env::current_exe().ok()?;
+    Some(format!(
+        ". AppArmor restricts unprivileged user namespaces (kernel.apparmor_restrict_unprivileged_userns = 1). \
+         Either run `sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0`, or allow mino alone with \
+         the profile /etc/apparmor.d/mino: `abi <abi/4.0>, include <tunables/global> profile mino {} flags=(unconfined) {{ userns, }}` \
+         and `sudo apparmor_parser -r /etc/apparmor.d/mino`",
+        exe.display()
+    ))
+}

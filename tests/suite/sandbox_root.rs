@@ -281,3 +281,86 @@ async fn a_link_named_like_a_secret_masks_nothing_outside() {
         .unwrap_or(0);
     assert!(count > 10, "{result}");
 }
+
+/// Finding 6, the Landlock-only path (`[sandbox] namespaces = false`): the
+/// machine's `/tmp` is not writable (the command gets a `TMPDIR` of its
+/// own); a tmux server outside is out of reach where the kernel's Landlock
+/// can scope pathname sockets (ABI 9), and where it cannot, `mino sandbox
+/// check` and the dialog's summary say that guarantee is missing and
+/// `required = true` refuses to run.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn landlock_alone_keeps_tmp_and_says_what_it_cannot_do() {
+    let probe = format!("mino-landlock-tmp-{}", std::process::id());
+    let dir = tempfile::Builder::new()
+        .prefix("sandbox-tmux")
+        .tempdir_in(outside_tmp())
+        .unwrap();
+    let socket = dir.path().join("tmux.sock");
+    let planted = dir.path().join("planted-by-tmux");
+    let escape = format!(
+        "tmux -S {} new-window -d 'touch {}'; echo end-tmux",
+        socket.display(),
+        planted.display()
+    );
+    let b = Setup::new(
+        vec![
+            bash(&format!(
+                "touch /tmp/{probe}; touch \"$TMPDIR/own\" && echo tmpdir-ok; echo end-tmp"
+            )),
+            bash(&escape),
+            text("done"),
+        ],
+        "[sandbox]\nnamespaces = false\n",
+    )
+    .await;
+    let check = b.command(&["sandbox", "check"]).output().unwrap();
+    let report: Value = serde_json::from_slice(&check.stdout).unwrap();
+    let abi = report["landlock_abi"].as_i64().unwrap_or(0);
+    let tmux = std::process::Command::new("tmux")
+        .args([
+            "-S",
+            socket.to_str().unwrap(),
+            "new-session",
+            "-d",
+            "sleep 60",
+        ])
+        .status()
+        .is_ok_and(|s| s.success());
+    let (events, out) = b.bypass("escape").await;
+    if tmux {
+        let _ = std::process::Command::new("tmux")
+            .args(["-S", socket.to_str().unwrap(), "kill-server"])
+            .status();
+    }
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = outputs(&events);
+    assert!(results[0].contains("tmpdir-ok"), "{}", results[0]);
+    assert!(!std::path::Path::new("/tmp").join(&probe).exists());
+    let missing = report["missing"].to_string();
+    if abi >= 9 {
+        assert!(tmux, "tmux must be installed for this test");
+        assert!(
+            !planted.exists(),
+            "the tmux server ran a command: {}",
+            results[1]
+        );
+    } else {
+        assert!(missing.contains("pathname unix sockets"), "{report}");
+        assert!(
+            stderr(&out).contains("unix sockets and the host's loopback reachable"),
+            "{}",
+            stderr(&out)
+        );
+        let b = b
+            .with_replies(
+                vec![bash("echo ran"), text("done")],
+                "[sandbox]\nnamespaces = false\nrequired = true\n",
+            )
+            .await;
+        let (events, out) = b.bypass("run").await;
+        assert!(out.status.success(), "{}", stderr(&out));
+        let refused = &outputs(&events)[0];
+        assert!(refused.contains("did not run"), "{refused}");
+        assert!(refused.contains("pathname unix sockets"), "{refused}");
+    }
+}

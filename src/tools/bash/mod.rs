@@ -149,14 +149,17 @@ impl Tool for Bash {
         let planner = &cx.sandbox;
         let settings = &planner.sandbox.settings;
         let exists = planner.sandbox.level != Level::None;
-        if settings.required && (!exists || !args.sandboxed) {
+        let missing = planner.sandbox.missing();
+        if settings.required && (!exists || !args.sandboxed || !missing.is_empty()) {
             return Err(ToolError::Failed(format!(
                 "The command did not run: the user's settings require the sandbox ([sandbox] \
                  required = true), and {}. {}",
-                if exists {
-                    "sandbox: false asks to leave it"
+                if !exists {
+                    "this machine offers neither user namespaces nor Landlock".to_string()
+                } else if !args.sandboxed {
+                    "sandbox: false asks to leave it".to_string()
                 } else {
-                    "this machine offers neither user namespaces nor Landlock"
+                    format!("the sandbox here lacks: {}", missing.join("; "))
                 },
                 crate::policy::DO_NOT_RETRY
             )));
