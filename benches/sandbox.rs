@@ -5,7 +5,9 @@
 //! a session (the first call walks; later calls only check the
 //! directories). Also the cached plan alone, and a plan right after a
 //! directory changed (a walk). The added cost is the difference of the
-//! first two. Uses the built mino binary as the helper.
+//! first two. Uses the built mino binary as the helper; the sandbox builds
+//! its whole root (system binds, the home's toolchains, the cache overlays
+//! in a mino home of its own, `/dev`, `/proc`) on every call.
 
 use std::hint::black_box;
 use std::path::Path;
@@ -69,11 +71,12 @@ fn bench(c: &mut Criterion) {
     let sandbox = Sandbox::choose(SandboxSettings::default(), &support, helper);
     eprintln!("sandbox level: {:?}", sandbox.level);
     let protected = Arc::new(ProtectedPaths::builtin());
+    let mino_home = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let planner = Planner::new(
         sandbox,
         plain.project.root().to_path_buf(),
         std::env::var_os("HOME").map(Into::into),
-        None,
+        Some(mino_home.path().to_path_buf()),
         protected,
     );
     let mut sandboxed = plain.clone();

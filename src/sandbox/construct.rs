@@ -113,7 +113,10 @@ pub fn build(plan: &Plan) -> Result<(), SandboxError> {
     )
     .map_err(|e| step("mount a fresh /proc")(e))?;
     // Nothing more is made in the home or the root itself.
-    if let Some(home) = pieces.iter().find(|(_, p)| matches!(p, Piece::Home)) {
+    // (Unless the project is the home: then the project's bind is on top.)
+    if let Some(home) = pieces.iter().find(|(_, p)| matches!(p, Piece::Home))
+        && !plan.writable.contains(&home.0)
+    {
         remount_read_only(&at(&home.0))?;
     }
     remount_read_only(base)?;
@@ -244,7 +247,7 @@ fn place_cache(cache: &CacheLayer, target: &Path) {
             Ok(()) => return,
             Err(why) => why,
         },
-        (Some(layer), false) => match mount_bind(&layer.join("upper"), target) {
+        (Some(layer), false) => match mount_bind(layer.join("upper"), target) {
             Ok(()) => return,
             Err(e) => format!("its layer cannot be bound: {e}"),
         },

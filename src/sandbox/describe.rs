@@ -65,10 +65,10 @@ pub fn result_note(output: &str) -> Option<String> {
     }
     Some(
         "[Sandbox: the command ran in the sandbox, where only the project, /tmp and the build \
-         caches are writable, .git/hooks, .git/config, .mino and shell start-up files are \
-         read-only, and secrets are masked. If it failed for that reason, do not work around \
-         it: call bash again with \"sandbox\": false and a \"reason\", and the user will be \
-         asked.]"
+         caches are writable, the home is empty but for toolchains, .git/hooks, .git/config, \
+         .mino and shell start-up files are read-only, and secrets are masked. If it failed for \
+         that reason, do not work around it: call bash again with \"sandbox\": false and a \
+         \"reason\", and the user will be asked.]"
             .to_string(),
     )
 }

@@ -41,7 +41,9 @@ pub const HELPER_ARG: &str = "__sandbox";
 
 /// Files and directories of the home where code that runs later could be
 /// planted: read-only inside the sandbox even where their parent is writable.
-pub const HOME_PLANTING: [&str; 14] = [
+/// With the constructed root they matter only where the home is visible:
+/// a project that is the home, or holds it.
+pub const HOME_PLANTING: [&str; 24] = [
     ".bashrc",
     ".bash_profile",
     ".bash_login",
@@ -56,6 +58,16 @@ pub const HOME_PLANTING: [&str; 14] = [
     ".codex",
     ".gemini",
     ".config/git",
+    ".gitconfig",
+    ".bash_aliases",
+    ".local/bin",
+    ".config/systemd",
+    ".config/autostart",
+    ".config/environment.d",
+    ".pam_environment",
+    ".xprofile",
+    ".cargo/config.toml",
+    ".cargo/bin",
 ];
 
 /// The same inside the project (`.git` entries exist only in a repository).

@@ -364,3 +364,53 @@ async fn landlock_alone_keeps_tmp_and_says_what_it_cannot_do() {
         assert!(refused.contains("pathname unix sockets"), "{refused}");
     }
 }
+
+/// Finding 8 with the project at `~`: the project is writable, the home's
+/// start-up files, git configuration and bin directory in it are not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_project_that_is_the_home_keeps_its_start_up_files() {
+    let b = Setup::new(
+        vec![
+            bash(
+                "echo evil >> ~/.bashrc; echo evil >> ~/.gitconfig; echo evil >> ~/.bash_aliases; \
+                 echo evil > ~/.local/bin/git; touch ~/made && echo made; echo end-home",
+            ),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let home = b.project();
+    for (name, text) in [
+        (".bashrc", "# rc\n"),
+        (".gitconfig", "[user]\n\tname = t\n"),
+        (".bash_aliases", "alias l=ls\n"),
+    ] {
+        std::fs::write(home.join(name), text).unwrap();
+    }
+    std::fs::create_dir_all(home.join(".local/bin")).unwrap();
+    let mut command = b.command(&["-p", "plant", "--output-format", "stream-json", "--yolo"]);
+    command.env("HOME", &home);
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let events = crate::support::stream::records(&out.stdout);
+    let result = &outputs(&events)[0];
+    assert!(result.contains("end-home"), "{result}");
+    assert!(result.contains("made"), "{result}");
+    assert!(home.join("made").exists());
+    assert_eq!(
+        std::fs::read_to_string(home.join(".bashrc")).unwrap(),
+        "# rc\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.join(".gitconfig")).unwrap(),
+        "[user]\n\tname = t\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(home.join(".bash_aliases")).unwrap(),
+        "alias l=ls\n"
+    );
+    assert!(!home.join(".local/bin/git").exists());
+}
