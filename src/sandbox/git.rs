@@ -137,7 +137,7 @@ impl Before {
     /// `commit -a`, `stash`), nor prints them in `diff`.
     pub fn capture(project: &Path, masked: &[PathBuf]) -> Self {
         let dot_git = project.join(".git");
-        let hidden = if dot_git.is_dir() {
+        let hidden = if real_dir(&dot_git) {
             hide(project, masked)
         } else {
             Vec::new()
@@ -162,38 +162,58 @@ impl Before {
             let _ = mino_git(&self.project, &args);
         }
         let mut undone = Vec::new();
-        let commondir = dot_git.join("commondir");
-        if !self.had_commondir
-            && dot_git.is_dir()
-            && commondir.symlink_metadata().is_ok()
-            && std::fs::remove_file(&commondir).is_ok()
+        // Nothing is followed through a link: a link the call made (in
+        // place of `.git`, its `hooks` or `modules`) is removed itself, and
+        // what it leads to is never touched.
+        if !self.had_git
+            && dot_git.symlink_metadata().is_ok_and(|m| !m.is_dir())
+            && std::fs::remove_file(&dot_git).is_ok()
         {
+            undone.push("removed the .git link or file it made (it led to another repository)");
+        }
+        if !real_dir(&dot_git) {
+            return said(&undone);
+        }
+        let commondir = dot_git.join("commondir");
+        if !self.had_commondir && commondir.symlink_metadata().is_ok() && remove_any(&commondir) {
             undone.push("removed the new .git/commondir");
         }
-        for (name, before) in [("modules", &self.modules), ("worktrees", &self.worktrees)] {
-            let dir = dot_git.join(name);
-            if !self.had_git || !dot_git.is_dir() {
-                continue;
-            }
-            for entry in entries(&dir) {
-                if !before.contains(&entry) && remove_any(&dir.join(&entry)) {
-                    undone.push(if name == "modules" {
-                        "removed a new .git/modules entry"
-                    } else {
-                        "removed a new .git/worktrees entry"
-                    });
+        if self.had_git {
+            for (name, before) in [("modules", &self.modules), ("worktrees", &self.worktrees)] {
+                let dir = dot_git.join(name);
+                if dir.symlink_metadata().is_ok_and(|m| m.is_symlink()) {
+                    if remove_any(&dir) {
+                        undone.push("removed a link made in place of a .git directory");
+                    }
+                    continue;
+                }
+                for entry in entries(&dir) {
+                    if !before.contains(&entry) && remove_any(&dir.join(&entry)) {
+                        undone.push(if name == "modules" {
+                            "removed a new .git/modules entry"
+                        } else {
+                            "removed a new .git/worktrees entry"
+                        });
+                    }
                 }
             }
-        }
-        if !self.had_git && dot_git.is_dir() {
+        } else {
             if remove_live_hooks(&dot_git.join("hooks")) {
                 undone.push("removed the hooks of the new repository");
             }
             let config = dot_git.join("config");
-            let text = std::fs::read_to_string(&config)
-                .unwrap_or_default()
-                .to_lowercase();
-            if CODE_KEYS.iter().any(|k| text.contains(k))
+            let text = if real_file(&config) {
+                std::fs::read_to_string(&config)
+                    .unwrap_or_default()
+                    .to_lowercase()
+            } else {
+                String::new()
+            };
+            if config.symlink_metadata().is_ok_and(|m| m.is_symlink()) {
+                if remove_any(&config) {
+                    undone.push("removed the new repository's config link");
+                }
+            } else if CODE_KEYS.iter().any(|k| text.contains(k))
                 && std::fs::rename(&config, dot_git.join("config.refused-by-mino")).is_ok()
             {
                 undone.push(
@@ -202,14 +222,27 @@ impl Before {
                 );
             }
         }
-        if undone.is_empty() {
-            return None;
-        }
-        Some(format!(
-            "[Sandbox: git must not run code this command planted: mino {}.]",
-            undone.join(", ")
-        ))
+        said(&undone)
     }
+}
+
+/// The note for what was undone, if anything.
+fn said(undone: &[&str]) -> Option<String> {
+    if undone.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "[Sandbox: git must not run code this command planted: mino {}.]",
+        undone.join(", ")
+    ))
+}
+
+fn real_dir(path: &Path) -> bool {
+    path.symlink_metadata().is_ok_and(|m| m.is_dir())
+}
+
+fn real_file(path: &Path) -> bool {
+    path.symlink_metadata().is_ok_and(|m| m.is_file())
 }
 
 /// git as mino runs it on the user's repository: none of the repository's
@@ -268,6 +301,9 @@ fn hide(project: &Path, masked: &[PathBuf]) -> Vec<String> {
 
 /// Removes every hook but git's inert `*.sample` files; whether any was.
 fn remove_live_hooks(hooks: &Path) -> bool {
+    if !real_dir(hooks) {
+        return hooks.symlink_metadata().is_ok() && remove_any(hooks);
+    }
     let Ok(entries) = std::fs::read_dir(hooks) else {
         return false;
     };
@@ -293,6 +329,9 @@ fn remove_any(path: &Path) -> bool {
 
 /// The names in a directory, none when it cannot be read.
 fn entries(dir: &Path) -> Vec<std::ffi::OsString> {
+    if !real_dir(dir) {
+        return Vec::new();
+    }
     std::fs::read_dir(dir)
         .map(|it| it.flatten().map(|e| e.file_name()).collect())
         .unwrap_or_default()

@@ -213,3 +213,71 @@ async fn masking_never_loses_committed_data() {
     let status = user_git(&b, &b.project(), &["status", "--porcelain"]);
     assert!(!status.contains(".env"), "{status}");
 }
+
+/// mino's check after a call never follows a link the call made: a `.git`
+/// link to another repository (whose own hook is the user's) and a
+/// `.git/modules` link to a directory outside are removed themselves, and
+/// what they led to is untouched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_check_after_a_call_follows_no_link() {
+    let b = Setup::new(vec![], "").await;
+    let other = b.root.path().join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    user_git(&b, &other, &["init", "-q"]);
+    let their_hook = other.join(".git/hooks/pre-commit");
+    std::fs::write(&their_hook, "#!/bin/sh\nexit 0\n").unwrap();
+    let kept = b.root.path().join("kept");
+    std::fs::create_dir_all(&kept).unwrap();
+    std::fs::write(kept.join("data"), "precious").unwrap();
+    let b = b
+        .with_replies(
+            vec![
+                bash(&format!(
+                    "rm -rf .git/modules; ln -s {} .git/modules; echo end-link",
+                    kept.display()
+                )),
+                text("done"),
+            ],
+            "",
+        )
+        .await;
+    let (events, out) = b.bypass("link").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(outputs(&events)[0].contains("end-link"));
+    assert_eq!(
+        std::fs::read_to_string(kept.join("data")).unwrap(),
+        "precious"
+    );
+    assert!(
+        !b.project()
+            .join(".git/modules")
+            .symlink_metadata()
+            .is_ok_and(|m| m.is_symlink())
+    );
+    // No repository: the call links .git to another one.
+    std::fs::remove_dir_all(b.project().join(".git")).unwrap();
+    let b = b
+        .with_replies(
+            vec![
+                bash(&format!(
+                    "ln -s {} .git; echo end-git-link",
+                    other.join(".git").display()
+                )),
+                text("done"),
+            ],
+            "",
+        )
+        .await;
+    let (events, out) = b.bypass("link").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let result = &outputs(&events)[0];
+    assert!(result.contains("end-git-link"), "{result}");
+    assert!(
+        their_hook.exists(),
+        "the other repository's hook was removed"
+    );
+    assert!(
+        b.project().join(".git").symlink_metadata().is_err(),
+        "{result}"
+    );
+}
