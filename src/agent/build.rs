@@ -175,6 +175,12 @@ pub fn provider_config(settings: &Settings) -> ProviderConfig {
         first_byte_timeout: m.first_byte_timeout(),
         request_timeout: m.request_timeout,
         connect_timeout: Duration::from_secs(10),
+        bounds: crate::model::bounds::StreamBounds {
+            max_text_bytes: usize::try_from(m.max_response_text_bytes).unwrap_or(usize::MAX),
+            max_tool_calls: usize::try_from(m.max_tool_calls).unwrap_or(usize::MAX),
+            max_argument_bytes: usize::try_from(m.max_tool_argument_bytes).unwrap_or(usize::MAX),
+            stall_min_bytes: usize::try_from(m.stall_min_bytes).unwrap_or(usize::MAX),
+        },
         max_retries: m.max_retries,
         backoff: crate::model::config::Backoff::default(),
     }

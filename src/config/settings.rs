@@ -116,6 +116,14 @@ pub struct ModelSettings {
     /// How long a request may wait for the first byte of its answer; `None`
     /// is the default for the service's address (see `first_byte_timeout`).
     pub first_byte_timeout: Option<Duration>,
+    /// Once the answer began, fewer bytes than this in any window of
+    /// `request_timeout` is a stall.
+    pub stall_min_bytes: u64,
+    /// What one response may send: bytes of text, tool calls, bytes of one
+    /// call's arguments.
+    pub max_response_text_bytes: u64,
+    pub max_tool_calls: u64,
+    pub max_tool_argument_bytes: u64,
     /// Retries for 429 and 5xx before the first byte.
     pub max_retries: u32,
     /// The output cap of a turn's requests; `None` is the default (see
@@ -155,6 +163,10 @@ impl ModelSettings {
             script: None,
             request_timeout: Duration::from_secs(60),
             first_byte_timeout: None,
+            stall_min_bytes: 64,
+            max_response_text_bytes: 8 << 20,
+            max_tool_calls: 64,
+            max_tool_argument_bytes: 1 << 20,
             max_retries: 3,
             max_output_tokens: None,
             first_request_extra_body: serde_json::Map::new(),

@@ -284,6 +284,41 @@ fn model_settings(src: &SourceFile, raw: &RawModel) -> Result<ModelSettings, Con
             " seconds",
         )?));
     }
+    let bounds = [
+        (
+            raw.stall_min_bytes,
+            "stall_min_bytes",
+            1,
+            1 << 20,
+            &mut model.stall_min_bytes,
+        ),
+        (
+            raw.max_response_text_bytes,
+            "max_response_text_bytes",
+            1024,
+            1 << 30,
+            &mut model.max_response_text_bytes,
+        ),
+        (
+            raw.max_tool_calls,
+            "max_tool_calls",
+            1,
+            4096,
+            &mut model.max_tool_calls,
+        ),
+        (
+            raw.max_tool_argument_bytes,
+            "max_tool_argument_bytes",
+            1024,
+            1 << 30,
+            &mut model.max_tool_argument_bytes,
+        ),
+    ];
+    for (value, name, min, max, field) in bounds {
+        if let Some(value) = value {
+            *field = ranged(src, key(name), value, min, max, "")?;
+        }
+    }
     if let Some(tokens) = raw.max_output_tokens {
         model.max_output_tokens = Some(output_tokens(src, key("max_output_tokens"), tokens)?);
     }

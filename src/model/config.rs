@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use super::anthropic::Anthropic;
+use super::bounds::StreamBounds;
 use super::openai_chat::OpenAiChat;
 use super::openai_responses::OpenAiResponses;
 use super::scripted::Scripted;
@@ -46,6 +47,8 @@ pub struct ProviderConfig {
     /// A stall: no bytes from the service for this long, once it answered.
     pub request_timeout: Duration,
     pub connect_timeout: Duration,
+    /// What one response may send (text, calls, arguments, pace).
+    pub bounds: StreamBounds,
     /// Retries for connection errors, 429 and 5xx before the first byte.
     pub max_retries: u32,
     /// How long each retry waits.
@@ -111,6 +114,7 @@ impl ProviderConfig {
             first_byte_timeout: Self::DEFAULT_FIRST_BYTE_TIMEOUT,
             request_timeout: Self::DEFAULT_REQUEST_TIMEOUT,
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
+            bounds: StreamBounds::default(),
             max_retries: Self::DEFAULT_MAX_RETRIES,
             backoff: Backoff::default(),
         }
@@ -129,6 +133,7 @@ impl fmt::Debug for ProviderConfig {
             .field("first_byte_timeout", &self.first_byte_timeout)
             .field("request_timeout", &self.request_timeout)
             .field("connect_timeout", &self.connect_timeout)
+            .field("bounds", &self.bounds)
             .field("max_retries", &self.max_retries)
             .field("backoff", &self.backoff)
             .finish()

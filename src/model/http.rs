@@ -13,6 +13,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::ModelError;
+use super::bounds::{Bound, StreamBounds};
 use super::config::{Backoff, ProviderConfig};
 
 /// How much of an error body is read to explain a failed status.
@@ -29,6 +30,7 @@ pub struct HttpEndpoint {
     headers: HeaderMap,
     first_byte_timeout: Duration,
     request_timeout: Duration,
+    bounds: StreamBounds,
     max_retries: u32,
     backoff: Backoff,
     /// Kept only to scrub it from texts the service sends back.
@@ -98,6 +100,7 @@ impl HttpEndpoint {
             headers,
             first_byte_timeout: cfg.first_byte_timeout,
             request_timeout: cfg.request_timeout,
+            bounds: cfg.bounds,
             max_retries: cfg.max_retries,
             backoff: cfg.backoff,
             secret: cfg.api_key.clone().filter(|key| !key.is_empty()),
@@ -113,6 +116,31 @@ impl HttpEndpoint {
     /// A stall: no bytes for this long.
     pub fn request_timeout(&self) -> Duration {
         self.request_timeout
+    }
+
+    /// What one response may send.
+    pub fn bounds(&self) -> &StreamBounds {
+        &self.bounds
+    }
+
+    /// A response past `bound` (whose value is `limit`).
+    pub(crate) fn too_large(&self, bound: Bound, limit: usize) -> ModelError {
+        let (what, setting) = bound.words();
+        ModelError::TooLarge {
+            service: self.service.clone(),
+            what,
+            limit,
+            setting,
+        }
+    }
+
+    /// A trickle: fewer than `stall_min_bytes` in a window.
+    pub(crate) fn trickle(&self) -> ModelError {
+        ModelError::Trickle {
+            service: self.service.clone(),
+            bytes: self.bounds.stall_min_bytes,
+            seconds: whole_seconds(self.request_timeout),
+        }
     }
 
     /// `text` with the API key, should the service echo it, replaced.

@@ -3,6 +3,7 @@
 //! formats live one per file. Never decides and never runs a tool.
 
 pub mod anthropic;
+pub mod bounds;
 pub mod config;
 mod history;
 pub mod http;
@@ -199,6 +200,23 @@ pub enum ModelError {
         "{service}: no data for {seconds} s; the request was abandoned (raise `[model] request_timeout_secs` for a slower service)"
     )]
     Stalled { service: String, seconds: u64 },
+    #[error(
+        "{service}: fewer than {bytes} bytes in {seconds} s; the stream stalled and the request was abandoned (`[model] request_timeout_secs`, `stall_min_bytes`)"
+    )]
+    Trickle {
+        service: String,
+        bytes: usize,
+        seconds: u64,
+    },
+    #[error(
+        "{service}: the response went past {limit} {what}; the request was abandoned (`[model] {setting}`)"
+    )]
+    TooLarge {
+        service: String,
+        what: &'static str,
+        limit: usize,
+        setting: &'static str,
+    },
     #[error(
         "{service}: no answer within {seconds} s of sending the request; it was abandoned (raise `[model] first_byte_timeout_secs` for a slower service)"
     )]

@@ -1,17 +1,21 @@
-//! Server-sent events over a response body, incrementally: a per-read stall
-//! timeout, one wire-format `Decoder` turning events into `StreamEvent`s,
-//! and the rule that a stream ends after `Done` or its first error. Never
+//! Server-sent events over a response body, incrementally: a stall (too few
+//! bytes in a window) ends it, so does a response past its bounds (text,
+//! calls, arguments, one event's bytes); one wire-format `Decoder` turning
+//! events into `StreamEvent`s, and the rule that a stream ends after `Done`
+//! or its first error. Never
 //! knows a wire format's field names and never panics on any input.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures_util::{Stream, StreamExt, stream};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::bounds::{Bound, Pace, Tally};
 use super::http::{Answered, HttpEndpoint, clip, describe};
 use super::{EventStream, ModelError, StreamEvent};
 
@@ -75,6 +79,7 @@ pub fn stream_request<D: Decoder>(
         events: None,
         decoder,
         queue: VecDeque::new(),
+        tally: Tally::default(),
         cancel,
         finished: false,
     };
@@ -87,6 +92,8 @@ struct Driver<D> {
     events: Option<Events>,
     decoder: D,
     queue: VecDeque<StreamEvent>,
+    /// What the response sent so far, against the endpoint's bounds.
+    tally: Tally,
     cancel: CancellationToken,
     finished: bool,
 }
@@ -103,6 +110,10 @@ impl<D: Decoder> Driver<D> {
                 return self.fail(ModelError::Cancelled);
             }
             if let Some(event) = self.queue.pop_front() {
+                if let Err((bound, limit)) = self.tally.count(self.endpoint.bounds(), &event) {
+                    let error = self.endpoint.too_large(bound, limit);
+                    return self.fail(error);
+                }
                 if event == StreamEvent::Done {
                     self.finished = true;
                     self.queue.clear();
@@ -179,37 +190,41 @@ impl<D: Decoder> Driver<D> {
 }
 
 /// The response body as SSE events: the first read bounded by the
-/// first-byte deadline, each later one by the stall timeout.
+/// first-byte deadline, the later ones by the pace (`Pace`), and the bytes
+/// read since the last whole event by the bounds, so that one endless event
+/// cannot fill memory before any of it is decoded.
 fn sse_events(endpoint: &HttpEndpoint, answered: Answered) -> Events {
-    let timeout = endpoint.request_timeout();
-    let stalled = endpoint.stalled();
-    let no_first_byte = endpoint.no_first_byte();
-    let service = endpoint.service().to_string();
-    let bytes = Box::pin(answered.response.bytes_stream());
-    let first = Some(answered.first_byte_deadline);
-    let guarded = stream::unfold(Some((bytes, first)), move |state| {
-        let stalled = stalled.clone();
-        let no_first_byte = no_first_byte.clone();
-        let service = service.clone();
-        async move {
-            let (mut bytes, first) = state?;
-            let (deadline, late) = match first {
-                Some(deadline) => (deadline, no_first_byte),
-                None => (tokio::time::Instant::now() + timeout, stalled),
-            };
-            match tokio::time::timeout_at(deadline, bytes.next()).await {
-                Err(_elapsed) => Some((Err(late), None)),
-                Ok(None) => None,
-                Ok(Some(Ok(chunk))) => Some((Ok(chunk), Some((bytes, None)))),
-                Ok(Some(Err(err))) => {
-                    let message = describe(&err.without_url());
-                    Some((Err(ModelError::Broken { service, message }), None))
-                }
-            }
+    let pending = Arc::new(AtomicUsize::new(0));
+    let reader = BodyReader {
+        bytes: Box::pin(answered.response.bytes_stream()),
+        first_byte_deadline: Some(answered.first_byte_deadline),
+        pace: Pace::new(
+            endpoint.request_timeout(),
+            endpoint.bounds().stall_min_bytes,
+        ),
+        pending: Arc::clone(&pending),
+        max_pending: endpoint.bounds().max_pending_event_bytes(),
+        no_first_byte: endpoint.no_first_byte(),
+        stalled: endpoint.stalled(),
+        trickle: endpoint.trickle(),
+        too_large: endpoint.too_large(
+            Bound::PendingEvent,
+            endpoint.bounds().max_pending_event_bytes(),
+        ),
+        service: endpoint.service().to_string(),
+    };
+    let guarded = stream::unfold(Some(reader), |state| async move {
+        let mut reader = state?;
+        match reader.next().await {
+            Some(Ok(chunk)) => Some((Ok(chunk), Some(reader))),
+            Some(Err(error)) => Some((Err(error), None)),
+            None => None,
         }
     });
     let service = endpoint.service().to_string();
     Box::pin(guarded.eventsource().map(move |item| {
+        // A whole event: what the parser held for it is handed on.
+        pending.store(0, Ordering::Relaxed);
         item.map_err(|err| match err {
             EventStreamError::Transport(error) => error,
             EventStreamError::Utf8(err) => ModelError::Malformed {
@@ -222,6 +237,65 @@ fn sse_events(endpoint: &HttpEndpoint, answered: Answered) -> Events {
             },
         })
     }))
+}
+
+/// Reads the body chunk by chunk under its deadlines and bounds.
+struct BodyReader<S> {
+    bytes: Pin<Box<S>>,
+    /// Until the first chunk.
+    first_byte_deadline: Option<tokio::time::Instant>,
+    pace: Pace,
+    /// Bytes read since the event parser last handed on a whole event.
+    pending: Arc<AtomicUsize>,
+    max_pending: usize,
+    no_first_byte: ModelError,
+    stalled: ModelError,
+    trickle: ModelError,
+    too_large: ModelError,
+    service: String,
+}
+
+impl<S, B> BodyReader<S>
+where
+    S: Stream<Item = reqwest::Result<B>>,
+    B: AsRef<[u8]>,
+{
+    async fn next(&mut self) -> Option<Result<B, ModelError>> {
+        let deadline = self
+            .first_byte_deadline
+            .unwrap_or_else(|| self.pace.deadline());
+        let read = match tokio::time::timeout_at(deadline, self.bytes.next()).await {
+            Err(_elapsed) => {
+                let late = if self.first_byte_deadline.is_some() {
+                    &self.no_first_byte
+                } else if self.pace.silent() {
+                    &self.stalled
+                } else {
+                    &self.trickle
+                };
+                return Some(Err(late.clone()));
+            }
+            Ok(read) => read?,
+        };
+        let chunk = match read {
+            Ok(chunk) => chunk,
+            Err(err) => {
+                let message = describe(&err.without_url());
+                let service = self.service.clone();
+                return Some(Err(ModelError::Broken { service, message }));
+            }
+        };
+        if self.first_byte_deadline.take().is_some() {
+            self.pace.restart();
+        }
+        let len = chunk.as_ref().len();
+        self.pace.arrived(len);
+        let pending = self.pending.fetch_add(len, Ordering::Relaxed) + len;
+        if pending > self.max_pending {
+            return Some(Err(self.too_large.clone()));
+        }
+        Some(Ok(chunk))
+    }
 }
 
 /// Pushes the accumulated usage (when any) and `Done`.

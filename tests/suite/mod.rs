@@ -14,6 +14,7 @@ mod hardening;
 mod layers;
 mod line_mode;
 mod mcp;
+mod model_bounds;
 mod policy_check;
 mod protected_paths;
 mod providers;

@@ -226,7 +226,6 @@ async fn event_loop(
     // frame: it is drawn at the full rate.
     let mut keyed = false;
     let mut last_draw: Option<Instant> = None;
-    let mut preloaded = false;
     loop {
         let frame = if !keyed && app.streaming() {
             STREAM_FRAME
@@ -241,16 +240,6 @@ async fn event_loop(
                 if let Some(hub) = &handle.mcp {
                     hub.begin();
                 }
-            }
-            if !preloaded && !app.status.session_id.is_empty() {
-                // After the banner's frame: the highlighter's syntaxes load
-                // on a thread of their own, so the first code block need not
-                // wait, and on a busy machine the first screens need not
-                // share the cores with them.
-                preloaded = true;
-                let _ = std::thread::Builder::new()
-                    .name("mino-syntaxes".into())
-                    .spawn(highlight::preload);
             }
             last_draw = Some(Instant::now());
             dirty = false;
