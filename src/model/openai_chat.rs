@@ -10,7 +10,7 @@ use eventsource_stream::Event;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::config::ProviderConfig;
+use super::config::{MaxTokensField, ProviderConfig};
 use super::history::wire_arguments;
 use super::history::{Entry, entries};
 use super::http::{HttpEndpoint, bearer_headers, error_text};
@@ -25,6 +25,8 @@ pub struct OpenAiChat {
     endpoint: Arc<HttpEndpoint>,
     model: String,
     extras: BodyExtras,
+    /// The field the output cap goes in.
+    cap_field: MaxTokensField,
 }
 
 impl OpenAiChat {
@@ -34,6 +36,9 @@ impl OpenAiChat {
             endpoint: Arc::new(HttpEndpoint::new(cfg, "chat/completions", headers)?),
             model: cfg.model.clone(),
             extras: cfg.extras.clone(),
+            cap_field: cfg
+                .max_tokens_field
+                .unwrap_or_else(|| MaxTokensField::for_base_url(&cfg.base_url)),
         })
     }
 
@@ -69,7 +74,8 @@ impl OpenAiChat {
                 .collect();
             body["tools"] = Value::Array(tools);
         }
-        self.extras.apply(&mut body, request.kind, "max_tokens");
+        self.extras
+            .apply(&mut body, request.kind, self.cap_field.as_str());
         body
     }
 }
