@@ -7,6 +7,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use eventsource_stream::Event;
+use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -117,7 +118,38 @@ impl Provider for OpenAiChat {
 
     fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {
         let body = self.body(&request);
-        stream_request(self.endpoint.clone(), body, ChatDecoder::default(), cancel)
+        let sent = self.cap_field;
+        let events = stream_request(self.endpoint.clone(), body, ChatDecoder::default(), cancel);
+        Box::pin(events.map(move |event| event.map_err(|error| cap_field_hint(error, sent))))
+    }
+}
+
+/// A 400 that refuses the output cap's field and names the other one gets
+/// the setting that sends the other one.
+fn cap_field_hint(error: ModelError, sent: MaxTokensField) -> ModelError {
+    let other = match sent {
+        MaxTokensField::MaxTokens => MaxTokensField::MaxCompletionTokens,
+        MaxTokensField::MaxCompletionTokens => MaxTokensField::MaxTokens,
+    };
+    match error {
+        ModelError::Status {
+            service,
+            status: 400,
+            message,
+        } if message.contains(&format!("'{}'", sent.as_str()))
+            && message.contains(&format!("'{}'", other.as_str())) =>
+        {
+            ModelError::Status {
+                service,
+                status: 400,
+                message: format!(
+                    "{message} (mino sent the output cap as {}; set `[model] max_tokens_field = \"{}\"` in the settings to send it as the service asks)",
+                    sent.as_str(),
+                    other.as_str()
+                ),
+            }
+        }
+        other => other,
     }
 }
 

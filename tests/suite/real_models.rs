@@ -265,11 +265,17 @@ async fn a_local_address_sends_max_tokens_by_default() {
     let body = &bodies(&world)[0];
     assert_eq!(body["max_tokens"], 4096, "{body}");
     assert!(body.get("max_completion_tokens").is_none(), "{body}");
-    let said = format!("{stderr} {events:?}");
+    let errors = of_type(&events, "error");
+    assert_eq!(errors.len(), 1, "{stderr} {events:?}");
+    let said = errors[0]["message"].as_str().unwrap();
     assert!(said.contains("HTTP 400"), "{said}");
     assert!(
         said.contains("Use 'max_completion_tokens' instead"),
         "{said}"
+    );
+    assert!(
+        said.contains("set `[model] max_tokens_field = \"max_completion_tokens\"`"),
+        "the error names the setting that sends what the service asks: {said}"
     );
 }
 
