@@ -171,6 +171,7 @@ pub fn provider_config(settings: &Settings) -> ProviderConfig {
             compaction_max_output_tokens: m.compaction.max_output_tokens,
             compaction_extra_body: m.compaction.extra_body.clone(),
         },
+        max_tokens_field: Some(m.max_tokens_field()),
         script: m.script.clone(),
         first_byte_timeout: m.first_byte_timeout(),
         request_timeout: m.request_timeout,

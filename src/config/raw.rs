@@ -54,6 +54,7 @@ pub struct RawModel {
     pub max_tool_argument_bytes: Option<i64>,
     pub max_retries: Option<i64>,
     pub max_output_tokens: Option<i64>,
+    pub max_tokens_field: Option<String>,
     pub first_request_extra_body: Option<toml::Table>,
     pub compaction: Option<RawCompaction>,
 }

@@ -129,6 +129,9 @@ pub struct ModelSettings {
     /// The output cap of a turn's requests; `None` is the default (see
     /// `max_output_tokens`).
     pub max_output_tokens: Option<u32>,
+    /// Which field an `openai-chat` request's output cap goes in; `None` is
+    /// the default for the service's address (see `max_tokens_field`).
+    pub max_tokens_field: Option<MaxTokensField>,
     /// Extra fields for the first request of a turn only.
     pub first_request_extra_body: serde_json::Map<String, Value>,
     /// `[model.compaction]`.
@@ -169,6 +172,7 @@ impl ModelSettings {
             max_tool_argument_bytes: 1 << 20,
             max_retries: 3,
             max_output_tokens: None,
+            max_tokens_field: None,
             first_request_extra_body: serde_json::Map::new(),
             compaction: CompactionSettings::default(),
         }
@@ -184,6 +188,13 @@ impl ModelSettings {
                 FIRST_BYTE_TIMEOUT_REMOTE
             }
         })
+    }
+
+    /// The output cap's field for `openai-chat` in force: the setting, else
+    /// the default for `base_url`.
+    pub fn max_tokens_field(&self) -> MaxTokensField {
+        self.max_tokens_field
+            .unwrap_or_else(|| MaxTokensField::for_base_url(&self.base_url))
     }
 
     /// The output cap in force: the setting, else the smaller of 4,096 and
@@ -209,6 +220,49 @@ pub fn is_loopback_url(url: &str) -> bool {
         || host
             .parse::<std::net::IpAddr>()
             .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The field an `openai-chat` request's output cap goes in: OpenAI's own
+/// service refuses `max_tokens` for its current models and wants
+/// `max_completion_tokens`; llama.cpp, Ollama and vLLM read `max_tokens`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MaxTokensField {
+    MaxCompletionTokens,
+    MaxTokens,
+}
+
+/// The values `model.max_tokens_field` accepts.
+pub const MAX_TOKENS_FIELD_NAMES: &str = "\"max_completion_tokens\", \"max_tokens\"";
+
+impl MaxTokensField {
+    /// The setting's word, which is also the body's field name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
+            MaxTokensField::MaxTokens => "max_tokens",
+        }
+    }
+
+    /// Reads the setting's word.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "max_completion_tokens" => Some(MaxTokensField::MaxCompletionTokens),
+            "max_tokens" => Some(MaxTokensField::MaxTokens),
+            _ => None,
+        }
+    }
+
+    /// The default for a service at `base_url`: `max_completion_tokens` for
+    /// OpenAI's own host (`api.openai.com`), `max_tokens` for any other.
+    pub fn for_base_url(base_url: &str) -> Self {
+        let host = reqwest::Url::parse(base_url)
+            .ok()
+            .and_then(|url| url.host_str().map(str::to_ascii_lowercase));
+        match host.as_deref().map(|h| h.trim_end_matches('.')) {
+            Some("api.openai.com") => MaxTokensField::MaxCompletionTokens,
+            _ => MaxTokensField::MaxTokens,
+        }
+    }
 }
 
 /// The context window when the model's settings give none.
@@ -466,5 +520,40 @@ mod tests {
         assert_eq!(s.limits.bash_output_bytes, 65_536);
         assert_eq!((s.limits.turn_requests, s.limits.turn_tool_calls), (8, 16));
         assert!(s.protected().is_protected(".env"));
+    }
+
+    #[test]
+    fn the_output_cap_field_follows_the_host_unless_set() {
+        let mut m = ModelSettings::defaults_for(ProviderKind::OpenAiChat);
+        for (url, field) in [
+            (
+                "https://api.openai.com/v1",
+                MaxTokensField::MaxCompletionTokens,
+            ),
+            (
+                "https://API.OpenAI.com./v1",
+                MaxTokensField::MaxCompletionTokens,
+            ),
+            ("http://127.0.0.1:8080/v1", MaxTokensField::MaxTokens),
+            ("http://localhost:11434/v1", MaxTokensField::MaxTokens),
+            (
+                "https://api.openai.com.evil.example/v1",
+                MaxTokensField::MaxTokens,
+            ),
+            ("https://openrouter.ai/api/v1", MaxTokensField::MaxTokens),
+        ] {
+            m.base_url = url.to_string();
+            assert_eq!(m.max_tokens_field(), field, "{url}");
+        }
+        m.max_tokens_field = Some(MaxTokensField::MaxCompletionTokens);
+        assert_eq!(m.max_tokens_field(), MaxTokensField::MaxCompletionTokens);
+        for field in [
+            MaxTokensField::MaxCompletionTokens,
+            MaxTokensField::MaxTokens,
+        ] {
+            assert_eq!(MaxTokensField::from_name(field.as_str()), Some(field));
+            assert!(MAX_TOKENS_FIELD_NAMES.contains(field.as_str()));
+        }
+        assert_eq!(MaxTokensField::from_name("MAX_TOKENS"), None);
     }
 }

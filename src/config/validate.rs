@@ -14,8 +14,8 @@ use super::raw::{
     RawAgent, RawFile, RawHooks, RawLimits, RawModel, RawSandbox, RawShellGate, RawTools,
 };
 use super::settings::{
-    AskedAgent, JudgeSettings, LimitSettings, ModelSettings, PROVIDER_NAMES, ProviderKind,
-    Settings, ShellGateSettings, TrustedExecutable,
+    AskedAgent, JudgeSettings, LimitSettings, MAX_TOKENS_FIELD_NAMES, MaxTokensField,
+    ModelSettings, PROVIDER_NAMES, ProviderKind, Settings, ShellGateSettings, TrustedExecutable,
 };
 use super::source::SourceFile;
 use crate::policy::{MODE_NAMES, Mode, ProtectedPaths};
@@ -321,6 +321,15 @@ fn model_settings(src: &SourceFile, raw: &RawModel) -> Result<ModelSettings, Con
     }
     if let Some(tokens) = raw.max_output_tokens {
         model.max_output_tokens = Some(output_tokens(src, key("max_output_tokens"), tokens)?);
+    }
+    if let Some(name) = &raw.max_tokens_field {
+        model.max_tokens_field = Some(MaxTokensField::from_name(name).ok_or_else(|| {
+            src.invalid(
+                key("max_tokens_field"),
+                format!("{name:?} is not a field name mino knows"),
+                MAX_TOKENS_FIELD_NAMES,
+            )
+        })?);
     }
     if let Some(table) = &raw.first_request_extra_body {
         model.first_request_extra_body = json_object(src, &key("first_request_extra_body"), table)?;

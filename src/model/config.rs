@@ -14,6 +14,8 @@ use super::openai_responses::OpenAiResponses;
 use super::scripted::Scripted;
 use super::{BodyExtras, ModelError, Provider};
 
+/// The field of `openai-chat`'s output cap is the settings' own type too.
+pub use crate::config::MaxTokensField;
 /// The wire format is the settings' own `ProviderKind`: one type for both.
 pub use crate::config::ProviderKind;
 
@@ -39,6 +41,9 @@ pub struct ProviderConfig {
     pub api_key: Option<String>,
     /// The output cap and the extra fields each kind of request carries.
     pub extras: BodyExtras,
+    /// Which field `openai-chat` puts the output cap in; `None` is the
+    /// default for `base_url` (`MaxTokensField::for_base_url`).
+    pub max_tokens_field: Option<MaxTokensField>,
     /// The script file, for `ProviderKind::Scripted`.
     pub script: Option<PathBuf>,
     /// From sending a request to the first byte of its answer's body (a
@@ -110,6 +115,7 @@ impl ProviderConfig {
             model: model.into(),
             api_key: None,
             extras: BodyExtras::default(),
+            max_tokens_field: None,
             script: None,
             first_byte_timeout: Self::DEFAULT_FIRST_BYTE_TIMEOUT,
             request_timeout: Self::DEFAULT_REQUEST_TIMEOUT,
@@ -129,6 +135,7 @@ impl fmt::Debug for ProviderConfig {
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("extras", &self.extras)
+            .field("max_tokens_field", &self.max_tokens_field)
             .field("script", &self.script)
             .field("first_byte_timeout", &self.first_byte_timeout)
             .field("request_timeout", &self.request_timeout)

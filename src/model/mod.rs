@@ -126,11 +126,15 @@ pub struct Usage {
 
 /// Why a response ended, as the service said it. Every wire's "ran into
 /// the output limit" (`length`, `max_output_tokens`, `max_tokens`) is
-/// `Length`.
+/// `Length`; every wire's "ended for its tool calls" (`tool_calls`,
+/// `function_call`, `tool_use`) is `ToolCalls`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FinishReason {
-    /// A natural end, or the end of a tool-call turn.
+    /// A natural end (the responses wire's `completed` also for a response
+    /// with calls: that wire names no other end).
     Stop,
+    /// The service ended the response for its tool calls.
+    ToolCalls,
     /// Cut off at the output limit.
     Length,
     /// Anything else the service named (e.g. `content_filter`).
@@ -141,8 +145,8 @@ impl FinishReason {
     /// Reads a wire's word for it.
     pub fn from_wire(word: &str) -> Self {
         match word {
-            "stop" | "tool_calls" | "function_call" | "end_turn" | "tool_use" | "stop_sequence"
-            | "completed" => FinishReason::Stop,
+            "stop" | "end_turn" | "stop_sequence" | "completed" => FinishReason::Stop,
+            "tool_calls" | "function_call" | "tool_use" => FinishReason::ToolCalls,
             "length" | "max_tokens" | "max_output_tokens" => FinishReason::Length,
             other => FinishReason::Other(other.to_string()),
         }
@@ -152,6 +156,7 @@ impl FinishReason {
     pub fn as_str(&self) -> &str {
         match self {
             FinishReason::Stop => "stop",
+            FinishReason::ToolCalls => "tool_calls",
             FinishReason::Length => "length",
             FinishReason::Other(word) => word,
         }

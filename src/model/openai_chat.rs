@@ -7,10 +7,11 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
 use eventsource_stream::Event;
+use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::config::ProviderConfig;
+use super::config::{MaxTokensField, ProviderConfig};
 use super::history::wire_arguments;
 use super::history::{Entry, entries};
 use super::http::{HttpEndpoint, bearer_headers, error_text};
@@ -25,6 +26,8 @@ pub struct OpenAiChat {
     endpoint: Arc<HttpEndpoint>,
     model: String,
     extras: BodyExtras,
+    /// The field the output cap goes in.
+    cap_field: MaxTokensField,
 }
 
 impl OpenAiChat {
@@ -34,6 +37,9 @@ impl OpenAiChat {
             endpoint: Arc::new(HttpEndpoint::new(cfg, "chat/completions", headers)?),
             model: cfg.model.clone(),
             extras: cfg.extras.clone(),
+            cap_field: cfg
+                .max_tokens_field
+                .unwrap_or_else(|| MaxTokensField::for_base_url(&cfg.base_url)),
         })
     }
 
@@ -69,7 +75,8 @@ impl OpenAiChat {
                 .collect();
             body["tools"] = Value::Array(tools);
         }
-        self.extras.apply(&mut body, request.kind, "max_tokens");
+        self.extras
+            .apply(&mut body, request.kind, self.cap_field.as_str());
         body
     }
 }
@@ -111,7 +118,38 @@ impl Provider for OpenAiChat {
 
     fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {
         let body = self.body(&request);
-        stream_request(self.endpoint.clone(), body, ChatDecoder::default(), cancel)
+        let sent = self.cap_field;
+        let events = stream_request(self.endpoint.clone(), body, ChatDecoder::default(), cancel);
+        Box::pin(events.map(move |event| event.map_err(|error| cap_field_hint(error, sent))))
+    }
+}
+
+/// A 400 that refuses the output cap's field and names the other one gets
+/// the setting that sends the other one.
+fn cap_field_hint(error: ModelError, sent: MaxTokensField) -> ModelError {
+    let other = match sent {
+        MaxTokensField::MaxTokens => MaxTokensField::MaxCompletionTokens,
+        MaxTokensField::MaxCompletionTokens => MaxTokensField::MaxTokens,
+    };
+    match error {
+        ModelError::Status {
+            service,
+            status: 400,
+            message,
+        } if message.contains(&format!("'{}'", sent.as_str()))
+            && message.contains(&format!("'{}'", other.as_str())) =>
+        {
+            ModelError::Status {
+                service,
+                status: 400,
+                message: format!(
+                    "{message} (mino sent the output cap as {}; set `[model] max_tokens_field = \"{}\"` in the settings to send it as the service asks)",
+                    sent.as_str(),
+                    other.as_str()
+                ),
+            }
+        }
+        other => other,
     }
 }
 

@@ -243,11 +243,18 @@ async fn run(provider: &dyn Provider, cancel: CancellationToken) -> Result<Respo
     Ok(response)
 }
 
-fn expected_response() -> Response {
+/// What `text_and_tool(kind)` streams, assembled. The finish is the one
+/// the wire sent: chat's `tool_calls` and Anthropic's `tool_use` are
+/// `ToolCalls`; the responses wire says only `completed`.
+fn expected_response(kind: ProviderKind) -> Response {
+    let finish = match kind {
+        ProviderKind::OpenAiResponses => FinishReason::Stop,
+        _ => FinishReason::ToolCalls,
+    };
     let mut expected = Response {
         text: "Hello, world".into(),
         tool_calls: vec![call("call_1", "read_file", r#"{"path":"a.txt"}"#)],
-        finish: Some(FinishReason::Stop),
+        finish: Some(finish),
         ..Response::default()
     };
     expected.usage.input_tokens = 11;
@@ -290,7 +297,7 @@ async fn every_wire_format_streams_text_and_a_tool_call() {
         let response = run(provider.as_ref(), CancellationToken::new())
             .await
             .unwrap();
-        assert_eq!(response, expected_response(), "{kind}");
+        assert_eq!(response, expected_response(kind), "{kind}");
         let requests = server.requests();
         assert_eq!(requests.len(), 1, "{kind}");
         assert_eq!(requests[0].method, "POST");
@@ -340,7 +347,7 @@ async fn frames_split_anywhere_are_reassembled() {
         let response = run(provider.as_ref(), CancellationToken::new())
             .await
             .unwrap();
-        let mut expected = expected_response();
+        let mut expected = expected_response(kind);
         expected.text = "Héllo ✓, world".into();
         assert_eq!(response, expected, "{kind}");
     }
@@ -607,7 +614,7 @@ async fn a_429_is_retried_after_retry_after() {
             .await
             .expect("Retry-After: 0 was not honoured")
             .unwrap();
-        assert_eq!(response, expected_response(), "{kind}");
+        assert_eq!(response, expected_response(kind), "{kind}");
         let requests = server.requests();
         assert_eq!(requests.len(), 2, "{kind}");
         assert_eq!(

@@ -16,8 +16,9 @@ async fn run(world: &World, args: &[&str]) -> Output {
         .arg("--cd")
         .arg(world.project.path())
         .env("MINO_HOME", world.home.path())
-        .env("OPENAI_API_KEY", "k")
-        .env("ANTHROPIC_API_KEY", "k")
+        // Long, so redacting it cannot touch the words of a service's error.
+        .env("OPENAI_API_KEY", "sk-loopback-9e3b7c1d")
+        .env("ANTHROPIC_API_KEY", "sk-loopback-9e3b7c1d")
         .env_remove("AGENT_YOLO")
         .stdin(std::process::Stdio::null())
         .output()
@@ -233,4 +234,73 @@ async fn a_cut_off_compaction_summary_is_not_accepted() {
         !bodies[2].to_string().contains("SUMMARY-CUT"),
         "a cut summary never replaces history"
     );
+}
+
+/// OpenAI's own chat completions refuse `max_tokens` for its current
+/// models; `[model] max_tokens_field` puts the cap where the service wants it.
+#[tokio::test]
+async fn a_service_that_refuses_max_tokens_gets_max_completion_tokens_when_set() {
+    let llm = crate::support::llm::Llm::start_openai(vec![text("Hello from gpt.")]).await;
+    let world = World::serving(
+        "openai-chat",
+        llm,
+        "max_tokens_field = \"max_completion_tokens\"\n",
+    );
+    let (events, stderr, out) = print(&world, "hi", &[]).await;
+    assert!(out.status.success(), "{stderr} {events:?}");
+    assert_eq!(of_type(&events, "assistant")[0]["text"], "Hello from gpt.");
+    let body = &bodies(&world)[0];
+    assert_eq!(body["max_completion_tokens"], 4096, "{body}");
+    assert!(body.get("max_tokens").is_none(), "{body}");
+}
+
+/// The same service and the default for a loopback address (`max_tokens`,
+/// as llama.cpp, Ollama and vLLM read it): OpenAI's refusal is shown whole.
+#[tokio::test]
+async fn a_local_address_sends_max_tokens_by_default() {
+    let llm = crate::support::llm::Llm::start_openai(vec![text("never sent")]).await;
+    let world = World::serving("openai-chat", llm, "");
+    let (events, stderr, out) = print(&world, "hi", &[]).await;
+    assert!(!out.status.success(), "{stderr} {events:?}");
+    let body = &bodies(&world)[0];
+    assert_eq!(body["max_tokens"], 4096, "{body}");
+    assert!(body.get("max_completion_tokens").is_none(), "{body}");
+    let errors = of_type(&events, "error");
+    assert_eq!(errors.len(), 1, "{stderr} {events:?}");
+    let said = errors[0]["message"].as_str().unwrap();
+    assert!(said.contains("HTTP 400"), "{said}");
+    assert!(
+        said.contains("Use 'max_completion_tokens' instead"),
+        "{said}"
+    );
+    assert!(
+        said.contains("set `[model] max_tokens_field = \"max_completion_tokens\"`"),
+        "the error names the setting that sends what the service asks: {said}"
+    );
+}
+
+/// `finish_reason` says what the service said: a response ended for its
+/// tool calls is not a `stop`.
+#[tokio::test]
+async fn stream_json_reports_a_tool_calls_finish_as_sent() {
+    for provider in ["openai-chat", "anthropic"] {
+        let world = World::with(
+            provider,
+            vec![
+                tool("read_file", json!({"path": "notes.md"})),
+                text("Done."),
+            ],
+            "",
+        )
+        .await;
+        let (events, stderr, out) = print(&world, "read the notes", &[]).await;
+        assert!(out.status.success(), "{provider}: {stderr}");
+        let usage = of_type(&events, "usage");
+        let reasons: Vec<&Value> = usage.iter().map(|u| &u["finish_reason"]).collect();
+        assert_eq!(
+            reasons,
+            [&json!("tool_calls"), &json!("stop")],
+            "{provider}: {events:?}"
+        );
+    }
 }

@@ -388,6 +388,12 @@ fn bad_values_are_named_with_what_is_accepted() {
             "finite",
         ),
         (
+            "[model]\nmax_tokens_field = \"max_output_tokens\"\n",
+            "model.max_tokens_field",
+            2,
+            "\"max_completion_tokens\", \"max_tokens\"",
+        ),
+        (
             "[model]\nprovider = \"scripted\"\n",
             "model.script",
             1,

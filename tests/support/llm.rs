@@ -47,6 +47,26 @@ impl Llm {
     /// As `start`, and with `window`, a model whose context holds that many
     /// tokens (see `server::Reply::Windowed`).
     pub async fn start_windowed(provider: &str, replies: Vec<Reply>, window: Option<u64>) -> Self {
+        Self::start_wrapped(provider, replies, |raw| match window {
+            Some(window) => Raw::Windowed {
+                window,
+                then: Box::new(raw),
+            },
+            None => raw,
+        })
+        .await
+    }
+
+    /// An `openai-chat` service that answers as OpenAI's own does: a body
+    /// with `max_tokens` is refused (see `server::Reply::RefusesMaxTokens`).
+    pub async fn start_openai(replies: Vec<Reply>) -> Self {
+        Self::start_wrapped("openai-chat", replies, |raw| {
+            Raw::RefusesMaxTokens(Box::new(raw))
+        })
+        .await
+    }
+
+    async fn start_wrapped(provider: &str, replies: Vec<Reply>, wrap: impl Fn(Raw) -> Raw) -> Self {
         let format = match provider {
             "openai-chat" => Format::Chat,
             "anthropic" => Format::Anthropic,
@@ -71,13 +91,7 @@ impl Llm {
                     )
                 }
             })
-            .map(|raw| match window {
-                Some(window) => Raw::Windowed {
-                    window,
-                    then: Box::new(raw),
-                },
-                None => raw,
-            })
+            .map(wrap)
             .collect();
         Self {
             server: TestServer::start(raw).await,

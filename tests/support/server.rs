@@ -52,7 +52,14 @@ pub enum Reply {
         window: u64,
         then: Box<Reply>,
     },
+    /// OpenAI's chat completions as it answers for its current models: a
+    /// body with `max_tokens` is refused with status 400 and OpenAI's own
+    /// error; any other gets `then`.
+    RefusesMaxTokens(Box<Reply>),
 }
+
+/// OpenAI's answer to a chat completions body with `max_tokens`.
+pub const OPENAI_MAX_TOKENS_REFUSAL: &str = r#"{"error":{"message":"Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.","type":"invalid_request_error","param":"max_tokens","code":"unsupported_parameter"}}"#;
 
 /// This server's own token count of a request: every string and key in the
 /// body, a run of ASCII letters one token per four letters, any other
@@ -189,6 +196,14 @@ async fn serve(
         tokio::time::sleep(delay).await;
         reply = *then;
     }
+    if let Reply::RefusesMaxTokens(then) = reply {
+        let body = log.lock().unwrap().last().unwrap().body.clone();
+        reply = if body.get("max_tokens").is_some() {
+            Reply::status(400, OPENAI_MAX_TOKENS_REFUSAL)
+        } else {
+            *then
+        };
+    }
     if let Reply::Windowed { window, then } = reply {
         let body = log.lock().unwrap().last().unwrap().body.clone();
         let count = prompt_tokens(&body);
@@ -223,7 +238,7 @@ async fn serve(
         };
     }
     match reply {
-        Reply::Delayed { .. } | Reply::Windowed { .. } => {}
+        Reply::Delayed { .. } | Reply::Windowed { .. } | Reply::RefusesMaxTokens(_) => {}
         Reply::Silent => std::future::pending::<()>().await,
         Reply::Status {
             code,

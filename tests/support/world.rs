@@ -51,6 +51,12 @@ impl World {
         window: Option<u64>,
     ) -> Self {
         let llm = Llm::start_windowed(provider, replies, window).await;
+        Self::serving(provider, llm, extra)
+    }
+
+    /// A world whose settings point at `llm`, which speaks `provider`'s
+    /// wire format; `extra` as for `with`.
+    pub fn serving(provider: &str, llm: Llm, extra: &str) -> Self {
         let home = TempDir::new().unwrap();
         let project = TempDir::new().unwrap();
         injection_project(project.path());
