@@ -10,6 +10,7 @@ mod locate;
 mod mcp;
 mod project;
 pub mod raw;
+mod sandbox;
 mod settings;
 mod source;
 mod ui;

@@ -8,9 +8,10 @@ use std::path::Path;
 
 use super::error::{ConfigError, KeyPath};
 use super::raw::{RawMcp, RawSandbox, RawTools};
+use super::sandbox::{network, unsandboxed_in_bypass};
 use super::settings::Settings;
 use super::source::SourceFile;
-use super::validate::{add_patterns, check_server_name, network, unsandboxed_in_bypass};
+use super::validate::{add_patterns, check_server_name};
 use crate::sandbox::{Network, UnsandboxedInBypass};
 
 /// Applies the project file `src` on top of `settings` (already holding the

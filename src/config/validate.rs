@@ -10,16 +10,13 @@ use std::time::Duration;
 use serde_json::Value as Json;
 
 use super::error::{ConfigError, KeyPath};
-use super::raw::{
-    RawAgent, RawFile, RawHooks, RawLimits, RawModel, RawSandbox, RawShellGate, RawTools,
-};
+use super::raw::{RawAgent, RawFile, RawHooks, RawLimits, RawModel, RawShellGate, RawTools};
 use super::settings::{
     AskedAgent, JudgeSettings, LimitSettings, MAX_TOKENS_FIELD_NAMES, MaxTokensField,
     ModelSettings, PROVIDER_NAMES, ProviderKind, Settings, ShellGateSettings, TrustedExecutable,
 };
 use super::source::SourceFile;
 use crate::policy::{MODE_NAMES, Mode, ProtectedPaths};
-use crate::sandbox::{Network, SandboxSettings, UnsandboxedInBypass};
 
 pub const BASE_URL_ACCEPTED: &str = "an http:// or https:// URL such as https://api.openai.com/v1";
 pub const MODEL_ACCEPTED: &str = "a non-empty model name such as gpt-5-mini";
@@ -64,106 +61,12 @@ pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), Confi
         settings.mcp_servers = super::mcp::servers(src, mcp)?;
     }
     if let Some(sandbox) = &raw.sandbox {
-        settings.sandbox = sandbox_settings(src, sandbox)?;
+        settings.sandbox = super::sandbox::sandbox_settings(src, sandbox)?;
     }
     if let Some(ui) = &raw.ui {
         settings.ui = super::ui::ui_settings(src, ui)?;
     }
     Ok(())
-}
-
-const NETWORK_ACCEPTED: &str = "\"on\" or \"off\"";
-const UNSANDBOXED_ACCEPTED: &str = "\"ask\" or \"run\"";
-const WRITABLE_ACCEPTED: &str =
-    "an absolute directory path or one starting with ~/, without . or .. components";
-
-const PASS_ENV_ACCEPTED: &str =
-    "a variable name (letters, digits, _), or a prefix of one ending in *";
-
-/// `[sandbox] network`.
-pub fn network(src: &SourceFile, value: &str) -> Result<Network, ConfigError> {
-    match value {
-        "on" => Ok(Network::On),
-        "off" => Ok(Network::Off),
-        other => Err(src.invalid(
-            KeyPath::of(&["sandbox", "network"]),
-            format!("{other:?} is not a network setting"),
-            NETWORK_ACCEPTED,
-        )),
-    }
-}
-
-/// `[sandbox] unsandboxed_in_bypass`.
-pub fn unsandboxed_in_bypass(
-    src: &SourceFile,
-    value: &str,
-) -> Result<UnsandboxedInBypass, ConfigError> {
-    match value {
-        "ask" => Ok(UnsandboxedInBypass::Ask),
-        "run" => Ok(UnsandboxedInBypass::Run),
-        other => Err(src.invalid(
-            KeyPath::of(&["sandbox", "unsandboxed_in_bypass"]),
-            format!("{other:?} is not accepted"),
-            UNSANDBOXED_ACCEPTED,
-        )),
-    }
-}
-
-/// `[sandbox] writable`, `toolchains` and `caches`: absolute or `~/`
-/// paths without `.` or `..`.
-fn check_dirs(src: &SourceFile, key: &str, dirs: &[String]) -> Result<(), ConfigError> {
-    for (i, dir) in dirs.iter().enumerate() {
-        let bare = dir.strip_prefix("~/").unwrap_or(dir);
-        let well_formed = (dir.starts_with("~/") || dir.starts_with('/'))
-            && Path::new(bare)
-                .components()
-                .all(|c| matches!(c, Component::Normal(_) | Component::RootDir));
-        if !well_formed {
-            return Err(src.invalid(
-                KeyPath::of(&["sandbox", key]).index(i),
-                format!("{dir:?} is not accepted"),
-                WRITABLE_ACCEPTED,
-            ));
-        }
-    }
-    Ok(())
-}
-
-fn sandbox_settings(src: &SourceFile, raw: &RawSandbox) -> Result<SandboxSettings, ConfigError> {
-    let mut sandbox = SandboxSettings::default();
-    sandbox.enabled = raw.enabled.unwrap_or(sandbox.enabled);
-    sandbox.namespaces = raw.namespaces.unwrap_or(sandbox.namespaces);
-    sandbox.required = raw.required.unwrap_or(sandbox.required);
-    if let Some(value) = &raw.network {
-        sandbox.network = network(src, value)?;
-    }
-    if let Some(value) = &raw.unsandboxed_in_bypass {
-        sandbox.unsandboxed_in_bypass = unsandboxed_in_bypass(src, value)?;
-    }
-    for (key, list, out) in [
-        ("writable", &raw.writable, &mut sandbox.writable),
-        ("toolchains", &raw.toolchains, &mut sandbox.toolchains),
-        ("caches", &raw.caches, &mut sandbox.caches),
-    ] {
-        if let Some(dirs) = list {
-            check_dirs(src, key, dirs)?;
-            *out = dirs.clone();
-        }
-    }
-    if let Some(names) = &raw.pass_env {
-        for (i, name) in names.iter().enumerate() {
-            let bare = name.strip_suffix('*').unwrap_or(name);
-            if bare.is_empty() || !bare.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                return Err(src.invalid(
-                    KeyPath::of(&["sandbox", "pass_env"]).index(i),
-                    format!("{name:?} is not accepted"),
-                    PASS_ENV_ACCEPTED,
-                ));
-            }
-        }
-        sandbox.pass_env = names.clone();
-    }
-    Ok(sandbox)
 }
 
 fn start_mode(src: &SourceFile, raw: &RawFile) -> Result<Option<Mode>, ConfigError> {

@@ -38,7 +38,7 @@ proptest! {
             if v.outcome == Outcome::AllowFinal {
                 // One literal command of plain words, a trusted path first.
                 let words: Vec<&str> = input.split(' ').filter(|w| !w.is_empty()).collect();
-                prop_assert!(rules().trusted.iter().any(|t| Some(t.path.as_str()) == words.first().map(|w| w.trim_matches('\''))));
+                prop_assert!(rules().trusted.iter().any(|t| Some(t.path.as_str()) == words.first().map(|w| w.trim_matches(['\'', '"']))));
                 prop_assert!(!input.chars().any(|c| ";|&<>$`\n(){}*?~\\".contains(c)), "{input:?}");
             }
         }
