@@ -8,6 +8,7 @@
 //! `yolo`), its session memory, its front end's question. The child is only
 //! ever told "once", so it remembers nothing; its own settings file never
 //! decides, and its wording of the request is never read.
+
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -268,7 +269,9 @@ impl Asking<'_> {
                         tool: ToolKey::for_agent(self.name, &call.name).to_string(),
                         key: key.clone(),
                         prepared,
-                        lead: vec![Field::text("Asked agent", self.name)],
+                        lead: std::iter::once(Field::text("Asked agent", self.name))
+                            .chain(super::prepare::lead_fields(&event))
+                            .collect(),
                         gate,
                     });
                     match event {

@@ -324,6 +324,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     if let Some(warning) = sandbox_warning {
         let _ = events_tx.send(super::events::AgentEvent::Warning(warning));
     }
+    let root_of_project = tool_cx.project.root().to_path_buf();
     let project_files =
         crate::tools::search::ProjectFiles::new(tool_cx.project.clone(), tool_cx.protected.clone());
     let rt = Runtime {
@@ -344,6 +345,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         audit: Some(Audit::open(&home.audit_log())?),
         mcp: mcp.clone(),
         agents: settings.agents.clone(),
+        surfaces: crate::policy::Surfaces::new(hooks_dir(&root_of_project).as_deref()),
     };
     let slow_sync = std::env::var(SLOW_SYNC_ENV)
         .ok()
@@ -407,6 +409,38 @@ fn start_mcp(
         }
     });
     Some(hub)
+}
+
+/// The project-relative directory git runs hooks from (`core.hooksPath`
+/// when set), as git itself resolves it; `None` outside a repository or
+/// when the directory is outside the project.
+fn hooks_dir(root: &std::path::Path) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rev-parse", "--git-path", "hooks"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let said = String::from_utf8(out.stdout).ok()?;
+    let path = root.join(said.trim_end_matches(['\n', '\r']));
+    let mut parts: Vec<std::path::Component<'_>> = Vec::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    let path: std::path::PathBuf = parts.iter().collect();
+    let relative = path.strip_prefix(root).ok()?;
+    Some(relative.to_str()?.to_string())
 }
 
 #[cfg(test)]

@@ -48,6 +48,9 @@ pub struct Runtime {
     pub mcp: Option<McpHub>,
     /// The agents this one can ask (`[agents.NAME]`).
     pub agents: std::collections::BTreeMap<String, crate::config::AskedAgent>,
+    /// The execution surfaces of this project: a file write there asks in
+    /// every mode.
+    pub surfaces: crate::policy::Surfaces,
 }
 
 impl Runtime {
@@ -214,7 +217,7 @@ pub async fn run_turn(
                         key: prepared.facts().tool.clone(),
                         tool: call.name,
                         prepared,
-                        lead: Vec::new(),
+                        lead: super::prepare::lead_fields(&event),
                         gate,
                     });
                     event

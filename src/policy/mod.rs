@@ -8,6 +8,7 @@ mod facts;
 pub mod mode;
 pub mod protected;
 pub mod shell;
+pub mod surfaces;
 
 pub use consent::{
     ConsentAnswer, Grant, GrantScope, RunConsent, SessionConsent, command_scoped, grants, remember,
@@ -17,6 +18,7 @@ pub use decide::{CanAsk, Decision, DenyCode, Shown, decide};
 pub use facts::{CallFacts, CallKind, GateVerdict, HookVerdict, PathTarget, ToolKey};
 pub use mode::{BashConfinement, MODE_NAMES, Mode, UnknownMode};
 pub use protected::{PatternError, ProtectedPaths, Protection};
+pub use surfaces::{Surface, Surfaces};
 
 /// The sentence every denied result ends with.
 pub const DO_NOT_RETRY: &str = "Do not retry or work around this with another tool.";

@@ -23,6 +23,7 @@ mod sessions;
 mod settings;
 mod shell_gate;
 mod shell_gate_git;
+mod surfaces;
 mod tui_answers;
 mod tui_attention;
 mod tui_demo;
