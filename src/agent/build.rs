@@ -284,6 +284,14 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let user_soul =
         read_text(&home.soul_file(), SOUL_LIMIT, Links::Follow).map_err(AgentError::Soul)?;
     let mut tool_cx = tool_context(settings, project);
+    // The root is judged like any path before anything is read in it:
+    // every front end (--cd, the current directory, ACP's cwd, an asked
+    // agent's) starts here.
+    let mino_home = home
+        .root()
+        .canonicalize()
+        .unwrap_or_else(|_| home.root().to_path_buf());
+    crate::policy::check_root(tool_cx.project.root(), &mino_home, &tool_cx.protected)?;
     tool_cx.editor = editor;
     if settings.tools.bash && tool_cx.bash_guard.is_none() {
         return Err(AgentError::NoOwnBinary);

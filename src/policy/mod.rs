@@ -7,6 +7,7 @@ mod decide;
 mod facts;
 pub mod mode;
 pub mod protected;
+mod root;
 pub mod shell;
 pub mod surfaces;
 
@@ -18,6 +19,7 @@ pub use decide::{CanAsk, Decision, DenyCode, Shown, decide};
 pub use facts::{CallFacts, CallKind, GateVerdict, HookVerdict, PathTarget, ToolKey};
 pub use mode::{BashConfinement, MODE_NAMES, Mode, UnknownMode};
 pub use protected::{PatternError, ProtectedPaths, Protection};
+pub use root::{RootRefused, check_root};
 pub use surfaces::{Surface, Surfaces};
 
 /// The sentence every denied result ends with.

@@ -145,3 +145,58 @@ async fn a_hook_write_asks_in_bypass_and_the_question_says_why() {
     assert!(!world.project.path().join(".husky/_/pre-commit").exists());
     pty.send_line("/quit");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_project_in_a_protected_directory_is_refused_from_cd_and_the_current_directory() {
+    let world = World::with(
+        "openai-chat",
+        vec![
+            tool(
+                "write_file",
+                json!({"path": "authorized_keys", "content": "ssh-ed25519 AAAA attacker\n"}),
+            ),
+            text("written"),
+        ],
+        "",
+    )
+    .await;
+    let ssh = world.project.path().join("home/.ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    let run = |cd: bool| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mino"));
+        command.args(["-p", "add my key", "--mode", "accept-edits"]);
+        if cd {
+            command.arg("--cd").arg(&ssh);
+        }
+        command
+            .current_dir(&ssh)
+            .env("MINO_HOME", world.home.path())
+            .env("OPENAI_API_KEY", KEY)
+            .env_remove("AGENT_YOLO")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    };
+    for cd in [true, false] {
+        let out = run(cd);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{stderr}");
+        assert!(
+            stderr.contains(".ssh cannot be a project: .ssh is a protected directory"),
+            "{stderr}"
+        );
+    }
+    assert!(!ssh.join("authorized_keys").exists());
+    assert!(world.llm.bodies().is_empty());
+    // mino's own home is refused too; a plain directory is not.
+    let out = Command::new(env!("CARGO_BIN_EXE_mino"))
+        .args(["-p", "hi", "--cd"])
+        .arg(world.home.path())
+        .env("MINO_HOME", world.home.path())
+        .env("OPENAI_API_KEY", KEY)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("it is mino's own home"), "{stderr}");
+}
