@@ -59,6 +59,9 @@ pub fn tool_context(settings: &Settings, project: Project) -> ToolContext {
     for (name, value) in crate::mcp::credentials(&settings.mcp_servers) {
         secrets.add(&name, &value);
     }
+    // The project's own secrets: env files, keys, remote URLs, history.
+    let found = super::secret_values::project_values(cx.project.root(), &cx.protected);
+    secrets.extend(found.iter().map(|(n, v)| (n.as_str(), v.as_str())));
     cx.secrets = Arc::new(secrets);
     cx.gate = Arc::new(gate_setup(settings, cx.project.root()));
     cx.bash_guard = std::env::current_exe().ok();

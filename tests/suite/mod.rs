@@ -18,6 +18,7 @@ mod policy_check;
 mod protected_paths;
 mod providers;
 mod real_models;
+mod redaction;
 mod sandbox;
 mod sessions;
 mod settings;
