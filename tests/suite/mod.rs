@@ -19,6 +19,7 @@ mod protected_paths;
 mod providers;
 mod real_models;
 mod redaction;
+mod redirects;
 mod sandbox;
 mod sessions;
 mod settings;
