@@ -4,10 +4,12 @@
 //! so a command that prints a key (read from a file, from `/proc`, from
 //! anywhere) never carries it to the model service, a session file or a
 //! log. Redacts the exact value and its base64 (standard and URL-safe, at
-//! every byte alignment, so a value inside a larger encoded blob is found)
-//! and URL-encoded forms. Never reads the environment or a file: callers
-//! add the values they hold.
+//! every byte alignment, so a value inside a larger encoded blob is found),
+//! base32, hex, URL-encoded and reversed forms, in one pass of one
+//! automaton. Never reads the environment or a file: callers add the
+//! values they hold.
 
+use aho_corasick::{AhoCorasick, MatchKind};
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
 
@@ -20,7 +22,7 @@ pub const MIN_SECRET_BYTES: usize = 8;
 #[derive(Clone)]
 struct Secret {
     name: String,
-    /// The exact value first, then its encoded forms; longest first.
+    /// The exact value first, then its encoded forms.
     forms: Vec<String>,
 }
 
@@ -29,6 +31,10 @@ struct Secret {
 #[derive(Clone, Default)]
 pub struct Secrets {
     secrets: Vec<Secret>,
+    /// Every form of every secret in one automaton (leftmost-longest), and
+    /// the secret each pattern belongs to: one pass over a result, whatever
+    /// the number of values.
+    matcher: Option<std::sync::Arc<(AhoCorasick, Vec<usize>)>>,
 }
 
 impl std::fmt::Debug for Secrets {
@@ -55,7 +61,25 @@ impl Secrets {
     /// Adds `value` under `name` (a variable name such as `OPENAI_API_KEY`).
     /// A value shorter than `MIN_SECRET_BYTES` is ignored.
     pub fn add(&mut self, name: &str, value: &str) {
-        if value.len() < MIN_SECRET_BYTES {
+        self.add_quietly(name, value);
+        self.build();
+    }
+
+    /// Adds every `(name, value)`, building the automaton once.
+    pub fn extend<'a>(&mut self, values: impl IntoIterator<Item = (&'a str, &'a str)>) {
+        for (name, value) in values {
+            self.add_quietly(name, value);
+        }
+        self.build();
+    }
+
+    fn add_quietly(&mut self, name: &str, value: &str) {
+        if value.len() < MIN_SECRET_BYTES
+            || self
+                .secrets
+                .iter()
+                .any(|s| s.forms.first().is_some_and(|f| f == value))
+        {
             return;
         }
         let mut forms = vec![value.to_string()];
@@ -64,11 +88,26 @@ impl Secrets {
                 forms.push(form);
             }
         }
-        forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
         self.secrets.push(Secret {
             name: name.to_string(),
             forms,
         });
+    }
+
+    fn build(&mut self) {
+        let mut patterns = Vec::new();
+        let mut owners = Vec::new();
+        for (i, secret) in self.secrets.iter().enumerate() {
+            for form in &secret.forms {
+                patterns.push(form.as_str());
+                owners.push(i);
+            }
+        }
+        self.matcher = AhoCorasick::builder()
+            .match_kind(MatchKind::LeftmostLongest)
+            .build(&patterns)
+            .ok()
+            .map(|ac| std::sync::Arc::new((ac, owners)));
     }
 
     pub fn is_empty(&self) -> bool {
@@ -78,22 +117,34 @@ impl Secrets {
     /// `text` with every form of every secret replaced by
     /// `[redacted: NAME]`, and the names found.
     pub fn redact(&self, text: &str) -> Redacted {
-        let mut text = text.to_string();
-        let mut names = Vec::new();
-        for secret in &self.secrets {
-            let marker = format!("[redacted: {}]", secret.name);
-            let mut found = false;
-            for form in &secret.forms {
-                if text.contains(form.as_str()) {
-                    text = text.replace(form.as_str(), &marker);
-                    found = true;
-                }
-            }
-            if found {
-                names.push(secret.name.clone());
-            }
+        let Some(matcher) = &self.matcher else {
+            return Redacted {
+                text: text.to_string(),
+                names: Vec::new(),
+            };
+        };
+        let (ac, owners) = matcher.as_ref();
+        let mut out = String::with_capacity(text.len());
+        let mut found = vec![false; self.secrets.len()];
+        let mut last = 0;
+        for m in ac.find_iter(text) {
+            let owner = owners[m.pattern().as_usize()];
+            found[owner] = true;
+            out.push_str(&text[last..m.start()]);
+            out.push_str("[redacted: ");
+            out.push_str(&self.secrets[owner].name);
+            out.push(']');
+            last = m.end();
         }
-        Redacted { text, names }
+        out.push_str(&text[last..]);
+        let names = self
+            .secrets
+            .iter()
+            .zip(found)
+            .filter(|(_, found)| *found)
+            .map(|(s, _)| s.name.clone())
+            .collect();
+        Redacted { text: out, names }
     }
 
     /// A tool result with every secret removed and, when one was, a note
@@ -116,9 +167,11 @@ impl Secrets {
     }
 }
 
-/// The base64 forms (standard and URL-safe, at each of the three byte
-/// alignments a value can have inside a longer encoded text: only the
-/// characters the value alone determines) and the URL-encoded forms.
+/// The forms a command can print a value in: base64 (standard and
+/// URL-safe, at each of the three byte alignments a value can have inside
+/// a longer encoded text: only the characters the value alone determines),
+/// base32 (at each of its five alignments, both cases), hex (both cases),
+/// URL-encoded, and reversed.
 fn encoded_forms(value: &[u8]) -> Vec<String> {
     let mut forms = Vec::new();
     for skip in 0..3usize {
@@ -133,9 +186,42 @@ fn encoded_forms(value: &[u8]) -> Vec<String> {
         forms.push(STANDARD_NO_PAD.encode(core));
         forms.push(URL_SAFE_NO_PAD.encode(core));
     }
+    for skip in 0..5usize {
+        let Some(rest) = value.get(skip..) else {
+            continue;
+        };
+        let core = &rest[..rest.len() / 5 * 5];
+        if core.is_empty() {
+            continue;
+        }
+        let upper = base32(core);
+        forms.push(upper.to_lowercase());
+        forms.push(upper);
+    }
+    forms.push(hex::encode(value));
+    forms.push(hex::encode_upper(value));
     forms.push(percent_encode(value, true));
     forms.push(percent_encode(value, false));
+    if let Ok(text) = std::str::from_utf8(value) {
+        forms.push(text.chars().rev().collect());
+    }
     forms
+}
+
+/// RFC 4648 base32 of whole 5-byte groups, without padding.
+fn base32(value: &[u8]) -> String {
+    const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let mut out = String::with_capacity(value.len() * 8 / 5);
+    for group in value.chunks_exact(5) {
+        let bits = group
+            .iter()
+            .fold(0u64, |acc, &byte| (acc << 8) | u64::from(byte));
+        for i in (0..8).rev() {
+            let index = usize::try_from((bits >> (i * 5)) & 31).unwrap_or(0);
+            out.push(char::from(ALPHABET[index]));
+        }
+    }
+    out
 }
 
 /// Every byte outside the unreserved set of RFC 3986 as `%XX`.
@@ -222,5 +308,25 @@ mod tests {
         assert_eq!(s.redact_result("a test result"), "a test result");
         let s = secrets();
         assert_eq!(format!("{s:?}"), "[\"OPENAI_API_KEY\"]");
+    }
+
+    #[test]
+    fn hex_base32_and_reversed_forms_are_found() {
+        let mut s = Secrets::new();
+        let value = "sk-live-abcdef1234567890";
+        s.add("KEY", value);
+        for form in [
+            hex::encode(value),
+            hex::encode_upper(value),
+            value.chars().rev().collect::<String>(),
+            format!("XX{}YY", base32(&value.as_bytes()[..20])),
+            base32(&value.as_bytes()[1..21]).to_lowercase(),
+        ] {
+            let out = s.redact(&format!("before {form} after"));
+            assert!(!out.text.contains(&form), "{form}: {}", out.text);
+            assert_eq!(out.names, vec!["KEY"], "{form}");
+        }
+        // RFC 4648's own example.
+        assert_eq!(base32(b"fooba"), "MZXW6YTB");
     }
 }

@@ -1,10 +1,15 @@
 //! Asked agents: `/ask-NAME` and `mino --ask NAME` start the agent NAME as a
 //! child `mino acp` with `AGENT_YOLO=false`, so every call it would gate
-//! comes back here as an ACP permission request. Each one is decided by
-//! this agent: its mode (or the entry's own `yolo`), its session memory
-//! under `NAME/tool`, its front end's question. The child is only ever told
-//! "once", so it remembers nothing; its own settings file never decides.
+//! comes back here as an ACP permission request. Each one enters this
+//! agent's turn machine as `Event::ExternalCall` with the tool and arguments
+//! the child announced, is prepared by this agent's own tools (so its kind,
+//! the shell gate and the bypass guard are this agent's), and is decided and
+//! remembered there under `NAME/tool`: its mode (or the entry's own
+//! `yolo`), its session memory, its front end's question. The child is only
+//! ever told "once", so it remembers nothing; its own settings file never
+//! decides, and its wording of the request is never read.
 
+use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
@@ -13,26 +18,24 @@ use agent_client_protocol::v1::schema::{
     CancelNotification, ContentBlock, InitializeRequest, NewSessionRequest, PromptRequest,
     RequestPermissionOutcome, RequestPermissionRequest, RequestPermissionResponse,
     SelectedPermissionOutcome, SessionNotification, SessionUpdate, StopReason, ToolCallContent,
-    ToolKind,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, ByteStreams, Client};
 use tokio::io::AsyncReadExt;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 use tokio_util::sync::CancellationToken;
 
 use crate::config::AskedAgent;
-use crate::policy::{
-    CallFacts, CallKind, ConsentAnswer, Decision, Mode, RunConsent, Shown, ToolKey, decide,
-    remember,
-};
+use crate::model::ToolCall;
+use crate::policy::{Mode, RunConsent, ToolKey};
 use crate::tools::Field;
 
-use super::driver::Runtime;
-use super::events::{AgentEvent, ConsentRequest, DecisionView};
-use super::gate_step::gate;
+use super::driver::{Runtime, Slot, announce_answer, announce_decision, inspect};
+use super::events::AgentEvent;
 use super::live::LiveSession;
+use super::prepare::prepare;
+use super::turn::{DecideCx, Effect, Event, Turn};
 
 /// Where mino's own fields travel in a permission request's `_meta`, so an
 /// asking mino shows the same fields its own dialog would.
@@ -112,53 +115,6 @@ pub fn deciding_mode(entry: &AskedAgent, session_mode: Mode) -> Mode {
     }
 }
 
-/// What kind of call an asked agent's tool kind is, for the mode table.
-/// Anything but a command, an edit or a fetch is treated like an MCP call:
-/// it runs unasked in bypass only.
-pub fn call_kind(name: &str, kind: ToolKind) -> CallKind {
-    match kind {
-        ToolKind::Execute => CallKind::Shell,
-        ToolKind::Edit | ToolKind::Delete | ToolKind::Move => CallKind::FileWrite,
-        ToolKind::Fetch => CallKind::Fetch,
-        _ => CallKind::Mcp {
-            server: name.to_string(),
-            trust_ask: false,
-        },
-    }
-}
-
-/// The tool name, kind and fields of a permission request.
-fn request_facts(
-    name: &str,
-    request: &RequestPermissionRequest,
-) -> (ToolKey, CallKind, Vec<Field>) {
-    let call = &request.tool_call;
-    let tool = call
-        .fields
-        .name
-        .clone()
-        .or_else(|| call.fields.title.clone())
-        .unwrap_or_else(|| "tool".to_string());
-    let kind = call_kind(name, call.fields.kind.unwrap_or_default());
-    let mut fields = vec![Field::text("Asked agent", name)];
-    let carried = call
-        .meta
-        .as_ref()
-        .and_then(|meta| meta.get(META_KEY))
-        .and_then(|mino| mino.get("fields"))
-        .and_then(|f| serde_json::from_value::<Vec<Field>>(f.clone()).ok());
-    match carried {
-        Some(carried) => fields.extend(carried),
-        None => {
-            let text = content_text(call.fields.content.as_deref().unwrap_or_default());
-            if !text.is_empty() {
-                fields.push(Field::text("Request", text));
-            }
-        }
-    }
-    (ToolKey::for_agent(name, &tool), kind, fields)
-}
-
 fn content_text(content: &[ToolCallContent]) -> String {
     content
         .iter()
@@ -181,6 +137,9 @@ struct Asking<'a> {
     run: &'a mut RunConsent,
     name: &'a str,
     entry: &'a AskedAgent,
+    /// The tool and arguments of each call the asked agent announced, by
+    /// id: what its permission requests are decided on.
+    calls: HashMap<String, (String, String)>,
 }
 
 impl Asking<'_> {
@@ -191,7 +150,7 @@ impl Asking<'_> {
         });
     }
 
-    fn update(&self, update: SessionUpdate, answer: &mut String) {
+    fn update(&mut self, update: SessionUpdate, answer: &mut String) {
         match update {
             SessionUpdate::AgentMessageChunk(chunk) => {
                 if let ContentBlock::Text(t) = chunk.content {
@@ -199,10 +158,21 @@ impl Asking<'_> {
                     self.emit(AskedEvent::Text(t.text));
                 }
             }
-            SessionUpdate::ToolCall(call) => self.emit(AskedEvent::ToolCall {
-                call_id: call.tool_call_id.0.to_string(),
-                title: call.title,
-            }),
+            SessionUpdate::ToolCall(call) => {
+                let call_id = call.tool_call_id.0.to_string();
+                if let (Some(tool), Some(input)) = (&call.name, &call.raw_input) {
+                    let arguments = match input {
+                        serde_json::Value::String(text) => text.clone(),
+                        other => other.to_string(),
+                    };
+                    self.calls
+                        .insert(call_id.clone(), (tool.clone(), arguments));
+                }
+                self.emit(AskedEvent::ToolCall {
+                    call_id,
+                    title: call.title,
+                })
+            }
             SessionUpdate::ToolCallUpdate(update) => {
                 let status = update.fields.status.map(|s| match s {
                     agent_client_protocol::v1::schema::ToolCallStatus::InProgress => "in_progress",
@@ -220,96 +190,161 @@ impl Asking<'_> {
         }
     }
 
-    /// Decides one of the asked agent's calls: true to allow it once.
+    /// Decides one of the asked agent's calls: true to allow it once. The
+    /// call enters the turn machine as `ExternalCall` with the tool and
+    /// arguments the asked agent announced, and is prepared by this agent's
+    /// own tools: its facts are this agent's, never the asked agent's words.
     async fn decide(
         &mut self,
         request: &RequestPermissionRequest,
         cancel: &CancellationToken,
     ) -> Result<bool, Interrupted> {
-        let (key, kind, mut fields) = request_facts(self.name, request);
         let call_id = request.tool_call.tool_call_id.0.to_string();
+        let Some((tool, arguments)) = self.calls.get(&call_id).cloned() else {
+            self.rt.emit(AgentEvent::Warning(format!(
+                "agent {}'s call {call_id:?} was refused: it asked about a call it never announced",
+                self.name
+            )));
+            return Ok(false);
+        };
+        let call = ToolCall {
+            id: call_id,
+            name: tool,
+            arguments,
+        };
         let mode = deciding_mode(self.entry, self.session.mode);
-        let mut facts = CallFacts::new(key.clone(), kind);
-        if facts.kind == CallKind::Shell {
-            // The asked agent's command meets the same shell gate and bypass
-            // guard as the asker's own: the exact command line its request
-            // carries. A command that cannot be read is guarded, so bypass
-            // still asks.
-            facts.command = fields
-                .iter()
-                .find(|f| f.label == "Command")
-                .map(|f| f.value.clone());
-            if facts.command.is_none() {
-                facts.guard = Some("the asked agent's command could not be read".into());
-            }
-            match gate(self.rt, &mut facts, None, mode, cancel).await {
-                None => return Err(Interrupted),
-                Some(Some(field)) => fields.push(field),
-                Some(None) => {}
+        let mut turn = Turn::external();
+        let mut slot: Option<Slot> = None;
+        let mut queue: VecDeque<Effect> =
+            self.feed(&mut turn, Event::ExternalCall(call), mode).into();
+        while let Some(effect) = queue.pop_front() {
+            let event = match effect {
+                Effect::Reply { allow, why, .. } => {
+                    if let Some(why) = why {
+                        self.rt.emit(AgentEvent::Warning(format!(
+                            "agent {}'s call was refused: {why}",
+                            self.name
+                        )));
+                    }
+                    return Ok(allow);
+                }
+                Effect::End(_) => return Err(Interrupted),
+                effect => self.perform(effect, &mut slot, mode, cancel).await,
+            };
+            if let Some(event) = event {
+                queue.extend(self.feed(&mut turn, event, mode));
             }
         }
-        let decision = decide(
-            &facts,
+        Ok(false)
+    }
+
+    fn feed(&mut self, turn: &mut Turn, event: Event, mode: Mode) -> Vec<Effect> {
+        let mut cx = DecideCx {
             mode,
-            &self.rt.tool_cx.protected,
-            &self.session.consent,
-            self.run,
-            self.rt.can_ask,
-        );
-        let view = DecisionView::of(&decision);
-        tracing::info!(session = %self.session.id, call = %call_id, tool = %key, %mode, decision = view.decision, "asked agent's call decided");
-        if let Some(audit) = &self.rt.audit
-            && let Err(e) = audit
-                .decision(&self.session.id, &call_id, key.as_str(), mode, &view)
-                .await
-        {
-            self.rt.emit(AgentEvent::Warning(e.to_string()));
-        }
-        self.rt.emit(AgentEvent::Decision {
-            call_id: call_id.clone(),
-            tool: key.to_string(),
-            view,
-        });
-        match decision {
-            Decision::Allow { shown } => {
-                if shown != Shown::Quietly {
+            protected: &self.rt.tool_cx.protected,
+            session: &mut self.session.consent,
+            run: self.run,
+            can_ask: self.rt.can_ask,
+        };
+        turn.on(event, &mut cx)
+    }
+
+    /// Performs one effect of the external turn, as the driver does for
+    /// the model's own calls; the held call is never run here.
+    async fn perform(
+        &mut self,
+        effect: Effect,
+        slot: &mut Option<Slot>,
+        mode: Mode,
+        cancel: &CancellationToken,
+    ) -> Option<Event> {
+        match effect {
+            Effect::Prepare(call) => Some(match prepare(self.rt, &call, mode, cancel).await {
+                Ok((event, prepared, gate)) => {
+                    // Remembered under the key the asker's own call has
+                    // (a private fetch apart from fetch_content), for jan.
+                    let key = ToolKey::for_agent(self.name, prepared.facts().tool.as_str());
+                    *slot = Some(Slot {
+                        call_id: call.id,
+                        tool: ToolKey::for_agent(self.name, &call.name).to_string(),
+                        key: key.clone(),
+                        prepared,
+                        lead: std::iter::once(Field::text("Asked agent", self.name))
+                            .chain(super::prepare::lead_fields(&event))
+                            .collect(),
+                        gate,
+                    });
+                    match event {
+                        Event::Prepared {
+                            call_id,
+                            mut facts,
+                            inspect,
+                        } => {
+                            facts.tool = key;
+                            Event::Prepared {
+                                call_id,
+                                facts,
+                                inspect,
+                            }
+                        }
+                        other => other,
+                    }
+                }
+                Err(event) => event,
+            }),
+            Effect::AnnounceDecision {
+                call_id, decision, ..
+            } => {
+                let tool = slot.as_ref().map_or_else(String::new, |s| s.tool.clone());
+                announce_decision(self.rt, self.session, mode, &call_id, &tool, &decision).await;
+                None
+            }
+            Effect::Inspect { call_id } => Some(match slot.take() {
+                Some(held) if held.call_id == call_id => {
+                    let (back, event) = inspect(held).await;
+                    *slot = back;
+                    event
+                }
+                _ => Event::Internal(format!("no prepared call with id {call_id:?} to inspect")),
+            }),
+            Effect::Ask { call_id } => Some(match Slot::get(slot, &call_id) {
+                Some(held) => super::driver::ask(self.rt, held, cancel).await,
+                None => Event::Internal(format!("no prepared call with id {call_id:?} to ask")),
+            }),
+            Effect::AnnounceAnswer {
+                call_id,
+                key,
+                answer,
+                note,
+                ..
+            } => {
+                let gated = Slot::get(slot, &call_id).is_some_and(|s| s.gate.is_some());
+                let call = (call_id, key.to_string());
+                announce_answer(
+                    self.rt,
+                    self.session,
+                    self.run,
+                    gated,
+                    call,
+                    &key,
+                    (answer, note),
+                );
+                None
+            }
+            Effect::Record { call_id, shown, .. } => {
+                if let Some(held) = Slot::get(slot, &call_id) {
                     self.rt.emit(AgentEvent::Record {
                         call_id,
-                        tool: key.to_string(),
+                        tool: held.tool.clone(),
                         shown,
-                        fields,
+                        fields: held.fields(),
                     });
                 }
-                Ok(true)
+                None
             }
-            Decision::Deny { .. } => Ok(false),
-            Decision::Ask => {
-                let (reply, answer) = oneshot::channel();
-                self.rt.emit(AgentEvent::Consent(ConsentRequest {
-                    call_id: call_id.clone(),
-                    tool: key.clone(),
-                    fields,
-                    reply,
-                }));
-                let answer = tokio::select! {
-                    () = cancel.cancelled() => return Err(Interrupted),
-                    answer = answer => answer.map_or(ConsentAnswer::Reject, |reply| reply.answer),
-                };
-                remember(answer, &key, &mut self.session.consent, self.run);
-                self.rt.emit(AgentEvent::Answered {
-                    call_id,
-                    tool: key.to_string(),
-                    answer,
-                    line: answer.describe(&key),
-                });
-                if !matches!(answer, ConsentAnswer::AllowOnce | ConsentAnswer::Reject) {
-                    self.rt.emit(AgentEvent::Permissions {
-                        grants: crate::policy::grants(&self.session.consent, self.run),
-                        listed: false,
-                    });
-                }
-                Ok(answer.allows())
-            }
+            other => Some(Event::Internal(format!(
+                "an asked agent's call cannot {other:?}"
+            ))),
         }
     }
 
@@ -448,6 +483,7 @@ pub async fn ask(
         run,
         name,
         entry: &entry,
+        calls: HashMap::new(),
     };
     asking.emit(AskedEvent::Started {
         question: question.clone(),
@@ -542,15 +578,5 @@ mod tests {
             deciding_mode(&entry(Some(false)), Mode::Bypass),
             Mode::Manual
         );
-    }
-
-    #[test]
-    fn unknown_kinds_ask_like_mcp_calls() {
-        assert_eq!(call_kind("jan", ToolKind::Execute), CallKind::Shell);
-        assert_eq!(call_kind("jan", ToolKind::Edit), CallKind::FileWrite);
-        assert!(matches!(
-            call_kind("jan", ToolKind::Read),
-            CallKind::Mcp { .. }
-        ));
     }
 }

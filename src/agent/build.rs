@@ -59,6 +59,9 @@ pub fn tool_context(settings: &Settings, project: Project) -> ToolContext {
     for (name, value) in crate::mcp::credentials(&settings.mcp_servers) {
         secrets.add(&name, &value);
     }
+    // The project's own secrets: env files, keys, remote URLs, history.
+    let found = super::secret_values::project_values(cx.project.root(), &cx.protected);
+    secrets.extend(found.iter().map(|(n, v)| (n.as_str(), v.as_str())));
     cx.secrets = Arc::new(secrets);
     cx.gate = Arc::new(gate_setup(settings, cx.project.root()));
     cx.bash_guard = std::env::current_exe().ok();
@@ -291,6 +294,14 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let user_soul =
         read_text(&home.soul_file(), SOUL_LIMIT, Links::Follow).map_err(AgentError::Soul)?;
     let mut tool_cx = tool_context(settings, project);
+    // The root is judged like any path before anything is read in it:
+    // every front end (--cd, the current directory, ACP's cwd, an asked
+    // agent's) starts here.
+    let mino_home = home
+        .root()
+        .canonicalize()
+        .unwrap_or_else(|_| home.root().to_path_buf());
+    crate::policy::check_root(tool_cx.project.root(), &mino_home, &tool_cx.protected)?;
     tool_cx.editor = editor;
     if settings.tools.bash && tool_cx.bash_guard.is_none() {
         return Err(AgentError::NoOwnBinary);
@@ -331,6 +342,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     if let Some(warning) = sandbox_warning {
         let _ = events_tx.send(super::events::AgentEvent::Warning(warning));
     }
+    let root_of_project = tool_cx.project.root().to_path_buf();
     let project_files =
         crate::tools::search::ProjectFiles::new(tool_cx.project.clone(), tool_cx.protected.clone());
     let rt = Runtime {
@@ -351,6 +363,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         audit: Some(Audit::open(&home.audit_log())?),
         mcp: mcp.clone(),
         agents: settings.agents.clone(),
+        surfaces: crate::policy::Surfaces::new(hooks_dir(&root_of_project).as_deref()),
     };
     let slow_sync = std::env::var(SLOW_SYNC_ENV)
         .ok()
@@ -414,6 +427,38 @@ fn start_mcp(
         }
     });
     Some(hub)
+}
+
+/// The project-relative directory git runs hooks from (`core.hooksPath`
+/// when set), as git itself resolves it; `None` outside a repository or
+/// when the directory is outside the project.
+fn hooks_dir(root: &std::path::Path) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rev-parse", "--git-path", "hooks"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let said = String::from_utf8(out.stdout).ok()?;
+    let path = root.join(said.trim_end_matches(['\n', '\r']));
+    let mut parts: Vec<std::path::Component<'_>> = Vec::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    let path: std::path::PathBuf = parts.iter().collect();
+    let relative = path.strip_prefix(root).ok()?;
+    Some(relative.to_str()?.to_string())
 }
 
 #[cfg(test)]

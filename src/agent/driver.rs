@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::mcp::McpHub;
 use crate::model::{Item, Provider, RequestKind};
-use crate::policy::{CanAsk, ConsentAnswer, Decision, RunConsent};
+use crate::policy::{CanAsk, ConsentAnswer, Decision, RunConsent, ToolKey};
 use crate::tools::{Field, FieldKind, PreparedCall, Registry, ToolContext, ToolStatus};
 
 use super::audit::Audit;
@@ -48,6 +48,9 @@ pub struct Runtime {
     pub mcp: Option<McpHub>,
     /// The agents this one can ask (`[agents.NAME]`).
     pub agents: std::collections::BTreeMap<String, crate::config::AskedAgent>,
+    /// The execution surfaces of this project: a file write there asks in
+    /// every mode.
+    pub surfaces: crate::policy::Surfaces,
 }
 
 impl Runtime {
@@ -70,19 +73,31 @@ impl Runtime {
 }
 
 /// The one prepared call the driver holds, between `Prepare` and `Run`.
-struct Slot {
-    call_id: String,
+pub(super) struct Slot {
+    pub(super) call_id: String,
     /// The name the model called it by.
-    tool: String,
-    prepared: Box<dyn PreparedCall>,
+    pub(super) tool: String,
+    /// What the answers are remembered under (`agent/tool` for an asked
+    /// agent's call).
+    pub(super) key: ToolKey,
+    pub(super) prepared: Box<dyn PreparedCall>,
+    /// Fields shown before the call's own (who asks, for an asked agent).
+    pub(super) lead: Vec<Field>,
     /// The shell gate's line, shown in a question and a record.
-    gate: Option<Field>,
+    pub(super) gate: Option<Field>,
 }
 
 impl Slot {
     /// The prepared call with `call_id`, if the driver holds it.
-    fn get<'a>(slot: &'a Option<Slot>, call_id: &str) -> Option<&'a Slot> {
+    pub(super) fn get<'a>(slot: &'a Option<Slot>, call_id: &str) -> Option<&'a Slot> {
         slot.as_ref().filter(|held| held.call_id == call_id)
+    }
+
+    /// The fields a question and a record show.
+    pub(super) fn fields(&self) -> Vec<Field> {
+        let mut fields = self.lead.clone();
+        fields.extend(with_gate(self.prepared.fields(), self.gate.as_ref()));
+        fields
     }
 }
 
@@ -199,8 +214,10 @@ pub async fn run_turn(
                 Ok((event, prepared, gate)) => {
                     slot = Some(Slot {
                         call_id: call.id,
+                        key: prepared.facts().tool.clone(),
                         tool: call.name,
                         prepared,
+                        lead: super::prepare::lead_fields(&event),
                         gate,
                     });
                     event
@@ -212,7 +229,7 @@ pub async fn run_turn(
                 tool,
                 decision,
             } => {
-                announce_decision(rt, session, &call_id, &tool, &decision).await;
+                announce_decision(rt, session, session.mode, &call_id, &tool, &decision).await;
                 None
             }
             Effect::Inspect { call_id } => Some(match slot.take() {
@@ -237,33 +254,16 @@ pub async fn run_turn(
                 answer,
                 note,
             } => {
-                let gated = slot
-                    .as_ref()
-                    .is_some_and(|s| s.call_id == call_id && s.gate.is_some());
-                let line = match (answer, &note) {
-                    (ConsentAnswer::AllowForSession, _) if gated => {
-                        format!("Allowed this exact {key} command line for this session.")
-                    }
-                    (ConsentAnswer::Reject, Some(note)) => {
-                        format!("Rejected this {key} call with a note: {note}")
-                    }
-                    _ => answer.describe(&key),
-                };
-                rt.emit(AgentEvent::Answered {
-                    call_id,
-                    tool,
-                    answer,
-                    line,
-                });
-                if matches!(
-                    answer,
-                    ConsentAnswer::AllowForSession | ConsentAnswer::NeverThisRun
-                ) {
-                    rt.emit(AgentEvent::Permissions {
-                        grants: crate::policy::grants(&session.consent, run),
-                        listed: false,
-                    });
-                }
+                let gated = Slot::get(&slot, &call_id).is_some_and(|s| s.gate.is_some());
+                announce_answer(
+                    rt,
+                    session,
+                    run,
+                    gated,
+                    (call_id, tool),
+                    &key,
+                    (answer, note),
+                );
                 None
             }
             Effect::Record {
@@ -271,10 +271,7 @@ pub async fn run_turn(
                 tool,
                 shown,
             } => {
-                let fields = match Slot::get(&slot, &call_id) {
-                    Some(held) => with_gate(held.prepared.fields(), held.gate.as_ref()),
-                    None => Vec::new(),
-                };
+                let fields = Slot::get(&slot, &call_id).map_or_else(Vec::new, Slot::fields);
                 rt.emit(AgentEvent::Record {
                     call_id,
                     tool,
@@ -287,6 +284,9 @@ pub async fn run_turn(
                 Some(held) if held.call_id == call_id => run_call(rt, held, cancel).await,
                 _ => Event::Internal(format!("no prepared call with id {call_id:?} to run")),
             }),
+            Effect::Reply { call_id, .. } => Some(Event::Internal(format!(
+                "a reply to call {call_id:?} in a turn of the model's own"
+            ))),
         };
         if let Some(event) = event {
             queue.extend(feed(&mut turn, event, rt, session, run));
@@ -323,10 +323,12 @@ fn end(rt: &Runtime, session: &LiveSession, turn: &Turn, stop: &TurnStop) {
     });
 }
 
-/// Reports a decision: to the log, the audit log and the front end.
-async fn announce_decision(
+/// Reports a decision made in `mode`: to the log, the audit log and the
+/// front end.
+pub(super) async fn announce_decision(
     rt: &Runtime,
     session: &LiveSession,
+    mode: crate::policy::Mode,
     call_id: &str,
     tool: &str,
     decision: &Decision,
@@ -336,14 +338,14 @@ async fn announce_decision(
         session = %session.id,
         call = %call_id,
         tool = %tool,
-        mode = %session.mode,
+        %mode,
         decision = view.decision,
         code = view.code.unwrap_or(""),
         "decision"
     );
     if let Some(audit) = &rt.audit
         && let Err(e) = audit
-            .decision(&session.id, call_id, tool, session.mode, &view)
+            .decision(&session.id, call_id, tool, mode, &view)
             .await
     {
         rt.emit(AgentEvent::Warning(e.to_string()));
@@ -353,6 +355,44 @@ async fn announce_decision(
         tool: tool.to_string(),
         view,
     });
+}
+
+/// Reports the user's answer about a call, and the grants it changed.
+/// `gated`: the shell gate ran on it, so "for this session" is that exact
+/// command line.
+pub(super) fn announce_answer(
+    rt: &Runtime,
+    session: &LiveSession,
+    run: &RunConsent,
+    gated: bool,
+    (call_id, tool): (String, String),
+    key: &ToolKey,
+    (answer, note): (ConsentAnswer, Option<String>),
+) {
+    let line = match (answer, &note) {
+        (ConsentAnswer::AllowForSession, _) if gated => {
+            format!("Allowed this exact {key} command line for this session.")
+        }
+        (ConsentAnswer::Reject, Some(note)) => {
+            format!("Rejected this {key} call with a note: {note}")
+        }
+        _ => answer.describe(key),
+    };
+    rt.emit(AgentEvent::Answered {
+        call_id,
+        tool,
+        answer,
+        line,
+    });
+    if matches!(
+        answer,
+        ConsentAnswer::AllowForSession | ConsentAnswer::NeverThisRun
+    ) {
+        rt.emit(AgentEvent::Permissions {
+            grants: crate::policy::grants(&session.consent, run),
+            listed: false,
+        });
+    }
 }
 
 fn feed(
@@ -404,7 +444,7 @@ fn with_gate(mut fields: Vec<Field>, gate: Option<&Field>) -> Vec<Field> {
 
 /// Inspects the held call on the blocking pool (it reads the file and
 /// builds the diff), and hands it back.
-async fn inspect(mut held: Slot) -> (Option<Slot>, Event) {
+pub(super) async fn inspect(mut held: Slot) -> (Option<Slot>, Event) {
     let call_id = held.call_id.clone();
     let work = tokio::task::spawn_blocking(move || {
         let result = held.prepared.inspect();
@@ -428,7 +468,7 @@ async fn inspect(mut held: Slot) -> (Option<Slot>, Event) {
 
 /// Puts the held call to the user. The question is sent at once; the
 /// future waits for the answer and holds nothing of the call but its id.
-fn ask<'a>(
+pub(super) fn ask<'a>(
     rt: &Runtime,
     held: &Slot,
     cancel: &'a CancellationToken,
@@ -437,8 +477,8 @@ fn ask<'a>(
     let (reply, answer) = oneshot::channel();
     rt.emit(AgentEvent::Consent(ConsentRequest {
         call_id: call_id.clone(),
-        tool: held.prepared.facts().tool.clone(),
-        fields: with_gate(held.prepared.fields(), held.gate.as_ref()),
+        tool: held.key.clone(),
+        fields: held.fields(),
         reply,
     }));
     async move {

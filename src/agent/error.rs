@@ -14,6 +14,8 @@ use crate::tools::ConfineError;
 pub enum AgentError {
     #[error("the project directory {} cannot be used: {source}", path.display())]
     Project { path: PathBuf, source: io::Error },
+    #[error("{0}; start mino in the project's own directory (--cd DIR)")]
+    RootRefused(#[from] crate::policy::RootRefused),
     #[error("SOUL.md: {0}")]
     Soul(SmallFileError),
     #[error(

@@ -20,6 +20,7 @@ pub mod live;
 mod prepare;
 pub mod prompt;
 mod request;
+mod secret_values;
 pub mod sessions;
 mod stream;
 pub mod task;

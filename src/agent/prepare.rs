@@ -6,7 +6,7 @@
 use tokio_util::sync::CancellationToken;
 
 use crate::model::ToolCall;
-use crate::policy::Mode;
+use crate::policy::{CallFacts, CallKind, Mode, PathTarget, Surfaces};
 use crate::tools::{Field, PreparedCall};
 
 use super::driver::Runtime;
@@ -89,6 +89,7 @@ async fn prepare_tool(
         .map_err(|e| failed(format!("preparing {} stopped: {e}", call.name)))?
         .map_err(|e| failed(e.to_string()))?;
     let mut facts = prepared.facts().clone();
+    planted(&rt.surfaces, &mut facts);
     if let Some(hook) = &rt.hook {
         // The hook's verdict joins the facts the decision reads.
         tokio::select! {
@@ -106,4 +107,33 @@ async fn prepare_tool(
         },
         prepared,
     ))
+}
+
+/// A file write to an execution surface is its own kind: code written
+/// there runs later, so it asks in every mode.
+fn planted(surfaces: &Surfaces, facts: &mut CallFacts) {
+    if facts.kind != CallKind::FileWrite {
+        return;
+    }
+    let surface = facts.targets.iter().find_map(|target| match target {
+        PathTarget::Inside { relative, .. } => surfaces.surface(relative),
+        PathTarget::Outside { .. } => None,
+    });
+    if let Some(surface) = surface {
+        facts.kind = CallKind::SurfaceWrite { why: surface.why };
+    }
+}
+
+/// The fields a question and a record show before the call's own: why a
+/// write to an execution surface asks.
+pub(super) fn lead_fields(event: &Event) -> Vec<Field> {
+    match event {
+        Event::Prepared { facts, .. } => match &facts.kind {
+            CallKind::SurfaceWrite { why } => vec![Field::warning(
+                crate::policy::Surface { why: why.clone() }.sentence(),
+            )],
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    }
 }

@@ -66,6 +66,9 @@ struct HookEvent {
     tool_input: serde_json::Value,
     #[serde(default)]
     cwd: Option<String>,
+    /// The event this is; only `PreToolUse` gets a decision.
+    #[serde(default)]
+    hook_event_name: Option<String>,
 }
 
 /// Why a hook event could not be answered.
@@ -93,7 +96,11 @@ pub fn hook(
     }
     let event: HookEvent =
         serde_json::from_str(event).map_err(|e| HookError::Malformed(e.to_string()))?;
-    if event.tool_name != "Bash" {
+    let event_name = event
+        .hook_event_name
+        .clone()
+        .unwrap_or_else(|| "PreToolUse".to_string());
+    if event.tool_name != "Bash" || event_name != "PreToolUse" {
         return Ok(None);
     }
     let Some(command) = event.tool_input.get("command").and_then(|c| c.as_str()) else {
@@ -111,7 +118,15 @@ pub fn hook(
     if format == HookFormat::Json {
         return Ok(Some(canonical(&verdict)));
     }
-    let (decision, reason) = match (verdict.outcome, verdict.code) {
+    // No mino sandbox and no redaction stand behind an allow here: a
+    // command that could hand out a secret gets no decision.
+    let outcome = match verdict.outcome {
+        Outcome::AllowFinal if may_hand_out(command, Path::new(cwd), &settings.protected()) => {
+            return Ok(None);
+        }
+        other => other,
+    };
+    let (decision, reason) = match (outcome, verdict.code) {
         (Outcome::AllowFinal, _) => (
             "allow",
             format!("mino gate: allow-final: {}", verdict.reason),
@@ -137,11 +152,87 @@ pub fn hook(
     Ok(Some(
         json!({
             "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
+                "hookEventName": event_name,
                 "permissionDecision": decision,
                 "permissionDecisionReason": reason,
             }
         })
         .to_string(),
     ))
+}
+
+/// Whether a command the gate allows could still hand a secret to another
+/// agent with no sandbox behind it: an argument under `/proc`, `/sys` or
+/// `/dev`, outside the event's project, or protected; a recursive reader
+/// (`grep -r`, `rg`, `find`, `ls -R`, `du`, `tar`, `git grep`) or a pager of
+/// history (`git log -p`, `git show`, `git diff`). Errs toward true.
+fn may_hand_out(command: &str, cwd: &Path, protected: &crate::policy::ProtectedPaths) -> bool {
+    let separators = ["|", "||", "&&", ";", "&", "(", ")", "{", "}"];
+    let mut words: Vec<String> = Vec::new();
+    let mut name: Option<String> = None;
+    for raw in command.split_whitespace() {
+        let word = raw.trim_matches(['"', '\'', '`']);
+        if separators.contains(&word) {
+            name = None;
+            continue;
+        }
+        if name.is_none() {
+            let base = word.rsplit('/').next().unwrap_or(word).to_string();
+            name = Some(base.clone());
+            words.push(format!("\0{base}"));
+            continue;
+        }
+        words.push(word.to_string());
+        let expanded = word.starts_with('~') || word.contains('$');
+        let absolute = Path::new(word).is_absolute();
+        if expanded
+            || word.contains("..")
+            || ["/proc", "/sys", "/dev"].iter().any(|p| word.contains(p))
+            || (absolute && !Path::new(word).starts_with(cwd))
+        {
+            return true;
+        }
+        let relative = if absolute {
+            Path::new(word)
+                .strip_prefix(cwd)
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        } else {
+            word.trim_start_matches("./").to_string()
+        };
+        if !relative.is_empty()
+            && (protected.is_protected(&relative) || protected.names_protected(word))
+        {
+            return true;
+        }
+    }
+    let text = words.join(" ");
+    let readers = ["\0rg", "\0find", "\0du", "\0tar", "\0fd", "\0tree"];
+    if readers.iter().any(|r| text.split(' ').any(|w| w == *r)) {
+        return true;
+    }
+    let recursive = |flags: &[&str]| {
+        text.split(' ').any(|w| {
+            flags.contains(&w)
+                || (w.starts_with('-')
+                    && !w.starts_with("--")
+                    && flags.iter().any(|f| f.len() == 2 && w.contains(&f[1..])))
+        })
+    };
+    let has = |name: &str| text.split(' ').any(|w| w == format!("\0{name}"));
+    (has("grep") && recursive(&["-r", "-R", "--recursive", "--dereference-recursive"]))
+        || (has("ls") && recursive(&["-R", "--recursive"]))
+        || (has("git")
+            && [
+                "grep",
+                "log",
+                "show",
+                "diff",
+                "whatchanged",
+                "cat-file",
+                "archive",
+                "bundle",
+            ]
+            .iter()
+            .any(|sub| text.split(' ').any(|w| w == *sub)))
 }

@@ -237,6 +237,23 @@ impl HttpEndpoint {
                 first_byte_deadline,
             }));
         }
+        if status.is_redirection() {
+            // Requests go only where they were configured: a redirect is
+            // never followed (the body would go to an address nobody set).
+            let location = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .and_then(|l| l.to_str().ok())
+                .map(|l| self.redact(l))
+                .unwrap_or_else(|| "no location given".to_string());
+            return Ok(Attempt::Fatal(ModelError::Status {
+                service: self.service.clone(),
+                status: status.as_u16(),
+                message: format!(
+                    "the service redirected the request to {location}; mino follows no redirect: set base_url to the address you mean"
+                ),
+            }));
+        }
         let wait = retry_after(response.headers());
         let message = self.error_body(response, cancel).await?;
         let error = ModelError::Status {
@@ -329,6 +346,7 @@ fn client(connect_timeout: Duration) -> Result<reqwest::Client, ModelError> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .connect_timeout(connect_timeout)
+        .redirect(reqwest::redirect::Policy::none())
         .user_agent(concat!("mino/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|err| {

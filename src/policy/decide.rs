@@ -177,7 +177,7 @@ fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
             _,
         ) => Decision::Ask,
         (CallKind::Shell, Mode::Bypass) if facts.guard.is_some() => Decision::Ask,
-        (CallKind::FetchPrivate, _) => Decision::Ask,
+        (CallKind::FetchPrivate | CallKind::SurfaceWrite { .. }, _) => Decision::Ask,
         (CallKind::UnsandboxedShell { run_in_bypass }, Mode::Bypass) => {
             if *run_in_bypass {
                 shown
@@ -236,8 +236,12 @@ pub fn decide(
     if decision != Decision::Ask {
         return decision;
     }
-    // Leaving the sandbox is asked each time, whatever the session allowed.
-    let unsandboxed = matches!(facts.kind, CallKind::UnsandboxedShell { .. });
+    // Leaving the sandbox and planting code are asked each time, whatever
+    // the session allowed.
+    let unsandboxed = matches!(
+        facts.kind,
+        CallKind::UnsandboxedShell { .. } | CallKind::SurfaceWrite { .. }
+    );
     let allowed = !unsandboxed
         && match command_scoped(facts, mode) {
             // The bypass guard is passed only by this exact command line; a gated

@@ -39,6 +39,9 @@ pub enum CallKind {
     ConfinedRead,
     /// write_file, edit_file, fetch_content with `output`.
     FileWrite,
+    /// A file write to an execution surface (`surfaces.rs`): code written
+    /// there runs later, so it asks in every mode. `why` names the surface.
+    SurfaceWrite { why: String },
     /// bash, in the sandbox (or where there is none).
     Shell,
     /// bash with `sandbox: false`: asks in every mode. `run_in_bypass` when

@@ -7,7 +7,9 @@ mod decide;
 mod facts;
 pub mod mode;
 pub mod protected;
+mod root;
 pub mod shell;
+pub mod surfaces;
 
 pub use consent::{
     ConsentAnswer, Grant, GrantScope, RunConsent, SessionConsent, command_scoped, grants, remember,
@@ -17,6 +19,8 @@ pub use decide::{CanAsk, Decision, DenyCode, Shown, decide};
 pub use facts::{CallFacts, CallKind, GateVerdict, HookVerdict, PathTarget, ToolKey};
 pub use mode::{BashConfinement, MODE_NAMES, Mode, UnknownMode};
 pub use protected::{PatternError, ProtectedPaths, Protection};
+pub use root::{RootRefused, check_root};
+pub use surfaces::{Surface, Surfaces};
 
 /// The sentence every denied result ends with.
 pub const DO_NOT_RETRY: &str = "Do not retry or work around this with another tool.";

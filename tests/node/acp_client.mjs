@@ -157,7 +157,7 @@ try {
   const stream = ndJsonStream(writable, readable);
   await Promise.race([app.connectWith(stream, run), gone]);
 } catch (e) {
-  failure = String(e?.stack ?? e);
+  failure = String(e?.stack ?? e) + (e?.data ? `\ndata: ${JSON.stringify(e.data)}` : "");
 }
 if (!closed) {
   closed = true;

@@ -25,6 +25,8 @@ fn node_client() -> PathBuf {
 struct Run {
     log: Vec<Value>,
     exit_code: Option<i64>,
+    /// What the client failed with (a request answered with an error).
+    failure: Option<String>,
 }
 
 impl Run {
@@ -101,6 +103,13 @@ impl World {
 
     /// Runs the client with `steps` against `mino acp` in this world.
     async fn client(&self, steps: Value, extra: Value) -> Run {
+        let run = self.client_may_fail(steps, extra).await;
+        assert!(run.failure.is_none(), "client failed: {:?}", run.failure);
+        run
+    }
+
+    /// As `client`, for a run whose requests may be answered with errors.
+    async fn client_may_fail(&self, steps: Value, extra: Value) -> Run {
         let raw_path = self.home.path().join("acp-stdout.bin");
         let mut plan = json!({
             "command": [env!("CARGO_BIN_EXE_mino"), "acp"],
@@ -135,11 +144,11 @@ impl World {
                 String::from_utf8_lossy(&output.stderr)
             )
         });
-        assert!(result["failure"].is_null(), "client failed: {result:#}");
         only_protocol(&std::fs::read(&raw_path).unwrap());
         Run {
             log: result["log"].as_array().cloned().unwrap_or_default(),
             exit_code: result["exit"]["code"].as_i64(),
+            failure: result["failure"].as_str().map(str::to_string),
         }
     }
 
@@ -606,4 +615,36 @@ async fn a_file_changed_since_inspection_is_not_written_through_the_editor() {
     );
     let bodies = world.llm.bodies();
     assert!(bodies[1].contains("changed"), "{}", bodies[1]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_in_a_protected_directory_or_at_the_root_is_refused() {
+    let world = World::acp(vec![
+        tool(
+            "write_file",
+            json!({"path": "authorized_keys", "content": "ssh-ed25519 AAAA attacker\n"}),
+        ),
+        text("written"),
+    ])
+    .await;
+    let ssh = world.project.path().join("home/.ssh");
+    std::fs::create_dir_all(&ssh).unwrap();
+    for cwd in [ssh.clone(), std::path::PathBuf::from("/")] {
+        let run = world
+            .client_may_fail(
+                json!([{"new": cwd}, {"prompt": "add my key", "answers": []}]),
+                json!({}),
+            )
+            .await;
+        let failure = run.failure.clone().unwrap_or_default();
+        assert!(
+            failure.contains("cannot be a project"),
+            "{} was accepted: {failure} {:#?}",
+            cwd.display(),
+            run.log
+        );
+        assert!(run.events("session").is_empty(), "{:#?}", run.log);
+    }
+    assert!(!ssh.join("authorized_keys").exists());
+    assert!(world.llm.bodies().is_empty());
 }

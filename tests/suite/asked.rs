@@ -289,3 +289,217 @@ async fn an_unknown_agent_is_an_error_that_names_the_configured_ones() {
         "{stderr}"
     );
 }
+
+/// The audit log's `(tool, decision, code)` lines whose tool starts with
+/// `prefix`, with the prefix removed.
+fn audited(asking: &Asking, prefix: &str) -> Vec<(String, String, String)> {
+    let log = std::fs::read_to_string(asking.home.path().join("audit.jsonl")).unwrap_or_default();
+    log.lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|v| {
+            let tool = v["tool"].as_str()?.strip_prefix(prefix)?.to_string();
+            (!tool.contains('/')).then(|| {
+                (
+                    tool,
+                    v["decision"].as_str().unwrap_or_default().to_string(),
+                    v["code"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+        })
+        .collect()
+}
+
+impl Asking {
+    /// `mino -p PROMPT` of the asker itself: (status, stdout, stderr).
+    fn print(&self, extra: &[&str], prompt: &str) -> (i32, String, String) {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mino"));
+        command
+            .args(["-p", prompt, "--cd"])
+            .arg(self.project.path())
+            .args(extra)
+            .current_dir(self.project.path())
+            .stdin(Stdio::null());
+        for (k, v) in self.env() {
+            command.env(k, v);
+        }
+        let out = command.output().unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+}
+
+fn unsandboxed(command: &str) -> Reply {
+    tool(
+        "bash",
+        json!({"command": command, "sandbox": false, "reason": "needs the home"}),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jans_unsandboxed_bash_and_private_fetch_ask_in_bypass_and_are_rejected_through_ask() {
+    let (url, hits) = page().await;
+    let asking = Asking::new(
+        vec![],
+        vec![
+            unsandboxed("touch outside.txt"),
+            tool("fetch_content", json!({ "url": url })),
+            text("both refused"),
+        ],
+        "",
+    )
+    .await;
+    let (status, stdout, stderr) = asking.ask(&["--mode", "bypass"], "leave\n").await;
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(stdout, "both refused\n");
+    assert!(!asking.exists("outside.txt"), "{stderr}");
+    assert_eq!(
+        hits.load(std::sync::atomic::Ordering::SeqCst),
+        0,
+        "jan's fetch reached the private address: {stderr}"
+    );
+    let decided = audited(&asking, "jan/");
+    assert_eq!(
+        decided,
+        vec![
+            (
+                "bash".into(),
+                "deny".into(),
+                "MINO_DENY_NOBODY_TO_ASK".into()
+            ),
+            (
+                "fetch_content".into(),
+                "deny".into(),
+                "MINO_DENY_NOBODY_TO_ASK".into()
+            ),
+        ],
+        "{stderr}"
+    );
+    assert!(!stderr.contains("allowed without confirmation"), "{stderr}");
+    let bodies = asking.jan.bodies();
+    assert_eq!(bodies.len(), 3);
+    assert_eq!(
+        bodies[2].matches("The user did not approve").count(),
+        2,
+        "{}",
+        bodies[2]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn allowing_jans_gated_command_for_the_session_in_auto_mode_allows_that_command_only() {
+    let asking = Asking::new(
+        vec![],
+        vec![
+            bash("touch a.txt"),
+            text("made a"),
+            Reply::Tools(vec![
+                ("bash".into(), json!({"command": "touch a.txt"})),
+                ("bash".into(), json!({"command": "touch b.txt"})),
+            ]),
+            text("tried both"),
+        ],
+        "",
+    )
+    .await;
+    let mut pty = asking.line(&["--mode", "auto"]);
+    pty.expect("Permission mode: auto.");
+    pty.send_line("/ask-jan make a");
+    let question = pty.expect("Approve this operation? [y/N]");
+    assert!(question.contains("[Tool: jan/bash]"), "{question}");
+    pty.send_line("a");
+    pty.expect("Allowed this exact jan/bash command line for this session.");
+    pty.expect("jan> made a");
+    assert!(asking.exists("a.txt"));
+
+    pty.send_line("/ask-jan again and b");
+    let question = pty.expect("Approve this operation? [y/N]");
+    assert!(
+        question.contains("[Tool: jan/bash, allowed for this session]"),
+        "the same command runs on the grant: {question}"
+    );
+    assert!(
+        question.contains("Command: \"touch b.txt\""),
+        "another command asks: {question}"
+    );
+    pty.send_line("n");
+    pty.expect("jan> tried both");
+    assert!(!asking.exists("b.txt"));
+    pty.send_line("/quit");
+}
+
+/// One call of every kind an asked agent can ask about; what the asker
+/// decides for jan's call must be what it decides for its own.
+fn every_kind(url: &str, public: bool) -> Vec<(String, serde_json::Value)> {
+    let mut calls = vec![
+        (
+            "write_file".to_string(),
+            json!({"path": "w.txt", "content": "x\n"}),
+        ),
+        (
+            "edit_file".to_string(),
+            json!({"path": "README.md", "old_string": "a", "new_string": "b"}),
+        ),
+        ("bash".to_string(), json!({"command": "touch t.txt"})),
+        ("bash".to_string(), json!({"command": "rm -rf .git"})),
+        (
+            "bash".to_string(),
+            json!({"command": "touch u.txt", "sandbox": false, "reason": "needs the home"}),
+        ),
+        ("fetch_content".to_string(), json!({ "url": url })),
+    ];
+    if public {
+        calls.push((
+            "fetch_content".to_string(),
+            json!({"url": "http://192.0.2.1/page"}),
+        ));
+    }
+    calls
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_kind_of_jans_call_is_decided_as_the_askers_own_call_of_that_kind() {
+    let (url, _hits) = page().await;
+    for mode in ["manual", "accept-edits", "auto", "bypass"] {
+        let calls = every_kind(&url, mode != "bypass");
+        let count = calls.len();
+        let own = Asking::new(vec![Reply::Tools(calls.clone()), text("done")], vec![], "").await;
+        std::fs::write(own.project.path().join("README.md"), "a\n").unwrap();
+        let (status, _, stderr) = own.print(&["--mode", mode], "go");
+        assert_eq!(status, 0, "{stderr}");
+        let mine = audited(&own, "");
+        assert_eq!(mine.len(), count, "in {mode} mode: {stderr}");
+
+        let asked = Asking::new(vec![], vec![Reply::Tools(calls), text("done")], "").await;
+        std::fs::write(asked.project.path().join("README.md"), "a\n").unwrap();
+        let (status, _, stderr) = asked.ask(&["--mode", mode], "go\n").await;
+        assert_eq!(status, 0, "{stderr}");
+        let jans = audited(&asked, "jan/");
+        assert_eq!(jans, mine, "in {mode} mode: {stderr}");
+    }
+}
+
+/// A page on 127.0.0.1 (a private destination) that counts its requests.
+async fn page() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = hits.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut buf = [0u8; 4096];
+            let _ = socket.read(&mut buf).await;
+            let body = "secret page";
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            );
+            let _ = socket.write_all(head.as_bytes()).await;
+        }
+    });
+    (format!("http://{addr}/page"), hits)
+}

@@ -720,7 +720,7 @@ async fn tui_mcp_shows_states_and_a_server_killed_from_outside_is_stopped_and_re
     screen.wait_for_all(&[
         "everything: running",
         "mcp_everything_echo",
-        "Destination: node ",
+        "Destination: node",
     ]);
     let servers = server_pids(screen.pty.pid(), "server-everything");
     assert_eq!(servers.len(), 1, "one server process: {servers:?}");

@@ -340,6 +340,40 @@ fn claude_event(cwd: &Path, tool: &str, command: &str) -> Value {
 }
 
 #[tokio::test]
+async fn gate_hook_never_allows_what_could_hand_out_a_secret() {
+    let ls = trusted_ls();
+    let world = World::with("openai-chat", vec![], &trusted_settings(ls)).await;
+    let cwd = world.project.path().to_path_buf();
+    std::fs::write(cwd.join(".env"), "SECRET=hook-secret-value\n").unwrap();
+    for command in [
+        "/usr/bin/grep -r SECRET .".to_string(),
+        "grep -rn SECRET".to_string(),
+        "/usr/bin/cat /proc/self/environ".to_string(),
+        "/usr/bin/cat /etc/hostname".to_string(),
+        "cat .env".to_string(),
+        "cat ../other/file".to_string(),
+        format!("{ls} -R ."),
+        "/usr/bin/git log -p".to_string(),
+        "git show HEAD~1:.env".to_string(),
+    ] {
+        let (out, code) = hook(&world, &claude_event(&cwd, "Bash", &command), &[]).await;
+        assert_eq!(code, 0, "{command}");
+        assert!(!out.contains("\"allow\""), "{command}: {out}");
+    }
+    // The answer names the event it answers; another event gets none.
+    let mut post = claude_event(&cwd, "Bash", &format!("{ls} -la"));
+    post["hook_event_name"] = json!("PostToolUse");
+    assert_eq!(hook(&world, &post, &[]).await, (String::new(), 0));
+    let (out, _) = hook(
+        &world,
+        &claude_event(&cwd, "Bash", &format!("{ls} -la")),
+        &[],
+    )
+    .await;
+    assert!(out.contains("\"allow\""), "{out}");
+}
+
+#[tokio::test]
 async fn gate_hook_answers_claude_code_events() {
     let ls = trusted_ls();
     let world = World::with("openai-chat", vec![], &trusted_settings(ls)).await;

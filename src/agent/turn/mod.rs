@@ -49,6 +49,9 @@ pub struct Turn {
     /// Whether a call written as text was already answered with a reminder
     /// (once a turn).
     reminded: bool,
+    /// An asked agent's calls: each ends in `Reply`, never in a saved
+    /// result, and the turn waits for the next one.
+    external: bool,
 }
 
 /// The result text of a call the user never answered.
@@ -91,6 +94,18 @@ impl Turn {
             repeats: Repeats::default(),
             offered: Vec::new(),
             reminded: false,
+            external: false,
+        }
+    }
+
+    /// The turn that decides an asked agent's calls: it takes
+    /// `ExternalCall` events and answers each with `Reply`; nothing is
+    /// requested or saved. It waits from the start.
+    pub fn external() -> Self {
+        Self {
+            phase: Phase::Waiting,
+            external: true,
+            ..Self::new(TurnLimits::default())
         }
     }
 
@@ -133,6 +148,7 @@ impl Turn {
             Phase::Running { call } => self.running(call, event),
             Phase::SavingResult { call } => self.saving_result(call, event),
             Phase::Ending { stop } => self.ending(stop, event),
+            Phase::Waiting => self.waiting(event),
             Phase::Ended => self.nonsense(&Phase::Ended, &event, None),
         }
     }
@@ -142,6 +158,16 @@ impl Turn {
             Event::Begin => self.request(),
             Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
             event => self.nonsense(&Phase::Starting, &event, None),
+        }
+    }
+
+    fn waiting(&mut self, event: Event) -> Vec<Effect> {
+        match event {
+            Event::ExternalCall(call) => {
+                self.phase = Phase::Preparing { call: call.clone() };
+                vec![Effect::Prepare(call)]
+            }
+            event => self.nonsense(&Phase::Waiting, &event, None),
         }
     }
 
@@ -477,6 +503,9 @@ impl Turn {
     }
 
     fn run(&mut self, call: ToolCall) -> Vec<Effect> {
+        if self.external {
+            return self.reply(call, true, None);
+        }
         let effect = Effect::Run {
             call_id: call.id.clone(),
         };
@@ -491,6 +520,12 @@ impl Turn {
         status: ResultStatus,
         output: impl Into<String>,
     ) -> Vec<Effect> {
+        if self.external {
+            // What refused the call was announced (a decision, an answer),
+            // except a call that could not be prepared.
+            let why = (status == ResultStatus::Error).then(|| output.into());
+            return self.reply(call, false, why);
+        }
         let effect = save_result(&call, status, output);
         self.phase = Phase::SavingResult { call };
         vec![effect]
@@ -499,6 +534,11 @@ impl Turn {
     /// Saves what an interrupt left of `call` (interrupted when it had
     /// started, not run otherwise), then pairs the calls left and ends.
     fn interrupt_call(&mut self, call: ToolCall, status: ResultStatus, why: &str) -> Vec<Effect> {
+        if self.external {
+            let mut effects = self.reply(call, false, None);
+            effects.extend(self.end(TurnStop::Interrupted));
+            return effects;
+        }
         self.phase = Phase::Ending {
             stop: TurnStop::Interrupted,
         };
@@ -527,6 +567,16 @@ impl Turn {
         effects
     }
 
+    /// Answers an asked agent's call; the turn waits for the next one.
+    fn reply(&mut self, call: ToolCall, allow: bool, why: Option<String>) -> Vec<Effect> {
+        self.phase = Phase::Waiting;
+        vec![Effect::Reply {
+            call_id: call.id,
+            allow,
+            why,
+        }]
+    }
+
     fn end(&mut self, stop: TurnStop) -> Vec<Effect> {
         self.phase = Phase::Ended;
         vec![Effect::End(stop)]
@@ -540,6 +590,15 @@ impl Turn {
         let message = nonsense_message(phase, event);
         tracing::error!("{message}");
         let stop = TurnStop::Internal(message);
+        if self.external {
+            // An asked agent's call in hand is refused; nothing is saved.
+            let mut effects = match call {
+                Some(call) => self.reply(call, false, None),
+                None => Vec::new(),
+            };
+            effects.extend(self.end(stop));
+            return effects;
+        }
         match (phase, call) {
             (_, Some(call)) => {
                 self.phase = Phase::Ending { stop };

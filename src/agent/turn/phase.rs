@@ -141,6 +141,11 @@ pub enum Event {
     /// The driver could not perform the last effect (mino's own mistake,
     /// such as no prepared call with the id asked for).
     Internal(String),
+    /// An asked agent asks permission for `call` (its tool and arguments,
+    /// as the asked agent will run them). Only a turn made with
+    /// `Turn::external` takes it: the call is prepared, decided and
+    /// remembered here like the turn's own, and answered with `Reply`.
+    ExternalCall(ToolCall),
 }
 
 /// What the driver should do next. Effects on a call carry its id; the
@@ -195,6 +200,14 @@ pub enum Effect {
     /// Tell the front ends the model wrote a call to `tool` as text and is
     /// reminded to use the tool-call format.
     Remind { tool: String },
+    /// Answer an asked agent's permission request: `allow` lets it run
+    /// once; `why` says what refused it when no decision or answer did
+    /// (a call that could not be prepared).
+    Reply {
+        call_id: String,
+        allow: bool,
+        why: Option<String>,
+    },
     /// The turn is over: say why, once.
     End(TurnStop),
 }
@@ -254,6 +267,8 @@ pub enum Phase {
     /// The turn ends with `stop` once what is being saved is on disk and
     /// every call left is paired with a result.
     Ending { stop: TurnStop },
+    /// An external turn waits for the asked agent's next call.
+    Waiting,
     /// `End` was given; nothing more happens.
     Ended,
 }
@@ -274,6 +289,7 @@ impl Phase {
             Phase::Running { .. } => "running",
             Phase::SavingResult { .. } => "saving the result",
             Phase::Ending { .. } => "ending",
+            Phase::Waiting => "waiting for an asked agent's call",
             Phase::Ended => "ended",
         }
     }
@@ -298,6 +314,7 @@ impl Event {
             Event::Interrupted { .. } => "interrupted",
             Event::InterruptedBeforeRun => "interrupted before run",
             Event::Internal(_) => "internal error",
+            Event::ExternalCall(_) => "external call",
         }
     }
 }

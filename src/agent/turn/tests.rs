@@ -458,9 +458,11 @@ fn every_event(id: &str) -> Vec<Event> {
             note: None,
         },
         Event::Ran {
-            call_id: id,
+            call_id: id.clone(),
             outcome: ToolOutcome::completed("ok"),
         },
+        // Only an external turn takes an asked agent's call.
+        Event::ExternalCall(call(&id, "bash")),
         Event::Interrupted { partial: None },
         Event::Interrupted {
             partial: Some(Response {
@@ -582,4 +584,56 @@ fn every_phase_fed_every_event_ends_the_turn_exactly_once() {
             }
         }
     }
+}
+
+#[test]
+fn an_external_call_is_decided_and_remembered_like_the_turns_own_and_only_replied_to() {
+    let mut h = Harness::new(Mode::Auto);
+    h.turn = Turn::external();
+    let ask = |id: &str| Event::ExternalCall(call(id, "bash"));
+    assert_eq!(h.on(ask("c1")), vec![Effect::Prepare(call("c1", "bash"))]);
+    let mut gated = facts("jan/bash", CallKind::Shell);
+    gated.command = Some("make".into());
+    gated.gate = Some(crate::policy::GateVerdict::Unresolved {
+        code: "AMG_X",
+        reason: "unknown".into(),
+    });
+    let effects = h.on(prepared("c1", gated.clone(), false));
+    assert_eq!(
+        effects.last(),
+        Some(&Effect::Ask {
+            call_id: "c1".into()
+        })
+    );
+    let effects = h.on(Event::Answered {
+        call_id: "c1".into(),
+        answer: ConsentAnswer::AllowForSession,
+        note: None,
+    });
+    assert!(matches!(
+        effects.last(),
+        Some(Effect::Reply { allow: true, .. })
+    ));
+    // The grant is that exact command line; nothing was saved or run.
+    assert!(h.session.allows_command(&ToolKey::new("jan/bash"), "make"));
+    assert!(!h.session.allows(&ToolKey::new("jan/bash")));
+    assert!(
+        effects
+            .iter()
+            .all(|e| !matches!(e, Effect::Run { .. } | Effect::SaveResult { .. }))
+    );
+    // The next call is waited for; one the tool could not prepare is refused.
+    assert_eq!(h.on(ask("c2")), vec![Effect::Prepare(call("c2", "bash"))]);
+    let effects = h.on(Event::PrepareFailed {
+        call_id: "c2".into(),
+        message: "no such tool".into(),
+    });
+    assert_eq!(
+        effects,
+        vec![Effect::Reply {
+            call_id: "c2".into(),
+            allow: false,
+            why: Some("no such tool".into()),
+        }]
+    );
 }

@@ -234,6 +234,25 @@ fn submit(app: &mut App) -> Vec<Action> {
     actions
 }
 
+/// The text `/copy` hands out: every control character but newline and tab
+/// (ESC, so no CSI, OSC or bracketed-paste end marker, the other C0 and C1
+/// characters, DEL) removed, so what is pasted is what was shown; and how
+/// many were removed.
+pub fn copyable(text: &str) -> (String, usize) {
+    let mut removed = 0;
+    let kept = text
+        .chars()
+        .filter(|&c| {
+            let keep = !c.is_control() || c == '\n' || c == '\t';
+            if !keep {
+                removed += 1;
+            }
+            keep
+        })
+        .collect();
+    (kept, removed)
+}
+
 /// A parsed command: the ones that only concern the screen run here; the
 /// rest go to the agent.
 fn run_command(app: &mut App, command: Command) -> Vec<Action> {
@@ -243,20 +262,29 @@ fn run_command(app: &mut App, command: Command) -> Vec<Action> {
             app.help = Some(0);
             Vec::new()
         }
-        Command::Copy => match app.last_answer.clone() {
-            Some(answer) => match (&app.clipboard, answer.chars().count()) {
-                (Clipboard::File(path), n) => vec![Action::CopyToFile {
-                    path: path.clone(),
-                    text: answer,
-                    characters: n,
-                }],
-                (Clipboard::Osc52, n) => {
-                    app.transcript.push(EntryKind::Notice(format!(
-                        "Sent the last answer ({n} characters) to your terminal's clipboard (OSC 52; the terminal does not say whether it took it)."
-                    )));
-                    vec![Action::Copy(answer)]
+        Command::Copy => match app.last_answer.as_deref().map(copyable) {
+            Some((answer, removed)) => {
+                let n = answer.chars().count();
+                let removed = match removed {
+                    0 => String::new(),
+                    1 => "; 1 control character removed".to_string(),
+                    r => format!("; {r} control characters removed"),
+                };
+                match &app.clipboard {
+                    Clipboard::File(path) => vec![Action::CopyToFile {
+                        path: path.clone(),
+                        text: answer,
+                        characters: n,
+                        removed,
+                    }],
+                    Clipboard::Osc52 => {
+                        app.transcript.push(EntryKind::Notice(format!(
+                            "Sent the last answer ({n} characters{removed}) to your terminal's clipboard (OSC 52; the terminal does not say whether it took it)."
+                        )));
+                        vec![Action::Copy(answer)]
+                    }
                 }
-            },
+            }
             None => {
                 app.transcript
                     .push(EntryKind::Notice("There is no answer to copy yet.".into()));

@@ -458,10 +458,11 @@ fn perform(
             path,
             text,
             characters,
+            removed,
         } => {
             let line = match term::copy_to_file(&path, &text) {
                 Ok(()) => transcript::EntryKind::Notice(format!(
-                    "Your terminal does not take clipboard copies (OSC 52): the last answer ({characters} characters) is in {}.",
+                    "Your terminal does not take clipboard copies (OSC 52): the last answer ({characters} characters{removed}) is in {}.",
                     path.display()
                 )),
                 Err(e) => transcript::EntryKind::Error(format!(

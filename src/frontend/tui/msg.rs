@@ -126,6 +126,8 @@ pub enum Action {
         path: std::path::PathBuf,
         text: String,
         characters: usize,
+        /// "; N control characters removed", or empty.
+        removed: String,
     },
     /// Start the agent again in `dir`, resuming session `id` there.
     SwitchProject {

@@ -97,3 +97,26 @@ fn copy_sends_the_answer_with_its_indentation() {
     assert_eq!(decoded, ANSWER.as_bytes());
     assert!(ANSWER.contains("\n    for row in rows:\n\t\tout"));
 }
+
+#[test]
+fn copy_removes_control_characters_and_says_how_many() {
+    let mut app = app();
+    start_turn(&mut app, "how do I test", 1);
+    let answer = "Run `make test`\x1b[201~; touch FLAG\n\x1b]0;title\x07\tdone\u{9b}2J\x7f";
+    agent(&mut app, AgentEvent::AssistantDelta(answer.into()));
+    agent(&mut app, AgentEvent::AssistantDone);
+    type_text(&mut app, "/copy");
+    let actions = press(&mut app, key(KeyCode::Enter));
+    let [Action::Copy(text)] = actions.as_slice() else {
+        panic!("{actions:?}");
+    };
+    assert!(
+        !text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "{text:?}"
+    );
+    assert_eq!(text, "Run `make test`[201~; touch FLAG\n]0;title\tdone2J");
+    let screen = shot(&app, 140, 30);
+    assert!(screen.contains("5 control characters removed"), "{screen}");
+}

@@ -1,0 +1,158 @@
+//! No secret in any result: the values mino protects (env files, remote
+//! URL credentials, protected blobs in history, the model key) are removed
+//! from what a command prints, in every form the redaction knows, before
+//! the result is saved or sent.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::process::Command;
+
+use crate::support::llm::{Reply, text};
+use crate::support::stream::records;
+use crate::support::world::World;
+use serde_json::json;
+
+const KEY: &str = "sk-test-redaction-key-0123456789";
+const ENV_MARKER: &str = "tok-ENVMARKER-0123456789";
+const URL_MARKER: &str = "ghp_URLMARKER9876543210";
+
+fn git(project: &std::path::Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .current_dir(project)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+fn bash(command: &str) -> (String, serde_json::Value) {
+    ("bash".to_string(), json!({ "command": command }))
+}
+
+/// A repository where `.env` was committed once and removed, with a token
+/// in its remote URL.
+async fn committed(replies: Vec<Reply>) -> World {
+    let world = World::with("openai-chat", replies, "").await;
+    let root = world.project.path();
+    git(root, &["init", "-q"]);
+    std::fs::write(root.join(".env"), format!("API_TOKEN={ENV_MARKER}\n")).unwrap();
+    std::fs::write(root.join("a.txt"), "a\n").unwrap();
+    git(root, &["add", "-f", ".env", "a.txt"]);
+    git(root, &["commit", "-qm", "one"]);
+    git(root, &["rm", "-q", "--cached", ".env"]);
+    std::fs::remove_file(root.join(".env")).unwrap();
+    git(root, &["commit", "-qm", "two"]);
+    git(
+        root,
+        &[
+            "remote",
+            "add",
+            "origin",
+            &format!("https://bot:{URL_MARKER}@example.com/x.git"),
+        ],
+    );
+    world
+}
+
+fn print(world: &World, mode: &str) -> (Vec<serde_json::Value>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_mino"))
+        .args([
+            "-p",
+            "look",
+            "--output-format",
+            "stream-json",
+            "--mode",
+            mode,
+        ])
+        .arg("--cd")
+        .arg(world.project.path())
+        .env("MINO_HOME", world.home.path())
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("AGENT_YOLO")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{stderr}");
+    (records(&out.stdout), stderr)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn committed_secrets_and_remote_url_tokens_never_reach_the_model() {
+    for mode in ["auto", "bypass"] {
+        let world = committed(vec![
+            Reply::Tools(vec![
+                bash("/usr/bin/git log -p"),
+                bash("git show -p HEAD"),
+                bash("git show HEAD~1:.env"),
+                bash("cat .git/config"),
+                bash("/usr/bin/grep -r url ."),
+            ]),
+            text("looked"),
+        ])
+        .await;
+        let (events, stderr) = print(&world, mode);
+        let bodies = world.llm.bodies();
+        assert_eq!(bodies.len(), 2, "in {mode}: {stderr}");
+        for body in &bodies {
+            assert!(!body.contains(ENV_MARKER), "in {mode}: {body}");
+            assert!(!body.contains(URL_MARKER), "in {mode}: {body}");
+        }
+        let shown = serde_json::to_string(&events).unwrap();
+        assert!(!shown.contains(ENV_MARKER) && !shown.contains(URL_MARKER));
+        if mode == "bypass" {
+            // The commands ran, and what they printed was redacted.
+            assert!(
+                bodies[1].contains("[redacted: API_TOKEN]"),
+                "in {mode}: {}",
+                bodies[1]
+            );
+            assert!(
+                bodies[1].contains("[redacted: a credential in a remote URL]"),
+                "{}",
+                bodies[1]
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_key_printed_reversed_in_hex_and_in_base32_is_redacted() {
+    let world = World::with(
+        "openai-chat",
+        vec![Reply::Tools(vec![bash("cat forms.txt")]), text("read")],
+        "",
+    )
+    .await;
+    let reversed: String = KEY.chars().rev().collect();
+    let hex: String = KEY.bytes().map(|b| format!("{b:02x}")).collect();
+    let base32 = Command::new("sh")
+        .args(["-c", &format!("printf %s '{KEY}' | base32 -w0")])
+        .output()
+        .unwrap();
+    let base32 = String::from_utf8(base32.stdout).unwrap();
+    let base32 = base32.trim_end_matches('=');
+    assert!(base32.len() > 20);
+    std::fs::write(
+        world.project.path().join("forms.txt"),
+        format!(
+            "r {reversed}\nh {hex}\nH {}\nb {base32}\n",
+            hex.to_uppercase()
+        ),
+    )
+    .unwrap();
+    let (_, stderr) = print(&world, "bypass");
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 2, "{stderr}");
+    let last = &bodies[1];
+    for form in [
+        reversed.as_str(),
+        hex.as_str(),
+        &hex.to_uppercase(),
+        &base32[..base32.len() - 8],
+    ] {
+        assert!(!last.contains(form), "{form} in {last}");
+    }
+    assert!(last.contains("[redacted: OPENAI_API_KEY]"), "{last}");
+}
