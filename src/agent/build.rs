@@ -306,12 +306,14 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     if settings.tools.bash && tool_cx.bash_guard.is_none() {
         return Err(AgentError::NoOwnBinary);
     }
+    let surfaces = crate::policy::Surfaces::new(hooks_dir(tool_cx.project.root()).as_deref());
     let (planner, _) = sandbox_planner(
         settings,
         home,
         tool_cx.project.root(),
         tool_cx.protected.clone(),
     );
+    let planner = planner.with_surfaces(surfaces.clone());
     let sandbox_warning = planner.sandbox.degraded.clone();
     let sandbox_badge = planner.sandbox.badge();
     let confinement = planner.sandbox.confinement();
@@ -342,7 +344,6 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     if let Some(warning) = sandbox_warning {
         let _ = events_tx.send(super::events::AgentEvent::Warning(warning));
     }
-    let root_of_project = tool_cx.project.root().to_path_buf();
     let project_files =
         crate::tools::search::ProjectFiles::new(tool_cx.project.clone(), tool_cx.protected.clone());
     let rt = Runtime {
@@ -363,7 +364,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         audit: Some(Audit::open(&home.audit_log())?),
         mcp: mcp.clone(),
         agents: settings.agents.clone(),
-        surfaces: crate::policy::Surfaces::new(hooks_dir(&root_of_project).as_deref()),
+        surfaces,
     };
     let slow_sync = std::env::var(SLOW_SYNC_ENV)
         .ok()

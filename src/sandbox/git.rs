@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use super::PROJECT_PLANTING;
+use crate::policy::Surfaces;
 
 /// The project's paths that are read-only inside the sandbox: mino's own
 /// settings and every place git takes code or configuration from. The one
@@ -36,6 +37,34 @@ pub fn project_read_only(project: &Path) -> Vec<PathBuf> {
         paths.push(module.join("config"));
     }
     paths
+}
+
+/// The project's execution surfaces that exist at its top (in any case), the
+/// rooted ones (`.github/workflows`) and the hooks directory
+/// `core.hooksPath` names: read-only inside, as a file tool's write there
+/// asks in every mode.
+pub fn surfaces(project: &Path, surfaces: &Surfaces) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = entries(project)
+        .into_iter()
+        .filter(|name| name.to_str().is_some_and(|n| surfaces.surface(n).is_some()))
+        .map(|name| project.join(name))
+        .collect();
+    paths.extend(
+        Surfaces::names()
+            .filter(|n| n.contains('/'))
+            .map(|n| project.join(n)),
+    );
+    if let Some(hooks) = surfaces.hooks_dir() {
+        paths.push(project.join(hooks));
+    }
+    // A surface that is a link is made read-only where it leads, and only
+    // when that is inside the project: a link out of it (or a dangling one)
+    // never stops a command from starting.
+    paths
+        .into_iter()
+        .filter_map(|path| std::fs::canonicalize(path).ok())
+        .filter(|real| real.starts_with(project))
+        .collect()
 }
 
 /// The directories git writes to outside the project, for a verified linked

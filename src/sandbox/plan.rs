@@ -15,7 +15,7 @@ use super::git;
 use super::root::{self as table, Part};
 use super::scan::ScanCache;
 use super::{HELPER_ARG, HOME_PLANTING, Level, Network, Sandbox, SandboxError};
-use crate::policy::ProtectedPaths;
+use crate::policy::{ProtectedPaths, Surfaces};
 
 /// Everything the helper needs to run one command.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,6 +134,8 @@ pub struct Planner {
     /// mino's own home (settings, sessions, logs): masked.
     pub mino_home: Option<PathBuf>,
     protected: Arc<ProtectedPaths>,
+    /// The execution surfaces (policy's table): read-only inside.
+    surfaces: Surfaces,
     scan: Arc<Mutex<ScanCache>>,
 }
 
@@ -151,8 +153,16 @@ impl Planner {
             home,
             mino_home,
             protected,
+            surfaces: Surfaces::default(),
             scan: Arc::new(Mutex::new(ScanCache::default())),
         }
+    }
+
+    /// The planner with this repository's execution surfaces (the same
+    /// table a file tool's write there is decided by), read-only inside.
+    pub fn with_surfaces(mut self, surfaces: Surfaces) -> Self {
+        self.surfaces = surfaces;
+        self
     }
 
     /// The plan for `command`. Walks the project only when its directories
@@ -170,6 +180,7 @@ impl Planner {
             }
         }
         let mut read_only = git::project_read_only(&project);
+        read_only.extend(git::surfaces(&project, &self.surfaces));
         // A verified linked worktree keeps its repository elsewhere: git
         // needs to write there too, its code-bearing parts stay read-only.
         if let Some((dirs, parts)) = git::linked_worktree(&project) {

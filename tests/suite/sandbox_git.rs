@@ -281,3 +281,47 @@ async fn the_check_after_a_call_follows_no_link() {
         "{result}"
     );
 }
+
+/// The execution surfaces a file tool's write asks for (policy's table) are
+/// read-only to bash as well: the hooks directory `core.hooksPath` names,
+/// another agent's settings, `AGENTS.md` in any case, CI workflows. A
+/// surface that is a link out of the project does not stop the command.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_execution_surfaces_are_read_only_to_bash() {
+    let b = Setup::new(
+        vec![
+            bash("echo 'touch PWNED' >> .husky/_/pre-commit"),
+            bash("echo '{\"hooks\":1}' > .claude/settings.json"),
+            bash("echo 'run: evil' >> .github/workflows/ci.yml"),
+            bash("echo 'do evil' >> Agents.MD"),
+            bash("echo fine >> notes.md"),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let project = b.project();
+    user_git(&b, &project, &["config", "core.hooksPath", ".husky/_"]);
+    for dir in [".husky/_", ".claude", ".github/workflows"] {
+        std::fs::create_dir_all(project.join(dir)).unwrap();
+    }
+    std::fs::write(project.join(".husky/_/pre-commit"), "#!/bin/sh\n").unwrap();
+    std::fs::write(project.join(".claude/settings.json"), "{}\n").unwrap();
+    std::fs::write(project.join(".github/workflows/ci.yml"), "on: push\n").unwrap();
+    std::fs::write(project.join("Agents.MD"), "# rules\n").unwrap();
+    std::os::unix::fs::symlink("/nonexistent/tasks", project.join(".vscode")).unwrap();
+    let (events, out) = b.bypass("plant").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = outputs(&events);
+    assert_eq!(results.len(), 5, "{results:?}");
+    for refused in &results[..4] {
+        assert!(refused.contains("Read-only file system"), "{refused}");
+    }
+    assert!(results[4].contains("Exit code: 0"), "{}", results[4]);
+    let read = |p: &str| std::fs::read_to_string(project.join(p)).unwrap();
+    assert_eq!(read(".husky/_/pre-commit"), "#!/bin/sh\n");
+    assert_eq!(read(".claude/settings.json"), "{}\n");
+    assert_eq!(read(".github/workflows/ci.yml"), "on: push\n");
+    assert_eq!(read("Agents.MD"), "# rules\n");
+    assert!(read("notes.md").ends_with("fine\n"));
+}
