@@ -92,6 +92,26 @@ impl Setup {
         self
     }
 
+    /// mino in line mode and bypass in a pseudo-terminal, its banner read.
+    pub(super) fn line_in_bypass(&self) -> Pty {
+        let home = self.home().to_str().unwrap().to_string();
+        let mino_home = self.mino_home().to_str().unwrap().to_string();
+        let project = self.project().to_str().unwrap().to_string();
+        let mut pty = Pty::spawn(
+            env!("CARGO_BIN_EXE_mino"),
+            &["--line", "--yolo", "--cd", &project],
+            &self.project(),
+            &[
+                ("HOME", &home),
+                ("MINO_HOME", &mino_home),
+                ("OPENAI_API_KEY", KEY),
+                ("AGENT_YOLO", ""),
+            ],
+        );
+        pty.expect("Use /mode to change it.");
+        pty
+    }
+
     pub(super) fn home(&self) -> PathBuf {
         self.root.path().join("home")
     }
@@ -311,21 +331,8 @@ async fn the_ways_around_the_sandbox_are_closed() {
     .await;
     // A repository may have no hooks directory: the command must not make one.
     std::fs::remove_dir_all(b.project().join(".git/hooks")).unwrap();
-    let home = b.home().to_str().unwrap().to_string();
     let mino_home = b.mino_home().to_str().unwrap().to_string();
-    let project = b.project().to_str().unwrap().to_string();
-    let mut pty = Pty::spawn(
-        env!("CARGO_BIN_EXE_mino"),
-        &["--line", "--yolo", "--cd", &project],
-        &b.project(),
-        &[
-            ("HOME", &home),
-            ("MINO_HOME", &mino_home),
-            ("OPENAI_API_KEY", KEY),
-            ("AGENT_YOLO", ""),
-        ],
-    );
-    pty.expect("Use /mode to change it.");
+    let mut pty = b.line_in_bypass();
     pty.send_line("get out");
     pty.expect("done");
     // The tool results as the model received them, in order.
@@ -474,21 +481,7 @@ async fn leaving_the_sandbox_asks_in_bypass_and_runs_when_allowed() {
         "",
     )
     .await;
-    let home = b.home().to_str().unwrap().to_string();
-    let mino_home = b.mino_home().to_str().unwrap().to_string();
-    let project = b.project().to_str().unwrap().to_string();
-    let mut pty = Pty::spawn(
-        env!("CARGO_BIN_EXE_mino"),
-        &["--line", "--yolo", "--cd", &project],
-        &b.project(),
-        &[
-            ("HOME", &home),
-            ("MINO_HOME", &mino_home),
-            ("OPENAI_API_KEY", KEY),
-            ("AGENT_YOLO", ""),
-        ],
-    );
-    pty.expect("Use /mode to change it.");
+    let mut pty = b.line_in_bypass();
     pty.send_line("go");
     let question = pty.expect("Approve this operation? [y/N]");
     assert!(

@@ -8,9 +8,8 @@ use std::io::ErrorKind;
 use std::os::linux::net::SocketAddrExt;
 use std::os::unix::net::{SocketAddr, UnixListener};
 
-use super::sandbox::{KEY, Setup, bash, outside_tmp, stderr};
+use super::sandbox::{Setup, bash, outside_tmp, stderr};
 use crate::support::llm::text;
-use crate::support::pty::Pty;
 use crate::support::stream::outputs;
 use serde_json::Value;
 
@@ -31,21 +30,7 @@ async fn the_users_terminals_are_out_of_reach() {
         "",
     )
     .await;
-    let home = b.home().to_str().unwrap().to_string();
-    let mino_home = b.mino_home().to_str().unwrap().to_string();
-    let project = b.project().to_str().unwrap().to_string();
-    let mut pty = Pty::spawn(
-        env!("CARGO_BIN_EXE_mino"),
-        &["--line", "--yolo", "--cd", &project],
-        &b.project(),
-        &[
-            ("HOME", &home),
-            ("MINO_HOME", &mino_home),
-            ("OPENAI_API_KEY", KEY),
-            ("AGENT_YOLO", ""),
-        ],
-    );
-    pty.expect("Use /mode to change it.");
+    let mut pty = b.line_in_bypass();
     pty.send_line("write to the terminal");
     pty.expect("all finished");
     assert!(
