@@ -28,7 +28,7 @@ use super::error::AgentError;
 use super::events::AgentEvent;
 use super::hook::Hook;
 use super::judge::Judge;
-use super::prompt::system_prompt;
+use super::prompt::{shell_sentence, system_prompt};
 use super::sessions::Agent;
 use super::task::{AgentHandle, spawn};
 use super::turn::TurnLimits;
@@ -318,7 +318,13 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let sandbox_badge = planner.sandbox.badge();
     let confinement = planner.sandbox.confinement();
     tool_cx.sandbox = Arc::new(planner);
-    let system = system_prompt(user_soul, &tool_cx.project, &tool_cx.protected)?;
+    let shell = settings.tools.bash.then(|| shell_sentence(&confinement));
+    let system = system_prompt(
+        user_soul,
+        &tool_cx.project,
+        &tool_cx.protected,
+        shell.as_deref(),
+    )?;
     let project_name = tool_cx.project.root().display().to_string();
     let config = provider_config(settings);
     let provider = build_provider(&config)?;

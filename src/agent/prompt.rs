@@ -1,9 +1,11 @@
 //! The system prompt: the SOUL (the user's `SOUL.md` in mino's home, else
 //! the built-in one), the project's `AGENTS.md`, and the list of project
-//! skills. Reads files only through the confined project access.
+//! skills, and one sentence on where shell commands run (the sandbox's own
+//! summary, so the model is told what the record line and `mino sandbox
+//! check` say). Reads files only through the confined project access.
 
 use super::error::AgentError;
-use crate::policy::ProtectedPaths;
+use crate::policy::{BashConfinement, ProtectedPaths};
 use crate::tools::fs::confine::{ConfineError, Project};
 use crate::tools::skill_view::{SkillInfo, discover_with};
 
@@ -16,19 +18,37 @@ const AGENTS_LIMIT: u64 = 64 * 1024;
 /// The project file read as project instructions.
 const AGENTS_FILE: &str = "AGENTS.md";
 
-/// Builds the system prompt. `user_soul` is the user's `SOUL.md`, if any.
-/// A protected `AGENTS.md` or skill is left out: its bytes never reach the
-/// model service.
+/// Where shell commands run, in one sentence of the sandbox's own summary.
+pub fn shell_sentence(bash: &BashConfinement) -> String {
+    match bash {
+        BashConfinement::Unconfined => {
+            "Shell commands run with the user's account permissions; there is no sandbox.".into()
+        }
+        BashConfinement::Sandboxed { summary, .. } => {
+            format!("Shell commands run in a sandbox: {summary}.")
+        }
+    }
+}
+
+/// Builds the system prompt. `user_soul` is the user's `SOUL.md`, if any;
+/// `shell` is `shell_sentence` when the bash tool exists. A protected
+/// `AGENTS.md` or skill is left out: its bytes never reach the model
+/// service.
 pub fn system_prompt(
     user_soul: Option<String>,
     project: &Project,
     protected: &ProtectedPaths,
+    shell: Option<&str>,
 ) -> Result<String, AgentError> {
     let mut prompt = user_soul.unwrap_or_else(|| DEFAULT_SOUL.to_string());
     prompt.push_str(
         "\n\n## Project\n\nTool paths are relative to the project root: write `notes.md`, \
          `src/main.rs` or `docs/`, never an absolute path.\n",
     );
+    if let Some(shell) = shell {
+        prompt.push_str(shell);
+        prompt.push('\n');
+    }
     if protected.is_protected(AGENTS_FILE) {
         // Never opened, like any protected file.
     } else {
@@ -59,4 +79,23 @@ fn skills_section(skills: &[SkillInfo]) -> String {
         out.push_str(&format!("- {}: {}\n", skill.name, skill.description));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shell_sentence_says_what_the_sandbox_is() {
+        let sandboxed = BashConfinement::Sandboxed {
+            summary: "project writable, secrets masked, network on".into(),
+            outside_asks: true,
+        };
+        assert_eq!(
+            shell_sentence(&sandboxed),
+            "Shell commands run in a sandbox: project writable, secrets masked, network on."
+        );
+        assert!(shell_sentence(&BashConfinement::Unconfined).contains("there is no sandbox"));
+        assert!(!DEFAULT_SOUL.contains("sandbox"));
+    }
 }

@@ -559,3 +559,18 @@ async fn sandbox_check_reports_what_this_machine_supports() {
         "{report}"
     );
 }
+
+/// The model is told where its commands run in the sandbox's own words,
+/// never that there is none when there is one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_system_prompt_says_commands_run_in_the_sandbox() {
+    let b = Setup::new(vec![text("ok")], "").await;
+    let (_, out) = b.bypass("hello").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let bodies = b.bodies();
+    assert!(
+        bodies.contains("Shell commands run in a sandbox: project writable, secrets masked"),
+        "{bodies}"
+    );
+    assert!(!bodies.contains("there is no sandbox"), "{bodies}");
+}
