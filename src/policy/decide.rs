@@ -72,8 +72,20 @@ pub enum Decision {
 fn deny(code: DenyCode, what: String) -> Decision {
     Decision::Deny {
         code,
-        reason: format!("Blocked by policy: {what} {DO_NOT_RETRY}"),
+        reason: blocked(&what),
     }
+}
+
+/// `Blocked by policy: REASON. Do not retry…`, the reason's sentence ended
+/// with a full stop where it has none (the gate's reasons do not).
+fn blocked(reason: &str) -> String {
+    let reason = reason.trim_end();
+    let stop = if reason.ends_with(['.', '!', '?']) {
+        ""
+    } else {
+        "."
+    };
+    format!("Blocked by policy: {reason}{stop} {DO_NOT_RETRY}")
 }
 
 /// Steps 1 and 2: protected paths and mino's home first (every target),
@@ -193,7 +205,7 @@ fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
             Some(GateVerdict::AllowFinal) => shown,
             Some(GateVerdict::DenyFinal { code, reason }) => Decision::Deny {
                 code: DenyCode::Gate(code),
-                reason: format!("Blocked by policy: {reason} {DO_NOT_RETRY}"),
+                reason: blocked(reason),
             },
             Some(GateVerdict::Unresolved { .. }) | None => Decision::Ask,
         },
@@ -263,7 +275,7 @@ pub fn decide(
             (Some(GateVerdict::Unresolved { code, reason }), _) if mode == Mode::Auto => {
                 Decision::Deny {
                     code: DenyCode::Gate(code),
-                    reason: format!("Blocked by policy: {reason} {DO_NOT_RETRY}"),
+                    reason: blocked(reason),
                 }
             }
             (_, Some(reason)) if mode == Mode::Bypass => Decision::Deny {
@@ -280,5 +292,22 @@ pub fn decide(
                 ),
             },
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::blocked;
+
+    #[test]
+    fn a_denial_ends_its_reason_before_do_not_retry() {
+        assert_eq!(
+            blocked("the command is ambiguous"),
+            "Blocked by policy: the command is ambiguous. Do not retry or work around this with another tool."
+        );
+        assert_eq!(
+            blocked("done."),
+            "Blocked by policy: done. Do not retry or work around this with another tool."
+        );
     }
 }

@@ -311,7 +311,7 @@ async fn search_by_glob_lists_files_by_name_or_path() {
         ]
     );
     let none = completed(&Search, json!({"glob": "*.zig"}), &cx).await;
-    assert!(none.starts_with("No files match the glob under ."));
+    assert!(none.starts_with("No files match the glob under the project."));
 }
 
 #[tokio::test]

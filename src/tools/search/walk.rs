@@ -308,7 +308,11 @@ impl<'a> Walk<'a> {
     /// The result text: the result lines, then a summary and the notes.
     pub(super) fn finish(self) -> String {
         let t = &self.tally;
-        let place = shown_relative(&self.root);
+        // "under ." would end the sentence in "..".
+        let place = match shown_relative(&self.root) {
+            "." => "the project".to_string(),
+            other => other.to_string(),
+        };
         let mut out = self.out;
         let summary = match (&self.matcher.regex, t.results) {
             (Some(regex), 0) => format!("No matches for /{}/ under {place}.", regex.as_str()),
