@@ -231,6 +231,10 @@ pub enum AgentEvent {
     },
     /// `/quit`: the agent has stopped.
     Quit,
+    /// The agent is done with the input it was given (a prompt, a
+    /// command, a mode answer) and waits for the next: sent once per input,
+    /// after everything that input made it say.
+    Idle,
     /// What an asked agent (`/ask-NAME`) did; shown as a nested block.
     Asked {
         agent: String,

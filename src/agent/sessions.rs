@@ -111,6 +111,11 @@ impl Agent {
         self.permissions(false);
     }
 
+    /// Says that the input just handled is done (`AgentEvent::Idle`).
+    pub fn idle(&self) {
+        self.rt.emit(AgentEvent::Idle);
+    }
+
     /// Runs one turn.
     pub async fn prompt(&mut self, text: String, cancel: &CancellationToken) -> TurnStop {
         if let Err(stop) = self.recover_first().await {

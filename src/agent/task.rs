@@ -157,6 +157,7 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
                 Input::ResumeHere(id) => agent.resume_here(&id).await,
                 Input::ChooseMode(to) => agent.choose_mode(to),
             }
+            agent.idle();
         }
     });
     AgentHandle {

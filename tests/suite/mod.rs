@@ -13,6 +13,7 @@ mod file_tools;
 mod hardening;
 mod layers;
 mod line_mode;
+mod line_piped;
 mod mcp;
 mod model_bounds;
 mod policy_check;

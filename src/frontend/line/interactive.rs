@@ -2,12 +2,12 @@
 //! questions with the four answers, and the answer lines' parsing. It
 //! reads and prints; it never decides.
 
-use std::io::BufRead;
+use std::collections::VecDeque;
+use std::io::{BufRead, IsTerminal};
 
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc;
 
-use crate::agent::asked::AskedEvent;
 use crate::agent::commands::{self, Command};
 use crate::agent::{AgentEvent, AgentHandle, ConsentReply, Input};
 use crate::policy::{ConsentAnswer, Mode};
@@ -82,6 +82,47 @@ pub async fn run_interactive(mut handle: AgentHandle) -> i32 {
     finish_agent(handle, code).await
 }
 
+/// The line mode's state: the lines read and not yet handled, the
+/// question they may answer, and the inputs the agent has not finished.
+///
+/// Lines are handled strictly in order, one input at a time: a line read
+/// while the agent works waits in `queue` until the agent says `Idle`, so
+/// piped input (`printf '/help\nfix it\n' | mino --line`) is read whole
+/// and end of input ends mino only after the last input is done.
+struct Lines {
+    queue: VecDeque<String>,
+    /// Lines before this index were read before the question now
+    /// pending was shown: typed at a terminal, they never answer it (they
+    /// wait for the next prompt). Piped input answers in order.
+    answerable_from: usize,
+    pending: Pending,
+    /// Inputs sent to the agent whose `Idle` has not come.
+    outstanding: usize,
+    eof: bool,
+    /// Stdin is not a terminal: its lines are a script, answers included.
+    scripted: bool,
+    /// The start's banner is shown: `You> ` may be said.
+    started: bool,
+    /// `You> ` is shown for the input now awaited.
+    prompted: bool,
+}
+
+impl Lines {
+    /// A question was shown: from here on, lines answer it.
+    fn ask(&mut self, pending: Pending) {
+        self.pending = pending;
+        self.answerable_from = if self.scripted { 0 } else { self.queue.len() };
+    }
+
+    /// The line that answers the pending question, if one was read.
+    fn answer_line(&mut self) -> Option<String> {
+        if matches!(self.pending, Pending::Nothing) {
+            return None;
+        }
+        self.queue.remove(self.answerable_from)
+    }
+}
+
 /// The line mode's loop. `saved` holds the session in use once it has a
 /// file (a prompt, or a resumed history), for the line said on leaving.
 async fn interactive(handle: &mut AgentHandle, saved: &mut Option<String>) -> i32 {
@@ -89,8 +130,16 @@ async fn interactive(handle: &mut AgentHandle, saved: &mut Option<String>) -> i3
     let mut sigint = signal(SignalKind::interrupt()).ok();
     let mut sink = Sink::new(OutputFormat::Text, true);
     let mut lines = stdin_lines();
-    let mut pending = Pending::Nothing;
-    let mut busy = false;
+    let mut state = Lines {
+        queue: VecDeque::new(),
+        answerable_from: 0,
+        pending: Pending::Nothing,
+        outstanding: 0,
+        eof: false,
+        scripted: !std::io::stdin().is_terminal(),
+        started: false,
+        prompted: false,
+    };
     loop {
         tokio::select! {
             event = handle.events.recv() => {
@@ -112,96 +161,157 @@ async fn interactive(handle: &mut AgentHandle, saved: &mut Option<String>) -> i3
                             "Approve this operation? [y/N]  (a: allow {} for this session, v: never, n NOTE: reject and tell the model NOTE)\n",
                             request.tool
                         ));
-                        pending = Pending::Consent(request);
+                        state.ask(Pending::Consent(request));
                     }
                     AgentEvent::ConfirmMode { to, warning, .. } => {
                         sink.out(&format!("{warning}\nSwitch to this mode? [y/N]\n"));
-                        pending = Pending::Mode(to);
+                        state.ask(Pending::Mode(to));
                     }
                     AgentEvent::Quit => return 0,
+                    AgentEvent::Idle => {
+                        state.outstanding = state.outstanding.saturating_sub(1);
+                    }
                     AgentEvent::Session { id, mode, model, context_window } => {
                         sink.event(AgentEvent::Session { id, mode, model, context_window });
-                        if !busy {
-                            sink.out("You> ");
-                        }
-                    }
-                    AgentEvent::Asked { agent, event } => {
-                        // An asked agent's turn can be interrupted like a turn.
-                        let (started, ended) = (
-                            matches!(event, AskedEvent::Started { .. }),
-                            matches!(event, AskedEvent::Ended { .. }),
-                        );
-                        busy |= started;
-                        sink.event(AgentEvent::Asked { agent, event });
-                        if ended {
-                            busy = false;
-                            sink.out("You> ");
-                        }
+                        state.started = true;
                     }
                     other => {
-                        if sink.event(other).is_some() {
-                            busy = false;
-                            sink.out("You> ");
-                        }
+                        sink.event(other);
                     }
                 }
             }
-            line = lines.recv() => {
-                let Some(line) = line else {
-                    // End of input: answer what waits with "no" and leave.
-                    if let Pending::Consent(request) = std::mem::replace(&mut pending, Pending::Nothing) {
-                        let _ = request.reply.send(ConsentAnswer::Reject.into());
-                    }
-                    if !busy {
-                        return 0;
-                    }
-                    continue;
-                };
-                match std::mem::replace(&mut pending, Pending::Nothing) {
-                    Pending::Consent(request) => {
-                        let _ = request.reply.send(parse_reply(&line));
-                    }
-                    Pending::Mode(to) => {
-                        let yes = matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes");
-                        let _ = handle.inputs.send(Input::ConfirmMode { to, yes });
-                    }
-                    Pending::Nothing => {
-                        let trimmed = line.trim();
-                        if trimmed.is_empty() {
-                            continue;
-                        }
-                        if commands::is_command(trimmed) {
-                            match commands::parse(trimmed) {
-                                Ok(Command::Quit) => return 0,
-                                Ok(command) => {
-                                    if busy {
-                                        sink.out("The command runs when the turn ends.\n");
-                                    }
-                                    let _ = handle.inputs.send(Input::Command(command));
-                                }
-                                Err(e) => sink.out(&format!("{e}\n")),
-                            }
-                        } else {
-                            busy = true;
-                            let _ = handle.inputs.send(Input::Prompt(trimmed.to_string()));
-                        }
-                    }
-                }
-            }
+            line = lines.recv(), if !state.eof => match line {
+                Some(line) => state.queue.push_back(line),
+                None => state.eof = true,
+            },
             _ = next_signal(&mut sigint) => {
-                if busy {
+                if state.outstanding > 0 {
                     handle.interrupter.interrupt();
                 } else {
                     return 0;
                 }
             }
         }
+        if let Some(code) = advance(handle, &mut sink, &mut state) {
+            return code;
+        }
     }
+}
+
+/// Answers the pending question from the lines read, then hands the next
+/// line to the agent once it is idle. `Some(code)` ends the line mode.
+fn advance(handle: &AgentHandle, sink: &mut Sink, state: &mut Lines) -> Option<i32> {
+    loop {
+        if let Some(line) = state.answer_line() {
+            match std::mem::replace(&mut state.pending, Pending::Nothing) {
+                Pending::Consent(request) => {
+                    let _ = request.reply.send(parse_reply(&line));
+                }
+                Pending::Mode(to) => {
+                    let yes = matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+                    send(handle, state, Input::ConfirmMode { to, yes });
+                }
+                Pending::Nothing => {}
+            }
+            continue;
+        }
+        if !matches!(state.pending, Pending::Nothing) {
+            if !state.eof {
+                return None;
+            }
+            // End of input: what waits is answered "no".
+            match std::mem::replace(&mut state.pending, Pending::Nothing) {
+                Pending::Consent(request) => {
+                    let _ = request.reply.send(ConsentAnswer::Reject.into());
+                }
+                Pending::Mode(to) => {
+                    send(handle, state, Input::ConfirmMode { to, yes: false });
+                }
+                Pending::Nothing => {}
+            }
+            continue;
+        }
+        if state.outstanding > 0 {
+            return None;
+        }
+        let Some(line) = state.queue.pop_front() else {
+            if state.eof {
+                return Some(0);
+            }
+            if state.started && !state.prompted {
+                sink.out("You> ");
+                state.prompted = true;
+            }
+            return None;
+        };
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let input = if commands::is_command(trimmed) {
+            match commands::parse(trimmed) {
+                Ok(Command::Quit) => return Some(0),
+                Ok(command) => Input::Command(command),
+                Err(e) => {
+                    sink.out(&format!("{e}\n"));
+                    continue;
+                }
+            }
+        } else {
+            Input::Prompt(trimmed.to_string())
+        };
+        if !send(handle, state, input) {
+            return Some(0);
+        }
+        return None;
+    }
+}
+
+/// Hands `input` to the agent, which says `Idle` when it is done with it.
+fn send(handle: &AgentHandle, state: &mut Lines, input: Input) -> bool {
+    state.prompted = false;
+    let sent = handle.inputs.send(input).is_ok();
+    if sent {
+        state.outstanding += 1;
+    }
+    sent
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn lines(scripted: bool, queued: &[&str]) -> Lines {
+        Lines {
+            queue: queued.iter().map(|l| l.to_string()).collect(),
+            answerable_from: 0,
+            pending: Pending::Nothing,
+            outstanding: 1,
+            eof: false,
+            scripted,
+            started: true,
+            prompted: false,
+        }
+    }
+
+    #[test]
+    fn a_line_typed_before_a_question_never_answers_it() {
+        let mut typed = lines(false, &["y"]);
+        assert_eq!(typed.answer_line(), None, "no question yet");
+        typed.ask(Pending::Mode(Mode::Bypass));
+        assert_eq!(typed.answer_line(), None);
+        typed.queue.push_back("n".into());
+        assert_eq!(typed.answer_line().as_deref(), Some("n"));
+        assert_eq!(typed.queue, ["y"], "kept for the next prompt");
+    }
+
+    #[test]
+    fn piped_lines_answer_in_order() {
+        let mut piped = lines(true, &["y", "next prompt"]);
+        piped.ask(Pending::Mode(Mode::Bypass));
+        assert_eq!(piped.answer_line().as_deref(), Some("y"));
+        assert_eq!(piped.queue, ["next prompt"]);
+    }
 
     #[test]
     fn an_answer_line_may_carry_a_rejection_note() {

@@ -303,7 +303,7 @@ impl Sink {
                     finish_reason: finish_reason.as_deref(),
                 });
             }
-            AgentEvent::ModeChanged(_) | AgentEvent::Quit => {}
+            AgentEvent::ModeChanged(_) | AgentEvent::Quit | AgentEvent::Idle => {}
             AgentEvent::ConfirmMode { .. } => {}
             AgentEvent::McpStatus(_) => {}
             AgentEvent::McpServers(list) => {

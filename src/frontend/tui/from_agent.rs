@@ -210,6 +210,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             app.status.grants = grants;
         }
         AgentEvent::Quit => return vec![Action::Quit],
+        AgentEvent::Idle => {}
         AgentEvent::Asked { agent, event } => asked(app, agent, event),
     }
     Vec::new()
