@@ -29,6 +29,37 @@ pub const DO_NOT_RETRY: &str = "Do not retry or work around this with another to
 /// with a note; the note follows.
 pub const USER_REJECTED_WITH_NOTE: &str = "The user rejected this call: ";
 
-/// The result the model receives when the user rejects a call.
+/// The result the model receives when the user rejects a command (the
+/// seed's words; `user_rejected` gives every kind's).
 pub const USER_REJECTED: &str =
     "The user did not approve this command. Do not retry without a new user request.";
+
+/// The result the model receives when the user rejects a call of `kind`:
+/// a write is a change, a fetch a fetch, the rest commands.
+pub fn user_rejected(kind: &CallKind) -> &'static str {
+    match kind {
+        CallKind::FileWrite | CallKind::SurfaceWrite { .. } => {
+            "The user did not approve this change. Do not retry without a new user request."
+        }
+        CallKind::Fetch | CallKind::FetchPrivate => {
+            "The user did not approve this fetch. Do not retry without a new user request."
+        }
+        _ => USER_REJECTED,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rejection_names_what_was_rejected() {
+        assert_eq!(user_rejected(&CallKind::Shell), USER_REJECTED);
+        assert!(USER_REJECTED.contains("this command."));
+        assert!(user_rejected(&CallKind::FileWrite).contains("did not approve this change."));
+        assert!(user_rejected(&CallKind::Fetch).contains("did not approve this fetch."));
+        for kind in [CallKind::FileWrite, CallKind::Fetch, CallKind::Shell] {
+            assert!(user_rejected(&kind).ends_with("Do not retry without a new user request."));
+        }
+    }
+}

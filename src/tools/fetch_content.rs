@@ -165,12 +165,13 @@ impl PreparedCall for Prepared {
         }
         if let Some(host) = &self.private {
             fields.push(Field::warning(format!(
-                "{host} is a private address (loopback, link-local such as the cloud metadata service, or a private network): this fetch can reach services on this machine or its network. It asks in every mode."
+                "{host} is a private address (loopback, link-local such as the cloud metadata service, or a private network): this fetch can reach services on this machine or its network, and anything written into the URL reaches them. It asks in every mode."
             )));
+        } else {
+            fields.push(Field::warning(
+                "The URL is a destination: anything written into it leaves this machine.",
+            ));
         }
-        fields.push(Field::warning(
-            "The URL is a destination: anything written into it leaves this machine.",
-        ));
         fields
     }
 
@@ -413,8 +414,37 @@ pub fn html_to_text(html: &str) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    fn warnings(url: &str) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        let cx = ToolContext::new(crate::tools::fs::confine::Project::new(dir.path()).unwrap());
+        let tool = FetchContent {
+            output: false,
+            timeout: Duration::from_secs(5),
+        };
+        let call = tool.prepare(&json!({"url": url}), &cx).unwrap();
+        call.fields()
+            .into_iter()
+            .filter(|f| f.kind == crate::tools::FieldKind::Warning)
+            .map(|f| f.value)
+            .collect()
+    }
+
+    #[test]
+    fn a_private_destination_is_not_said_to_leave_this_machine() {
+        let private = warnings("http://127.0.0.1:8080/x");
+        assert_eq!(private.len(), 1, "{private:?}");
+        assert!(private[0].contains("services on this machine"));
+        assert!(!private[0].contains("leaves this machine"));
+        let public = warnings("https://example.com/");
+        assert_eq!(
+            public,
+            ["The URL is a destination: anything written into it leaves this machine."]
+        );
+    }
 
     #[test]
     fn html_becomes_text() {

@@ -45,7 +45,7 @@ async fn piped(world: &World, input: &str) -> (i32, String) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_piped_line_is_handled_in_order_before_mino_ends() {
     // Repeated: the lost lines were a race, won by end of input most runs.
-    for run in 0..4 {
+    for run in 0..20 {
         let world = World::with(
             "openai-chat",
             vec![text("ANSWER-ONE"), text("ANSWER-TWO")],
@@ -79,7 +79,7 @@ async fn every_piped_line_is_handled_in_order_before_mino_ends() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn commands_alone_on_piped_input_all_print() {
-    for run in 0..4 {
+    for run in 0..20 {
         let world = World::with("openai-chat", vec![], "").await;
         let (status, out) = piped(&world, "/mode\n/mode\n/mode\n").await;
         assert_eq!(status, 0, "run {run}: {out}");

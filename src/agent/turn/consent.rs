@@ -108,7 +108,7 @@ impl Turn {
                 let note = note.filter(|_| answer == ConsentAnswer::Reject);
                 let rejected = match &note {
                     Some(note) => format!("{USER_REJECTED_WITH_NOTE}{note}"),
-                    None => USER_REJECTED.to_string(),
+                    None => user_rejected(&facts.kind).to_string(),
                 };
                 let mut effects = vec![Effect::AnnounceAnswer {
                     call_id: call.id.clone(),

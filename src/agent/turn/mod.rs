@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use crate::model::{FinishReason, Item, ModelError, ResultStatus, ToolCall};
 use crate::policy::{
     CallFacts, CanAsk, ConsentAnswer, Decision, DenyCode, Mode, ProtectedPaths, RunConsent,
-    SessionConsent, Shown, USER_REJECTED, USER_REJECTED_WITH_NOTE, decide, remember_call,
+    SessionConsent, Shown, USER_REJECTED_WITH_NOTE, decide, remember_call, user_rejected,
 };
 use crate::tools::{ToolOutcome, ToolStatus};
 

@@ -192,6 +192,8 @@ pub struct App {
     pub sessions_for_resume: bool,
     /// Ctrl-C was pressed once while idle, or Ctrl-D once during a turn.
     pub quit_armed: bool,
+    /// The key whose second press quits while `quit_armed`.
+    pub quit_key: &'static str,
     /// Esc was pressed once on an empty input (twice edits the last prompt).
     pub esc_armed: bool,
     /// Prompts sent while a turn runs, waiting for it to end: shown above
@@ -252,6 +254,7 @@ impl App {
             completion_dismissed: false,
             sessions_for_resume: false,
             quit_armed: false,
+            quit_key: "Ctrl-C",
             esc_armed: false,
             queued: Vec::new(),
             last_answer: None,

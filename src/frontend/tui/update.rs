@@ -219,6 +219,7 @@ fn quit(app: &mut App) -> Vec<Action> {
         return vec![Action::Quit];
     }
     app.quit_armed = true;
+    app.quit_key = "Ctrl-D";
     app.transcript
         .push(EntryKind::Notice(QUIT_DURING_TURN.into()));
     Vec::new()
@@ -250,6 +251,7 @@ fn stop_or_quit(app: &mut App) -> Vec<Action> {
         return vec![Action::Quit];
     }
     app.quit_armed = true;
+    app.quit_key = "Ctrl-C";
     Vec::new()
 }
 

@@ -286,7 +286,11 @@ fn ctrl_d_during_a_turn_asks_before_quitting() {
     let mut app = app();
     start_turn(&mut app, "first", 1);
     assert!(press(&mut app, ctrl('d')).is_empty());
-    assert!(shot(&app, 120, 20).contains("press Ctrl-D again to interrupt it and quit"));
+    let screen = shot(&app, 120, 20);
+    assert!(screen.contains("press Ctrl-D again to interrupt it and quit"));
+    // The status bar names the key that quits, not Ctrl-C.
+    assert!(screen.contains("Press Ctrl-D again to quit"), "{screen}");
+    assert!(!screen.contains("Ctrl-C again"), "{screen}");
     // Any other key goes on.
     press(&mut app, key(KeyCode::PageUp));
     assert!(press(&mut app, ctrl('d')).is_empty());

@@ -83,7 +83,10 @@ pub fn grants_marker(grants: &[Grant]) -> Option<String> {
 pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     let status = &app.status;
     let state = if app.quit_armed {
-        Span::styled("Press Ctrl-C again to quit", theme::warning())
+        Span::styled(
+            format!("Press {} again to quit", app.quit_key),
+            theme::warning(),
+        )
     } else {
         Span::raw(turn_state(app))
     };
