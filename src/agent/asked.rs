@@ -307,8 +307,8 @@ impl Asking<'_> {
                 }
                 _ => Event::Internal(format!("no prepared call with id {call_id:?} to inspect")),
             }),
-            Effect::Ask { call_id } => Some(match Slot::get(slot, &call_id) {
-                Some(held) => super::driver::ask(self.rt, held, cancel).await,
+            Effect::Ask { call_id, offer } => Some(match Slot::get(slot, &call_id) {
+                Some(held) => super::driver::ask(self.rt, held, offer, cancel).await,
                 None => Event::Internal(format!("no prepared call with id {call_id:?} to ask")),
             }),
             Effect::AnnounceAnswer {

@@ -243,8 +243,8 @@ pub async fn run_turn(
                     Event::Internal(format!("no prepared call with id {call_id:?} to inspect"))
                 }
             }),
-            Effect::Ask { call_id } => Some(match Slot::get(&slot, &call_id) {
-                Some(held) => ask(rt, held, cancel).await,
+            Effect::Ask { call_id, offer } => Some(match Slot::get(&slot, &call_id) {
+                Some(held) => ask(rt, held, offer, cancel).await,
                 None => Event::Internal(format!("no prepared call with id {call_id:?} to ask")),
             }),
             Effect::AnnounceAnswer {
@@ -471,6 +471,7 @@ pub(super) async fn inspect(mut held: Slot) -> (Option<Slot>, Event) {
 pub(super) fn ask<'a>(
     rt: &Runtime,
     held: &Slot,
+    offer: crate::policy::Offer,
     cancel: &'a CancellationToken,
 ) -> impl Future<Output = Event> + Send + 'a {
     let call_id = held.call_id.clone();
@@ -479,6 +480,7 @@ pub(super) fn ask<'a>(
         call_id: call_id.clone(),
         tool: held.key.clone(),
         fields: held.fields(),
+        offer,
         reply,
     }));
     async move {

@@ -18,6 +18,8 @@ pub struct ConsentRequest {
     pub tool: ToolKey,
     /// The fields a confirmation shows (after inspection for writes).
     pub fields: Vec<Field>,
+    /// The answers the question offers, and what each covers.
+    pub offer: crate::policy::Offer,
     pub reply: oneshot::Sender<ConsentReply>,
 }
 

@@ -40,7 +40,15 @@ pub(crate) async fn gate(
     match mode {
         Mode::Auto => {}
         Mode::Bypass if facts.guard.is_some() => {
-            return Some(Some(Field::text("Bypass guard", verdict.describe())));
+            // A question, not a denial: worded as what it asks.
+            let code = verdict.code.unwrap_or("AMG_DENY_CATASTROPHIC");
+            return Some(Some(Field::text(
+                "Bypass guard",
+                format!(
+                    "{code}: {}; it asks, and is allowed once or not at all",
+                    verdict.reason
+                ),
+            )));
         }
         _ => return Some(None),
     }

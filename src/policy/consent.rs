@@ -235,6 +235,73 @@ pub fn command_scoped(facts: &CallFacts, mode: Mode) -> Option<&str> {
     }
 }
 
+/// What a question about one call offers: the answers it may be given,
+/// and, when "allow for session" covers one command line only, that line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Offer {
+    pub answers: &'static [ConsentAnswer],
+    pub command: Option<String>,
+}
+
+/// What a command no checkpoint undoes may be given: once, or not at all.
+const ONCE_OR_NOT: [ConsentAnswer; 2] = [ConsentAnswer::AllowOnce, ConsentAnswer::Reject];
+
+impl Offer {
+    /// The four answers, "allow for session" covering the tool.
+    pub fn all() -> Self {
+        Self {
+            answers: &ConsentAnswer::ALL,
+            command: None,
+        }
+    }
+
+    /// Whether `answer` was offered; any other answer rejects the call.
+    pub fn allows(&self, answer: ConsentAnswer) -> bool {
+        self.answers.contains(&answer)
+    }
+
+    /// The offered answer after `from` (before it when `back`), round.
+    pub fn step(&self, from: ConsentAnswer, back: bool) -> ConsentAnswer {
+        let mut at = from;
+        for _ in 0..ConsentAnswer::ALL.len() {
+            at = if back { at.prev() } else { at.next() };
+            if self.allows(at) {
+                return at;
+            }
+        }
+        from
+    }
+
+    /// What `answer`'s choice says in every front end, for a call of `tool`.
+    pub fn label(&self, answer: ConsentAnswer, tool: &str) -> String {
+        match (answer, &self.command) {
+            (ConsentAnswer::AllowForSession, Some(_)) => {
+                "allow this exact command line for this session".into()
+            }
+            (ConsentAnswer::AllowForSession, None) => format!("allow {tool} for this session"),
+            (ConsentAnswer::NeverThisRun, _) => format!("never allow {tool} while mino runs"),
+            (other, _) => other.label().into(),
+        }
+    }
+}
+
+/// What the question about this call offers in `mode`: a command the
+/// bypass guard stopped (it may change what no checkpoint restores) is
+/// allowed once or rejected, never remembered; a command-scoped call's
+/// "allow for session" covers its exact command line.
+pub fn offer(facts: &CallFacts, mode: Mode) -> Offer {
+    if mode == Mode::Bypass && facts.kind == CallKind::Shell && facts.guard.is_some() {
+        return Offer {
+            answers: &ONCE_OR_NOT,
+            command: None,
+        };
+    }
+    Offer {
+        answers: &ConsentAnswer::ALL,
+        command: command_scoped(facts, mode).map(str::to_string),
+    }
+}
+
 /// Records `answer` about one prepared call: "allow for session" on a
 /// command-scoped call allows only that exact command line.
 pub fn remember_call(

@@ -12,8 +12,8 @@ pub mod shell;
 pub mod surfaces;
 
 pub use consent::{
-    ConsentAnswer, Grant, GrantScope, RunConsent, SessionConsent, command_scoped, grants, remember,
-    remember_call, revoke,
+    ConsentAnswer, Grant, GrantScope, Offer, RunConsent, SessionConsent, command_scoped, grants,
+    offer, remember, remember_call, revoke,
 };
 pub use decide::{CanAsk, Decision, DenyCode, Shown, decide};
 pub use facts::{CallFacts, CallKind, GateVerdict, HookVerdict, PathTarget, ToolKey};

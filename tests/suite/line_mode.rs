@@ -356,3 +356,55 @@ async fn the_bypass_question_says_bash_runs_with_the_users_permissions_without_a
     );
     assert!(!said.contains("in the sandbox"), "{said}");
 }
+
+/// A command the bypass guard stops may change what nothing restores: its
+/// question offers once or reject only, an `a` typed anyway rejects it,
+/// and nothing is remembered, so the same command asks again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_bypass_guard_offers_only_once_or_reject() {
+    let world = World::new(vec![
+        tool("bash", json!({"command": "rm -rf ~"})),
+        tool("bash", json!({"command": "rm -rf ~"})),
+        text("end"),
+    ])
+    .await;
+    let home = tempfile::TempDir::new().unwrap();
+    std::fs::write(home.path().join("keep.txt"), "mine").unwrap();
+    let mino_home = world.home.path().to_str().unwrap().to_string();
+    let project = world.project.path().to_str().unwrap().to_string();
+    let mut pty = Pty::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--line", "--cd", &project],
+        world.project.path(),
+        &[
+            ("MINO_HOME", &mino_home),
+            ("HOME", home.path().to_str().unwrap()),
+            ("OPENAI_API_KEY", "test"),
+            ("AGENT_YOLO", ""),
+        ],
+    );
+    pty.expect("Use /mode to change it.");
+    pty.send_line("/mode bypass");
+    pty.expect("Switch to this mode? [y/N]");
+    pty.send_line("y");
+    pty.expect("Permission mode for this session: bypass.");
+    pty.send_line("clean up");
+    let asked = pty.expect("reject and tell the model NOTE)");
+    assert!(asked.contains("Command: \"rm -rf ~\""), "{asked}");
+    assert!(!asked.contains("a: allow"), "{asked}");
+    assert!(!asked.contains("v: never"), "{asked}");
+    assert!(!asked.contains("deny-final"), "a question: {asked}");
+    assert!(asked.contains("allowed once or not at all"), "{asked}");
+    pty.send_line("a");
+    pty.expect("The user did not approve this command.");
+    let again = pty.expect("reject and tell the model NOTE)");
+    assert!(
+        again.contains("Command: \"rm -rf ~\""),
+        "asks again: {again}"
+    );
+    pty.send_line("n");
+    pty.expect("end");
+    pty.send_line("/quit");
+    assert_eq!(pty.wait(), 0);
+    assert!(home.path().join("keep.txt").exists());
+}

@@ -48,7 +48,7 @@ impl Turn {
                 };
             }
             Decision::Allow { shown } => effects.extend(self.allow(call, shown)),
-            Decision::Ask => effects.extend(self.ask(call, facts)),
+            Decision::Ask => effects.extend(self.ask(call, facts, cx.mode)),
         }
         effects
     }
@@ -59,11 +59,12 @@ impl Turn {
         facts: CallFacts,
         decision: Decision,
         event: Event,
+        mode: Mode,
     ) -> Vec<Effect> {
         match event {
             Event::Inspected { call_id } if call_id == call.id => match decision {
                 Decision::Allow { shown } => self.allow(call, shown),
-                Decision::Ask => self.ask(call, facts),
+                Decision::Ask => self.ask(call, facts, mode),
                 Decision::Deny { .. } => {
                     let phase = Phase::Inspecting {
                         call: call.clone(),
@@ -103,6 +104,12 @@ impl Turn {
                 answer,
                 note,
             } if call_id == call.id => {
+                // An answer the question did not offer rejects the call.
+                let answer = if offer(&facts, cx.mode).allows(answer) {
+                    answer
+                } else {
+                    ConsentAnswer::Reject
+                };
                 remember_call(answer, &facts, cx.mode, cx.session, cx.run);
                 // Only a rejection carries a note to the model.
                 let note = note.filter(|_| answer == ConsentAnswer::Reject);

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use crate::model::{FinishReason, Item, ModelError, ResultStatus, ToolCall};
 use crate::policy::{
     CallFacts, CanAsk, ConsentAnswer, Decision, DenyCode, Mode, ProtectedPaths, RunConsent,
-    SessionConsent, Shown, USER_REJECTED_WITH_NOTE, decide, remember_call, user_rejected,
+    SessionConsent, Shown, USER_REJECTED_WITH_NOTE, decide, offer, remember_call, user_rejected,
 };
 use crate::tools::{ToolOutcome, ToolStatus};
 
@@ -144,7 +144,7 @@ impl Turn {
                 call,
                 facts,
                 decision,
-            } => self.inspecting(call, facts, decision, event),
+            } => self.inspecting(call, facts, decision, event, cx.mode),
             Phase::Asking { call, facts } => self.asking(call, facts, event, cx),
             Phase::Running { call } => self.running(call, event),
             Phase::SavingResult { call } => self.saving_result(call, event),
@@ -364,9 +364,10 @@ impl Turn {
         effects
     }
 
-    fn ask(&mut self, call: ToolCall, facts: CallFacts) -> Vec<Effect> {
+    fn ask(&mut self, call: ToolCall, facts: CallFacts, mode: Mode) -> Vec<Effect> {
         let effect = Effect::Ask {
             call_id: call.id.clone(),
+            offer: offer(&facts, mode),
         };
         self.phase = Phase::Asking { call, facts };
         vec![effect]

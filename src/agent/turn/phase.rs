@@ -180,7 +180,11 @@ pub enum Effect {
     /// Inspect the prepared (write) call.
     Inspect { call_id: String },
     /// Put the prepared call to the user.
-    Ask { call_id: String },
+    /// `offer`: the answers the question offers (the turn rejects any other).
+    Ask {
+        call_id: String,
+        offer: crate::policy::Offer,
+    },
     /// Report the user's answer.
     AnnounceAnswer {
         call_id: String,

@@ -180,7 +180,8 @@ fn an_asked_write_is_inspected_first_and_a_never_is_remembered() {
             call_id: "c1".into()
         }),
         vec![Effect::Ask {
-            call_id: "c1".into()
+            call_id: "c1".into(),
+            offer: crate::policy::Offer::all(),
         }]
     );
     let effects = h.on(Event::Answered {
@@ -305,7 +306,8 @@ fn an_interrupt_on_an_open_question_records_not_run() {
     assert_eq!(
         effects.last(),
         Some(&Effect::Ask {
-            call_id: "c1".into()
+            call_id: "c1".into(),
+            offer: crate::policy::Offer::all(),
         })
     );
     let saved = |effects: &[Effect]| {
@@ -491,7 +493,7 @@ fn answer(effect: &Effect) -> Option<Event> {
         Effect::Inspect { call_id } => Event::Inspected {
             call_id: call_id.clone(),
         },
-        Effect::Ask { call_id } => Event::Answered {
+        Effect::Ask { call_id, .. } => Event::Answered {
             call_id: call_id.clone(),
             answer: ConsentAnswer::Reject,
             note: None,
@@ -602,7 +604,11 @@ fn an_external_call_is_decided_and_remembered_like_the_turns_own_and_only_replie
     assert_eq!(
         effects.last(),
         Some(&Effect::Ask {
-            call_id: "c1".into()
+            call_id: "c1".into(),
+            offer: crate::policy::Offer {
+                answers: &ConsentAnswer::ALL,
+                command: Some("make".into()),
+            },
         })
     );
     let effects = h.on(Event::Answered {

@@ -209,6 +209,7 @@ fn ask(cx: &ConnectionTo<Client>, slot: &Slot, request: ConsentRequest) {
         call_id,
         tool,
         fields,
+        offer,
         reply,
     } = request;
     // The tool's name and mino's own fields travel too, so an asking mino
@@ -237,7 +238,7 @@ fn ask(cx: &ConnectionTo<Client>, slot: &Slot, request: ConsentRequest) {
     let sent = cx.send_request(RequestPermissionRequest::new(
         slot.id.clone(),
         call,
-        wire::options(tool.as_str()),
+        wire::options(tool.as_str(), &offer),
     ));
     tokio::spawn(async move {
         let answer = match sent.block_task().await {

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::agent::TurnStop;
 use crate::model::ResultStatus;
-use crate::policy::{BashConfinement, ConsentAnswer, Mode};
+use crate::policy::{BashConfinement, ConsentAnswer, Mode, Offer};
 use crate::tools::{Field, FieldKind};
 
 /// The four answers, in the order an editor shows them, with the option id
@@ -42,21 +42,23 @@ pub const ANSWERS: [(ConsentAnswer, &str, PermissionOptionKind); 4] = [
     ),
 ];
 
-/// The option's label, as the TUI's dialog words the same answer.
-fn label(answer: ConsentAnswer, tool: &str) -> String {
-    match answer {
-        ConsentAnswer::AllowOnce => "Allow once".to_string(),
-        ConsentAnswer::AllowForSession => format!("Allow {tool} for this session"),
-        ConsentAnswer::Reject => "Reject".to_string(),
-        ConsentAnswer::NeverThisRun => format!("Never allow {tool} while mino runs"),
+/// The option's label: the dialog's words for the same answer, capitalised.
+fn label(offer: &Offer, answer: ConsentAnswer, tool: &str) -> String {
+    let words = offer.label(answer, tool);
+    let mut chars = words.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => words,
     }
 }
 
-/// The four options of a permission request about `tool` (a `ToolKey`'s text).
-pub fn options(tool: &str) -> Vec<PermissionOption> {
+/// The options of a permission request about `tool` (a `ToolKey`'s
+/// text): the answers `offer` holds, in the order the dialog shows them.
+pub fn options(tool: &str, offer: &Offer) -> Vec<PermissionOption> {
     ANSWERS
         .iter()
-        .map(|(answer, id, kind)| PermissionOption::new(*id, label(*answer, tool), *kind))
+        .filter(|(answer, _, _)| offer.allows(*answer))
+        .map(|(answer, id, kind)| PermissionOption::new(*id, label(offer, *answer, tool), *kind))
         .collect()
 }
 
@@ -279,14 +281,35 @@ mod tests {
 
     #[test]
     fn the_four_answers_round_trip_through_their_option_ids() {
-        let offered = options("jan/bash");
+        let offered = options("jan/bash", &Offer::all());
         assert_eq!(offered.len(), 4);
         for (option, (answer, id, kind)) in offered.iter().zip(ANSWERS) {
             assert_eq!(&*option.option_id.0, id);
             assert_eq!(option.kind, kind);
             assert_eq!(answer_of(&option.option_id), Some(answer));
         }
-        assert!(offered[1].name.contains("jan/bash"), "{}", offered[1].name);
+        assert_eq!(offered[1].name, "Allow jan/bash for this session");
+    }
+
+    #[test]
+    fn a_narrower_offer_has_only_its_options_and_words() {
+        let once_or_not = Offer {
+            answers: &[ConsentAnswer::AllowOnce, ConsentAnswer::Reject],
+            command: None,
+        };
+        let ids: Vec<String> = options("bash", &once_or_not)
+            .iter()
+            .map(|o| o.option_id.0.to_string())
+            .collect();
+        assert_eq!(ids, ["allow_once", "reject_once"]);
+        let one_line = Offer {
+            answers: &ConsentAnswer::ALL,
+            command: Some("ls -l".into()),
+        };
+        assert_eq!(
+            options("bash", &one_line)[1].name,
+            "Allow this exact command line for this session"
+        );
     }
 
     #[test]

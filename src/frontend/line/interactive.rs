@@ -42,6 +42,29 @@ fn stdin_lines() -> mpsc::UnboundedReceiver<String> {
     rx
 }
 
+/// `Approve this operation? [y/N]` and the other answers the question
+/// offers, by their letters.
+fn approve_line(request: &crate::agent::ConsentRequest) -> String {
+    let tool = request.tool.as_str();
+    let mut others: Vec<String> = request
+        .offer
+        .answers
+        .iter()
+        .filter(|a| {
+            matches!(
+                a,
+                ConsentAnswer::AllowForSession | ConsentAnswer::NeverThisRun
+            )
+        })
+        .map(|a| match a {
+            ConsentAnswer::NeverThisRun => format!("{}: never", a.key()),
+            _ => format!("{}: {}", a.key(), request.offer.label(*a, tool)),
+        })
+        .collect();
+    others.push("n NOTE: reject and tell the model NOTE".into());
+    format!("Approve this operation? [y/N]  ({})\n", others.join(", "))
+}
+
 /// Parses an answer to a question: y, a, n (and Enter), v.
 /// An answer line: `n NOTE` (or `no NOTE`) rejects and tells the model
 /// NOTE; anything else is read by `parse_answer`.
@@ -157,10 +180,7 @@ async fn interactive(handle: &mut AgentHandle, saved: &mut Option<String>) -> i3
                 match event {
                     AgentEvent::Consent(request) => {
                         sink.out(&text::question(request.tool.as_str(), &request.fields));
-                        sink.out(&format!(
-                            "Approve this operation? [y/N]  (a: allow {} for this session, v: never, n NOTE: reject and tell the model NOTE)\n",
-                            request.tool
-                        ));
+                        sink.out(&approve_line(&request));
                         state.ask(Pending::Consent(request));
                     }
                     AgentEvent::ConfirmMode { to, warning, .. } => {

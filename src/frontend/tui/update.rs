@@ -139,11 +139,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
         },
         Msg::FocusNext | Msg::FocusPrev => {
             if let Some(open) = app.consents.front_mut() {
-                open.focus = if matches!(msg, Msg::FocusNext) {
-                    open.focus.next()
-                } else {
-                    open.focus.prev()
-                };
+                let back = matches!(msg, Msg::FocusPrev);
+                open.focus = open.request.offer.step(open.focus, back);
             }
             Vec::new()
         }
@@ -263,6 +260,8 @@ fn answer_or_confirm(app: &mut App, answer: ConsentAnswer) -> Vec<Action> {
         ConsentAnswer::AllowForSession | ConsentAnswer::NeverThisRun
     );
     match app.consents.front_mut() {
+        // A letter for an answer this question does not offer does nothing.
+        Some(open) if !open.request.offer.allows(answer) => Vec::new(),
         Some(open) if session_wide && open.arming.hurried => {
             open.confirming = Some(answer);
             Vec::new()

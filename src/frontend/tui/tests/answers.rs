@@ -313,3 +313,55 @@ fn the_mode_question_takes_no_key_before_it_arms() {
         }]
     );
 }
+
+#[test]
+fn a_question_offering_once_or_not_shows_and_takes_only_those() {
+    let mut app = app();
+    start_turn(&mut app, "clean up", 1);
+    let offer = crate::policy::Offer {
+        answers: &[ConsentAnswer::AllowOnce, ConsentAnswer::Reject],
+        command: None,
+    };
+    let (event, mut rx) = consent_offering("bash", "c1", bash_fields("rm -rf ~"), offer);
+    agent(&mut app, event);
+    arm(&mut app);
+    let screen = shot(&app, 120, 30);
+    assert!(screen.contains("allow once"), "{screen}");
+    assert!(!screen.contains("for this session"), "{screen}");
+    assert!(!screen.contains("never"), "{screen}");
+    // The letters of answers not offered do nothing.
+    for letter in ['a', 'v'] {
+        assert!(perform(press(&mut app, key(KeyCode::Char(letter)))).is_empty());
+        assert!(rx.try_recv().is_err(), "{letter}");
+        assert_eq!(app.layer(), Layer::Consent);
+    }
+    // Focus moves between the two offered answers only.
+    press(&mut app, key(KeyCode::Right));
+    assert_eq!(
+        app.consents.front().unwrap().focus,
+        ConsentAnswer::AllowOnce
+    );
+    press(&mut app, key(KeyCode::Right));
+    assert_eq!(app.consents.front().unwrap().focus, ConsentAnswer::Reject);
+    perform(press(&mut app, key(KeyCode::Char('y'))));
+    assert_eq!(rx.try_recv(), Ok(ConsentAnswer::AllowOnce));
+}
+
+#[test]
+fn a_command_scoped_question_says_it_allows_that_command_line() {
+    let mut app = app();
+    start_turn(&mut app, "list", 1);
+    let offer = crate::policy::Offer {
+        answers: &ConsentAnswer::ALL,
+        command: Some("ls -l".into()),
+    };
+    let (event, _rx) = consent_offering("bash", "c1", bash_fields("ls -l"), offer);
+    agent(&mut app, event);
+    arm(&mut app);
+    let screen = shot(&app, 140, 30);
+    assert!(
+        screen.contains("allow this exact command line for this session"),
+        "{screen}"
+    );
+    assert!(!screen.contains("allow bash for this session"), "{screen}");
+}

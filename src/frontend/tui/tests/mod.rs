@@ -89,12 +89,23 @@ impl Answers {
 
 /// A question for `tool` and the receiver its answer arrives on.
 pub fn consent(tool: &str, call_id: &str, fields: Vec<Field>) -> (AgentEvent, Answers) {
+    consent_offering(tool, call_id, fields, crate::policy::Offer::all())
+}
+
+/// As `consent`, the question offering `offer`.
+pub fn consent_offering(
+    tool: &str,
+    call_id: &str,
+    fields: Vec<Field>,
+    offer: crate::policy::Offer,
+) -> (AgentEvent, Answers) {
     let (reply, rx) = oneshot::channel();
     (
         AgentEvent::Consent(ConsentRequest {
             call_id: call_id.into(),
             tool: ToolKey::new(tool),
             fields,
+            offer,
             reply,
         }),
         Answers(rx),

@@ -237,6 +237,21 @@ fn the_status_bar_marks_active_grants() {
         },
     );
     assert!(last(&app).contains("MANUAL  │ +bash │"), "{}", last(&app));
+    // One command line allowed is not the whole tool.
+    let mut one_line = grant(GrantScope::Session, "bash");
+    one_line.command = Some("ls -l".into());
+    agent(
+        &mut app,
+        AgentEvent::Permissions {
+            grants: vec![one_line],
+            listed: false,
+        },
+    );
+    assert!(
+        last(&app).contains("MANUAL  │ +bash \"ls -l\" │"),
+        "{}",
+        last(&app)
+    );
     agent(
         &mut app,
         AgentEvent::Permissions {

@@ -12,7 +12,7 @@ use ratatui::widgets::{Block, BorderType, Clear};
 
 use crate::controls::visible;
 use crate::frontend::text::field_line;
-use crate::policy::Mode;
+use crate::policy::{Mode, Offer};
 use crate::tools::{Field, FieldKind};
 
 use super::super::highlight;
@@ -106,21 +106,21 @@ fn body(fields: &[Field]) -> Vec<Line<'static>> {
     out
 }
 
-/// The four answers laid out in rows no wider than `width`.
-/// What an answer's button says, for `tool`.
-fn button(answer: ConsentAnswer, tool: &str) -> String {
+/// What an answer's button says, for `tool` (never is short: its key's
+/// help says the rest).
+fn button(offer: &Offer, answer: ConsentAnswer, tool: &str) -> String {
     match answer {
-        ConsentAnswer::AllowForSession => format!("allow {tool} for this session"),
         ConsentAnswer::NeverThisRun => "never".into(),
-        other => other.label().into(),
+        other => offer.label(other, tool),
     }
 }
 
-fn choices(tool: &str, focus: ConsentAnswer, width: u16) -> Vec<Line<'static>> {
+/// The offered answers laid out in rows no wider than `width`.
+fn choices(offer: &Offer, tool: &str, focus: ConsentAnswer, width: u16) -> Vec<Line<'static>> {
     let mut rows: Vec<Line<'static>> = vec![Line::default(), Line::default()];
     let mut used = 0usize;
-    for choice in ConsentAnswer::ALL {
-        let label = button(choice, tool);
+    for &choice in offer.answers {
+        let label = button(offer, choice, tool);
         let focused = choice == focus;
         let (open, close) = if focused { ("[", "]") } else { (" ", " ") };
         let base = if focused {
@@ -185,7 +185,7 @@ pub fn draw_consent(
             Line::styled(open.confirm_question(answer), theme::warning()),
         ],
         (None, Some(note)) => note_rows(note, inner),
-        (None, None) => choices(tool, open.focus, inner),
+        (None, None) => choices(&open.request.offer, tool, open.focus, inner),
     };
     let wanted = body.len() + choice_rows.len() + 2;
     let area = place(

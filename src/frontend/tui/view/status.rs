@@ -56,15 +56,19 @@ pub fn key_hint(app: &App) -> String {
 }
 
 /// `+bash` when tools are allowed for the session without asking (`+3`
-/// for more than two), `never: fetch_content` when only refusals are held.
+/// for more than two), `+bash "ls -l"` when only that command line is,
+/// `never: fetch_content` when only refusals are held.
 pub fn grants_marker(grants: &[Grant]) -> Option<String> {
-    let allowed: Vec<&str> = grants
+    let allowed: Vec<String> = grants
         .iter()
         .filter(|g| g.scope == GrantScope::Session)
-        .map(|g| g.tool.as_str())
+        .map(|g| match &g.command {
+            None => g.tool.to_string(),
+            Some(command) => format!("{} {:?}", g.tool, format::one_line(command, 16)),
+        })
         .collect();
     let refused = grants.len() - allowed.len();
-    let mut tools: Vec<&str> = allowed.clone();
+    let mut tools: Vec<&str> = allowed.iter().map(String::as_str).collect();
     tools.dedup();
     let allowed_text = match tools.as_slice() {
         [] => None,
