@@ -192,7 +192,7 @@ pub fn provider_config(settings: &Settings) -> ProviderConfig {
 
 /// A remote service without its key answers 401 at the first request; say
 /// so at the start instead. Local servers (Ollama, llama.cpp) need none.
-fn missing_key(settings: &Settings, config: &ProviderConfig) -> Option<String> {
+fn missing_key(settings: &Settings, config: &ProviderConfig, file: &Path) -> Option<String> {
     if config.api_key.is_some() || config.kind == crate::config::ProviderKind::Scripted {
         return None;
     }
@@ -200,8 +200,10 @@ fn missing_key(settings: &Settings, config: &ProviderConfig) -> Option<String> {
         return None;
     }
     Some(format!(
-        "the variable {} is not set, so requests to {} go out without an API key (set it, or name another variable with model.api_key_env)",
-        settings.model.api_key_env, config.base_url
+        "the variable {} is not set, so requests to {} go out without an API key (set it, or name another variable with api_key_env in the [model] table of {})",
+        settings.model.api_key_env,
+        config.base_url,
+        file.display()
     ))
 }
 
@@ -329,7 +331,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let config = provider_config(settings);
     let provider = build_provider(&config)?;
     let (events_tx, events_rx) = mpsc::unbounded_channel();
-    if let Some(warning) = missing_key(settings, &config) {
+    if let Some(warning) = missing_key(settings, &config, &home.config_file()) {
         let _ = events_tx.send(AgentEvent::Warning(warning));
     }
     let mcp = start_mcp(settings, &tool_cx, &events_tx, defer_mcp);
@@ -478,12 +480,22 @@ mod tests {
         settings.model.base_url = "https://api.openai.com/v1".into();
         let mut config = provider_config(&settings);
         config.api_key = None;
-        let warning = missing_key(&settings, &config).unwrap();
+        let warning = missing_key(&settings, &config, Path::new("/h/config.toml")).unwrap();
         assert!(warning.contains("OPENAI_API_KEY"), "{warning}");
+        assert!(
+            warning.contains("[model] table of /h/config.toml"),
+            "{warning}"
+        );
         config.base_url = "http://127.0.0.1:11434/v1".into();
-        assert_eq!(missing_key(&settings, &config), None);
+        assert_eq!(
+            missing_key(&settings, &config, Path::new("/h/config.toml")),
+            None
+        );
         config.base_url = "https://api.openai.com/v1".into();
         config.api_key = Some("k".into());
-        assert_eq!(missing_key(&settings, &config), None);
+        assert_eq!(
+            missing_key(&settings, &config, Path::new("/h/config.toml")),
+            None
+        );
     }
 }

@@ -143,6 +143,7 @@ impl Settings {
             settings.start_mode = mode;
         }
         apply_cli(&mut settings, cli)?;
+        known_window(&mut settings.model);
         settings.mino_home = Some(home.root().to_path_buf());
         // A tool server given a path inside the home (sessions, the log,
         // settings) is never sent it.
@@ -187,6 +188,18 @@ fn same_file(a: &Path, b: &Path) -> bool {
     match (fs::canonicalize(a), fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
+    }
+}
+
+/// A window no settings file gave is the built-in table's for a
+/// well-known hosted model (never for a loopback server: see
+/// `model::windows`).
+fn known_window(model: &mut ModelSettings) {
+    if model.context_window_set || is_loopback_url(&model.base_url) {
+        return;
+    }
+    if let Some(tokens) = crate::model::windows::known_window(&model.model) {
+        model.context_window = tokens;
     }
 }
 

@@ -43,6 +43,8 @@ pub struct RawModel {
     pub base_url: Option<String>,
     pub model: Option<String>,
     pub api_key_env: Option<String>,
+    /// Never accepted: read only to refuse it with the way that works.
+    pub api_key: Option<toml::Value>,
     pub context_window: Option<i64>,
     pub extra_body: Option<toml::Table>,
     pub script: Option<String>,

@@ -106,6 +106,9 @@ pub struct ModelSettings {
     pub api_key_env: String,
     /// Tokens.
     pub context_window: u64,
+    /// `context_window` was written in a settings file (else it is the
+    /// default, or the built-in table's for a well-known hosted model).
+    pub context_window_set: bool,
     /// Extra fields merged into every request body.
     pub extra_body: serde_json::Map<String, Value>,
     /// The script a `scripted` provider plays, resolved against the file
@@ -162,6 +165,7 @@ impl ModelSettings {
             model: provider.default_model().to_string(),
             api_key_env: provider.default_api_key_env().to_string(),
             context_window: DEFAULT_CONTEXT_WINDOW,
+            context_window_set: false,
             extra_body: serde_json::Map::new(),
             script: None,
             request_timeout: Duration::from_secs(60),

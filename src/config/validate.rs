@@ -138,6 +138,19 @@ fn model_settings(src: &SourceFile, raw: &RawModel) -> Result<ModelSettings, Con
         model.model = check_model(name)
             .map_err(|problem| src.invalid(key("model"), problem, MODEL_ACCEPTED))?;
     }
+    if raw.api_key.is_some() {
+        // The value is never repeated: it may be a real key.
+        return Err(src.invalid(
+            key("api_key"),
+            "a key is never kept in a settings file",
+            format!(
+                "api_key_env = \"{}\" (the name of the environment variable that holds the key; export the key in your shell)",
+                raw.api_key_env
+                    .clone()
+                    .unwrap_or_else(|| provider.default_api_key_env().to_string())
+            ),
+        ));
+    }
     if let Some(name) = &raw.api_key_env {
         if !is_env_name(name) {
             return Err(src.invalid(
@@ -149,6 +162,7 @@ fn model_settings(src: &SourceFile, raw: &RawModel) -> Result<ModelSettings, Con
         model.api_key_env = name.clone();
     }
     if let Some(tokens) = raw.context_window {
+        model.context_window_set = true;
         model.context_window = ranged(
             src,
             key("context_window"),

@@ -11,11 +11,13 @@ pub(crate) use crate::tools::wording::plural;
 use crate::tools::{Field, FieldKind};
 
 /// The three banner lines of DESIGN section 6.
-pub fn banner(id: &str, mode: Mode, context_window: u64) -> String {
-    let origin = if context_window == DEFAULT_CONTEXT_WINDOW {
-        "default"
+pub fn banner(id: &str, mode: Mode, model: &str, context_window: u64) -> String {
+    let origin = if crate::model::windows::known_window(model) == Some(context_window) {
+        format!("known for {model}")
+    } else if context_window == DEFAULT_CONTEXT_WINDOW {
+        "default".to_string()
     } else {
-        "from settings"
+        "from settings".to_string()
     };
     format!(
         "Context window: {context_window} tokens ({origin}).\nSession: {id}\nPermission mode: {mode}. Use /mode to change it."
@@ -258,8 +260,27 @@ mod tests {
     #[test]
     fn banner_is_the_seed_text() {
         assert_eq!(
-            banner("aaaa", Mode::Manual, 128_000),
+            banner("aaaa", Mode::Manual, "test-model", 128_000),
             "Context window: 128000 tokens (default).\nSession: aaaa\nPermission mode: manual. Use /mode to change it."
+        );
+    }
+
+    #[test]
+    fn the_banner_says_where_the_window_came_from() {
+        let first = |model, window| {
+            banner("a", Mode::Manual, model, window)
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        };
+        assert_eq!(
+            first("gpt-5-mini", 400_000),
+            "Context window: 400000 tokens (known for gpt-5-mini)."
+        );
+        assert_eq!(
+            first("gpt-5-mini", 32_000),
+            "Context window: 32000 tokens (from settings)."
         );
     }
 

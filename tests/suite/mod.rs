@@ -19,6 +19,7 @@ mod model_bounds;
 mod policy_check;
 mod protected_paths;
 mod providers;
+mod quick_start;
 mod real_models;
 mod redaction;
 mod redirects;

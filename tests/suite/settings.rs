@@ -109,7 +109,8 @@ fn no_files_means_the_built_in_defaults() {
     assert_eq!(s.model.base_url, "https://api.openai.com/v1");
     assert_eq!(s.model.model, "gpt-5-mini");
     assert_eq!(s.model.api_key_env, "OPENAI_API_KEY");
-    assert_eq!(s.model.context_window, 128_000);
+    // gpt-5-mini's window, from the built-in table.
+    assert_eq!(s.model.context_window, 400_000);
     assert_eq!(s.model.request_timeout, Duration::from_secs(60));
     assert_eq!(s.model.max_retries, 3);
     assert!(s.model.extra_body.is_empty());
@@ -896,7 +897,7 @@ fn the_example_loads_cleanly_as_a_user_file() {
         fx.user(&text);
         let s = fx.load().unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(s.start_mode, Mode::Manual);
-        assert_eq!(s.model.context_window, 128_000);
+        assert_eq!(s.model.context_window, 400_000);
     }
     // As written (defaults only), it is the same as no file at all.
     let fx = Fixture::new();
@@ -913,7 +914,9 @@ fn the_example_loads_cleanly_as_a_user_file() {
 #[test]
 fn every_raw_key_is_documented_in_the_example() {
     let documented = keys_in(&toml::from_str(&example_uncommented()).unwrap());
-    let raw = probe::keys::<RawFile>();
+    let mut raw = probe::keys::<RawFile>();
+    // Read only to be refused with the way that works (api_key_env).
+    assert!(raw.remove("model.api_key"));
     assert!(raw.len() > 30, "the probe found only {raw:?}");
     let missing: Vec<_> = raw.difference(&documented).collect();
     assert!(
@@ -1313,4 +1316,55 @@ fn a_project_may_only_tighten_the_sandbox() {
         assert!(matches!(err, ConfigError::Loosening { .. }), "{err}");
         assert!(err.to_string().contains(key), "{text}: {err}");
     }
+}
+
+// ---- keys and windows --------------------------------------------------
+
+#[test]
+fn a_key_in_the_settings_is_refused_with_the_variable_to_use() {
+    let fx = Fixture::new();
+    fx.user("[model]\nprovider = \"anthropic\"\napi_key = \"sk-ant-REAL-KEY-1234\"\n");
+    let err = fx.error();
+    assert_names(&err, &fx.user_file(), "model.api_key", 3);
+    let text = err.to_string();
+    assert!(
+        !text.contains("REAL-KEY"),
+        "the value is never repeated: {text}"
+    );
+    assert!(
+        text.contains("api_key_env = \"ANTHROPIC_API_KEY\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_well_known_hosted_model_gets_its_window_unless_the_settings_say() {
+    let window = |text: &str| {
+        let fx = Fixture::new();
+        fx.user(text);
+        fx.load().unwrap().model.context_window
+    };
+    assert_eq!(
+        window("[model]\nprovider = \"anthropic\"\nmodel = \"claude-opus-4-1\"\n"),
+        200_000
+    );
+    assert_eq!(
+        window(
+            "[model]\nprovider = \"openai-chat\"\nbase_url = \"https://openrouter.ai/api/v1\"\nmodel = \"qwen/qwen3-coder\"\n"
+        ),
+        262_144
+    );
+    // The settings win; a loopback server keeps the default; so does an
+    // unknown model.
+    assert_eq!(
+        window("[model]\nmodel = \"gpt-5\"\ncontext_window = 128000\n"),
+        128_000
+    );
+    assert_eq!(
+        window(
+            "[model]\nprovider = \"openai-chat\"\nbase_url = \"http://127.0.0.1:8080/v1\"\nmodel = \"gpt-5\"\n"
+        ),
+        128_000
+    );
+    assert_eq!(window("[model]\nmodel = \"my-finetune\"\n"), 128_000);
 }

@@ -136,7 +136,10 @@ impl Sink {
                 context_window,
             } => {
                 if text_mode {
-                    self.info(&format!("{}\n", text::banner(&id, mode, context_window)));
+                    self.info(&format!(
+                        "{}\n",
+                        text::banner(&id, mode, &model, context_window)
+                    ));
                 }
                 self.json(StreamRecord::Session {
                     session_id: &id,

@@ -52,8 +52,12 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 app.calls.clear();
                 app.last_answer = None;
             }
-            app.transcript
-                .push(EntryKind::Banner(text::banner(&id, mode, context_window)));
+            app.transcript.push(EntryKind::Banner(text::banner(
+                &id,
+                mode,
+                &model,
+                context_window,
+            )));
             if app.status.session_id != id {
                 app.session_saved = false;
             }
