@@ -55,6 +55,9 @@ struct Cli {
     /// Resume the session with this id.
     #[arg(long, value_name = "ID")]
     resume: Option<String>,
+    /// Resume this project's most recent session.
+    #[arg(short = 'c', long = "continue", conflicts_with = "resume")]
+    continue_last: bool,
     /// Run one turn with this prompt and exit; nobody can answer questions.
     #[arg(short = 'p', long = "print", value_name = "PROMPT")]
     prompt: Option<String>,
@@ -426,6 +429,19 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         }
         None => None,
     };
+    if cli.continue_last {
+        let store = mino::session::SessionStore::new(home.sessions_dir());
+        match store.latest_in(&project_dir)? {
+            Some(id) => cli.resume = Some(id.as_str().to_string()),
+            None => {
+                eprintln!(
+                    "mino: --continue: no saved session of {} has a prompt yet; start one with mino (or list every project's with /sessions all)",
+                    project_dir.display()
+                );
+                return Ok(2);
+            }
+        }
+    }
     let interactive = std::io::stdin().is_terminal() && question.is_none();
     let full_screen =
         cli.prompt.is_none() && !cli.line && interactive && std::io::stdout().is_terminal();

@@ -287,6 +287,24 @@ impl SessionStore {
         }
     }
 
+    /// The session of `project` last written to that got a prompt (what
+    /// `mino --continue` resumes); `None` when the project has none.
+    pub fn latest_in(&self, project: &Path) -> Result<Option<SessionId>, SessionError> {
+        let canonical = |p: &Path| fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+        let here = canonical(project);
+        let written = |id: &SessionId| {
+            fs::metadata(self.path_of(id))
+                .and_then(|m| m.modified())
+                .ok()
+        };
+        Ok(self
+            .list()?
+            .into_iter()
+            .filter(|s| s.first_prompt.is_some() && canonical(&s.project) == here)
+            .max_by_key(|s| (written(&s.id), s.started))
+            .map(|s| s.id))
+    }
+
     /// The summary of session `id`, when it is a readable session file.
     pub fn summary(&self, id: &SessionId) -> Option<SessionSummary> {
         summarize(&self.path_of(id), id.clone())

@@ -6,6 +6,7 @@ mod agent_e2e;
 mod asked;
 mod bash_tool;
 mod context_budget;
+mod continue_last;
 mod decision_table;
 mod dir_tools;
 mod eval;
