@@ -38,3 +38,4 @@ mod tui_demo;
 mod tui_e2e;
 mod tui_input;
 mod tui_sessions;
+mod turn_limit;

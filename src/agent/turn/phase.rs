@@ -69,10 +69,10 @@ impl TurnStop {
                     .to_string(),
             ),
             TurnStop::RequestLimit(n) => Some(format!(
-                "The turn stopped: it reached its limit of {n} model requests."
+                "The turn stopped: it reached its limit of {n} model requests. What it did so far is kept: type \"continue\" to go on, or raise `[limits] turn_requests` in your settings for longer turns."
             )),
             TurnStop::ToolCallLimit(n) => Some(format!(
-                "The turn stopped: it reached its limit of {n} tool calls."
+                "The turn stopped: it reached its limit of {n} tool calls. What it did so far is kept: type \"continue\" to go on, or raise `[limits] turn_tool_calls` in your settings for longer turns."
             )),
             TurnStop::Repeated(n) => Some(format!(
                 "The turn stopped: the model made call {n} again with the same arguments and got the same result a third time."
