@@ -59,10 +59,12 @@ struct Cli {
     #[arg(short = 'c', long = "continue", conflicts_with = "resume")]
     continue_last: bool,
     /// Run one turn with this prompt and exit; nobody can answer questions.
+    /// Piped standard input goes before the prompt (git diff | mino -p
+    /// "review this").
     #[arg(short = 'p', long = "print", value_name = "PROMPT")]
     prompt: Option<String>,
     /// Output of -p: text, json, or stream-json (one JSON object a line).
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, value_enum, default_value = "text", requires = "prompt")]
     output_format: OutputFormat,
     /// Interactive line mode instead of the full screen (the default when
     /// stdin and stdout are terminals).
@@ -167,16 +169,24 @@ enum SandboxCommand {
 
 #[derive(Debug, Subcommand)]
 enum PolicyCommand {
-    /// Print how a call would be decided, as one JSON object.
+    /// Print how a call would be decided, as one JSON object
+    /// (decision, unasked, code, reason); the call itself never runs.
     Check {
+        /// The permission mode to decide in: manual, accept-edits, auto,
+        /// bypass (or yolo).
         #[arg(long)]
         mode: Mode,
+        /// The tool called: read_file, write_file, edit_file, list_dir,
+        /// search, bash, fetch_content, skill_view.
         #[arg(long)]
         tool: String,
+        /// The file tools' path argument, relative to the project.
         #[arg(long)]
         path: Option<String>,
+        /// bash's command line, exactly as the model would send it.
         #[arg(long)]
         command: Option<String>,
+        /// fetch_content's URL.
         #[arg(long)]
         url: Option<String>,
     },
@@ -429,6 +439,12 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         }
         None => None,
     };
+    if let Some(prompt) = cli.prompt.take() {
+        cli.prompt = Some(match piped_input()? {
+            Some(piped) => format!("{}\n\n{prompt}", piped.trim_end()),
+            None => prompt,
+        });
+    }
     if cli.continue_last {
         let store = mino::session::SessionStore::new(home.sessions_dir());
         match store.latest_in(&project_dir)? {
@@ -500,6 +516,48 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
 }
 
 /// `mino gate check` and `mino gate hook`.
+/// The most `-p` takes from standard input.
+const PIPED_LIMIT: u64 = 1 << 20;
+
+/// `-p`'s piped input: what standard input holds when it is a pipe or a
+/// file (never a terminal, `/dev/null` or a socket), at most `PIPED_LIMIT`
+/// bytes of UTF-8 text; `None` when there is none.
+fn piped_input() -> anyhow::Result<Option<String>> {
+    use rustix::fs::FileType;
+    use std::io::Read;
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Ok(None);
+    }
+    let Ok(stat) = rustix::fs::fstat(&stdin) else {
+        return Ok(None);
+    };
+    if !matches!(
+        FileType::from_raw_mode(stat.st_mode),
+        FileType::Fifo | FileType::RegularFile
+    ) {
+        return Ok(None);
+    }
+    let mut bytes = Vec::new();
+    stdin
+        .lock()
+        .take(PIPED_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .context("-p: standard input cannot be read")?;
+    if bytes.len() as u64 > PIPED_LIMIT {
+        anyhow::bail!(
+            "-p: standard input is more than {} MiB; -p puts at most that before the prompt (save it in a file of the project and name the file in the prompt instead)",
+            PIPED_LIMIT >> 20
+        );
+    }
+    let text = String::from_utf8(bytes).map_err(|_| {
+        anyhow::anyhow!(
+            "-p: standard input is not UTF-8 text; -p puts piped text before the prompt"
+        )
+    })?;
+    Ok((!text.trim().is_empty()).then_some(text))
+}
+
 fn run_gate(settings: &Settings, project_dir: &std::path::Path, command: &GateCommand) -> i32 {
     match command {
         GateCommand::Check { shell, command } => {

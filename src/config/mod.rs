@@ -15,6 +15,7 @@ mod settings;
 mod source;
 mod ui;
 mod validate;
+pub mod windows;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -193,12 +194,12 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// A window no settings file gave is the built-in table's for a
 /// well-known hosted model (never for a loopback server: see
-/// `model::windows`).
+/// `config::windows`).
 fn known_window(model: &mut ModelSettings) {
     if model.context_window_set || is_loopback_url(&model.base_url) {
         return;
     }
-    if let Some(tokens) = crate::model::windows::known_window(&model.model) {
+    if let Some(tokens) = crate::config::windows::known_window(&model.model) {
         model.context_window = tokens;
     }
 }

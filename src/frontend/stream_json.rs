@@ -82,9 +82,11 @@ pub enum StreamRecord<'a> {
         text: &'a str,
         stop: &'a str,
     },
-    /// `json` only: everything else, at the end.
+    /// `json` only: the turn's answer (its last response's text that was
+    /// not empty) and everything else, at the end.
     Result {
         stop: &'static str,
+        text: &'a str,
         events: &'a [Value],
     },
 }

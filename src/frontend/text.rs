@@ -12,7 +12,7 @@ use crate::tools::{Field, FieldKind};
 
 /// The three banner lines of DESIGN section 6.
 pub fn banner(id: &str, mode: Mode, model: &str, context_window: u64) -> String {
-    let origin = if crate::model::windows::known_window(model) == Some(context_window) {
+    let origin = if crate::config::windows::known_window(model) == Some(context_window) {
         format!("known for {model}")
     } else if context_window == DEFAULT_CONTEXT_WINDOW {
         "default".to_string()
@@ -195,9 +195,13 @@ pub fn question(tool: &str, fields: &[Field]) -> String {
     out
 }
 
-/// `[Tool result: STATUS]` and the output, shortened for the terminal.
-pub fn result(status: ResultStatus, output: &str, max_lines: usize) -> String {
-    let mut out = format!("[Tool result: {}]\n", status.as_str());
+/// `[Tool result: STATUS]` and the first lines of the output; with `tool`,
+/// `[Tool result: TOOL, STATUS]`.
+pub fn result(status: ResultStatus, tool: Option<&str>, output: &str, max_lines: usize) -> String {
+    let mut out = match tool {
+        Some(tool) => format!("[Tool result: {}, {}]\n", visible(tool), status.as_str()),
+        None => format!("[Tool result: {}]\n", status.as_str()),
+    };
     let lines: Vec<&str> = output.lines().collect();
     for line in lines.iter().take(max_lines) {
         out.push_str(&visible(line));
@@ -235,7 +239,9 @@ pub fn history(items: &[Item], max_items: usize) -> String {
                     ));
                 }
             }
-            Item::ToolResult { status, output, .. } => out.push_str(&result(*status, output, 2)),
+            Item::ToolResult { status, output, .. } => {
+                out.push_str(&result(*status, None, output, 2))
+            }
             Item::Summary { text } => out.push_str(&format!(
                 "[Summary of earlier conversation, lossy]\n{}\n",
                 visible(text)

@@ -11,7 +11,6 @@ pub mod openai_chat;
 pub mod openai_responses;
 pub mod scripted;
 pub mod sse;
-pub mod windows;
 
 use std::borrow::Cow;
 use std::pin::Pin;

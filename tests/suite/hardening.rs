@@ -549,6 +549,7 @@ async fn escaped_processes_and_the_shell_are_gone_when_mino_is_killed() {
     let mut child = case
         .command()
         .args(["-p", "go", "--mode", "bypass"])
+        .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()

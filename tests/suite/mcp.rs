@@ -9,7 +9,7 @@ use std::process::Output;
 
 use crate::support::llm::{Llm, Reply, text, tool};
 use crate::support::pty::Pty;
-use crate::support::stream::{decisions, of_type, records};
+use crate::support::stream::{completed_status, decisions, of_type, records};
 use crate::support::world::{SECRET, World};
 use serde_json::{Value, json};
 
@@ -281,7 +281,11 @@ async fn a_server_marked_ask_asks_in_bypass_and_is_rejected_through_p() {
     )
     .await;
     let (events, stderr, out) = world.print("write", &["--yolo"]).await;
-    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(completed_status(&events)),
+        "{stderr}"
+    );
     assert_eq!(
         decisions(&events),
         [(
@@ -318,7 +322,11 @@ async fn both_denied_through_a_link_to_env(args: fn(&Path) -> [Value; 2]) {
     .await;
     std::os::unix::fs::symlink(".env", world.project.path().join("notes-link.md")).unwrap();
     let (events, stderr, out) = world.print("read the notes", &["--yolo"]).await;
-    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(completed_status(&events)),
+        "{stderr}"
+    );
     let codes: Vec<String> = decisions(&events).into_iter().map(|d| d.2).collect();
     assert_eq!(
         codes,
@@ -392,7 +400,11 @@ async fn a_path_inside_minos_home_is_never_sent_to_a_server() {
     settings.push_str(&filesystem("files", &home, ""));
     std::fs::write(&config, settings).unwrap();
     let (events, stderr, out) = world.print("read the home", &["--yolo"]).await;
-    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(completed_status(&events)),
+        "{stderr}"
+    );
     let codes: Vec<String> = decisions(&events).into_iter().map(|d| d.2).collect();
     assert_eq!(
         codes,
@@ -439,7 +451,11 @@ async fn reading_env_by_absolute_path_is_denied_before_the_call_leaves_mino() {
     )
     .await;
     let (events, stderr, out) = world.print("read the secret", &["--yolo"]).await;
-    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(completed_status(&events)),
+        "{stderr}"
+    );
     let codes: Vec<String> = decisions(&events).into_iter().map(|d| d.2).collect();
     assert_eq!(
         codes,

@@ -27,6 +27,7 @@ mod redirects;
 mod sandbox;
 mod sandbox_git;
 mod sandbox_root;
+mod scripting;
 mod sessions;
 mod settings;
 mod shell_gate;

@@ -8,7 +8,7 @@
 use std::process::Command;
 
 use crate::support::llm::{Reply, text};
-use crate::support::stream::records;
+use crate::support::stream::{completed_status, records};
 use crate::support::world::World;
 use serde_json::json;
 
@@ -74,8 +74,13 @@ fn print(world: &World, mode: &str) -> (Vec<serde_json::Value>, String) {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(out.status.success(), "{stderr}");
-    (records(&out.stdout), stderr)
+    let events = records(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(completed_status(&events)),
+        "{stderr}"
+    );
+    (events, stderr)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,7 +10,7 @@ use std::process::{Command, Output, Stdio};
 
 use crate::support::llm::{Llm, Reply, text, tool};
 use crate::support::pty::Pty;
-use crate::support::stream::{of_type, outputs, records};
+use crate::support::stream::{completed_status, of_type, outputs, records};
 use crate::support::world::SECRET;
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -428,7 +428,12 @@ async fn leaving_the_sandbox_is_rejected_where_nobody_can_ask() {
     )
     .await;
     let (events, out) = b.bypass("leave").await;
-    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(completed_status(&events)),
+        "{}",
+        stderr(&out)
+    );
     let decision = of_type(&events, "decision");
     assert_eq!(decision[0]["decision"], "deny", "{decision:?}");
     assert_eq!(decision[0]["code"], "MINO_DENY_NOBODY_TO_ASK");

@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 
 use crate::support::llm::{text, tool};
-use crate::support::stream::records;
+use crate::support::stream::{completed_status, records};
 use crate::support::world::World;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -74,8 +74,12 @@ pub(super) async fn print(world: &World, home: &Path, mode: &str) -> (Vec<Value>
     )
     .await;
     let stderr = String::from_utf8_lossy(&out.stderr).to_string();
-    assert!(out.status.success(), "{stderr}");
     let events = records(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(completed_status(&events)),
+        "{stderr}"
+    );
     (events, stderr)
 }
 

@@ -46,3 +46,18 @@ pub fn outputs(events: &[Value]) -> Vec<String> {
         .map(|r| r["output"].as_str().unwrap_or("").to_string())
         .collect()
 }
+
+/// The exit status `-p` owes a completed turn that printed `events`: 2 when
+/// it made tool calls and every one was rejected or denied, else 0.
+pub fn completed_status(events: &[Value]) -> i32 {
+    let results = statuses(events);
+    let refused = results
+        .iter()
+        .filter(|s| *s == "rejected" || *s == "denied")
+        .count();
+    if !results.is_empty() && refused == results.len() {
+        2
+    } else {
+        0
+    }
+}

@@ -64,10 +64,18 @@ async fn one_turn(handle: &mut AgentHandle, prompt: String, format: OutputFormat
             "{}\n",
             StreamRecord::Result {
                 stop: stop_word,
+                text: &sink.final_answer,
                 events: &sink.collected,
             }
             .to_value()
         ));
+    }
+    if sink.results > 0 && sink.refused == sink.results {
+        eprintln!(
+            "mino: every tool call of this turn was rejected or denied ({}): -p cannot answer questions; allow what the task needs with --mode (accept-edits, auto or bypass) or run mino interactively",
+            super::text::plural(sink.results as usize, "call")
+        );
+        return 2;
     }
     match stop {
         Some(TurnStop::Completed) => 0,

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::agent::asked::AskedEvent;
 use crate::agent::{AgentEvent, TurnStop};
+use crate::model::ResultStatus;
 use crate::policy::ConsentAnswer;
 
 use super::super::stream_json::StreamRecord;
@@ -25,6 +26,11 @@ pub(super) struct Sink {
     /// Everything said in `json` format, returned as one object at the end.
     pub(super) collected: Vec<Value>,
     said_nobody_can_ask: bool,
+    /// The last response's text that was not empty: the turn's answer.
+    pub(super) final_answer: String,
+    /// Tool results seen, and how many of them were rejected or denied.
+    pub(super) results: u32,
+    pub(super) refused: u32,
 }
 
 impl Sink {
@@ -35,6 +41,9 @@ impl Sink {
             answer: String::new(),
             collected: Vec::new(),
             said_nobody_can_ask: false,
+            final_answer: String::new(),
+            results: 0,
+            refused: 0,
         }
     }
 
@@ -203,6 +212,9 @@ impl Sink {
                 }
                 let answer = std::mem::take(&mut self.answer);
                 self.json(StreamRecord::Assistant { text: &answer });
+                if !answer.trim().is_empty() {
+                    self.final_answer = answer;
+                }
             }
             AgentEvent::ToolCall {
                 call_id,
@@ -263,13 +275,21 @@ impl Sink {
             AgentEvent::ToolRunning { .. } | AgentEvent::FileChanged { .. } => {}
             AgentEvent::ToolResult {
                 call_id,
+                tool,
                 status,
                 output,
-                ..
             } => {
+                self.results += 1;
+                if matches!(status, ResultStatus::Rejected | ResultStatus::Denied) {
+                    self.refused += 1;
+                }
                 if text_mode {
+                    // Interactive lines follow the call they answer; `-p`'s
+                    // stderr may not, so there the tool is named.
+                    let named = (!self.interactive).then_some(tool.as_str());
                     self.info(&text::result(
                         status,
+                        named,
                         &output,
                         if self.interactive { 12 } else { 4 },
                     ));
