@@ -54,6 +54,7 @@ pub fn report(planner: &Planner, support: &Support) -> Value {
             Level::Full => planner.sandbox.settings.network.name(),
             _ => "on",
         },
+        "network_namespace": level == Level::Full,
         "writable": if level == Level::None { Vec::new() } else {
             let mut w = shown(&plan.writable);
             w.push("/tmp (private)".to_string());

@@ -8,7 +8,8 @@ use super::{Level, Network, Sandbox};
 /// The `Sandbox:` field's value for a sandboxed call.
 pub fn summary(sandbox: &Sandbox) -> String {
     let network = match (sandbox.level, sandbox.settings.network) {
-        (Level::Full, Network::Off) => "network off (loopback only)",
+        (Level::Full, Network::Off) => "network off",
+        (Level::Full, Network::On) => "network of its own (the host's loopback out of reach)",
         (_, Network::Off) => "network on (off needs user namespaces)",
         (_, Network::On) => "network on",
     };

@@ -77,7 +77,7 @@ pub const PROJECT_PLANTING: [&str; 3] = [".git/hooks", ".git/config", ".mino"];
 pub const MISSING_WITH_LANDLOCK_ONLY: [&str; 5] = [
     "secrets are not masked (the home and the project are readable)",
     "pathname unix sockets stay reachable (a tmux or docker server outside can be driven)",
-    "the host's loopback and network stay reachable whatever [sandbox] network says",
+    "no network namespace of its own: the host's loopback and network stay reachable whatever [sandbox] network says, and no proxy checks where traffic goes",
     "processes outside are visible in /proc",
     "nothing a command starts is confined to a namespace of its own",
 ];
@@ -86,8 +86,11 @@ pub const MISSING_WITH_LANDLOCK_ONLY: [&str; 5] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Network {
+    /// Out through mino's proxy only (with namespaces every command has a
+    /// network namespace of its own: the host's loopback and abstract unix
+    /// sockets are out of reach in every setting).
     On,
-    /// A network namespace of its own with loopback only.
+    /// The network namespace's own loopback and nothing else.
     Off,
 }
 
@@ -152,7 +155,7 @@ impl Default for SandboxSettings {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Level {
-    /// User, mount and PID namespaces, masks, Landlock.
+    /// User, mount, PID and network namespaces, masks, Landlock.
     Full,
     /// Landlock alone: writes restricted, secrets not masked.
     LandlockOnly,
