@@ -198,6 +198,14 @@ impl NetworkRules {
         })
     }
 
+    /// Rules that reach nothing.
+    pub fn nothing() -> Self {
+        Self {
+            allow_private: Vec::new(),
+            allowed_domains: Some(GlobSet::empty()),
+        }
+    }
+
     /// Whether an allow-list is in force.
     pub fn has_allow_list(&self) -> bool {
         self.allowed_domains.is_some()

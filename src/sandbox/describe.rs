@@ -9,7 +9,7 @@ use super::{Level, Network, Sandbox};
 pub fn summary(sandbox: &Sandbox) -> String {
     let network = match (sandbox.level, sandbox.settings.network) {
         (Level::Full, Network::Off) => "network off",
-        (Level::Full, Network::On) => "network of its own (the host's loopback out of reach)",
+        (Level::Full, Network::On) => "network via proxy",
         (_, Network::Off) => "network on (off needs user namespaces)",
         (_, Network::On) => "network on",
     };

@@ -37,7 +37,8 @@ use rustix::process::{
 use serde_json::json;
 
 use super::{
-    HELPER_PREFIX, Plan, SETUP_FAILED, SandboxError, construct, lock, mounts, netlink, root,
+    HELPER_PREFIX, PROXY_PORT, Plan, SETUP_FAILED, SandboxError, bridge, construct, lock, mounts,
+    netlink, root,
 };
 
 pub fn main(args: &[OsString]) -> i32 {
@@ -122,6 +123,12 @@ fn stage_init(plan: &Plan) -> Result<i32, SandboxError> {
     construct::build(plan)?;
     mounts::finish(plan)?;
     netlink::loopback_up().map_err(SandboxError::step("bring loopback up"))?;
+    let bridge = match plan.proxy {
+        Some(_) => Some(bridge::listen().map_err(SandboxError::step(format!(
+            "listen on 127.0.0.1:{PROXY_PORT} for the proxy"
+        )))?),
+        None => None,
+    };
     // The command's own user namespace: its ids as outside, no capability
     // over the mounts above (they cannot be unmounted or remounted).
     unshare(CloneFlags::CLONE_NEWUSER).map_err(|e| SandboxError::Step {
@@ -136,6 +143,9 @@ fn stage_init(plan: &Plan) -> Result<i32, SandboxError> {
     set_dumpable_behavior(DumpableBehavior::NotDumpable)
         .map_err(|e| SandboxError::step("make init non-dumpable")(e.into()))?;
     lock::restrict(plan)?;
+    if let Some(listener) = bridge {
+        bridge::serve(listener).map_err(SandboxError::step("start the proxy's bridge"))?;
+    }
     let child = bash(plan)
         .spawn()
         .map_err(SandboxError::step("start bash"))?;
@@ -183,10 +193,17 @@ fn bash(plan: &Plan) -> Command {
         .stdin(Stdio::null())
         .env_clear();
     for (name, value) in std::env::vars_os() {
-        if name
-            .to_str()
-            .is_some_and(|name| root::env_passes(name, &plan.keep_env))
-        {
+        // With namespaces a proxy of mino's environment is out of reach:
+        // the sandbox's own (or none) replaces it.
+        if name.to_str().is_some_and(|name| {
+            root::env_passes(name, &plan.keep_env)
+                && !(plan.namespaces && root::PROXY_ENV.contains(&name))
+        }) {
+            command.env(name, value);
+        }
+    }
+    if plan.namespaces && plan.proxy.is_some() {
+        for (name, value) in root::proxy_env(PROXY_PORT) {
             command.env(name, value);
         }
     }

@@ -8,6 +8,8 @@
 //! a masked file holds, and never writes into the user's files: masks and
 //! read-only binds exist only inside the command's own mount namespace.
 
+#[cfg(target_os = "linux")]
+mod bridge;
 pub mod check;
 #[cfg(target_os = "linux")]
 mod construct;
@@ -23,6 +25,7 @@ mod mounts;
 mod netlink;
 pub mod plan;
 pub mod probe;
+pub mod proxy;
 pub mod root;
 pub mod scan;
 
@@ -35,6 +38,12 @@ use crate::policy::BashConfinement;
 pub use describe::{links_note, masked_note, result_note, summary};
 pub use plan::{Plan, Planner};
 pub use probe::Support;
+
+/// The loopback port of the proxy inside every command's network namespace.
+pub const PROXY_PORT: u16 = 3128;
+
+/// Where the proxy's unix socket is bound in the command's root.
+pub const PROXY_SOCKET: &str = "/dev/mino-proxy";
 
 /// The first argument that starts the helper instead of mino.
 pub const HELPER_ARG: &str = "__sandbox";
@@ -133,6 +142,12 @@ pub struct SandboxSettings {
     /// Variables passed to commands besides `root::ENV_ALLOWED` (a name
     /// ending in `*` is a prefix), user settings only.
     pub pass_env: Vec<String>,
+    /// Exact `host:port` destinations the proxy reaches although private,
+    /// user settings only.
+    pub allow_private: Vec<String>,
+    /// When set, the only hosts the proxy reaches (patterns, `*` any run
+    /// of characters), user settings only.
+    pub allowed_domains: Option<Vec<String>>,
 }
 
 impl Default for SandboxSettings {
@@ -147,6 +162,8 @@ impl Default for SandboxSettings {
             toolchains: Vec::new(),
             caches: Vec::new(),
             pass_env: Vec::new(),
+            allow_private: Vec::new(),
+            allowed_domains: None,
         }
     }
 }

@@ -217,7 +217,7 @@ async fn secrets_read_as_empty_and_never_reach_the_model() {
     // The record line (on stderr with stream-json) says what the command ran in.
     let shown = stderr(&out);
     assert!(
-        shown.contains("Sandbox: \"project writable, secrets masked, network of its own (the host's loopback out of reach)\""),
+        shown.contains("Sandbox: \"project writable, secrets masked, network via proxy\""),
         "{shown}"
     );
 }
@@ -398,7 +398,7 @@ async fn the_hosts_loopback_is_out_of_reach_in_every_network_setting() {
     listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
     for (setting, expected, said) in [
-        ("on", "unreachable", "network of its own"),
+        ("on", "unreachable", "network via proxy"),
         ("off", "unreachable", "network off"),
     ] {
         let b = Setup::new(

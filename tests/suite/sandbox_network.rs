@@ -1,0 +1,217 @@
+//! The sandbox's own network end to end (issue 20's finding 9 and
+//! deliverable 2): the built binary in bypass against the loopback model
+//! service, each command run for real with `curl`, `pip` and `tar`,
+//! checked on what the host's services received, on what the command's
+//! result says and on every request body the model service received.
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use super::sandbox::{Setup, bash, outside_tmp, stderr};
+use crate::support::llm::text;
+use crate::support::stream::outputs;
+
+const MARKER: &str = "HOST-LOOPBACK-SERVICE-4b7e";
+
+/// A host loopback listener nobody may reach: accepting never succeeds
+/// while the test looks.
+struct Untouched(TcpListener);
+
+impl Untouched {
+    fn start() -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        Self(listener)
+    }
+
+    fn port(&self) -> u16 {
+        self.0.local_addr().unwrap().port()
+    }
+
+    fn never_reached(&self) {
+        match self.0.accept() {
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+            other => panic!("the host's loopback service was reached: {other:?}"),
+        }
+    }
+}
+
+/// A loopback HTTP server on the host serving `files` by path, counting
+/// the requests it answered.
+struct Index {
+    port: u16,
+    requests: Arc<AtomicUsize>,
+}
+
+impl Index {
+    fn start(files: Vec<(String, Vec<u8>)>) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let requests = Arc::new(AtomicUsize::new(0));
+        let counter = requests.clone();
+        let files = Arc::new(files);
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                counter.fetch_add(1, Ordering::SeqCst);
+                let files = files.clone();
+                std::thread::spawn(move || answer(stream, &files));
+            }
+        });
+        Self { port, requests }
+    }
+
+    fn requests(&self) -> usize {
+        self.requests.load(Ordering::SeqCst)
+    }
+}
+
+fn answer(mut stream: TcpStream, files: &[(String, Vec<u8>)]) {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match stream.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => return,
+        }
+    }
+    let head = String::from_utf8_lossy(&head);
+    let path = head.split(' ').nth(1).unwrap_or("/").to_string();
+    let found = files.iter().find(|(p, _)| *p == path);
+    let (status, body): (&str, &[u8]) = match found {
+        Some((_, body)) => ("200 OK", body),
+        None => ("404 Not Found", b"missing"),
+    };
+    let kind = if path.ends_with('/') {
+        "text/html"
+    } else {
+        "application/octet-stream"
+    };
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let _ = stream.write_all(body);
+}
+
+/// Finding 9: `curl` to a service on the host's loopback from bash in
+/// bypass: the service never gets a request, its marker never reaches the
+/// model, and the result names the proxy's refusal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hosts_loopback_service_is_refused_by_the_proxy() {
+    let service = Untouched::start();
+    let port = service.port();
+    let b = Setup::new(
+        vec![
+            bash(&format!(
+                "curl -s http://127.0.0.1:{port}/; echo; curl -s http://localhost:{port}/; echo; \
+                 curl -s http://[::ffff:127.0.0.1]:{port}/; echo; echo end-curl"
+            )),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let (events, out) = b.bypass("reach the host").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let result = &outputs(&events)[0];
+    assert!(result.contains("end-curl"), "{result}");
+    assert_eq!(
+        result.matches("\"error\":\"mino-proxy\"").count(),
+        3,
+        "{result}"
+    );
+    assert!(
+        result.contains("\"reason\":\"private-address\""),
+        "{result}"
+    );
+    assert!(
+        result.contains(&format!("\"destination\":\"127.0.0.1:{port}\"")),
+        "{result}"
+    );
+    assert!(result.contains("\"class\":\"loopback\""), "{result}");
+    service.never_reached();
+    assert!(!b.bodies().contains(MARKER));
+    let shown = stderr(&out);
+    assert!(shown.contains("network via proxy"), "{shown}");
+}
+
+/// A wheel of the package `minotestpkg` 1.0, made by the host's python.
+fn wheel(dir: &Path) -> (String, Vec<u8>) {
+    let name = "minotestpkg-1.0-py3-none-any.whl";
+    let path = dir.join(name);
+    let script = format!(
+        "import zipfile\nz = zipfile.ZipFile({:?}, 'w')\n\
+         z.writestr('minotestpkg/__init__.py', 'MARK = \"{MARKER}\"\\n')\n\
+         z.writestr('minotestpkg-1.0.dist-info/METADATA', 'Metadata-Version: 2.1\\nName: minotestpkg\\nVersion: 1.0\\n')\n\
+         z.writestr('minotestpkg-1.0.dist-info/WHEEL', 'Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n')\n\
+         z.writestr('minotestpkg-1.0.dist-info/RECORD', '')\n\
+         z.close()\n",
+        path.to_str().unwrap()
+    );
+    let out = Command::new("/usr/bin/python3")
+        .arg("-c")
+        .arg(script)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    (name.to_string(), std::fs::read(path).unwrap())
+}
+
+/// A package install through the proxy from a loopback package index the
+/// test starts: it works when the user's settings name the index in
+/// `allow_private`, and is refused (the index never asked) without.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_package_installs_from_a_private_index_named_in_allow_private() {
+    if !Path::new("/usr/bin/pip3").exists() {
+        eprintln!("skipped: no /usr/bin/pip3 on this machine");
+        return;
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("sandbox-index")
+        .tempdir_in(outside_tmp())
+        .unwrap();
+    let (name, bytes) = wheel(dir.path());
+    let page = format!("<html><body><a href=\"/files/{name}\">{name}</a></body></html>");
+    let index = Index::start(vec![
+        ("/simple/minotestpkg/".into(), page.into_bytes()),
+        (format!("/files/{name}"), bytes),
+    ]);
+    let port = index.port;
+    let install = format!(
+        "/usr/bin/pip3 install --no-cache-dir --disable-pip-version-check --no-deps \
+         --target ./site --index-url http://127.0.0.1:{port}/simple minotestpkg 2>&1 | tail -3; \
+         cat site/minotestpkg/__init__.py; \
+         curl -s http://127.0.0.1:{port}/simple/minotestpkg/ | head -c 400; echo; echo end-install"
+    );
+    for allowed in [false, true] {
+        let settings = if allowed {
+            format!("[sandbox]\nallow_private = [\"127.0.0.1:{port}\"]\n")
+        } else {
+            String::new()
+        };
+        let before = index.requests();
+        let b = Setup::new(vec![bash(&install), text("done")], &settings).await;
+        let (events, out) = b.bypass("install").await;
+        assert!(out.status.success(), "{}", stderr(&out));
+        let result = &outputs(&events)[0];
+        assert!(result.contains("end-install"), "{result}");
+        let installed = b.project().join("site/minotestpkg/__init__.py");
+        if allowed {
+            assert!(result.contains(MARKER), "{result}");
+            assert!(installed.exists(), "{result}");
+            assert!(index.requests() >= before + 3, "{result}");
+        } else {
+            assert!(!installed.exists(), "{result}");
+            assert_eq!(index.requests(), before, "{result}");
+            assert!(
+                result.contains("\"reason\":\"private-address\""),
+                "{result}"
+            );
+        }
+    }
+}
