@@ -7,12 +7,7 @@ use super::{Level, Network, Sandbox};
 
 /// The `Sandbox:` field's value for a sandboxed call.
 pub fn summary(sandbox: &Sandbox) -> String {
-    let network = match (sandbox.level, sandbox.settings.network) {
-        (Level::Full, Network::Off) => "network off",
-        (Level::Full, Network::On) => "network via proxy",
-        (_, Network::Off) => "network on (off needs user namespaces)",
-        (_, Network::On) => "network on",
-    };
+    let network = network(sandbox);
     match sandbox.level {
         Level::Full => format!("project writable, secrets masked, {network}"),
         Level::LandlockOnly => format!(
@@ -21,6 +16,39 @@ pub fn summary(sandbox: &Sandbox) -> String {
         ),
         Level::None => "no sandbox; runs with your account permissions".to_string(),
     }
+}
+
+/// Which network a command has: `network off`, `network via proxy` (with
+/// the allow-list when one is set), or the host's where there is no
+/// network namespace.
+pub fn network(sandbox: &Sandbox) -> String {
+    match (sandbox.level, sandbox.settings.network) {
+        (Level::Full, Network::Off) => "network off".to_string(),
+        (Level::Full, Network::On) => match &sandbox.settings.allowed_domains {
+            None => "network via proxy".to_string(),
+            Some(domains) => format!("network via proxy, allow-list: {}", listed(domains)),
+        },
+        (_, Network::Off) => "network on (off needs user namespaces)".to_string(),
+        (_, Network::On) => "network on".to_string(),
+    }
+}
+
+/// The first few entries of a list, and how many more there are.
+fn listed(entries: &[String]) -> String {
+    const SHOWN: usize = 3;
+    if entries.is_empty() {
+        return "nothing".to_string();
+    }
+    let mut text = entries
+        .iter()
+        .take(SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(" ");
+    if entries.len() > SHOWN {
+        text.push_str(&format!(" and {} more", entries.len() - SHOWN));
+    }
+    text
 }
 
 /// Said after the output when the command names a masked path: it read
@@ -77,6 +105,30 @@ pub fn result_note(output: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_network_is_named_with_its_allow_list() {
+        use crate::sandbox::SandboxSettings;
+        let mut sandbox = Sandbox::off(SandboxSettings::default());
+        sandbox.level = Level::Full;
+        assert_eq!(network(&sandbox), "network via proxy");
+        sandbox.settings.allowed_domains = Some(
+            ["*.crates.io", "pypi.org", "a.b", "c.d", "e.f"]
+                .map(String::from)
+                .to_vec(),
+        );
+        assert_eq!(
+            network(&sandbox),
+            "network via proxy, allow-list: *.crates.io pypi.org a.b and 2 more"
+        );
+        sandbox.settings.allowed_domains = Some(Vec::new());
+        assert_eq!(network(&sandbox), "network via proxy, allow-list: nothing");
+        sandbox.settings.network = Network::Off;
+        assert_eq!(network(&sandbox), "network off");
+        assert!(summary(&sandbox).ends_with("network off"));
+        sandbox.level = Level::LandlockOnly;
+        assert!(network(&sandbox).starts_with("network on"));
+    }
 
     #[test]
     fn a_named_masked_path_is_noted() {

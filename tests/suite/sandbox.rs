@@ -536,7 +536,9 @@ async fn sandbox_check_reports_what_this_machine_supports() {
         "{report}"
     );
     assert_eq!(report["level"], "full");
-    assert_eq!(report["network"], "on");
+    assert_eq!(report["network"], "via proxy");
+    assert_eq!(report["network_namespace"], true);
+    assert_eq!(report["proxy"]["socket"], "/dev/mino-proxy");
     let masked = report["masked"].to_string();
     for path in [
         b.project().join(".env"),

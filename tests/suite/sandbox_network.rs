@@ -215,3 +215,77 @@ async fn a_package_installs_from_a_private_index_named_in_allow_private() {
         }
     }
 }
+
+/// `[sandbox] allowed_domains` makes the network an allow-list: through
+/// `-p`, where nobody can be asked, a host outside it is refused with
+/// "not-allowed-domain" before anything is resolved, and a host inside it
+/// is still refused when it resolves to a private address.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_outside_allowed_domains_is_refused_through_print_mode() {
+    let service = Untouched::start();
+    let port = service.port();
+    let b = Setup::new(
+        vec![
+            bash(&format!(
+                "curl -s http://example.org/; echo; curl -s -o /dev/null -w '%{{http_code}}' \
+                 https://api.example.com/; echo; curl -s http://localhost:{port}/; echo; \
+                 echo end-allow-list"
+            )),
+            text("done"),
+        ],
+        "[sandbox]\nallowed_domains = [\"*.crates.io\", \"localhost\"]\n",
+    )
+    .await;
+    let (events, out) = b.bypass("reach outside the list").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let result = &outputs(&events)[0];
+    assert!(result.contains("end-allow-list"), "{result}");
+    assert!(
+        result.contains("\"reason\":\"not-allowed-domain\",\"destination\":\"example.org:80\""),
+        "{result}"
+    );
+    // The tunnel for https is refused too (curl shows no body for it).
+    assert!(
+        result.contains("\n000\n") || result.contains("\n403\n"),
+        "{result}"
+    );
+    assert!(
+        result.contains(&format!(
+            "\"reason\":\"private-address\",\"destination\":\"localhost:{port}\""
+        )),
+        "{result}"
+    );
+    service.never_reached();
+    let shown = stderr(&out);
+    assert!(
+        shown.contains("network via proxy, allow-list: *.crates.io localhost"),
+        "{shown}"
+    );
+}
+
+/// SOCKS5 to the host's loopback, with the name resolved by the proxy or
+/// by curl: refused (reply 2), the service never reached.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn socks5_to_the_hosts_loopback_is_refused() {
+    let service = Untouched::start();
+    let port = service.port();
+    let b = Setup::new(
+        vec![
+            bash(&format!(
+                "curl -sS --socks5-hostname 127.0.0.1:3128 http://localhost:{port}/; \
+                 echo \"exit=$?\"; curl -sS --socks5 127.0.0.1:3128 http://127.0.0.1:{port}/; \
+                 echo \"exit=$?\"; curl -sS -x \"$ALL_PROXY\" http://[::1]:{port}/; \
+                 echo \"exit=$?\"; echo end-socks"
+            )),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let (events, out) = b.bypass("socks").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let result = &outputs(&events)[0];
+    assert!(result.contains("end-socks"), "{result}");
+    assert_eq!(result.matches("exit=97").count(), 3, "{result}");
+    service.never_reached();
+}
