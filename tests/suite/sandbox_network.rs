@@ -289,3 +289,73 @@ async fn socks5_to_the_hosts_loopback_is_refused() {
     assert_eq!(result.matches("exit=97").count(), 3, "{result}");
     service.never_reached();
 }
+
+/// Times `n` HTTP requests, each on a connection of its own, to the
+/// server on 127.0.0.1:`port`: through the proxy on the namespace's
+/// 127.0.0.1:3128 (`via`), or directly; prints the median and the 90th
+/// percentile in microseconds.
+fn timing_script(port: u16, n: usize, via_proxy: bool) -> String {
+    let (connect, target) = if via_proxy {
+        ("3128".to_string(), format!("http://127.0.0.1:{port}/"))
+    } else {
+        (port.to_string(), "/".to_string())
+    };
+    format!(
+        "/usr/bin/python3 -c '\nimport socket, statistics, time\nts = []\nfor i in range({n}):\n    t = time.perf_counter()\n    s = socket.create_connection((\"127.0.0.1\", {connect}))\n    s.sendall(b\"GET {target} HTTP/1.1\\r\\nHost: 127.0.0.1:{port}\\r\\nConnection: close\\r\\n\\r\\n\")\n    got = b\"\"\n    while True:\n        b = s.recv(65536)\n        if not b: break\n        got += b\n    s.close()\n    assert b\"200 OK\" in got, got\n    ts.append(time.perf_counter() - t)\nts.sort()\nprint(\"median_us=%d p90_us=%d n=%d\" % (statistics.median(ts) * 1e6, ts[int(len(ts) * 0.9)] * 1e6, len(ts)))\n'"
+    )
+}
+
+/// utime + stime of `pid`, in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after = &stat[stat.rfind(')').unwrap() + 2..];
+    let fields: Vec<&str> = after.split(' ').collect();
+    // Fields 14 and 15 of stat(5), counted from the state (field 3).
+    fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap()
+}
+
+/// The figures of issue 20, deliverable 8, for the proxy: what it adds to
+/// a connection (the same requests from inside the sandbox through the
+/// proxy and from the host directly, to a loopback server named in
+/// `allow_private`), and that an idle proxy costs no CPU (mino's utime +
+/// stime over 10 s after a call that used it). A measurement, not a check:
+/// `cargo test --locked --test all proxy_figures -- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement: run it by name"]
+async fn proxy_figures() {
+    const N: usize = 500;
+    let index = Index::start(vec![("/".into(), b"ok".to_vec())]);
+    let port = index.port;
+    let b = Setup::new(
+        vec![
+            bash(&format!(
+                "{} > proxy-figures.txt 2>&1; echo measured",
+                timing_script(port, N, true)
+            )),
+            text("measured-and-done"),
+        ],
+        &format!("[sandbox]\nallow_private = [\"127.0.0.1:{port}\"]\n"),
+    )
+    .await;
+    let mut pty = b.line_in_bypass();
+    pty.send_line("measure");
+    pty.expect("measured-and-done");
+    let figures = std::fs::read_to_string(b.project().join("proxy-figures.txt")).unwrap();
+    let direct = Command::new("bash")
+        .arg("-c")
+        .arg(timing_script(port, N, false))
+        .output()
+        .unwrap();
+    println!("through the proxy (inside the sandbox): {}", figures.trim());
+    println!(
+        "direct (on the host):                  {}",
+        String::from_utf8_lossy(&direct.stdout).trim()
+    );
+    let pid = pty.pid();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let before = cpu_ticks(pid);
+    std::thread::sleep(std::time::Duration::from_secs(10));
+    let after = cpu_ticks(pid);
+    println!("mino idle after the call: utime+stime {before} -> {after} ticks over 10 s");
+    pty.send_line("/quit");
+}
