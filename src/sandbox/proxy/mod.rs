@@ -14,9 +14,12 @@
 
 mod http;
 mod socks;
+#[cfg(test)]
+mod tests;
 
 use std::net::{IpAddr, SocketAddr};
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -28,6 +31,9 @@ use crate::policy::destination::{NetworkRules, Refusal};
 
 /// The file name of the socket in the run's directory.
 const SOCKET_NAME: &str = "proxy.sock";
+
+/// How a run's directory's name starts.
+const RUN_PREFIX: &str = "run-";
 
 /// The proxy of one mino run: not started until asked for its socket.
 #[derive(Debug)]
@@ -79,11 +85,15 @@ impl Proxy {
         let runtime =
             tokio::runtime::Handle::try_current().map_err(|e| ProxyError(e.to_string()))?;
         let base = self.base.clone().unwrap_or_else(std::env::temp_dir);
-        std::fs::create_dir_all(&base)
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&base)
             .map_err(|e| ProxyError(format!("{}: {e}", base.display())))?;
-        // tempfile makes the directory 0700.
+        sweep(&base);
         let dir = tempfile::Builder::new()
-            .prefix("run-")
+            .prefix(RUN_PREFIX)
+            .permissions(std::fs::Permissions::from_mode(0o700))
             .tempdir_in(&base)
             .map_err(|e| ProxyError(format!("{}: {e}", base.display())))?;
         let listener = {
@@ -97,6 +107,37 @@ impl Proxy {
             socket: socket.clone(),
         });
         Ok(socket)
+    }
+}
+
+/// Removes the directories of runs that ended without removing theirs
+/// (mino killed): those whose socket exists and refuses a connection, so
+/// that nobody listens on it. A directory without a socket may be another
+/// run's that is binding now: it stays.
+fn sweep(base: &Path) {
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let is_run = entry
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with(RUN_PREFIX))
+            && entry.file_type().is_ok_and(|t| t.is_dir());
+        if !is_run {
+            continue;
+        }
+        let dir = entry.path();
+        let refused = std::fs::File::open(&dir).is_ok_and(|handle| {
+            let short = format!("/proc/self/fd/{}/{SOCKET_NAME}", handle.as_raw_fd());
+            matches!(
+                std::os::unix::net::UnixStream::connect(short),
+                Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused
+            )
+        });
+        if refused {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
 }
 
