@@ -85,6 +85,25 @@ pub fn links_note(links: &[String]) -> Option<String> {
     ))
 }
 
+/// Said after the output when it shows the proxy refusing a destination
+/// (its JSON body, its header, or curl's words for a refused tunnel).
+pub fn network_note(output: &str) -> Option<String> {
+    let refused = output.contains("\"error\":\"mino-proxy\"")
+        || output.contains("X-Mino-Proxy-Refusal")
+        || output.contains("CONNECT tunnel failed, response 403");
+    if !refused {
+        return None;
+    }
+    Some(
+        "[Sandbox: the command's network goes through mino's proxy, which refused this \
+         destination: loopback, link-local and private addresses are out of reach unless the \
+         user's settings name the exact host:port in [sandbox] allow_private, and with [sandbox] \
+         allowed_domains only the hosts listed there are reached. Do not work around it; ask \
+         the user if the command needs that destination.]"
+            .to_string(),
+    )
+}
+
 /// Said after the output when it shows a write refused by the sandbox.
 pub fn result_note(output: &str) -> Option<String> {
     let read_only = output.contains("Read-only file system");
@@ -136,6 +155,18 @@ mod tests {
         let note = masked_note("cat ~/.ssh/id_rsa", &masked).unwrap_or_default();
         assert!(note.contains("~/.ssh masked by the sandbox"), "{note}");
         assert!(masked_note("ls", &masked).is_none());
+    }
+
+    #[test]
+    fn a_proxy_refusal_is_explained() {
+        for output in [
+            "{\"error\":\"mino-proxy\",\"reason\":\"private-address\"}",
+            "curl: (56) CONNECT tunnel failed, response 403",
+        ] {
+            let note = network_note(output).unwrap_or_default();
+            assert!(note.contains("allow_private"), "{note}");
+        }
+        assert!(network_note("HTTP/1.1 403 Forbidden").is_none());
     }
 
     #[test]

@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::policy::BashConfinement;
 
-pub use describe::{links_note, masked_note, result_note, summary};
+pub use describe::{links_note, masked_note, network_note, result_note, summary};
 pub use plan::{Plan, Planner};
 pub use probe::Support;
 

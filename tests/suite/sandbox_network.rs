@@ -134,6 +134,10 @@ async fn the_hosts_loopback_service_is_refused_by_the_proxy() {
         "{result}"
     );
     assert!(result.contains("\"class\":\"loopback\""), "{result}");
+    assert!(
+        result.contains("[Sandbox: the command's network goes through mino's proxy"),
+        "{result}"
+    );
     service.never_reached();
     assert!(!b.bodies().contains(MARKER));
     let shown = stderr(&out);

@@ -419,6 +419,7 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
             if let Some((_, masked, links)) = &plan {
                 notes.extend(links.clone());
                 notes.extend(sandbox::masked_note(&call.command, masked));
+                notes.extend(sandbox::network_note(&output));
                 notes.extend(sandbox::result_note(&output));
             }
             for note in notes {
