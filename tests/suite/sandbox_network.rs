@@ -363,3 +363,45 @@ async fn proxy_figures() {
     println!("mino idle after the call: utime+stime {before} -> {after} ticks over 10 s");
     pty.send_line("/quit");
 }
+
+/// With the network on, a host service on an abstract unix socket is not
+/// even listed inside (`/proc/net/unix` is the command's namespace's own),
+/// and connecting to it fails; the service is never reached.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_abstract_socket_is_outside_the_commands_network() {
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::net::{SocketAddr, UnixListener};
+    let name = format!("mino-net-test-{}", std::process::id());
+    let listener =
+        UnixListener::bind_addr(&SocketAddr::from_abstract_name(name.as_bytes()).unwrap()).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    assert!(
+        std::fs::read_to_string("/proc/net/unix")
+            .unwrap()
+            .contains(&name)
+    );
+    let b = Setup::new(
+        vec![
+            bash(&format!(
+                "echo \"listed=$(grep -c {name} /proc/net/unix)\"; /usr/bin/python3 -c '\n\
+                 import socket\ns = socket.socket(socket.AF_UNIX)\ntry:\n    \
+                 s.connect(\"\\0{name}\"); print(\"connected\")\nexcept OSError as e:\n    \
+                 print(\"refused\", e)\n'; echo end-abstract"
+            )),
+            text("done"),
+        ],
+        "[sandbox]\nnetwork = \"on\"\n",
+    )
+    .await;
+    let (events, out) = b.bypass("connect").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let result = &outputs(&events)[0];
+    assert!(result.contains("end-abstract"), "{result}");
+    assert!(result.contains("listed=0"), "{result}");
+    assert!(result.contains("refused"), "{result}");
+    assert!(!result.contains("connected"), "{result}");
+    match listener.accept() {
+        Err(e) if e.kind() == ErrorKind::WouldBlock => {}
+        other => panic!("the host's abstract socket was reached: {other:?}"),
+    }
+}
