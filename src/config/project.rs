@@ -74,6 +74,8 @@ fn tighten_sandbox(
         ("toolchains", raw.toolchains.is_some()),
         ("caches", raw.caches.is_some()),
         ("pass_env", raw.pass_env.is_some()),
+        ("allow_private", raw.allow_private.is_some()),
+        ("allowed_domains", raw.allowed_domains.is_some()),
     ];
     if let Some((name, _)) = refused.iter().find(|(_, present)| *present) {
         return Err(src.loosening(key(name), only_user));

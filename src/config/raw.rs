@@ -175,4 +175,6 @@ pub struct RawSandbox {
     pub toolchains: Option<Vec<String>>,
     pub caches: Option<Vec<String>>,
     pub pass_env: Option<Vec<String>>,
+    pub allow_private: Option<Vec<String>>,
+    pub allowed_domains: Option<Vec<String>>,
 }

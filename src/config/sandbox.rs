@@ -6,12 +6,21 @@ use std::path::{Component, Path};
 use super::error::{ConfigError, KeyPath};
 use super::raw::RawSandbox;
 use super::source::SourceFile;
+use crate::policy::destination::{self, NetworkRules};
 use crate::sandbox::{Network, SandboxSettings, UnsandboxedInBypass};
 
 const NETWORK_ACCEPTED: &str = "\"on\" or \"off\"";
 const UNSANDBOXED_ACCEPTED: &str = "\"ask\" or \"run\"";
 const WRITABLE_ACCEPTED: &str =
     "an absolute directory path or one starting with ~/, without . or .. components";
+
+const ALLOW_PRIVATE_ACCEPTED: &str = "an exact \"host:port\": a host name or an IPv4 address, or \
+     an IPv6 address in brackets (\"[::1]:8080\"), and a port from 1 to 65535, without a scheme, \
+     a path or a wildcard";
+
+const ALLOWED_DOMAINS_ACCEPTED: &str = "a host name or a pattern of one, labels of letters, \
+     digits, - and _ where * stands for any run of characters (\"*.crates.io\"), without a \
+     scheme, a port or a path";
 
 const PASS_ENV_ACCEPTED: &str =
     "a variable name (letters, digits, _), or a prefix of one ending in *";
@@ -102,6 +111,31 @@ pub(super) fn sandbox_settings(
             }
         }
         sandbox.pass_env = names.clone();
+    }
+    if let Some(entries) = &raw.allow_private {
+        for (i, entry) in entries.iter().enumerate() {
+            if !destination::valid_host_port(entry) {
+                return Err(src.invalid(
+                    KeyPath::of(&["sandbox", "allow_private"]).index(i),
+                    format!("{entry:?} is not accepted"),
+                    ALLOW_PRIVATE_ACCEPTED,
+                ));
+            }
+        }
+        sandbox.allow_private = entries.clone();
+    }
+    if let Some(patterns) = &raw.allowed_domains {
+        for (i, pattern) in patterns.iter().enumerate() {
+            let compiles = NetworkRules::new(&[], Some(std::slice::from_ref(pattern))).is_ok();
+            if !destination::valid_domain_pattern(pattern) || !compiles {
+                return Err(src.invalid(
+                    KeyPath::of(&["sandbox", "allowed_domains"]).index(i),
+                    format!("{pattern:?} is not accepted"),
+                    ALLOWED_DOMAINS_ACCEPTED,
+                ));
+            }
+        }
+        sandbox.allowed_domains = Some(patterns.clone());
     }
     Ok(sandbox)
 }

@@ -4,6 +4,7 @@
 
 mod consent;
 mod decide;
+pub mod destination;
 mod facts;
 pub mod mode;
 pub mod protected;

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::root::{self as table, ENV_ALLOWED, Part};
-use super::{Level, Planner, Support, summary};
+use super::{Level, Network, PROXY_PORT, PROXY_SOCKET, Planner, Support, root, summary};
 
 /// The report for `planner` on a machine that supports `support`.
 pub fn report(planner: &Planner, support: &Support) -> Value {
@@ -50,9 +50,27 @@ pub fn report(planner: &Planner, support: &Support) -> Value {
         "degraded": planner.sandbox.degraded,
         "missing": planner.sandbox.missing(),
         "apparmor_restricts_user_namespaces": super::probe::apparmor_hint().is_some(),
-        "network": match level {
-            Level::Full => planner.sandbox.settings.network.name(),
-            _ => "on",
+        "network": match (level, settings.network) {
+            (Level::Full, Network::On) => "via proxy",
+            (Level::Full, Network::Off) => "off",
+            _ => "on (the host's)",
+        },
+        "network_summary": super::describe::network(&planner.sandbox),
+        "network_namespace": level == Level::Full,
+        "proxy": if planner.uses_proxy() {
+            json!({
+                "listens": format!("127.0.0.1:{PROXY_PORT} inside the command's namespace"),
+                "socket": PROXY_SOCKET,
+                "env": root::proxy_env(PROXY_PORT)
+                    .into_iter()
+                    .map(|(name, value)| format!("{name}={value}"))
+                    .collect::<Vec<_>>(),
+                "refuses": "loopback, unspecified, link-local, private, shared (100.64/10), unique-local, multicast, broadcast and reserved addresses, also IPv4-mapped, -compatible, NAT64 and 6to4",
+                "allow_private": settings.allow_private,
+                "allowed_domains": settings.allowed_domains,
+            })
+        } else {
+            Value::Null
         },
         "writable": if level == Level::None { Vec::new() } else {
             let mut w = shown(&plan.writable);

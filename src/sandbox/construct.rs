@@ -17,7 +17,7 @@ use rustix::mount::{
 
 use super::mounts::{mount_points, read_only, step};
 use super::plan::CacheLayer;
-use super::{HELPER_PREFIX, Plan, SandboxError};
+use super::{HELPER_PREFIX, PROXY_SOCKET, Plan, SandboxError};
 
 /// The devices bound from the host's `/dev`: none of them reaches a
 /// terminal, a disk or the kernel.
@@ -79,7 +79,7 @@ pub fn build(plan: &Plan) -> Result<(), SandboxError> {
     );
     pieces.sort_by_key(|(path, piece)| (path.components().count(), piece.rank()));
 
-    dev(&at(Path::new("/dev")))?;
+    dev(&at(Path::new("/dev")), plan.proxy.as_deref())?;
     for (path, piece) in &pieces {
         let target = at(path);
         match piece {
@@ -133,8 +133,9 @@ fn pivot(base: &Path) -> Result<(), SandboxError> {
 }
 
 /// A fresh `/dev`: the harmless devices bound from the host's, a devpts
-/// of its own (the host's terminals are not in it), a private `shm`.
-fn dev(dev: &Path) -> Result<(), SandboxError> {
+/// of its own (the host's terminals are not in it), a private `shm`, and
+/// the proxy's socket at `PROXY_SOCKET` when the network goes through it.
+fn dev(dev: &Path, proxy: Option<&Path>) -> Result<(), SandboxError> {
     make_dir(dev)?;
     mount(
         "tmpfs",
@@ -183,6 +184,14 @@ fn dev(dev: &Path) -> Result<(), SandboxError> {
     for (name, target) in links {
         std::os::unix::fs::symlink(target, dev.join(name))
             .map_err(SandboxError::step(format!("link /dev/{name}")))?;
+    }
+    if let Some(socket) = proxy {
+        let name = Path::new(PROXY_SOCKET)
+            .strip_prefix("/dev")
+            .unwrap_or(Path::new("mino-proxy"));
+        let target = dev.join(name);
+        std::fs::write(&target, b"").map_err(SandboxError::step("create the proxy's socket"))?;
+        mount_bind(socket, &target).map_err(|e| step("bind the proxy's socket")(e))?;
     }
     remount_read_only(dev)
 }

@@ -7,11 +7,7 @@ use super::{Level, Network, Sandbox};
 
 /// The `Sandbox:` field's value for a sandboxed call.
 pub fn summary(sandbox: &Sandbox) -> String {
-    let network = match (sandbox.level, sandbox.settings.network) {
-        (Level::Full, Network::Off) => "network off (loopback only)",
-        (_, Network::Off) => "network on (off needs user namespaces)",
-        (_, Network::On) => "network on",
-    };
+    let network = network(sandbox);
     match sandbox.level {
         Level::Full => format!("project writable, secrets masked, {network}"),
         Level::LandlockOnly => format!(
@@ -20,6 +16,39 @@ pub fn summary(sandbox: &Sandbox) -> String {
         ),
         Level::None => "no sandbox; runs with your account permissions".to_string(),
     }
+}
+
+/// Which network a command has: `network off`, `network via proxy` (with
+/// the allow-list when one is set), or the host's where there is no
+/// network namespace.
+pub fn network(sandbox: &Sandbox) -> String {
+    match (sandbox.level, sandbox.settings.network) {
+        (Level::Full, Network::Off) => "network off".to_string(),
+        (Level::Full, Network::On) => match &sandbox.settings.allowed_domains {
+            None => "network via proxy".to_string(),
+            Some(domains) => format!("network via proxy, allow-list: {}", listed(domains)),
+        },
+        (_, Network::Off) => "network on (off needs user namespaces)".to_string(),
+        (_, Network::On) => "network on".to_string(),
+    }
+}
+
+/// The first few entries of a list, and how many more there are.
+fn listed(entries: &[String]) -> String {
+    const SHOWN: usize = 3;
+    if entries.is_empty() {
+        return "nothing".to_string();
+    }
+    let mut text = entries
+        .iter()
+        .take(SHOWN)
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(" ");
+    if entries.len() > SHOWN {
+        text.push_str(&format!(" and {} more", entries.len() - SHOWN));
+    }
+    text
 }
 
 /// Said after the output when the command names a masked path: it read
@@ -56,6 +85,25 @@ pub fn links_note(links: &[String]) -> Option<String> {
     ))
 }
 
+/// Said after the output when it shows the proxy refusing a destination
+/// (its JSON body, its header, or curl's words for a refused tunnel).
+pub fn network_note(output: &str) -> Option<String> {
+    let refused = output.contains("\"error\":\"mino-proxy\"")
+        || output.contains("X-Mino-Proxy-Refusal")
+        || output.contains("CONNECT tunnel failed, response 403");
+    if !refused {
+        return None;
+    }
+    Some(
+        "[Sandbox: the command's network goes through mino's proxy, which refused this \
+         destination: loopback, link-local and private addresses are out of reach unless the \
+         user's settings name the exact host:port in [sandbox] allow_private, and with [sandbox] \
+         allowed_domains only the hosts listed there are reached. Do not work around it; ask \
+         the user if the command needs that destination.]"
+            .to_string(),
+    )
+}
+
 /// Said after the output when it shows a write refused by the sandbox.
 pub fn result_note(output: &str) -> Option<String> {
     let read_only = output.contains("Read-only file system");
@@ -78,11 +126,47 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_network_is_named_with_its_allow_list() {
+        use crate::sandbox::SandboxSettings;
+        let mut sandbox = Sandbox::off(SandboxSettings::default());
+        sandbox.level = Level::Full;
+        assert_eq!(network(&sandbox), "network via proxy");
+        sandbox.settings.allowed_domains = Some(
+            ["*.crates.io", "pypi.org", "a.b", "c.d", "e.f"]
+                .map(String::from)
+                .to_vec(),
+        );
+        assert_eq!(
+            network(&sandbox),
+            "network via proxy, allow-list: *.crates.io pypi.org a.b and 2 more"
+        );
+        sandbox.settings.allowed_domains = Some(Vec::new());
+        assert_eq!(network(&sandbox), "network via proxy, allow-list: nothing");
+        sandbox.settings.network = Network::Off;
+        assert_eq!(network(&sandbox), "network off");
+        assert!(summary(&sandbox).ends_with("network off"));
+        sandbox.level = Level::LandlockOnly;
+        assert!(network(&sandbox).starts_with("network on"));
+    }
+
+    #[test]
     fn a_named_masked_path_is_noted() {
         let masked = vec![".env".to_string(), "~/.ssh".to_string()];
         let note = masked_note("cat ~/.ssh/id_rsa", &masked).unwrap_or_default();
         assert!(note.contains("~/.ssh masked by the sandbox"), "{note}");
         assert!(masked_note("ls", &masked).is_none());
+    }
+
+    #[test]
+    fn a_proxy_refusal_is_explained() {
+        for output in [
+            "{\"error\":\"mino-proxy\",\"reason\":\"private-address\"}",
+            "curl: (56) CONNECT tunnel failed, response 403",
+        ] {
+            let note = network_note(output).unwrap_or_default();
+            assert!(note.contains("allow_private"), "{note}");
+        }
+        assert!(network_note("HTTP/1.1 403 Forbidden").is_none());
     }
 
     #[test]

@@ -9,13 +9,14 @@
 //! in the same process) → `__sandbox init` (PID 1 of the new namespace) →
 //! `bash -c`.
 //!
-//! - `exec`: with namespaces, unshares user, mount and PID namespaces (and
-//!   the network's when it is off), maps the user's ids to root inside, and
+//! - `exec`: with namespaces, unshares user, mount, PID and network
+//!   namespaces (the network's always: the host's loopback and abstract
+//!   unix sockets are never in reach), maps the user's ids to root inside, and
 //!   starts `init` as the first process of the new PID namespace; without,
 //!   applies Landlock and runs the command itself.
 //! - `init`: PID 1 of the namespace. Makes the filesystem read-only but the
-//!   writable set, masks, mounts a fresh `/proc`, brings loopback up when the
-//!   network is off, enters a nested user namespace that maps the user's own
+//!   writable set, masks, mounts a fresh `/proc`, brings the namespace's own
+//!   loopback up, enters a nested user namespace that maps the user's own
 //!   ids back (so the command keeps them and cannot undo a mount), sets
 //!   `PR_SET_NO_NEW_PRIVS`, applies Landlock, runs `bash -c COMMAND`, reaps
 //!   every orphan and exits with the command's status. Its exit kills
@@ -36,8 +37,8 @@ use rustix::process::{
 use serde_json::json;
 
 use super::{
-    HELPER_PREFIX, Network, Plan, SETUP_FAILED, SandboxError, construct, lock, mounts, netlink,
-    root,
+    HELPER_PREFIX, PROXY_PORT, Plan, SETUP_FAILED, SandboxError, bridge, construct, lock, mounts,
+    netlink, root,
 };
 
 pub fn main(args: &[OsString]) -> i32 {
@@ -79,12 +80,14 @@ fn stage_exec(plan: &Plan) -> Result<i32, SandboxError> {
         return Ok(exit_code(status));
     }
     let parent = rustix::process::getppid();
-    let mut flags = CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWPID;
-    if plan.network == Network::Off {
-        flags |= CloneFlags::CLONE_NEWNET;
-    }
+    // A network namespace of its own whatever `network` says: the host's
+    // loopback and abstract unix sockets are never in reach.
+    let flags = CloneFlags::CLONE_NEWUSER
+        | CloneFlags::CLONE_NEWNS
+        | CloneFlags::CLONE_NEWPID
+        | CloneFlags::CLONE_NEWNET;
     unshare(flags).map_err(|e| SandboxError::Step {
-        step: "unshare the user, mount and PID namespaces".into(),
+        step: "unshare the user, mount, PID and network namespaces".into(),
         source: e.into(),
     })?;
     map_ids(&format!("0 {} 1", plan.uid), &format!("0 {} 1", plan.gid))?;
@@ -119,9 +122,13 @@ fn stage_init(plan: &Plan) -> Result<i32, SandboxError> {
         .map_err(|e| SandboxError::step("set the parent-death signal")(e.into()))?;
     construct::build(plan)?;
     mounts::finish(plan)?;
-    if plan.network == Network::Off {
-        netlink::loopback_up().map_err(SandboxError::step("bring loopback up"))?;
-    }
+    netlink::loopback_up().map_err(SandboxError::step("bring loopback up"))?;
+    let bridge = match plan.proxy {
+        Some(_) => Some(bridge::listen().map_err(SandboxError::step(format!(
+            "listen on 127.0.0.1:{PROXY_PORT} for the proxy"
+        )))?),
+        None => None,
+    };
     // The command's own user namespace: its ids as outside, no capability
     // over the mounts above (they cannot be unmounted or remounted).
     unshare(CloneFlags::CLONE_NEWUSER).map_err(|e| SandboxError::Step {
@@ -136,6 +143,9 @@ fn stage_init(plan: &Plan) -> Result<i32, SandboxError> {
     set_dumpable_behavior(DumpableBehavior::NotDumpable)
         .map_err(|e| SandboxError::step("make init non-dumpable")(e.into()))?;
     lock::restrict(plan)?;
+    if let Some(listener) = bridge {
+        bridge::serve(listener).map_err(SandboxError::step("start the proxy's bridge"))?;
+    }
     let child = bash(plan)
         .spawn()
         .map_err(SandboxError::step("start bash"))?;
@@ -183,10 +193,17 @@ fn bash(plan: &Plan) -> Command {
         .stdin(Stdio::null())
         .env_clear();
     for (name, value) in std::env::vars_os() {
-        if name
-            .to_str()
-            .is_some_and(|name| root::env_passes(name, &plan.keep_env))
-        {
+        // With namespaces a proxy of mino's environment is out of reach:
+        // the sandbox's own (or none) replaces it.
+        if name.to_str().is_some_and(|name| {
+            root::env_passes(name, &plan.keep_env)
+                && !(plan.namespaces && root::PROXY_ENV.contains(&name))
+        }) {
+            command.env(name, value);
+        }
+    }
+    if plan.namespaces && plan.proxy.is_some() {
+        for (name, value) in root::proxy_env(PROXY_PORT) {
             command.env(name, value);
         }
     }
@@ -216,11 +233,14 @@ fn map_ids(uid_map: &str, gid_map: &str) -> Result<(), SandboxError> {
     Ok(())
 }
 
-/// Whether user, mount and PID namespaces can be made here, printed as JSON.
+/// Whether user, mount, PID and network namespaces can be made here, printed as JSON.
 fn probe() -> i32 {
     // Before the namespaces: a thread of this process may not be started after.
     let landlock_abi = lock::abi();
-    let flags = CloneFlags::CLONE_NEWUSER | CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWPID;
+    let flags = CloneFlags::CLONE_NEWUSER
+        | CloneFlags::CLONE_NEWNS
+        | CloneFlags::CLONE_NEWPID
+        | CloneFlags::CLONE_NEWNET;
     let uid = rustix::process::getuid().as_raw();
     let gid = rustix::process::getgid().as_raw();
     let result = unshare(flags)

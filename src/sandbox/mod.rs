@@ -8,6 +8,8 @@
 //! a masked file holds, and never writes into the user's files: masks and
 //! read-only binds exist only inside the command's own mount namespace.
 
+#[cfg(target_os = "linux")]
+mod bridge;
 pub mod check;
 #[cfg(target_os = "linux")]
 mod construct;
@@ -23,6 +25,7 @@ mod mounts;
 mod netlink;
 pub mod plan;
 pub mod probe;
+pub mod proxy;
 pub mod root;
 pub mod scan;
 
@@ -32,9 +35,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::policy::BashConfinement;
 
-pub use describe::{links_note, masked_note, result_note, summary};
+pub use describe::{links_note, masked_note, network_note, result_note, summary};
 pub use plan::{Plan, Planner};
 pub use probe::Support;
+
+/// The loopback port of the proxy inside every command's network namespace.
+pub const PROXY_PORT: u16 = 3128;
+
+/// Where the proxy's unix socket is bound in the command's root.
+pub const PROXY_SOCKET: &str = "/dev/mino-proxy";
 
 /// The first argument that starts the helper instead of mino.
 pub const HELPER_ARG: &str = "__sandbox";
@@ -77,7 +86,7 @@ pub const PROJECT_PLANTING: [&str; 3] = [".git/hooks", ".git/config", ".mino"];
 pub const MISSING_WITH_LANDLOCK_ONLY: [&str; 5] = [
     "secrets are not masked (the home and the project are readable)",
     "pathname unix sockets stay reachable (a tmux or docker server outside can be driven)",
-    "the host's loopback and network stay reachable whatever [sandbox] network says",
+    "no network namespace of its own: the host's loopback and network stay reachable whatever [sandbox] network says, and no proxy checks where traffic goes",
     "processes outside are visible in /proc",
     "nothing a command starts is confined to a namespace of its own",
 ];
@@ -86,8 +95,11 @@ pub const MISSING_WITH_LANDLOCK_ONLY: [&str; 5] = [
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Network {
+    /// Out through mino's proxy only (with namespaces every command has a
+    /// network namespace of its own: the host's loopback and abstract unix
+    /// sockets are out of reach in every setting).
     On,
-    /// A network namespace of its own with loopback only.
+    /// The network namespace's own loopback and nothing else.
     Off,
 }
 
@@ -130,6 +142,12 @@ pub struct SandboxSettings {
     /// Variables passed to commands besides `root::ENV_ALLOWED` (a name
     /// ending in `*` is a prefix), user settings only.
     pub pass_env: Vec<String>,
+    /// Exact `host:port` destinations the proxy reaches although private,
+    /// user settings only.
+    pub allow_private: Vec<String>,
+    /// When set, the only hosts the proxy reaches (patterns, `*` any run
+    /// of characters), user settings only.
+    pub allowed_domains: Option<Vec<String>>,
 }
 
 impl Default for SandboxSettings {
@@ -144,6 +162,8 @@ impl Default for SandboxSettings {
             toolchains: Vec::new(),
             caches: Vec::new(),
             pass_env: Vec::new(),
+            allow_private: Vec::new(),
+            allowed_domains: None,
         }
     }
 }
@@ -152,7 +172,7 @@ impl Default for SandboxSettings {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Level {
-    /// User, mount and PID namespaces, masks, Landlock.
+    /// User, mount, PID and network namespaces, masks, Landlock.
     Full,
     /// Landlock alone: writes restricted, secrets not masked.
     LandlockOnly,

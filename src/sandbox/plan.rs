@@ -12,9 +12,11 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 
 use super::git;
+use super::proxy::{Proxy, ProxyError};
 use super::root::{self as table, Part};
 use super::scan::ScanCache;
 use super::{HELPER_ARG, HOME_PLANTING, Level, Network, Sandbox, SandboxError};
+use crate::policy::destination::NetworkRules;
 use crate::policy::{ProtectedPaths, Surfaces};
 
 /// Everything the helper needs to run one command.
@@ -55,6 +57,11 @@ pub struct Plan {
     /// `root::ENV_ALLOWED` (the user's `pass_env`, the shell gate's own).
     #[serde(default)]
     pub keep_env: Vec<String>,
+    /// The proxy's unix socket outside (`network = "on"` with namespaces),
+    /// bound at `PROXY_SOCKET` inside and bridged to the namespace's
+    /// loopback.
+    #[serde(default)]
+    pub proxy: Option<PathBuf>,
 }
 
 /// What the command's root is built from: everything else is absent.
@@ -137,6 +144,8 @@ pub struct Planner {
     /// The execution surfaces (policy's table): read-only inside.
     surfaces: Surfaces,
     scan: Arc<Mutex<ScanCache>>,
+    /// The network's way out, started by the first call that needs it.
+    proxy: Arc<Proxy>,
 }
 
 impl Planner {
@@ -147,6 +156,15 @@ impl Planner {
         mino_home: Option<PathBuf>,
         protected: Arc<ProtectedPaths>,
     ) -> Self {
+        let settings = &sandbox.settings;
+        // The settings were checked when read; rules they cannot make
+        // reach nothing.
+        let rules = NetworkRules::new(&settings.allow_private, settings.allowed_domains.as_deref())
+            .unwrap_or_else(|_| NetworkRules::nothing());
+        let proxy = Proxy::new(
+            mino_home.as_ref().map(|m| m.join("sandbox").join("proxy")),
+            rules,
+        );
         Self {
             sandbox,
             project,
@@ -155,7 +173,24 @@ impl Planner {
             protected,
             surfaces: Surfaces::default(),
             scan: Arc::new(Mutex::new(ScanCache::default())),
+            proxy: Arc::new(proxy),
         }
+    }
+
+    /// Whether a command's traffic leaves through the proxy.
+    pub fn uses_proxy(&self) -> bool {
+        self.sandbox.level == Level::Full && self.sandbox.settings.network == Network::On
+    }
+
+    /// The proxy's socket, the proxy started on the current runtime the
+    /// first time; `None` where commands do not use it.
+    pub fn proxy_socket(&self) -> Option<Result<PathBuf, ProxyError>> {
+        self.uses_proxy().then(|| self.proxy.socket())
+    }
+
+    /// The rules the proxy decides by.
+    pub fn network_rules(&self) -> &NetworkRules {
+        self.proxy.rules()
     }
 
     /// The planner with this repository's execution surfaces (the same
@@ -256,6 +291,7 @@ impl Planner {
             root,
             private_tmp,
             keep_env: self.sandbox.settings.pass_env.clone(),
+            proxy: None,
         }
     }
 

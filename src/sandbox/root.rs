@@ -114,6 +114,38 @@ pub const ENV_ALLOWED: [&str; 18] = [
     "no_proxy",
 ];
 
+/// The proxy variables: with namespaces never inherited from mino's
+/// environment, set by the sandbox to its own proxy when the network is on.
+pub const PROXY_ENV: [&str; 8] = [
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "no_proxy",
+];
+
+/// What the proxy variables are set to for the proxy's bridge on the
+/// namespace's loopback `port`: HTTP for http and https, SOCKS5 (names
+/// resolved by the proxy) for the rest, no exceptions.
+pub fn proxy_env(port: u16) -> Vec<(&'static str, String)> {
+    let http = format!("http://127.0.0.1:{port}");
+    let socks = format!("socks5h://127.0.0.1:{port}");
+    PROXY_ENV
+        .iter()
+        .map(|name| {
+            let value = match name.to_ascii_lowercase().as_str() {
+                "all_proxy" => socks.clone(),
+                "no_proxy" => String::new(),
+                _ => http.clone(),
+            };
+            (*name, value)
+        })
+        .collect()
+}
+
 /// Whether a variable named `name` passes, by the table and `extra` (the
 /// user's `pass_env`).
 pub fn env_passes(name: &str, extra: &[String]) -> bool {

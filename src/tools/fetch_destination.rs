@@ -10,7 +10,7 @@
 
 use std::error::Error;
 use std::fmt;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::net::{IpAddr, SocketAddr};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -21,38 +21,10 @@ use reqwest::redirect::Policy;
 /// The most same-origin redirects followed.
 pub const MAX_REDIRECTS: usize = 10;
 
-/// Whether `ip` is a private destination.
+/// Whether `ip` is a private destination (policy's one classification,
+/// the same the sandbox's proxy refuses by).
 pub fn is_private(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => private_v4(v4),
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return private_v4(v4);
-            }
-            let segments = v6.segments();
-            // The NAT64 well-known prefix 64:ff9b::/96: a gateway turns it
-            // into the IPv4 address in its last 32 bits.
-            if segments[..6] == [0x64, 0xff9b, 0, 0, 0, 0] {
-                let [.., a, b, c, d] = v6.octets();
-                return private_v4(Ipv4Addr::new(a, b, c, d));
-            }
-            let first = segments[0];
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || first & 0xfe00 == 0xfc00 // unique-local fc00::/7
-                || first & 0xffc0 == 0xfe80 // link-local fe80::/10
-        }
-    }
-}
-
-fn private_v4(v4: Ipv4Addr) -> bool {
-    let [a, b, ..] = v4.octets();
-    v4.is_loopback()
-        || v4.is_private()
-        || v4.is_link_local()
-        || v4.is_unspecified()
-        || v4.is_broadcast()
-        || (a == 100 && (64..128).contains(&b)) // shared address space 100.64.0.0/10
+    crate::policy::destination::classify(ip).is_some()
 }
 
 /// Why `url` is a private destination by its host alone (an address

@@ -341,7 +341,7 @@ async fn bypass_question(sandbox: &str) -> String {
 async fn the_bypass_question_says_bash_runs_in_the_sandbox_where_it_does() {
     let said = bypass_question("").await;
     assert!(
-        said.contains("Bash commands in the sandbox (project writable, secrets masked, network on; a command asked to run outside it still asks)"),
+        said.contains("Bash commands in the sandbox (project writable, secrets masked, network via proxy; a command asked to run outside it still asks)"),
         "{said}"
     );
     assert!(!said.contains("account permissions"), "{said}");

@@ -26,6 +26,7 @@ mod redaction;
 mod redirects;
 mod sandbox;
 mod sandbox_git;
+mod sandbox_network;
 mod sandbox_root;
 mod scripting;
 mod sessions;

@@ -217,7 +217,7 @@ async fn secrets_read_as_empty_and_never_reach_the_model() {
     // The record line (on stderr with stream-json) says what the command ran in.
     let shown = stderr(&out);
     assert!(
-        shown.contains("Sandbox: \"project writable, secrets masked, network on\""),
+        shown.contains("Sandbox: \"project writable, secrets masked, network via proxy\""),
         "{shown}"
     );
 }
@@ -393,10 +393,14 @@ fn connect_to(port: u16) -> Reply {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn network_off_cuts_even_loopback_and_on_keeps_it() {
+async fn the_hosts_loopback_is_out_of_reach_in_every_network_setting() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
     let port = listener.local_addr().unwrap().port();
-    for (setting, expected) in [("on", "reached"), ("off", "unreachable")] {
+    for (setting, expected, said) in [
+        ("on", "unreachable", "network via proxy"),
+        ("off", "unreachable", "network off"),
+    ] {
         let b = Setup::new(
             vec![connect_to(port), text("done")],
             &format!("[sandbox]\nnetwork = \"{setting}\"\n"),
@@ -410,7 +414,11 @@ async fn network_off_cuts_even_loopback_and_on_keeps_it() {
             "{setting}: {result}"
         );
         let shown = stderr(&out);
-        assert!(shown.contains(&format!("network {setting}")), "{shown}");
+        assert!(shown.contains(said), "{shown}");
+        assert!(
+            matches!(listener.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+            "{setting}: the host's loopback listener was reached"
+        );
     }
 }
 
@@ -533,7 +541,9 @@ async fn sandbox_check_reports_what_this_machine_supports() {
         "{report}"
     );
     assert_eq!(report["level"], "full");
-    assert_eq!(report["network"], "on");
+    assert_eq!(report["network"], "via proxy");
+    assert_eq!(report["network_namespace"], true);
+    assert_eq!(report["proxy"]["socket"], "/dev/mino-proxy");
     let masked = report["masked"].to_string();
     for path in [
         b.project().join(".env"),

@@ -1256,6 +1256,20 @@ fn sandbox_settings_are_read_and_checked() {
         s.writable,
         vec!["~/.m2".to_string(), "/opt/cache".to_string()]
     );
+    let fx = Fixture::new();
+    fx.user(
+        "[sandbox]\nallow_private = [\"127.0.0.1:3141\", \"[::1]:5432\", \"db.internal:5432\"]\nallowed_domains = [\"*.crates.io\", \"pypi.org\"]\n",
+    );
+    let s = fx.load().unwrap().sandbox;
+    assert_eq!(
+        s.allow_private,
+        vec!["127.0.0.1:3141", "[::1]:5432", "db.internal:5432"]
+    );
+    assert_eq!(
+        s.allowed_domains,
+        Some(vec!["*.crates.io".to_string(), "pypi.org".to_string()])
+    );
+    assert_eq!(SandboxSettings::default().allowed_domains, None);
 
     for (text, key, accepted) in [
         (
@@ -1277,6 +1291,36 @@ fn sandbox_settings_are_read_and_checked() {
             "[sandbox]\nwritable = [\"/a/../etc\"]\n",
             "sandbox.writable",
             "without . or .. components",
+        ),
+        (
+            "[sandbox]\nallow_private = [\"127.0.0.1:8080\", \"127.0.0.1\"]\n",
+            "sandbox.allow_private[1]",
+            "an exact \"host:port\"",
+        ),
+        (
+            "[sandbox]\nallow_private = [\"http://db:5432\"]\n",
+            "sandbox.allow_private",
+            "without a scheme",
+        ),
+        (
+            "[sandbox]\nallow_private = [\"*.local:80\"]\n",
+            "sandbox.allow_private",
+            "a wildcard",
+        ),
+        (
+            "[sandbox]\nallow_private = [\"db:70000\"]\n",
+            "sandbox.allow_private",
+            "a port from 1 to 65535",
+        ),
+        (
+            "[sandbox]\nallowed_domains = [\"*.crates.io\", \"https://pypi.org\"]\n",
+            "sandbox.allowed_domains[1]",
+            "where * stands for any run of characters",
+        ),
+        (
+            "[sandbox]\nallowed_domains = [\"\"]\n",
+            "sandbox.allowed_domains",
+            "a host name or a pattern of one",
         ),
     ] {
         let fx = Fixture::new();
@@ -1303,6 +1347,14 @@ fn a_project_may_only_tighten_the_sandbox() {
         ("[sandbox]\nenabled = false\n", "sandbox.enabled"),
         ("[sandbox]\nnamespaces = false\n", "sandbox.namespaces"),
         ("[sandbox]\nwritable = [\"/\"]\n", "sandbox.writable"),
+        (
+            "[sandbox]\nallow_private = [\"127.0.0.1:5432\"]\n",
+            "sandbox.allow_private",
+        ),
+        (
+            "[sandbox]\nallowed_domains = [\"*.example.com\"]\n",
+            "sandbox.allowed_domains",
+        ),
         ("[sandbox]\nnetwork = \"on\"\n", "sandbox.network"),
         ("[sandbox]\nrequired = false\n", "sandbox.required"),
         (

@@ -289,11 +289,20 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
         Some(planner) => {
             let planner = planner.clone();
             let text = call.command.clone();
+            // The network's way out, started by the first call that needs it.
+            let proxy = match planner.proxy_socket() {
+                None => None,
+                Some(Ok(socket)) => Some(socket),
+                Some(Err(e)) => {
+                    return ToolOutcome::error(format!("{e}; the command did not run."));
+                }
+            };
             // The shell gate's own variables pass the sandbox's allow-list.
             let keep: Vec<String> = call.env.iter().map(|(k, _)| k.clone()).collect();
             match tokio::task::spawn_blocking(move || {
                 let mut plan = planner.plan(&text);
                 plan.keep_env.extend(keep);
+                plan.proxy = proxy;
                 let masked: Vec<String> = plan.masked().map(|p| planner.display(p)).collect();
                 let links: Vec<String> = plan
                     .ignored_links
@@ -410,6 +419,7 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
             if let Some((_, masked, links)) = &plan {
                 notes.extend(links.clone());
                 notes.extend(sandbox::masked_note(&call.command, masked));
+                notes.extend(sandbox::network_note(&output));
                 notes.extend(sandbox::result_note(&output));
             }
             for note in notes {
