@@ -499,7 +499,7 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
                 history: Some(history),
                 intro: cli.demo.then(|| {
                     format!(
-                        "Demo project: {} (a temporary copy; it stays there after mino exits, so you can look at what changed).",
+                        "Demo project: {} (a temporary copy; it stays there after mino exits, so you can look at what changed). Type: Summarize notes.md",
                         project_dir.display()
                     )
                 }),

@@ -373,6 +373,12 @@ impl App {
         {
             return Some(Completing::Command(line.clone()));
         }
+        if let [line] = lines
+            && let Some(partial) = line.strip_prefix("/mode ")
+            && !partial.contains(char::is_whitespace)
+        {
+            return Some(Completing::Mode(partial.to_string()));
+        }
         let ratatui_textarea::DataCursor(row, col) = self.input.cursor();
         let line = lines.get(row)?;
         let before: String = line.chars().take(col).collect();
@@ -392,6 +398,12 @@ impl App {
                 .iter()
                 .filter(|spec| spec.name.starts_with(line.as_str()) && spec.name != line)
                 .map(|spec| (spec.name.to_string(), spec.help))
+                .collect(),
+            Some(Completing::Mode(partial)) => crate::policy::Mode::ALL
+                .iter()
+                .map(|mode| mode.name())
+                .filter(|name| name.starts_with(partial.as_str()) && *name != partial)
+                .map(|name| (name.to_string(), "permission mode"))
                 .collect(),
             Some(Completing::File(partial)) => {
                 let Some(files) = &self.files else {
@@ -472,6 +484,8 @@ pub enum Completing {
     Command(String),
     /// A project file: what follows `@` before the cursor.
     File(String),
+    /// A mode's name: what follows `/mode `.
+    Mode(String),
 }
 
 /// Files the `@` popup offers at once.

@@ -54,6 +54,14 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
                 edited(app);
                 return Vec::new();
             }
+            if let Some(Completing::Mode(_)) = app.completing() {
+                app.set_input(&format!("/mode {name}"));
+                if send {
+                    return submit(app);
+                }
+                edited(app);
+                return Vec::new();
+            }
             let name = name.as_str();
             // A command that takes an argument is completed with a space after it.
             let takes_argument =

@@ -189,6 +189,27 @@ fn tab_completes_commands() {
 }
 
 #[test]
+fn tab_completes_mode_names_after_mode() {
+    let mut app = app();
+    type_text(&mut app, "/mode a");
+    let labels: Vec<String> = app.completions().into_iter().map(|(l, _)| l).collect();
+    assert_eq!(labels, ["accept-edits", "auto"]);
+    press(&mut app, key(KeyCode::Tab));
+    assert_eq!(app.input_text(), "/mode accept-edits");
+    assert!(app.completions().is_empty(), "a whole name offers nothing");
+    // Enter on an entry sends the command.
+    app.set_input("");
+    type_text(&mut app, "/mode by");
+    let actions = press(&mut app, key(KeyCode::Enter));
+    assert_eq!(
+        sent(&actions),
+        vec![Input::Command(Command::Mode(Some(
+            crate::policy::Mode::Bypass
+        )))]
+    );
+}
+
+#[test]
 fn pasting_a_megabyte_works() {
     let mut app = app();
     let text = "x".repeat(1 << 20) + "\r\nlast line";

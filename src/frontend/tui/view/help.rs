@@ -47,6 +47,16 @@ pub fn lines() -> Vec<Line<'static>> {
         }
         out.push(Line::default());
     }
+    out.push(Line::styled("In a prompt", theme::bold()));
+    out.push(key_line(
+        "@PATH",
+        "attach a project file (Tab completes the path)",
+    ));
+    out.push(key_line(
+        "!COMMAND",
+        "run a command yourself; the model sees its output",
+    ));
+    out.push(Line::default());
     out.push(Line::styled("Commands", theme::bold()));
     for spec in COMMANDS {
         out.push(key_line(spec.name, spec.help));
