@@ -177,7 +177,7 @@ pub async fn run_turn(
                 }
                 // Every secret mino holds leaves a tool result here, before
                 // the result is saved, shown or sent.
-                let output = rt.tool_cx.secrets.redact_result(&output);
+                let output = rt.tool_cx.secrets.redact_result(&output).await;
                 let output =
                     match super::request::fit_result(rt, session, &call_id, &tool, output).await {
                         Ok(output) => output,
