@@ -118,6 +118,7 @@ pub fn judge(settings: &Settings) -> Result<Option<Judge>, AgentError> {
     let mut config = provider_config(settings);
     config.max_retries = 0;
     config.request_timeout = judge.timeout;
+    config.strict = true;
     let provider = build_provider(&config).map_err(AgentError::Judge)?;
     Ok(Some(Judge {
         provider,
@@ -200,6 +201,7 @@ pub fn provider_config(settings: &Settings) -> ProviderConfig {
         },
         max_retries: m.max_retries,
         backoff: crate::model::config::Backoff::default(),
+        strict: false,
     }
 }
 

@@ -35,6 +35,8 @@ pub struct HttpEndpoint {
     backoff: Backoff,
     /// Kept only to scrub it from texts the service sends back.
     secret: Option<String>,
+    /// `ProviderConfig::strict`.
+    strict: bool,
 }
 
 impl fmt::Debug for HttpEndpoint {
@@ -104,6 +106,7 @@ impl HttpEndpoint {
             max_retries: cfg.max_retries,
             backoff: cfg.backoff,
             secret: cfg.api_key.clone().filter(|key| !key.is_empty()),
+            strict: cfg.strict,
         })
     }
 
@@ -116,6 +119,12 @@ impl HttpEndpoint {
     /// A stall: no bytes for this long.
     pub fn request_timeout(&self) -> Duration {
         self.request_timeout
+    }
+
+    /// `ProviderConfig::strict`: one choice, as an event stream, no
+    /// reasoning.
+    pub fn strict(&self) -> bool {
+        self.strict
     }
 
     /// What one response may send.
@@ -231,6 +240,20 @@ impl HttpEndpoint {
             Ok(Ok(response)) => response,
         };
         let status = response.status();
+        if status.is_success() && self.strict && !is_event_stream(response.headers()) {
+            let said = response
+                .headers()
+                .get(CONTENT_TYPE)
+                .and_then(|t| t.to_str().ok())
+                .unwrap_or("none")
+                .to_string();
+            return Ok(Attempt::Fatal(ModelError::Malformed {
+                service: self.service.clone(),
+                message: format!(
+                    "the answer's content type is {said}, not the text/event-stream asked for"
+                ),
+            }));
+        }
         if status.is_success() {
             return Ok(Attempt::Answered(Answered {
                 response,
@@ -312,6 +335,15 @@ impl HttpEndpoint {
             seconds: whole_seconds(self.request_timeout),
         }
     }
+}
+
+/// Whether `headers` say the body is an event stream.
+fn is_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|t| t.to_str().ok())
+        .and_then(|t| t.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("text/event-stream"))
 }
 
 /// An HTTP header carrying a secret, marked sensitive so that `Debug` of

@@ -11,6 +11,7 @@ mod dir_tools;
 mod eval;
 mod file_tools;
 mod hardening;
+mod judge_answers;
 mod layers;
 mod line_mode;
 mod mcp;
