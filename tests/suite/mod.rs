@@ -5,6 +5,7 @@ mod acp;
 mod agent_e2e;
 mod asked;
 mod bash_tool;
+mod broken_pipe;
 mod context_budget;
 mod decision_table;
 mod dir_tools;
