@@ -426,6 +426,21 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         }
         None => None,
     };
+    let limit = settings.limits.prompt_bytes;
+    let given = cli
+        .prompt
+        .as_deref()
+        .map(|p| ("-p", p))
+        .or(question.as_ref().map(|(_, q)| ("--ask", q.as_str())));
+    if let Some((flag, text)) = given
+        && text.len() > limit
+    {
+        eprintln!(
+            "mino: {flag}: the prompt is {} bytes; [limits] prompt_bytes accepts at most {limit} (1024 to 16777216)",
+            text.len()
+        );
+        return Ok(2);
+    }
     let interactive = std::io::stdin().is_terminal() && question.is_none();
     let full_screen =
         cli.prompt.is_none() && !cli.line && interactive && std::io::stdout().is_terminal();

@@ -381,6 +381,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     if let Some(warning) = sandbox_warning {
         let _ = events_tx.send(super::events::AgentEvent::Warning(warning));
     }
+    let secrets = tool_cx.secrets.clone();
     let project_files =
         crate::tools::search::ProjectFiles::new(tool_cx.project.clone(), tool_cx.protected.clone());
     let rt = Runtime {
@@ -423,6 +424,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     handle.sandbox_badge = sandbox_badge;
     handle.confinement = confinement;
     handle.project_files = Some(project_files);
+    handle.secrets = secrets;
     Ok(handle)
 }
 
