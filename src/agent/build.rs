@@ -36,11 +36,6 @@ use super::turn::TurnLimits;
 /// The largest `SOUL.md` accepted.
 const SOUL_LIMIT: u64 = 256 * 1024;
 
-/// A diagnostic knob: milliseconds added to every session sync and to every
-/// session file a listing reads, to play a slow disk (the front ends must
-/// stay responsive meanwhile).
-pub const SLOW_SYNC_ENV: &str = "MINO_SLOW_SYNC_MS";
-
 /// How long a preToolCall hook may take.
 const HOOK_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -404,11 +399,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         agents: settings.agents.clone(),
         surfaces,
     };
-    let slow_sync = std::env::var(SLOW_SYNC_ENV)
-        .ok()
-        .and_then(|ms| ms.parse().ok())
-        .map(Duration::from_millis);
-    let store = SessionStore::new(home.sessions_dir()).with_disk_delay(slow_sync);
+    let store = SessionStore::new(home.sessions_dir());
     let agent = Agent::start(
         rt,
         store,
