@@ -10,7 +10,7 @@
 //! values they hold (`HeldSecrets` runs a caller's loading on the blocking
 //! pool and makes every redaction wait for it).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use base64::Engine;
@@ -178,7 +178,10 @@ impl Secrets {
 /// never leaves unredacted because the values were not read yet.
 #[derive(Clone)]
 pub struct HeldSecrets {
-    loaded: Shared<BoxFuture<'static, Arc<Secrets>>>,
+    /// Set once, when every value is known.
+    cell: Arc<OnceLock<Arc<Secrets>>>,
+    /// Resolves once `cell` is set (for async waiters).
+    loaded: Shared<BoxFuture<'static, ()>>,
 }
 
 impl Default for HeldSecrets {
@@ -189,7 +192,7 @@ impl Default for HeldSecrets {
 
 impl std::fmt::Debug for HeldSecrets {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.loaded.peek() {
+        match self.cell.get() {
             Some(secrets) => secrets.fmt(f),
             None => f.write_str("[loading]"),
         }
@@ -199,9 +202,11 @@ impl std::fmt::Debug for HeldSecrets {
 impl HeldSecrets {
     /// Values known now.
     pub fn ready(secrets: Secrets) -> Self {
-        let loaded = futures_util::future::ready(Arc::new(secrets));
+        let cell = Arc::new(OnceLock::new());
+        let _ = cell.set(Arc::new(secrets));
         Self {
-            loaded: loaded.boxed().shared(),
+            cell,
+            loaded: futures_util::future::ready(()).boxed().shared(),
         }
     }
 
@@ -216,24 +221,41 @@ impl HeldSecrets {
             base.extend(found.iter().map(|(n, v)| (n.as_str(), v.as_str())));
             return Self::ready(base);
         };
-        let task = runtime.spawn_blocking(load);
+        let cell = Arc::new(OnceLock::new());
+        let filled = Arc::clone(&cell);
+        let task = runtime.spawn_blocking(move || {
+            // Whatever happens to the reading, the cell is set: nobody
+            // waits for ever.
+            let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(load))
+                .unwrap_or_else(|_| {
+                    tracing::error!("reading the project's secret values panicked");
+                    Vec::new()
+                });
+            base.extend(found.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+            let _ = filled.set(Arc::new(base));
+        });
         let loaded = async move {
-            match task.await {
-                Ok(found) => base.extend(found.iter().map(|(n, v)| (n.as_str(), v.as_str()))),
-                Err(e) => {
-                    tracing::error!(error = %e, "the project's secret values could not be read")
-                }
-            }
-            Arc::new(base)
+            let _ = task.await;
         };
         Self {
+            cell,
             loaded: loaded.boxed().shared(),
         }
     }
 
     /// Every value, once loaded.
     pub async fn get(&self) -> Arc<Secrets> {
-        self.loaded.clone().await
+        if let Some(secrets) = self.cell.get() {
+            return Arc::clone(secrets);
+        }
+        self.loaded.clone().await;
+        Arc::clone(self.cell.wait())
+    }
+
+    /// Every value, waiting on this thread while they load (for the few
+    /// places that cannot wait asynchronously: an event as it is sent).
+    pub fn now(&self) -> Arc<Secrets> {
+        Arc::clone(self.cell.wait())
     }
 
     /// `Secrets::redact_result` once every value is loaded.

@@ -67,6 +67,14 @@ impl Runtime {
     }
 
     pub fn emit(&self, event: AgentEvent) {
+        // Errors, turn notices and an asked agent's words leave redacted,
+        // as tool results do (waiting here, in the rare case the values
+        // are still being read).
+        let event = if event.carries_outside_words() {
+            event.redacted(&self.tool_cx.secrets.now())
+        } else {
+            event
+        };
         // A front end that has gone away cannot be told anything more.
         let _ = self.events.send(event);
     }

@@ -219,3 +219,75 @@ async fn a_result_waits_for_secret_values_that_are_still_being_read() {
     assert!(bodies[1].contains("[redacted: API_TOKEN]"), "{}", bodies[1]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains(ENV_MARKER));
 }
+
+/// A service error that echoes a secret, and a hook whose reason prints
+/// one, are redacted before they are shown or sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_and_hook_reasons_are_redacted() {
+    use crate::support::world::SECRET;
+    // The hook denies with the project's secret in its reason.
+    let world = World::with(
+        "openai-chat",
+        vec![
+            Reply::Tools(vec![(
+                "read_file".to_string(),
+                json!({ "path": "notes.md" }),
+            )]),
+            text("denied"),
+        ],
+        &format!(
+            "\n[hooks]\npre_tool_call = [\"/bin/sh\", \"-c\", \"echo leaked {SECRET} >&2; exit 1\"]\n"
+        ),
+    )
+    .await;
+    let (events, stderr) = print(&world, "auto");
+    let shown = serde_json::to_string(&events).unwrap();
+    assert!(shown.contains("[redacted: TOKEN]"), "{shown}");
+    assert!(!shown.contains(SECRET), "{shown}");
+    assert!(!stderr.contains(SECRET), "{stderr}");
+    for body in world.llm.bodies() {
+        assert!(!body.contains(SECRET), "{body}");
+    }
+    // The service's error names the secret.
+    let llm = crate::support::llm::Llm::raw(vec![crate::support::server::Reply::status(
+        400,
+        &json!({"error": {"message": format!("unknown parameter {SECRET}")}}).to_string(),
+    )])
+    .await;
+    let world = World::serving("openai-chat", llm, "");
+    let out = Command::new(env!("CARGO_BIN_EXE_mino"))
+        .args(["-p", "hello", "--cd"])
+        .arg(world.project.path())
+        .env("MINO_HOME", world.home.path())
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("AGENT_YOLO")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("unknown parameter [redacted: TOKEN]"),
+        "{stderr}"
+    );
+}
+
+/// A one-letter model key is no secret: the service's words keep their
+/// letters.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_shorter_than_eight_bytes_is_never_redacted() {
+    let world = World::with("openai-chat", vec![Reply::Status(400, None)], "").await;
+    let out = Command::new(env!("CARGO_BIN_EXE_mino"))
+        .args(["-p", "hello", "--cd"])
+        .arg(world.project.path())
+        .env("MINO_HOME", world.home.path())
+        .env("OPENAI_API_KEY", "e")
+        .env_remove("AGENT_YOLO")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("scripted failure"), "{stderr}");
+    assert!(!stderr.contains("[redacted"), "{stderr}");
+}
