@@ -101,3 +101,40 @@ fn inside(root: &Path, path: &Path) -> Option<String> {
         .collect::<Option<_>>()?;
     Some(parts.join("/"))
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn reader() -> PromptReader {
+        PromptReader {
+            root: PathBuf::from("/nonexistent-project"),
+            protected: Arc::new(ProtectedPaths::builtin()),
+            secrets: HeldSecrets::default(),
+            limit: 1024,
+        }
+    }
+
+    #[test]
+    fn protected_addresses_are_found_in_their_variants() {
+        let r = reader();
+        for uri in [
+            "file:///nonexistent-project/.env",
+            "file:///nonexistent-project/.ENV",
+            "file:///nonexistent-project/%2Eenv",
+            "file:///nonexistent-project/sub/../.env",
+            "file:///elsewhere/.env",
+            "file:///home/u/.ssh/id_rsa",
+            ".env",
+        ] {
+            assert!(r.protected_uri(uri), "{uri}");
+        }
+        for uri in [
+            "file:///nonexistent-project/notes.md",
+            "untitled:Untitled-1",
+        ] {
+            assert!(!r.protected_uri(uri), "{uri}");
+        }
+    }
+}
