@@ -40,6 +40,17 @@ pub struct Home {
     root: PathBuf,
 }
 
+/// The names of mino's own variables in this process's environment
+/// (`MINO_HOME`, `MINO_LOG`, any `MINO_*`): a child that is not mino (an MCP
+/// server, a hook) never needs them, and they say where mino keeps its
+/// settings, sessions and audit log.
+pub fn own_variables() -> Vec<OsString> {
+    std::env::vars_os()
+        .map(|(name, _)| name)
+        .filter(|name| name.as_encoded_bytes().starts_with(b"MINO_"))
+        .collect()
+}
+
 impl Home {
     /// `MINO_HOME` if set, else the platform's configuration directory for
     /// mino (`~/.config/mino` on Linux).

@@ -440,10 +440,25 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         None => None,
     };
     if let Some(prompt) = cli.prompt.take() {
-        cli.prompt = Some(match piped_input()? {
+        cli.prompt = Some(match piped_input(settings.limits.prompt_bytes as u64)? {
             Some(piped) => format!("{}\n\n{prompt}", piped.trim_end()),
             None => prompt,
         });
+    }
+    let limit = settings.limits.prompt_bytes;
+    let given = cli
+        .prompt
+        .as_deref()
+        .map(|p| ("-p", p))
+        .or(question.as_ref().map(|(_, q)| ("--ask", q.as_str())));
+    if let Some((flag, text)) = given
+        && text.len() > limit
+    {
+        eprintln!(
+            "mino: {flag}: the prompt is {} bytes; [limits] prompt_bytes accepts at most {limit} (1024 to 16777216)",
+            text.len()
+        );
+        return Ok(2);
     }
     if cli.continue_last {
         let store = mino::session::SessionStore::new(home.sessions_dir());
@@ -516,13 +531,10 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
 }
 
 /// `mino gate check` and `mino gate hook`.
-/// The most `-p` takes from standard input.
-const PIPED_LIMIT: u64 = 1 << 20;
-
 /// `-p`'s piped input: what standard input holds when it is a pipe or a
-/// file (never a terminal, `/dev/null` or a socket), at most `PIPED_LIMIT`
-/// bytes of UTF-8 text; `None` when there is none.
-fn piped_input() -> anyhow::Result<Option<String>> {
+/// file (never a terminal, `/dev/null` or a socket), at most `limit`
+/// bytes (`[limits] prompt_bytes`) of UTF-8 text; `None` when there is none.
+fn piped_input(limit: u64) -> anyhow::Result<Option<String>> {
     use rustix::fs::FileType;
     use std::io::Read;
     let stdin = std::io::stdin();
@@ -541,13 +553,12 @@ fn piped_input() -> anyhow::Result<Option<String>> {
     let mut bytes = Vec::new();
     stdin
         .lock()
-        .take(PIPED_LIMIT + 1)
+        .take(limit + 1)
         .read_to_end(&mut bytes)
         .context("-p: standard input cannot be read")?;
-    if bytes.len() as u64 > PIPED_LIMIT {
+    if bytes.len() as u64 > limit {
         anyhow::bail!(
-            "-p: standard input is more than {} MiB; -p puts at most that before the prompt (save it in a file of the project and name the file in the prompt instead)",
-            PIPED_LIMIT >> 20
+            "-p: standard input is more than {limit} bytes, all a prompt may hold ([limits] prompt_bytes, 1024 to 16777216); save it in a file of the project and name the file in the prompt instead"
         );
     }
     let text = String::from_utf8(bytes).map_err(|_| {

@@ -7,11 +7,16 @@
 //! every byte alignment, so a value inside a larger encoded blob is found),
 //! base32, hex, URL-encoded and reversed forms, in one pass of one
 //! automaton. Never reads the environment or a file: callers add the
-//! values they hold.
+//! values they hold (`HeldSecrets` runs a caller's loading on the blocking
+//! pool and makes every redaction wait for it).
+
+use std::sync::{Arc, OnceLock};
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+use futures_util::FutureExt;
+use futures_util::future::{BoxFuture, Shared};
 
 /// Values shorter than this are not redacted: a short value (`test`, a
 /// local server's dummy key) would cut ordinary words out of every result,
@@ -34,7 +39,7 @@ pub struct Secrets {
     /// Every form of every secret in one automaton (leftmost-longest), and
     /// the secret each pattern belongs to: one pass over a result, whatever
     /// the number of values.
-    matcher: Option<std::sync::Arc<(AhoCorasick, Vec<usize>)>>,
+    matcher: Option<Arc<(AhoCorasick, Vec<usize>)>>,
 }
 
 impl std::fmt::Debug for Secrets {
@@ -107,7 +112,7 @@ impl Secrets {
             .match_kind(MatchKind::LeftmostLongest)
             .build(&patterns)
             .ok()
-            .map(|ac| std::sync::Arc::new((ac, owners)));
+            .map(|ac| Arc::new((ac, owners)));
     }
 
     pub fn is_empty(&self) -> bool {
@@ -164,6 +169,103 @@ impl Secrets {
             ));
         }
         text
+    }
+}
+
+/// The secret values of a run, some of which may still be loading on the
+/// blocking pool (the project's values come from files and git: never on
+/// the path of the first frame). Every redaction waits for them: a result
+/// never leaves unredacted because the values were not read yet.
+#[derive(Clone)]
+pub struct HeldSecrets {
+    /// Set once, when every value is known.
+    cell: Arc<OnceLock<Arc<Secrets>>>,
+    /// Resolves once `cell` is set (for async waiters).
+    loaded: Shared<BoxFuture<'static, ()>>,
+}
+
+impl Default for HeldSecrets {
+    fn default() -> Self {
+        Self::ready(Secrets::new())
+    }
+}
+
+impl std::fmt::Debug for HeldSecrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.cell.get() {
+            Some(secrets) => secrets.fmt(f),
+            None => f.write_str("[loading]"),
+        }
+    }
+}
+
+impl HeldSecrets {
+    /// Values known now.
+    pub fn ready(secrets: Secrets) -> Self {
+        let cell = Arc::new(OnceLock::new());
+        let _ = cell.set(Arc::new(secrets));
+        Self {
+            cell,
+            loaded: futures_util::future::ready(()).boxed().shared(),
+        }
+    }
+
+    /// `base` and the `(name, value)` pairs `load` finds, which runs on the
+    /// blocking pool from now (at once, here, outside a runtime).
+    pub fn loading<F>(mut base: Secrets, load: F) -> Self
+    where
+        F: FnOnce() -> Vec<(String, String)> + Send + 'static,
+    {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            let found = load();
+            base.extend(found.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+            return Self::ready(base);
+        };
+        let cell = Arc::new(OnceLock::new());
+        let filled = Arc::clone(&cell);
+        let task = runtime.spawn_blocking(move || {
+            // Whatever happens to the reading, the cell is set: nobody
+            // waits for ever.
+            let found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(load))
+                .unwrap_or_else(|_| {
+                    tracing::error!("reading the project's secret values panicked");
+                    Vec::new()
+                });
+            base.extend(found.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+            let _ = filled.set(Arc::new(base));
+        });
+        let loaded = async move {
+            let _ = task.await;
+        };
+        Self {
+            cell,
+            loaded: loaded.boxed().shared(),
+        }
+    }
+
+    /// Every value, once loaded.
+    pub async fn get(&self) -> Arc<Secrets> {
+        if let Some(secrets) = self.cell.get() {
+            return Arc::clone(secrets);
+        }
+        self.loaded.clone().await;
+        Arc::clone(self.cell.wait())
+    }
+
+    /// Every value, waiting on this thread while they load (for the few
+    /// places that cannot wait asynchronously: an event as it is sent).
+    pub fn now(&self) -> Arc<Secrets> {
+        Arc::clone(self.cell.wait())
+    }
+
+    /// `Secrets::redact_result` once every value is loaded.
+    pub async fn redact_result(&self, output: &str) -> String {
+        self.get().await.redact_result(output)
+    }
+
+    /// `Secrets::redact`'s text once every value is loaded.
+    pub async fn redact(&self, text: &str) -> String {
+        self.get().await.redact(text).text
     }
 }
 

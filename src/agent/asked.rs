@@ -68,6 +68,33 @@ pub enum AskedEvent {
     },
 }
 
+impl AskedEvent {
+    /// This event with `clean` applied to the asked agent's words.
+    pub fn redacted(self, clean: &dyn Fn(String) -> String) -> Self {
+        match self {
+            AskedEvent::Text(text) => AskedEvent::Text(clean(text)),
+            AskedEvent::ToolCall { call_id, title } => AskedEvent::ToolCall {
+                call_id,
+                title: clean(title),
+            },
+            AskedEvent::ToolUpdate {
+                call_id,
+                status,
+                text,
+            } => AskedEvent::ToolUpdate {
+                call_id,
+                status,
+                text: clean(text),
+            },
+            AskedEvent::Ended { answer, stop } => AskedEvent::Ended {
+                answer: clean(answer),
+                stop: clean(stop),
+            },
+            started @ AskedEvent::Started { .. } => started,
+        }
+    }
+}
+
 /// Why asking failed; each names the agent and what went wrong.
 #[derive(Debug, thiserror::Error)]
 pub enum AskError {

@@ -15,7 +15,7 @@ use crate::model::{BodyExtras, ProviderConfig, build_provider};
 use crate::policy::shell::{Rules, Trusted};
 use crate::policy::{CanAsk, ProtectedPaths, ToolKey};
 use crate::sandbox::{Planner, Sandbox, Support};
-use crate::secrets::Secrets;
+use crate::secrets::{HeldSecrets, Secrets};
 use crate::session::SessionStore;
 use crate::small_file::{Links, read_text};
 use crate::tools::gate::GateSetup;
@@ -36,18 +36,22 @@ use super::turn::TurnLimits;
 /// The largest `SOUL.md` accepted.
 const SOUL_LIMIT: u64 = 256 * 1024;
 
-/// A diagnostic knob: milliseconds added to every session sync and to every
-/// session file a listing reads, to play a slow disk (the front ends must
-/// stay responsive meanwhile).
-pub const SLOW_SYNC_ENV: &str = "MINO_SLOW_SYNC_MS";
-
 /// How long a preToolCall hook may take.
 const HOOK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The tool context for `project` under `settings`.
 pub fn tool_context(settings: &Settings, project: Project) -> ToolContext {
+    tool_context_with(settings, project, Arc::new(settings.protected()))
+}
+
+/// `tool_context` with the protected paths compiled already.
+fn tool_context_with(
+    settings: &Settings,
+    project: Project,
+    protected: Arc<ProtectedPaths>,
+) -> ToolContext {
     let mut cx = ToolContext::new(project);
-    cx.protected = Arc::new(settings.protected());
+    cx.protected = protected;
     cx.bash_timeout = settings.limits.bash_timeout;
     cx.bash_output_limit = settings.limits.bash_output_bytes;
     cx.hidden_env = vec![settings.model.api_key_env.clone()];
@@ -59,10 +63,14 @@ pub fn tool_context(settings: &Settings, project: Project) -> ToolContext {
     for (name, value) in crate::mcp::credentials(&settings.mcp_servers) {
         secrets.add(&name, &value);
     }
-    // The project's own secrets: env files, keys, remote URLs, history.
-    let found = super::secret_values::project_values(cx.project.root(), &cx.protected);
-    secrets.extend(found.iter().map(|(n, v)| (n.as_str(), v.as_str())));
-    cx.secrets = Arc::new(secrets);
+    // The project's own secrets (env files, keys, remote URLs, history) are
+    // read on the blocking pool, off the first frame's path; every
+    // redaction waits for them.
+    let root = cx.project.root().to_path_buf();
+    let protected = cx.protected.clone();
+    cx.secrets = HeldSecrets::loading(secrets, move || {
+        super::secret_values::project_values(&root, &protected)
+    });
     cx.gate = Arc::new(gate_setup(settings, cx.project.root()));
     cx.bash_guard = std::env::current_exe().ok();
     cx.fetch_private_hosts_allowed = settings.tools.fetch_private_hosts_allowed;
@@ -105,6 +113,7 @@ pub fn judge(settings: &Settings) -> Result<Option<Judge>, AgentError> {
     let mut config = provider_config(settings);
     config.max_retries = 0;
     config.request_timeout = judge.timeout;
+    config.strict = true;
     let provider = build_provider(&config).map_err(AgentError::Judge)?;
     Ok(Some(Judge {
         provider,
@@ -123,7 +132,7 @@ pub fn sandbox_planner(
 ) -> (Planner, Support) {
     let helper = std::env::current_exe().unwrap_or_default();
     let (sandbox, support) = if settings.sandbox.enabled {
-        let support = Support::probe(&helper);
+        let support = Support::probe_once(&helper);
         let sandbox = Sandbox::choose(settings.sandbox.clone(), &support, helper);
         (sandbox, support)
     } else {
@@ -187,6 +196,7 @@ pub fn provider_config(settings: &Settings) -> ProviderConfig {
         },
         max_retries: m.max_retries,
         backoff: crate::model::config::Backoff::default(),
+        strict: false,
     }
 }
 
@@ -293,9 +303,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         path: project_dir.to_path_buf(),
         source,
     })?;
-    let user_soul =
-        read_text(&home.soul_file(), SOUL_LIMIT, Links::Follow).map_err(AgentError::Soul)?;
-    let mut tool_cx = tool_context(settings, project);
+    let protected = Arc::new(settings.protected());
     // The root is judged like any path before anything is read in it:
     // every front end (--cd, the current directory, ACP's cwd, an asked
     // agent's) starts here.
@@ -303,12 +311,30 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         .root()
         .canonicalize()
         .unwrap_or_else(|_| home.root().to_path_buf());
-    crate::policy::check_root(tool_cx.project.root(), &mino_home, &tool_cx.protected)?;
+    crate::policy::check_root(project.root(), &mino_home, &protected)?;
+    // What takes a process (git for the hooks directory, the sandbox's
+    // probe, once per run) runs on the blocking pool meanwhile.
+    let root = project.root().to_path_buf();
+    let hooks = tokio::task::spawn_blocking(move || hooks_dir(&root));
+    let probe = settings.sandbox.enabled.then(|| {
+        tokio::task::spawn_blocking(|| {
+            let helper = std::env::current_exe().unwrap_or_default();
+            Support::probe_once(&helper)
+        })
+    });
+    let user_soul =
+        read_text(&home.soul_file(), SOUL_LIMIT, Links::Follow).map_err(AgentError::Soul)?;
+    let mut tool_cx = tool_context_with(settings, project, protected);
     tool_cx.editor = editor;
     if settings.tools.bash && tool_cx.bash_guard.is_none() {
         return Err(AgentError::NoOwnBinary);
     }
-    let surfaces = crate::policy::Surfaces::new(hooks_dir(tool_cx.project.root()).as_deref());
+    let hooks = hooks.await.ok().flatten();
+    let surfaces = crate::policy::Surfaces::new(hooks.as_deref());
+    if let Some(probe) = probe {
+        // Found now, so the planner below takes the cached answer.
+        let _ = probe.await;
+    }
     let (planner, _) = sandbox_planner(
         settings,
         home,
@@ -352,6 +378,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     if let Some(warning) = sandbox_warning {
         let _ = events_tx.send(super::events::AgentEvent::Warning(warning));
     }
+    let secrets = tool_cx.secrets.clone();
     let project_files =
         crate::tools::search::ProjectFiles::new(tool_cx.project.clone(), tool_cx.protected.clone());
     let rt = Runtime {
@@ -374,11 +401,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         agents: settings.agents.clone(),
         surfaces,
     };
-    let slow_sync = std::env::var(SLOW_SYNC_ENV)
-        .ok()
-        .and_then(|ms| ms.parse().ok())
-        .map(Duration::from_millis);
-    let store = SessionStore::new(home.sessions_dir()).with_disk_delay(slow_sync);
+    let store = SessionStore::new(home.sessions_dir());
     let agent = Agent::start(
         rt,
         store,
@@ -394,6 +417,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     handle.sandbox_badge = sandbox_badge;
     handle.confinement = confinement;
     handle.project_files = Some(project_files);
+    handle.secrets = secrets;
     Ok(handle)
 }
 

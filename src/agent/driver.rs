@@ -67,6 +67,14 @@ impl Runtime {
     }
 
     pub fn emit(&self, event: AgentEvent) {
+        // Errors, turn notices and an asked agent's words leave redacted,
+        // as tool results do (waiting here, in the rare case the values
+        // are still being read).
+        let event = if event.carries_outside_words() {
+            event.redacted(&self.tool_cx.secrets.now())
+        } else {
+            event
+        };
         // A front end that has gone away cannot be told anything more.
         let _ = self.events.send(event);
     }
@@ -177,7 +185,7 @@ pub async fn run_turn(
                 }
                 // Every secret mino holds leaves a tool result here, before
                 // the result is saved, shown or sent.
-                let output = rt.tool_cx.secrets.redact_result(&output);
+                let output = rt.tool_cx.secrets.redact_result(&output).await;
                 let output =
                     match super::request::fit_result(rt, session, &call_id, &tool, output).await {
                         Ok(output) => output,

@@ -243,3 +243,52 @@ pub enum AgentEvent {
         event: super::asked::AskedEvent,
     },
 }
+
+impl AgentEvent {
+    /// Whether this event carries words from outside mino (an error, a
+    /// notice of the turn, an asked agent's words) that are redacted before
+    /// they are shown or sent.
+    pub fn carries_outside_words(&self) -> bool {
+        matches!(
+            self,
+            AgentEvent::Error(_)
+                | AgentEvent::TurnNotice { .. }
+                | AgentEvent::Asked { .. }
+                | AgentEvent::TurnEnd {
+                    stop: TurnStop::ModelError(_) | TurnStop::SaveFailed(_) | TurnStop::Internal(_),
+                    ..
+                }
+        )
+    }
+
+    /// This event with every secret mino holds removed from its words.
+    pub fn redacted(self, secrets: &crate::secrets::Secrets) -> Self {
+        let clean = |text: String| secrets.redact(&text).text;
+        match self {
+            AgentEvent::Error(text) => AgentEvent::Error(clean(text)),
+            AgentEvent::TurnNotice { kind, message } => AgentEvent::TurnNotice {
+                kind,
+                message: clean(message),
+            },
+            AgentEvent::Asked { agent, event } => AgentEvent::Asked {
+                agent,
+                event: event.redacted(&clean),
+            },
+            AgentEvent::TurnEnd {
+                requests,
+                tool_calls,
+                stop,
+            } => AgentEvent::TurnEnd {
+                requests,
+                tool_calls,
+                stop: match stop {
+                    TurnStop::ModelError(text) => TurnStop::ModelError(clean(text)),
+                    TurnStop::SaveFailed(text) => TurnStop::SaveFailed(clean(text)),
+                    TurnStop::Internal(text) => TurnStop::Internal(clean(text)),
+                    other => other,
+                },
+            },
+            other => other,
+        }
+    }
+}

@@ -75,7 +75,12 @@ impl Hook {
                 reason: "the hook command is empty".into(),
             });
         };
-        let mut child = tokio::process::Command::new(program)
+        let mut command = tokio::process::Command::new(program);
+        // mino's own variables are no hook's business.
+        for name in crate::home::own_variables() {
+            command.env_remove(name);
+        }
+        let mut child = command
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::null())

@@ -9,7 +9,9 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::model::{Item, ModelError, Provider, Request, RequestKind, Response, StreamEvent};
+use crate::model::{
+    FinishReason, Item, ModelError, Provider, Request, RequestKind, Response, StreamEvent,
+};
 use crate::policy::shell::{
     JUDGE_CANCELLED, JUDGE_DENIED, JUDGE_ERROR, JUDGE_INVALID_RESPONSE, JUDGE_TIMEOUT, JudgeRequest,
 };
@@ -86,6 +88,12 @@ pub async fn judge(
                         "the judge's request was cancelled",
                     ));
                 }
+                Err(e @ ModelError::Malformed { .. }) => {
+                    return Err(not_allowed(
+                        JUDGE_INVALID_RESPONSE,
+                        format!("the judge's answer is not one accepted: {e}"),
+                    ));
+                }
                 Err(e) => {
                     return Err(not_allowed(
                         JUDGE_ERROR,
@@ -112,6 +120,12 @@ pub async fn judge(
             }
         },
     };
+    if response.finish != Some(FinishReason::Stop) {
+        return Err(not_allowed(
+            JUDGE_INVALID_RESPONSE,
+            "the judge's answer did not end as complete (finish reason stop)",
+        ));
+    }
     if !response.tool_calls.is_empty() {
         return Err(not_allowed(
             JUDGE_INVALID_RESPONSE,

@@ -97,6 +97,11 @@ async fn prepare_tool(
             _ = cancel.cancelled() => return Err(Event::InterruptedBeforeRun),
             verdict = hook.check(&call.name, &args, &facts) => facts.hook = Some(verdict),
         }
+        // The hook's words (its stderr is the reason) reach the model and
+        // the screen: redacted as a tool result is.
+        if let Some(crate::policy::HookVerdict::Deny { reason }) = &mut facts.hook {
+            *reason = rt.tool_cx.secrets.redact(reason).await;
+        }
     }
     let inspect = prepared.needs_inspection();
     Ok((

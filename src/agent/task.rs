@@ -87,6 +87,9 @@ pub struct AgentHandle {
     /// Lists the project's files for `@path` completion (confined, no
     /// protected path); `None` offers no completion.
     pub project_files: Option<crate::tools::search::ProjectFiles>,
+    /// The secret values the agent redacts, for what a front end passes
+    /// on to the model itself (an editor's embedded resources).
+    pub secrets: crate::secrets::HeldSecrets,
 }
 
 impl AgentHandle {
@@ -102,6 +105,7 @@ impl AgentHandle {
             sandbox_badge: _,
             confinement: _,
             project_files: _,
+            secrets: _,
         } = self;
         interrupter.interrupt();
         drop(inputs);
@@ -169,6 +173,7 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
         sandbox_badge: None,
         confinement: BashConfinement::Unconfined,
         project_files: None,
+        secrets: crate::secrets::HeldSecrets::default(),
     }
 }
 
@@ -189,6 +194,7 @@ mod tests {
             sandbox_badge: None,
             confinement: BashConfinement::Unconfined,
             project_files: None,
+            secrets: crate::secrets::HeldSecrets::default(),
         }
     }
 

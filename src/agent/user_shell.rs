@@ -64,7 +64,7 @@ pub async fn run(
         }
     };
     // The secrets mino holds never reach the chat or the model.
-    let output = rt.tool_cx.secrets.redact_result(&output);
+    let output = rt.tool_cx.secrets.redact_result(&output).await;
     let saved = session
         .save(Item::User {
             text: history_text(&command, status, &output),

@@ -88,6 +88,7 @@ pub struct RawLimits {
     pub bash_output_bytes: Option<i64>,
     pub turn_requests: Option<i64>,
     pub turn_tool_calls: Option<i64>,
+    pub prompt_bytes: Option<i64>,
 }
 
 /// `[protected]`.

@@ -305,6 +305,9 @@ pub struct LimitSettings {
     pub turn_requests: u32,
     /// Tool calls per turn, denied ones counted.
     pub turn_tool_calls: u32,
+    /// The largest prompt accepted, in bytes (a person's or an editor's,
+    /// embedded resources included).
+    pub prompt_bytes: usize,
 }
 
 impl Default for LimitSettings {
@@ -314,6 +317,7 @@ impl Default for LimitSettings {
             bash_output_bytes: 64 * 1024,
             turn_requests: 8,
             turn_tool_calls: 16,
+            prompt_bytes: 1 << 20,
         }
     }
 }

@@ -402,6 +402,17 @@ fn limits_settings(src: &SourceFile, raw: &RawLimits) -> Result<LimitSettings, C
         limits.turn_tool_calls =
             u32::try_from(ranged(src, key("turn_tool_calls"), n, 1, 500, "")?).unwrap_or(500);
     }
+    if let Some(bytes) = raw.prompt_bytes {
+        let bytes = ranged(
+            src,
+            key("prompt_bytes"),
+            bytes,
+            1024,
+            16 * 1024 * 1024,
+            " bytes",
+        )?;
+        limits.prompt_bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
+    }
     Ok(limits)
 }
 

@@ -251,6 +251,11 @@ async fn start_process(config: &McpServer, cx: StartCx<'_>) -> Result<Started, S
         for name in cx.hidden_env {
             cmd.env_remove(name);
         }
+        // mino's own variables are no server's business (a server's own
+        // `env` may still set one).
+        for name in crate::home::own_variables() {
+            cmd.env_remove(name);
+        }
         cmd.envs(env.iter().map(|(k, v)| (k, v)));
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -58,6 +58,10 @@ pub struct ProviderConfig {
     pub max_retries: u32,
     /// How long each retry waits.
     pub backoff: Backoff,
+    /// The judge's requests: the answer must come as the event stream
+    /// asked for, in one choice, with no reasoning text; anything else is
+    /// a malformed answer (the judge then fails closed).
+    pub strict: bool,
 }
 
 /// How long retries wait: the first `first` long, each further one twice as
@@ -123,6 +127,7 @@ impl ProviderConfig {
             bounds: StreamBounds::default(),
             max_retries: Self::DEFAULT_MAX_RETRIES,
             backoff: Backoff::default(),
+            strict: false,
         }
     }
 }
@@ -143,6 +148,7 @@ impl fmt::Debug for ProviderConfig {
             .field("bounds", &self.bounds)
             .field("max_retries", &self.max_retries)
             .field("backoff", &self.backoff)
+            .field("strict", &self.strict)
             .finish()
     }
 }

@@ -1,10 +1,12 @@
 //! The HTTP side of every model service: one client per provider, built
-//! once, a JSON POST with retries and backoff before the first byte of the
+//! once on the blocking pool (it reads the system's root certificates: never
+//! on the first frame's path), a JSON POST with retries and backoff before the first byte of the
 //! body, and error texts that name the service. Never reads the body past
 //! its head on success (the SSE layer does) and never lets the API key into
 //! a log line, an error text or a `Debug` output.
 
 use std::fmt;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue, RETRY_AFTER};
@@ -24,7 +26,10 @@ const ERROR_BODY_SHOWN: usize = 300;
 /// One endpoint of one model service: where requests go, with which
 /// headers, and how hard to try.
 pub struct HttpEndpoint {
-    client: reqwest::Client,
+    /// Built on the blocking pool from `new` on; a request that comes
+    /// first waits for it (or builds it).
+    client: Arc<OnceLock<Result<reqwest::Client, String>>>,
+    connect_timeout: Duration,
     url: Url,
     service: String,
     headers: HeaderMap,
@@ -35,6 +40,8 @@ pub struct HttpEndpoint {
     backoff: Backoff,
     /// Kept only to scrub it from texts the service sends back.
     secret: Option<String>,
+    /// `ProviderConfig::strict`.
+    strict: bool,
 }
 
 impl fmt::Debug for HttpEndpoint {
@@ -94,7 +101,8 @@ impl HttpEndpoint {
             shown_url(base)
         );
         Ok(Self {
-            client: client(cfg.connect_timeout)?,
+            client: building(cfg.connect_timeout),
+            connect_timeout: cfg.connect_timeout,
             url,
             service,
             headers,
@@ -104,6 +112,7 @@ impl HttpEndpoint {
             max_retries: cfg.max_retries,
             backoff: cfg.backoff,
             secret: cfg.api_key.clone().filter(|key| !key.is_empty()),
+            strict: cfg.strict,
         })
     }
 
@@ -116,6 +125,12 @@ impl HttpEndpoint {
     /// A stall: no bytes for this long.
     pub fn request_timeout(&self) -> Duration {
         self.request_timeout
+    }
+
+    /// `ProviderConfig::strict`: one choice, as an event stream, no
+    /// reasoning.
+    pub fn strict(&self) -> bool {
+        self.strict
     }
 
     /// What one response may send.
@@ -146,7 +161,12 @@ impl HttpEndpoint {
     /// `text` with the API key, should the service echo it, replaced.
     pub fn redact(&self, text: &str) -> String {
         match &self.secret {
-            Some(secret) => text.replace(secret.as_str(), "[redacted]"),
+            // A value this short is no secret (a local server's dummy key):
+            // replacing it would cut letters out of every text.
+            Some(secret) if secret.len() >= crate::secrets::MIN_SECRET_BYTES => {
+                text.replace(secret.as_str(), "[redacted]")
+            }
+            Some(_) => text.to_string(),
             None => text.to_string(),
         }
     }
@@ -194,8 +214,12 @@ impl HttpEndpoint {
         body: Vec<u8>,
         cancel: &CancellationToken,
     ) -> Result<Attempt, ModelError> {
-        let send = self
+        let client = self
             .client
+            .get_or_init(|| client(self.connect_timeout))
+            .clone()
+            .map_err(ModelError::Setup)?;
+        let send = client
             .post(self.url.clone())
             .headers(self.headers.clone())
             .header(CONTENT_TYPE, "application/json")
@@ -231,6 +255,20 @@ impl HttpEndpoint {
             Ok(Ok(response)) => response,
         };
         let status = response.status();
+        if status.is_success() && self.strict && !is_event_stream(response.headers()) {
+            let said = response
+                .headers()
+                .get(CONTENT_TYPE)
+                .and_then(|t| t.to_str().ok())
+                .unwrap_or("none")
+                .to_string();
+            return Ok(Attempt::Fatal(ModelError::Malformed {
+                service: self.service.clone(),
+                message: format!(
+                    "the answer's content type is {said}, not the text/event-stream asked for"
+                ),
+            }));
+        }
         if status.is_success() {
             return Ok(Attempt::Answered(Answered {
                 response,
@@ -314,6 +352,15 @@ impl HttpEndpoint {
     }
 }
 
+/// Whether `headers` say the body is an event stream.
+fn is_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|t| t.to_str().ok())
+        .and_then(|t| t.split(';').next())
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case("text/event-stream"))
+}
+
 /// An HTTP header carrying a secret, marked sensitive so that `Debug` of
 /// the request never shows it. The error names the header, never the value.
 pub fn secret_header(
@@ -342,16 +389,27 @@ pub fn bearer_headers(cfg: &ProviderConfig) -> Result<HeaderMap, ModelError> {
 
 /// The one place a reqwest client is built; the rustls provider must be
 /// installed first or building panics.
-fn client(connect_timeout: Duration) -> Result<reqwest::Client, ModelError> {
+fn client(connect_timeout: Duration) -> Result<reqwest::Client, String> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .connect_timeout(connect_timeout)
         .redirect(reqwest::redirect::Policy::none())
         .user_agent(concat!("mino/", env!("CARGO_PKG_VERSION")))
         .build()
-        .map_err(|err| {
-            ModelError::Setup(format!("cannot set up the HTTP client: {}", describe(&err)))
-        })
+        .map_err(|err| format!("cannot set up the HTTP client: {}", describe(&err)))
+}
+
+/// A client cell whose client is being built on the blocking pool (when
+/// there is a runtime; else the first request builds it).
+fn building(connect_timeout: Duration) -> Arc<OnceLock<Result<reqwest::Client, String>>> {
+    let cell = Arc::new(OnceLock::new());
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        let filled = Arc::clone(&cell);
+        drop(runtime.spawn_blocking(move || {
+            filled.get_or_init(|| client(connect_timeout));
+        }));
+    }
+    cell
 }
 
 /// Whole seconds for an error text, rounded up so that a short timeout does

@@ -15,7 +15,7 @@ use super::config::{MaxTokensField, ProviderConfig};
 use super::history::wire_arguments;
 use super::history::{Entry, entries};
 use super::http::{HttpEndpoint, bearer_headers, error_text};
-use super::sse::{Decoder, WireError, count, finish, json_data, stream_request};
+use super::sse::{Decoder, WireError, count, event_name, finish, json_data, stream_request};
 use super::{
     BodyExtras, EventStream, FinishReason, ModelError, Provider, Request, StreamEvent, Usage,
 };
@@ -119,7 +119,11 @@ impl Provider for OpenAiChat {
     fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {
         let body = self.body(&request);
         let sent = self.cap_field;
-        let events = stream_request(self.endpoint.clone(), body, ChatDecoder::default(), cancel);
+        let decoder = ChatDecoder {
+            strict: self.endpoint.strict(),
+            ..ChatDecoder::default()
+        };
+        let events = stream_request(self.endpoint.clone(), body, decoder, cancel);
         Box::pin(events.map(move |event| event.map_err(|error| cap_field_hint(error, sent))))
     }
 }
@@ -160,6 +164,9 @@ pub struct ChatDecoder {
     calls: HashMap<u64, usize>,
     usage: Option<Usage>,
     finish_reason: Option<String>,
+    /// `ProviderConfig::strict`: a second choice, or reasoning text, is
+    /// malformed.
+    strict: bool,
 }
 
 impl Decoder for ChatDecoder {
@@ -183,11 +190,11 @@ impl Decoder for ChatDecoder {
                 output_tokens: count(usage.get("completion_tokens")),
             });
         }
-        let Some(choice) = chunk
-            .get("choices")
-            .and_then(Value::as_array)
-            .and_then(|choices| choices.first())
-        else {
+        let choices = chunk.get("choices").and_then(Value::as_array);
+        if self.strict {
+            strict_choices(event, choices.map_or(&[][..], Vec::as_slice))?;
+        }
+        let Some(choice) = choices.and_then(|choices| choices.first()) else {
             return Ok(());
         };
         if let Some(delta) = choice.get("delta") {
@@ -218,6 +225,32 @@ impl Decoder for ChatDecoder {
         finish(self.usage.take(), out);
         true
     }
+}
+
+/// A strict answer's choices: at most one, the first (index 0), with no
+/// reasoning text.
+fn strict_choices(event: &Event, choices: &[Value]) -> Result<(), WireError> {
+    let malformed = |message: &str| WireError::Malformed {
+        event: event_name(event).to_string(),
+        message: message.to_string(),
+    };
+    if choices.len() > 1 {
+        return Err(malformed("the answer holds more than one choice"));
+    }
+    let Some(choice) = choices.first() else {
+        return Ok(());
+    };
+    if choice.get("index").and_then(Value::as_u64).unwrap_or(0) != 0 {
+        return Err(malformed("the answer holds a second choice"));
+    }
+    let delta = choice.get("delta");
+    for field in ["reasoning_content", "reasoning"] {
+        let said = delta.and_then(|d| d.get(field));
+        if said.is_some_and(|r| r.as_str().is_none_or(|t| !t.is_empty()) && !r.is_null()) {
+            return Err(malformed("the answer holds reasoning text"));
+        }
+    }
+    Ok(())
 }
 
 impl ChatDecoder {

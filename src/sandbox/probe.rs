@@ -19,7 +19,17 @@ pub struct Support {
     pub landlock_abi: Option<i32>,
 }
 
+/// The probe's answer, once found in this run.
+static PROBED: std::sync::OnceLock<Support> = std::sync::OnceLock::new();
+
 impl Support {
+    /// What this machine supports, probed once per run (every session of
+    /// the run, ACP's included, reuses the first answer; a second caller
+    /// meanwhile waits for it). `helper` is the mino binary.
+    pub fn probe_once(helper: &Path) -> Support {
+        PROBED.get_or_init(|| Support::probe(helper)).clone()
+    }
+
     /// Starts `helper` (the mino binary) as the probe. On other platforms,
     /// or when the probe cannot run, nothing is supported.
     pub fn probe(helper: &Path) -> Support {

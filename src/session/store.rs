@@ -15,7 +15,7 @@ use std::fs::{self, DirBuilder, File};
 use std::io::{self, BufRead, BufReader, ErrorKind, Write};
 use std::os::unix::fs::{DirBuilderExt, FileExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use rustix::fs::{FlockOperation, Mode, OFlags};
 use rustix::io::Errno;
@@ -37,10 +37,6 @@ pub const PROMPT_PREVIEW_CHARS: usize = 60;
 #[derive(Debug, Clone)]
 pub struct SessionStore {
     dir: PathBuf,
-    /// Added after every sync and to every session file a listing reads
-    /// (`MINO_SLOW_SYNC_MS`, a diagnostic knob that plays a slow disk);
-    /// none normally.
-    disk_delay: Option<Duration>,
 }
 
 /// One saved session, as `/sessions` lists it.
@@ -67,26 +63,13 @@ pub struct SessionLog {
     /// How the file ends; `None` after a failed write, when it is read again
     /// before the next append.
     tail: Option<Tail>,
-    sync_delay: Option<Duration>,
 }
 
 impl SessionStore {
     /// A store over `dir` (normally `HOME/sessions/`). Nothing is touched
     /// until a session is created, opened or listed.
     pub fn new(dir: PathBuf) -> SessionStore {
-        SessionStore {
-            dir,
-            disk_delay: None,
-        }
-    }
-
-    /// The same store, playing a disk whose every sync, and every session
-    /// file a listing reads, takes `delay` more.
-    pub fn with_disk_delay(self, delay: Option<Duration>) -> SessionStore {
-        SessionStore {
-            disk_delay: delay,
-            ..self
-        }
+        SessionStore { dir }
     }
 
     pub fn dir(&self) -> &Path {
@@ -156,7 +139,6 @@ impl SessionStore {
             path,
             file,
             tail: Some(Tail::Clean),
-            sync_delay: self.disk_delay,
         };
         let written = encode(&log.path, &header)
             .and_then(|line| log.write_line(&line))
@@ -225,7 +207,6 @@ impl SessionStore {
             path,
             file,
             tail: Some(tail_of(&bytes)),
-            sync_delay: self.disk_delay,
         };
         Ok((log, loaded))
     }
@@ -337,9 +318,6 @@ impl SessionStore {
             };
             if !entry.file_type().is_ok_and(|kind| kind.is_file()) {
                 continue;
-            }
-            if let Some(delay) = self.disk_delay {
-                std::thread::sleep(delay);
             }
             if let Some(summary) = summarize(&entry.path(), id) {
                 sessions.push(summary);
@@ -471,9 +449,6 @@ impl SessionLog {
                 error,
             })?;
         self.tail = Some(Tail::Clean);
-        if let Some(delay) = self.sync_delay {
-            std::thread::sleep(delay);
-        }
         Ok(())
     }
 

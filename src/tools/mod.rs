@@ -32,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 pub use crate::model::ToolSpec;
 use crate::policy::{CallFacts, ProtectedPaths};
 use crate::sandbox::{Planner, Sandbox, SandboxSettings};
-use crate::secrets::Secrets;
+use crate::secrets::HeldSecrets;
 pub use fs::confine::{ConfineError, Project};
 pub use registry::{Registry, ToolSource};
 
@@ -162,7 +162,7 @@ pub struct ToolContext {
     pub hidden_env: Vec<String>,
     /// The secret values mino holds; every tool result is redacted with
     /// them before it is saved or sent.
-    pub secrets: Arc<Secrets>,
+    pub secrets: HeldSecrets,
     /// The shell gate's rules and the bypass guard's switch.
     pub gate: Arc<gate::GateSetup>,
     /// mino's own binary, which every bash call runs under (its
@@ -202,7 +202,7 @@ impl ToolContext {
             bash_timeout: Duration::from_secs(30),
             bash_output_limit: 64 * 1024,
             hidden_env: Vec::new(),
-            secrets: Arc::new(Secrets::new()),
+            secrets: HeldSecrets::default(),
             gate: Arc::new(gate::GateSetup::default()),
             bash_guard: None,
             fetch_private_hosts_allowed: false,

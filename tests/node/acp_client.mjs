@@ -4,7 +4,7 @@
 //   { "command": [...argv], "env": {...}, "cwd": "...", "rawStdout": "file",
 //     "capabilities": {...clientCapabilities}, "files": {"/abs": "unsaved buffer text"},
 //     "steps": [ {"new": "/abs/cwd"} | {"load": "ID", "cwd": "/abs"}
-//              | {"prompt": "text", "answers": [...], "cancelAfterMs": n,
+//              | {"prompt": "text", "blocks": [...more content blocks], "answers": [...], "cancelAfterMs": n,
 //                 "beforeAnswer": {"write": "/abs", "content": "text"}}
 //              | {"setMode": "bypass"} ] }
 //
@@ -133,7 +133,7 @@ async function run(agent) {
       beforeAnswer = step.beforeAnswer ?? null;
       const prompt = agent.request("session/prompt", {
         sessionId,
-        prompt: [{ type: "text", text: step.prompt }],
+        prompt: [{ type: "text", text: step.prompt }, ...(step.blocks ?? [])],
       });
       if (step.cancelAfterMs !== undefined) {
         setTimeout(() => agent.notify("session/cancel", { sessionId }), step.cancelAfterMs);

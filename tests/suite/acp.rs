@@ -648,3 +648,87 @@ async fn a_session_in_a_protected_directory_or_at_the_root_is_refused() {
     assert!(!ssh.join("authorized_keys").exists());
     assert!(world.llm.bodies().is_empty());
 }
+
+/// A `resource` content block of the file `path`, holding `text`.
+fn embedded(path: &std::path::Path, text: &str) -> Value {
+    json!({"type": "resource", "resource": {
+        "uri": format!("file://{}", path.display()),
+        "mimeType": "text/plain",
+        "text": text,
+    }})
+}
+
+fn prompt_errors(run: &Run) -> String {
+    run.events("prompt_error")
+        .iter()
+        .map(|e| e.to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_embedded_protected_resource_is_refused_and_never_reaches_the_model() {
+    let world = World::acp(vec![text("unused")]).await;
+    let env = world.project.path().join(".env");
+    // The same file through a link with an ordinary name.
+    let link = world.project.path().join("settings.txt");
+    std::os::unix::fs::symlink(".env", &link).unwrap();
+    for path in [env, link] {
+        let secret = std::fs::read_to_string(&path).unwrap();
+        let run = world
+            .client(
+                json!([world.new_session(), {"prompt": "look at this", "blocks": [embedded(&path, &secret)]}]),
+                json!({}),
+            )
+            .await;
+        let errors = prompt_errors(&run);
+        assert!(
+            errors.contains("protected path"),
+            "{}: {:#?}",
+            path.display(),
+            run.log
+        );
+    }
+    assert!(world.llm.bodies().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_embedded_resource_is_redacted_of_the_projects_secrets() {
+    let world = World::acp(vec![text("seen")]).await;
+    let notes = world.project.path().join("notes.md");
+    let run = world
+        .client(
+            json!([world.new_session(), {"prompt": "look at this", "blocks": [embedded(&notes, &format!("pasted: {SECRET}"))]}]),
+            json!({}),
+        )
+        .await;
+    assert_eq!(run.stops(), ["end_turn"], "{:#?}", run.log);
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 1);
+    assert!(!bodies[0].contains(SECRET), "{}", bodies[0]);
+    assert!(bodies[0].contains("[redacted: TOKEN]"), "{}", bodies[0]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_past_prompt_bytes_is_refused_with_the_setting() {
+    let world = World::with(
+        "openai-chat",
+        vec![text("short one")],
+        "\n[limits]\nprompt_bytes = 1024\n",
+    )
+    .await;
+    let run = world
+        .client(
+            json!([
+                world.new_session(),
+                {"prompt": "x".repeat(2000)},
+                {"prompt": "a short one"},
+            ]),
+            json!({}),
+        )
+        .await;
+    let errors = prompt_errors(&run);
+    assert!(errors.contains("[limits] prompt_bytes"), "{:#?}", run.log);
+    assert_eq!(run.stops(), ["end_turn"], "{:#?}", run.log);
+    assert_eq!(world.llm.bodies().len(), 1);
+}

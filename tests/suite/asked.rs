@@ -505,3 +505,14 @@ async fn page() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
     });
     (format!("http://{addr}/page"), hits)
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_asked_agents_answer_is_redacted_of_the_askers_secrets() {
+    let secret = crate::support::world::SECRET;
+    let asking = Asking::new(vec![], vec![text(&format!("The token is {secret}."))], "").await;
+    let (code, stdout, stderr) = asking.ask(&[], "what is the token?").await;
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains(secret), "{stdout}");
+    assert!(!stderr.contains(secret), "{stderr}");
+    assert!(stdout.contains("[redacted: TOKEN]"), "{stdout}");
+}

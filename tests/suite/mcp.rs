@@ -19,7 +19,7 @@ const LITERAL: &str = "literal-credential-51d2e8";
 
 /// Where `scripts/test-deps` installs the servers; a clear failure when it
 /// has not run.
-fn servers() -> PathBuf {
+pub(super) fn servers() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join(".test-deps/mcp/node_modules/@modelcontextprotocol");
     assert!(

@@ -161,3 +161,138 @@ async fn the_key_printed_reversed_in_hex_and_in_base32_is_redacted() {
     }
     assert!(last.contains("[redacted: OPENAI_API_KEY]"), "{last}");
 }
+
+/// The first existing `git` on PATH, as the test itself finds it.
+fn real_git() -> std::path::PathBuf {
+    let path = std::env::var_os("PATH").unwrap();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("git"))
+        .find(|git| git.is_file())
+        .unwrap()
+}
+
+/// The project's values are read off the first frame's path, with git; a
+/// git that takes a second and a half to list history (a script first on
+/// PATH) still leaves no value in the first tool result: the redaction
+/// waits for the values instead of sending what it has.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_waits_for_secret_values_that_are_still_being_read() {
+    let world = committed(vec![
+        Reply::Tools(vec![(
+            "read_file".to_string(),
+            json!({ "path": "notes.txt" }),
+        )]),
+        text("read"),
+    ])
+    .await;
+    std::fs::write(
+        world.project.path().join("notes.txt"),
+        format!("the old token was {ENV_MARKER}\n"),
+    )
+    .unwrap();
+    let slow = tempfile::TempDir::new().unwrap();
+    let script = slow.path().join("git");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncase \" $* \" in *\" rev-list \"*) sleep 1.5 ;; esac\nexec '{}' \"$@\"\n",
+            real_git().display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(slow.path().to_path_buf())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mino"))
+        .args(["-p", "look", "--mode", "auto", "--cd"])
+        .arg(world.project.path())
+        .env("MINO_HOME", world.home.path())
+        .env("OPENAI_API_KEY", KEY)
+        .env("PATH", path)
+        .env_remove("AGENT_YOLO")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 2, "{stderr}");
+    assert!(!bodies[1].contains(ENV_MARKER), "{}", bodies[1]);
+    assert!(bodies[1].contains("[redacted: API_TOKEN]"), "{}", bodies[1]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(ENV_MARKER));
+}
+
+/// A service error that echoes a secret, and a hook whose reason prints
+/// one, are redacted before they are shown or sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_and_hook_reasons_are_redacted() {
+    use crate::support::world::SECRET;
+    // The hook denies with the project's secret in its reason.
+    let world = World::with(
+        "openai-chat",
+        vec![
+            Reply::Tools(vec![(
+                "read_file".to_string(),
+                json!({ "path": "notes.md" }),
+            )]),
+            text("denied"),
+        ],
+        &format!(
+            "\n[hooks]\npre_tool_call = [\"/bin/sh\", \"-c\", \"echo leaked {SECRET} >&2; exit 1\"]\n"
+        ),
+    )
+    .await;
+    let (events, stderr) = print(&world, "auto");
+    let shown = serde_json::to_string(&events).unwrap();
+    assert!(shown.contains("[redacted: TOKEN]"), "{shown}");
+    assert!(!shown.contains(SECRET), "{shown}");
+    assert!(!stderr.contains(SECRET), "{stderr}");
+    for body in world.llm.bodies() {
+        assert!(!body.contains(SECRET), "{body}");
+    }
+    // The service's error names the secret.
+    let llm = crate::support::llm::Llm::raw(vec![crate::support::server::Reply::status(
+        400,
+        &json!({"error": {"message": format!("unknown parameter {SECRET}")}}).to_string(),
+    )])
+    .await;
+    let world = World::serving("openai-chat", llm, "");
+    let out = Command::new(env!("CARGO_BIN_EXE_mino"))
+        .args(["-p", "hello", "--cd"])
+        .arg(world.project.path())
+        .env("MINO_HOME", world.home.path())
+        .env("OPENAI_API_KEY", KEY)
+        .env_remove("AGENT_YOLO")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("unknown parameter [redacted: TOKEN]"),
+        "{stderr}"
+    );
+}
+
+/// A one-letter model key is no secret: the service's words keep their
+/// letters.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_shorter_than_eight_bytes_is_never_redacted() {
+    let world = World::with("openai-chat", vec![Reply::Status(400, None)], "").await;
+    let out = Command::new(env!("CARGO_BIN_EXE_mino"))
+        .args(["-p", "hello", "--cd"])
+        .arg(world.project.path())
+        .env("MINO_HOME", world.home.path())
+        .env("OPENAI_API_KEY", "e")
+        .env_remove("AGENT_YOLO")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("scripted failure"), "{stderr}");
+    assert!(!stderr.contains("[redacted"), "{stderr}");
+}

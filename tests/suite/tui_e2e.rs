@@ -503,23 +503,38 @@ async fn ctrl_c_on_a_question_records_the_unanswered_and_unreached_calls_as_not_
     assert!(log.contains(unanswered) && log.contains(unreached), "{log}");
 }
 
-/// Every session sync, and every session file a listing reads, takes this
-/// much more in the slow-disk tests (`MINO_SLOW_SYNC_MS`).
-const SLOW_DISK_MS: u64 = 500;
+/// Every session sync, or every session file a listing opens, takes this
+/// much more in the slow-disk tests: strace delays the system call on its
+/// way back (`delay_exit`), as a slow disk would; mino has no knob for it.
+const SLOW_DISK_US: u64 = 500_000;
 /// A typed key is on the screen within this: well under one slow sync, so
 /// a loop that waited for the disk would miss it for most keys.
 const DRAWN_WITHIN: Duration = Duration::from_millis(200);
 
-/// mino on the full screen over a slow disk.
-fn start_on_slow_disk(world: &World) -> Screen {
+/// mino on the full screen over a slow disk: run under strace, which
+/// delays `syscall` (stopping only there, with seccomp) by `SLOW_DISK_US`,
+/// for the calls that touch one of `paths` when any are given.
+fn start_on_slow_disk(world: &World, syscall: &str, paths: &[String]) -> Screen {
+    let strace = std::process::Command::new("strace").arg("-V").output();
+    assert!(
+        strace.is_ok_and(|out| out.status.success()),
+        "the slow-disk tests need strace (apt-get install strace)"
+    );
     let home = world.home.path().to_str().unwrap();
     let project = world.project.path().to_str().unwrap();
-    let slow = SLOW_DISK_MS.to_string();
+    let trace = format!("trace={syscall}");
+    let inject = format!("inject={syscall}:delay_exit={SLOW_DISK_US}");
+    let mut args = vec!["-f", "--seccomp-bpf", "-qq", "-o", "/dev/null"];
+    for path in paths {
+        args.extend(["-P", path.as_str()]);
+    }
+    args.extend(["-e", &trace, "-e", &inject]);
+    args.extend([env!("CARGO_BIN_EXE_mino"), "--cd", project]);
     let mut screen = Screen::spawn(
-        env!("CARGO_BIN_EXE_mino"),
-        &["--cd", project],
+        "strace",
+        &args,
         world.project.path(),
-        &env(&[("MINO_HOME", home), ("MINO_SLOW_SYNC_MS", &slow)]),
+        &env(&[("MINO_HOME", home)]),
     );
     screen.wait_for(READY);
     screen
@@ -561,7 +576,8 @@ async fn keys_are_drawn_while_a_slow_disk_syncs_the_session() {
     ])
     .await;
     std::fs::write(world.project.path().join("notes.txt"), "a note\n").unwrap();
-    let mut screen = start_on_slow_disk(&world);
+    // A session record is synced with fdatasync.
+    let mut screen = start_on_slow_disk(&world, "fdatasync", &[]);
     screen.submit("Answer slowly");
     screen.wait_for("> Answer slowly");
     let typed = "typed while it syncs";
@@ -596,7 +612,13 @@ async fn typing_is_drawn_while_a_slow_store_lists_the_sessions() {
         };
         log.append_item(&item).unwrap();
     }
-    let mut screen = start_on_slow_disk(&world);
+    // Each saved session the listing opens (with open(2), as rustix does).
+    let saved: Vec<String> = std::fs::read_dir(world.home.path().join("sessions"))
+        .unwrap()
+        .map(|e| e.unwrap().path().to_str().unwrap().to_string())
+        .collect();
+    assert_eq!(saved.len(), 4);
+    let mut screen = start_on_slow_disk(&world, "open", &saved);
     screen.submit("/sessions");
     let typed = "typed while it lists";
     let latencies = draw_latencies(&mut screen, typed, Duration::from_millis(40));

@@ -98,6 +98,14 @@ impl Llm {
         }
     }
 
+    /// A service answering with `replies` exactly as given (raw frames,
+    /// statuses, content types).
+    pub async fn raw(replies: Vec<Raw>) -> Self {
+        Self {
+            server: TestServer::start(replies).await,
+        }
+    }
+
     pub fn base_url(&self) -> String {
         self.server.base_url.clone()
     }

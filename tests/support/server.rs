@@ -38,6 +38,8 @@ pub enum Reply {
     },
     /// Reads the request and never answers.
     Silent,
+    /// `307 Temporary Redirect` to this location.
+    Redirect(String),
     /// Waits (on tokio's clock, so a paused test clock skips it), then
     /// answers with the inner reply.
     Delayed {
@@ -240,6 +242,13 @@ async fn serve(
     match reply {
         Reply::Delayed { .. } | Reply::Windowed { .. } | Reply::RefusesMaxTokens(_) => {}
         Reply::Silent => std::future::pending::<()>().await,
+        Reply::Redirect(location) => {
+            let head = format!(
+                "HTTP/1.1 307 Temporary Redirect\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+            );
+            let _ = socket.write_all(head.as_bytes()).await;
+            let _ = socket.shutdown().await;
+        }
         Reply::Status {
             code,
             retry_after,

@@ -6,6 +6,7 @@
 //! file), and this front end never decides a call.
 
 mod files;
+mod prompt;
 mod session;
 pub mod wire;
 
@@ -122,9 +123,16 @@ impl Server {
         let _ = session_id.set(id.clone());
         let confinement = handle.confinement.clone();
         session::replay(cx, &id, &history);
+        let reader = prompt::PromptReader {
+            root: cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf()),
+            protected: Arc::new(settings.protected()),
+            secrets: handle.secrets.clone(),
+            limit: settings.limits.prompt_bytes,
+        };
         let slot = Arc::new(Slot::new(
             id.clone(),
             cwd.to_path_buf(),
+            reader,
             handle.inputs,
             handle.interrupter,
             handle.task,
@@ -227,7 +235,10 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
                         Ok(slot) => slot,
                         Err(e) => return responder.respond_with_error(e),
                     };
-                    slot.prompt(wire::prompt_text(&request.prompt), responder)
+                    match slot.reader.read(&request.prompt).await {
+                        Ok(text) => slot.prompt(text, responder),
+                        Err(why) => responder.respond_with_error(invalid(why)),
+                    }
                 }
             },
             agent_client_protocol::on_receive_request!(),

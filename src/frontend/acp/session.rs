@@ -35,6 +35,8 @@ struct SlotState {
 pub struct Slot {
     pub id: String,
     pub project: PathBuf,
+    /// How its prompts are read (bounds, embedded resources).
+    pub reader: super::prompt::PromptReader,
     inputs: mpsc::UnboundedSender<Input>,
     interrupter: Interrupter,
     state: Mutex<SlotState>,
@@ -54,6 +56,7 @@ impl Slot {
     pub fn new(
         id: String,
         project: PathBuf,
+        reader: super::prompt::PromptReader,
         inputs: mpsc::UnboundedSender<Input>,
         interrupter: Interrupter,
         agent: JoinHandle<()>,
@@ -61,6 +64,7 @@ impl Slot {
         Self {
             id,
             project,
+            reader,
             inputs,
             interrupter,
             state: Mutex::new(SlotState::default()),

@@ -250,30 +250,6 @@ pub fn stop_reason(stop: &TurnStop) -> Result<StopReason, String> {
     }
 }
 
-/// A prompt's text: its text blocks, and the address of each linked or
-/// embedded resource, in order.
-pub fn prompt_text(blocks: &[ContentBlock]) -> String {
-    let mut parts = Vec::new();
-    for block in blocks {
-        match block {
-            ContentBlock::Text(t) => parts.push(t.text.clone()),
-            ContentBlock::ResourceLink(link) => parts.push(link.uri.clone()),
-            ContentBlock::Resource(resource) => {
-                if let Ok(Value::Object(map)) = serde_json::to_value(&resource.resource) {
-                    if let Some(Value::String(uri)) = map.get("uri") {
-                        parts.push(uri.clone());
-                    }
-                    if let Some(Value::String(text)) = map.get("text") {
-                        parts.push(text.clone());
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    parts.join("\n")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -163,8 +163,13 @@ async fn interactive(handle: &mut AgentHandle, saved: &mut Option<String>) -> i3
         started: false,
         prompted: false,
     };
+    let mut reader_gone = std::pin::pin!(super::pipe::reader_gone());
     loop {
+        if sink.reader_gone() {
+            return super::gone(handle);
+        }
         tokio::select! {
+            () = &mut reader_gone => return super::gone(handle),
             event = handle.events.recv() => {
                 let Some(event) = event else { return 0 };
                 match &event {

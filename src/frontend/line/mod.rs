@@ -4,6 +4,7 @@
 //! draws and reads; it never decides.
 
 mod interactive;
+mod pipe;
 mod sink;
 
 use tokio::signal::unix::{SignalKind, signal};
@@ -39,6 +40,7 @@ async fn one_turn(handle: &mut AgentHandle, prompt: String, format: OutputFormat
     }
     // Set up once, so no press between two passes of the loop is missed.
     let mut sigint = signal(SignalKind::interrupt()).ok();
+    let mut reader_gone = std::pin::pin!(pipe::reader_gone());
     let mut stop = None;
     loop {
         tokio::select! {
@@ -48,9 +50,13 @@ async fn one_turn(handle: &mut AgentHandle, prompt: String, format: OutputFormat
                         stop = Some(end);
                         break;
                     }
+                    if sink.reader_gone() {
+                        return gone(handle);
+                    }
                 }
                 None => break,
             },
+            () = &mut reader_gone => return gone(handle),
             _ = next_signal(&mut sigint) => handle.interrupter.interrupt(),
         }
     }
@@ -83,6 +89,14 @@ async fn one_turn(handle: &mut AgentHandle, prompt: String, format: OutputFormat
     }
 }
 
+/// The reader of stdout went away: the turn ends at once (nothing more is
+/// requested or run), quietly, with 141 as a pipe's writer killed by
+/// SIGPIPE would.
+fn gone(handle: &AgentHandle) -> i32 {
+    handle.interrupter.interrupt();
+    pipe::READER_GONE
+}
+
 /// `mino --ask NAME`: asks the agent NAME `question` (read from stdin),
 /// prints its answer on stdout and exits. Nobody can answer questions here,
 /// so the asked agent's calls that would ask are rejected (said once on
@@ -101,8 +115,13 @@ async fn ask_once(handle: &mut AgentHandle, agent: String, question: String) -> 
     }
     // Set up once, so no press between two passes of the loop is missed.
     let mut sigint = signal(SignalKind::interrupt()).ok();
+    let mut reader_gone = std::pin::pin!(pipe::reader_gone());
     loop {
+        if sink.reader_gone() {
+            return gone(handle);
+        }
         tokio::select! {
+            () = &mut reader_gone => return gone(handle),
             event = handle.events.recv() => match event {
                 Some(AgentEvent::Asked { agent, event: AskedEvent::Ended { answer, stop } }) => {
                     let code = if stop == "end_turn" { 0 } else {

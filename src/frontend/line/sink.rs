@@ -31,6 +31,8 @@ pub(super) struct Sink {
     /// Tool results seen, and how many of them were rejected or denied.
     pub(super) results: u32,
     pub(super) refused: u32,
+    /// A write to stdout found its reader gone (`pipe::is_gone`).
+    gone: std::cell::Cell<bool>,
 }
 
 impl Sink {
@@ -44,13 +46,32 @@ impl Sink {
             final_answer: String::new(),
             results: 0,
             refused: 0,
+            gone: std::cell::Cell::new(false),
         }
     }
 
+    /// Writes `text` to stdout. Once the reader is gone nothing more is
+    /// written and `reader_gone` says so (the front end ends the turn);
+    /// another failure is said once on stderr.
     pub(super) fn out(&self, text: &str) {
+        if self.gone.get() {
+            return;
+        }
         let mut stdout = std::io::stdout().lock();
-        let _ = stdout.write_all(text.as_bytes());
-        let _ = stdout.flush();
+        let written = stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush());
+        if let Err(e) = written {
+            self.gone.set(true);
+            if !super::pipe::is_gone(&e) {
+                eprintln!("mino: the output could not be written: {e}");
+            }
+        }
+    }
+
+    /// Whether stdout can no longer be written.
+    pub(super) fn reader_gone(&self) -> bool {
+        self.gone.get()
     }
 
     fn info(&self, text: &str) {

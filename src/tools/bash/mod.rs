@@ -360,6 +360,10 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
     for name in &call.hidden_env {
         command.env_remove(name);
     }
+    // Nor do mino's own variables (where its home is) reach a command.
+    for name in crate::home::own_variables() {
+        command.env_remove(name);
+    }
     command.envs(call.env.iter().map(|(k, v)| (k, v)));
     let mut child = match command.spawn() {
         Ok(child) => child,
