@@ -231,6 +231,9 @@ pub enum AgentEvent {
         list: Vec<crate::session::SessionSummary>,
         all: bool,
     },
+    /// `/clear` emptied the session's history: a front end clears its
+    /// view of the conversation (a notice follows).
+    Cleared,
     /// `/quit`: the agent has stopped.
     Quit,
     /// The agent is done with the input it was given (a prompt, a

@@ -434,6 +434,7 @@ impl Agent {
             Ok(()) => {
                 self.current.history.clear();
                 self.current.input_tokens = 0;
+                self.rt.emit(AgentEvent::Cleared);
                 self.notice(format!(
                     "History cleared. Session {} and its mode ({}) are kept.",
                     self.current.id, self.current.mode

@@ -383,7 +383,7 @@ pub async fn pump(
             ),
             AgentEvent::History(items) => replay(&cx, &id, &items),
             AgentEvent::Quit => break,
-            AgentEvent::Idle => {}
+            AgentEvent::Idle | AgentEvent::Cleared => {}
             // A denial reaches the editor as the call's failed result.
             AgentEvent::Session { .. }
             | AgentEvent::Decision { .. }

@@ -347,7 +347,10 @@ impl Sink {
                     finish_reason: finish_reason.as_deref(),
                 });
             }
-            AgentEvent::ModeChanged(_) | AgentEvent::Quit | AgentEvent::Idle => {}
+            AgentEvent::ModeChanged(_)
+            | AgentEvent::Quit
+            | AgentEvent::Idle
+            | AgentEvent::Cleared => {}
             AgentEvent::ConfirmMode { .. } => {}
             AgentEvent::McpStatus(_) => {}
             AgentEvent::McpServers(list) => {

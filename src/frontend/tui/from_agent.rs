@@ -215,6 +215,12 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         }
         AgentEvent::Quit => return vec![Action::Quit],
         AgentEvent::Idle => {}
+        AgentEvent::Cleared => {
+            // The screen shows what the model will see: nothing before this.
+            app.transcript.restart();
+            app.calls.clear();
+            app.last_answer = None;
+        }
         AgentEvent::Asked { agent, event } => asked(app, agent, event),
     }
     Vec::new()

@@ -81,6 +81,22 @@ fn a_resumed_session_shows_its_earlier_conversation() {
 }
 
 #[test]
+fn clear_clears_the_chat_and_keeps_its_notice() {
+    let mut app = app();
+    start_turn(&mut app, "before the clear", 0);
+    turn_end(&mut app, crate::agent::TurnStop::Completed);
+    agent(&mut app, AgentEvent::Cleared);
+    agent(
+        &mut app,
+        AgentEvent::Notice("History cleared. Session a and its mode (manual) are kept.".into()),
+    );
+    let text = shot(&app, 80, 20);
+    assert!(!text.contains("before the clear"), "{text}");
+    assert!(text.contains("History cleared."), "{text}");
+    assert!(text.contains("mino · notes-demo"), "{text}");
+}
+
+#[test]
 fn another_session_starts_a_clean_chat() {
     let mut app = app();
     start_turn(&mut app, "from the first session", 0);
