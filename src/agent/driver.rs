@@ -51,6 +51,8 @@ pub struct Runtime {
     /// The execution surfaces of this project: a file write there asks in
     /// every mode.
     pub surfaces: crate::policy::Surfaces,
+    /// The project's checkpoints, when mino's home keeps them.
+    pub checkpoints: Option<std::sync::Arc<crate::checkpoint::Checkpoints>>,
 }
 
 impl Runtime {
@@ -114,6 +116,14 @@ pub async fn run_turn(
     let mut turn = Turn::new(rt.limits);
     rt.emit(AgentEvent::Prompt(prompt.clone()));
     let prompt_text = prompt.clone();
+    super::checkpoints::record(
+        rt,
+        session,
+        crate::session::CheckpointAt::Turn,
+        Some(prompt.clone()),
+        None,
+    )
+    .await;
     let first = match session.save(Item::User { text: prompt }).await {
         Ok(()) => Event::Begin,
         Err(e) => Event::SaveFailed(e.to_string()),
@@ -281,7 +291,7 @@ pub async fn run_turn(
                 None
             }
             Effect::Run { call_id } => Some(match slot.take() {
-                Some(held) if held.call_id == call_id => run_call(rt, held, cancel).await,
+                Some(held) if held.call_id == call_id => run_call(rt, session, held, cancel).await,
                 _ => Event::Internal(format!("no prepared call with id {call_id:?} to run")),
             }),
             Effect::Reply { call_id, .. } => Some(Event::Internal(format!(
@@ -496,7 +506,12 @@ pub(super) fn ask<'a>(
     }
 }
 
-async fn run_call(rt: &Runtime, held: Slot, cancel: &CancellationToken) -> Event {
+async fn run_call(
+    rt: &Runtime,
+    session: &LiveSession,
+    held: Slot,
+    cancel: &CancellationToken,
+) -> Event {
     let Slot {
         call_id,
         tool,
@@ -509,6 +524,20 @@ async fn run_call(rt: &Runtime, held: Slot, cancel: &CancellationToken) -> Event
         return Event::InterruptedBeforeRun;
     }
     let change = applied_change(&prepared.fields());
+    let writes = super::checkpoints::writes(&tool);
+    let before = match writes {
+        true => {
+            super::checkpoints::record(
+                rt,
+                session,
+                crate::session::CheckpointAt::Before,
+                None,
+                Some(call_id.clone()),
+            )
+            .await
+        }
+        false => None,
+    };
     rt.emit(AgentEvent::ToolRunning {
         call_id: call_id.clone(),
         tool: tool.clone(),
@@ -523,7 +552,11 @@ async fn run_call(rt: &Runtime, held: Slot, cancel: &CancellationToken) -> Event
             let _ = running.await;
             Event::Interrupted { partial: None }
         }
-        outcome = &mut running => {
+        mut outcome = &mut running => {
+            if writes {
+                super::checkpoints::after_call(rt, session, &call_id, &tool, before, &mut outcome)
+                    .await;
+            }
             if outcome.status == ToolStatus::Completed
                 && let Some((path, diff)) = change
             {

@@ -5,6 +5,7 @@ mod acp;
 mod agent_e2e;
 mod asked;
 mod bash_tool;
+mod checkpoints;
 mod context_budget;
 mod decision_table;
 mod dir_tools;

@@ -1,0 +1,110 @@
+//! The turn's checkpoints: before each prompt, and before and after every
+//! bash call and every write that runs, each taken on the blocking pool and
+//! named by a `checkpoint` record in the session file. After a bash call
+//! that changed project files, the front end is told which (with lines
+//! added and removed) and the model's result gets one line naming them. A
+//! checkpoint that fails is a warning, never a stop: the turn goes on.
+
+use crate::checkpoint::{Taken, changes};
+use crate::session::{CheckpointAt, CheckpointRecord, LogEntry};
+use crate::tools::{ToolOutcome, ToolStatus};
+
+use super::driver::Runtime;
+use super::events::AgentEvent;
+use super::live::LiveSession;
+
+/// Whether a call of `tool` may change project files.
+pub(super) fn writes(tool: &str) -> bool {
+    matches!(tool, "bash" | "write_file" | "edit_file")
+}
+
+/// Takes a checkpoint and records it; None (after a warning) when it failed
+/// or the run keeps none.
+pub(super) async fn record(
+    rt: &Runtime,
+    session: &LiveSession,
+    at: CheckpointAt,
+    prompt: Option<String>,
+    call_id: Option<String>,
+) -> Option<Taken> {
+    let checkpoints = rt.checkpoints.clone()?;
+    let taken = match tokio::task::spawn_blocking(move || checkpoints.take()).await {
+        Ok(Ok(taken)) => taken,
+        Ok(Err(e)) => {
+            rt.emit(AgentEvent::Warning(format!(
+                "no checkpoint was taken, so this cannot be rewound: {e}"
+            )));
+            return None;
+        }
+        Err(e) => {
+            rt.emit(AgentEvent::Warning(format!(
+                "no checkpoint was taken: it stopped: {e}"
+            )));
+            return None;
+        }
+    };
+    let record = CheckpointRecord {
+        at,
+        id: taken.id.clone(),
+        time: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+        prompt,
+        call_id,
+    };
+    if let Err(e) = session.append_entry(LogEntry::Checkpoint(record)).await {
+        rt.emit(AgentEvent::Warning(format!(
+            "the checkpoint could not be named in the session: {e}"
+        )));
+    }
+    Some(taken)
+}
+
+/// After a call that may write: the `after` checkpoint, and for bash what it
+/// changed, told to the front end and added to the result.
+pub(super) async fn after_call(
+    rt: &Runtime,
+    session: &LiveSession,
+    call_id: &str,
+    tool: &str,
+    before: Option<Taken>,
+    outcome: &mut ToolOutcome,
+) {
+    let after = record(
+        rt,
+        session,
+        CheckpointAt::After,
+        None,
+        Some(call_id.to_string()),
+    )
+    .await;
+    let (Some(before), Some(after), Some(checkpoints)) = (before, after, rt.checkpoints.clone())
+    else {
+        return;
+    };
+    if tool != "bash" || before.id == after.id {
+        return;
+    }
+    let deltas = tokio::task::spawn_blocking(move || {
+        changes::deltas(checkpoints.store(), &before.manifest, &after.manifest)
+    })
+    .await
+    .unwrap_or_default();
+    if deltas.is_empty() {
+        return;
+    }
+    let line = changes::line(&deltas);
+    if outcome.status != ToolStatus::Interrupted {
+        if !outcome.output.is_empty() && !outcome.output.ends_with('\n') {
+            outcome.output.push('\n');
+        }
+        outcome
+            .output
+            .push_str(&format!("Changed by this command: {line}\n"));
+    }
+    rt.emit(AgentEvent::BashChanged {
+        call_id: call_id.to_string(),
+        tool: tool.to_string(),
+        changes: deltas,
+    });
+}
