@@ -89,6 +89,32 @@ enum Sub {
         #[command(subcommand)]
         command: GateCommand,
     },
+    /// A session's prompts with the files each turn changed (--list), or
+    /// back to the state just before prompt N (--to N); JSON out. Run in
+    /// the session's project directory.
+    Rewind {
+        /// The session's id (or the start of it).
+        #[arg(long, value_name = "ID")]
+        session: String,
+        #[arg(long, conflicts_with = "to", required_unless_present = "to")]
+        list: bool,
+        /// The prompt, numbered from 1 as --list numbers them.
+        #[arg(long, value_name = "N")]
+        to: Option<usize>,
+        /// Restore the project's files only.
+        #[arg(long, requires = "to", conflicts_with_all = ["conversation", "both"])]
+        code: bool,
+        /// Cut the conversation there only (the files are left).
+        #[arg(long, requires = "to", conflicts_with = "both")]
+        conversation: bool,
+        /// Both (the default).
+        #[arg(long, requires = "to")]
+        both: bool,
+        /// Restore files changed since mino left them too (they are kept
+        /// and listed otherwise).
+        #[arg(long, requires = "to")]
+        force: bool,
+    },
     /// Run eval cases (TOML files, or directories of them) through the
     /// turn loop and grade each run against the records it saved.
     Eval {
@@ -409,6 +435,32 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         println!("{:#}", mino::sandbox::check::report(&planner, &support));
         return Ok(0);
     }
+    if let Some(Sub::Rewind {
+        session,
+        list,
+        to,
+        code,
+        conversation,
+        force,
+        ..
+    }) = &cli.command
+    {
+        let what = match (code, conversation) {
+            (true, _) => mino::checkpoint::rewind::What::Code,
+            (_, true) => mino::checkpoint::rewind::What::Conversation,
+            _ => mino::checkpoint::rewind::What::Both,
+        };
+        return Ok(rewind(
+            &home,
+            &settings,
+            &project_dir,
+            session,
+            *list,
+            *to,
+            what,
+            *force,
+        ));
+    }
     let question = match &cli.ask {
         Some(agent) => {
             let mut question = String::new();
@@ -481,6 +533,39 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         hub.shutdown();
     }
     Ok(code)
+}
+
+/// `mino rewind`: 0 and one JSON object, or 2 and the reason on stderr.
+#[allow(clippy::too_many_arguments)]
+fn rewind(
+    home: &Home,
+    settings: &Settings,
+    project_dir: &std::path::Path,
+    session: &str,
+    list: bool,
+    to: Option<usize>,
+    what: mino::checkpoint::rewind::What,
+    force: bool,
+) -> i32 {
+    use mino::checkpoint::{Checkpoints, rewind};
+    let root = std::fs::canonicalize(project_dir).unwrap_or_else(|_| project_dir.to_path_buf());
+    let checkpoints =
+        Checkpoints::in_home(home.root(), root, std::sync::Arc::new(settings.protected()));
+    let store = mino::session::SessionStore::new(home.sessions_dir());
+    let result = match (list, to) {
+        (_, Some(n)) => rewind::to(&store, &checkpoints, session, n, what, force),
+        _ => rewind::list(&store, &checkpoints, session),
+    };
+    match result {
+        Ok(json) => {
+            println!("{json:#}");
+            0
+        }
+        Err(e) => {
+            eprintln!("mino rewind: {e}");
+            2
+        }
+    }
 }
 
 /// `mino gate check` and `mino gate hook`.

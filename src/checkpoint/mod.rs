@@ -26,6 +26,7 @@ pub mod changes;
 pub mod index;
 pub mod manifest;
 pub mod restore;
+pub mod rewind;
 pub mod store;
 pub mod walk;
 

@@ -132,3 +132,173 @@ async fn a_bash_call_that_changed_files_is_named_in_the_chat_and_to_the_model() 
         .collect();
     assert_eq!(ats, ["turn", "before", "after", "before", "after"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rewind_to_the_prompt_restores_src_and_git_byte_for_byte_and_lists_the_turn() {
+    let b = prepared(the_turn()).await;
+    let project = b.project();
+    let before = tree(&project);
+    let (events, out) = b.bypass("do it").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!project.join("src").exists());
+    assert!(project.join("new.txt").exists());
+    let id = session_id(&events);
+
+    let (listed, out) = rewind(&b, &["--session", &id, "--list"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let prompts = listed["prompts"].as_array().unwrap();
+    assert_eq!(prompts.len(), 1, "{listed}");
+    assert_eq!(prompts[0]["n"], 1);
+    assert_eq!(prompts[0]["prompt"], "do it");
+    let files = prompts[0]["files"].as_array().unwrap();
+    let find = |path: &str| files.iter().find(|f| f["path"] == path).cloned();
+    assert_eq!(
+        find("notes.md").unwrap(),
+        json!({"path": "notes.md", "change": "changed", "added": 1, "removed": 1})
+    );
+    assert_eq!(find("new.txt").unwrap()["change"], "added");
+    assert_eq!(find("src/a.rs").unwrap()["change"], "deleted");
+
+    let (done, out) = rewind(&b, &["--session", &id, "--to", "1", "--code"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(done["kept"], json!([]), "{done}");
+    assert_eq!(done["failed"], json!([]), "{done}");
+    assert!(
+        done["deleted"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("new.txt"))
+    );
+    assert_eq!(tree(&project), before, "the project is not as it was");
+    let log = git(&project, &b.home(), &["log", "--oneline"]);
+    assert_eq!(log.lines().count(), 2, "{log}");
+    git(&project, &b.home(), &["fsck", "--strict"]);
+    // The untracked .env (protected: never copied, left alone) aside.
+    assert_eq!(
+        git(&project, &b.home(), &["status", "--porcelain"]),
+        "?? .env\n"
+    );
+    // Code only: the conversation is whole, and the rewind is recorded.
+    let lines = session_lines(&b, &id);
+    let last = lines.last().unwrap();
+    assert_eq!(
+        *last,
+        json!({"type": "rewind", "to": 1, "code": true, "conversation": false})
+    );
+    // Another rewind to the same prompt has nothing left to do.
+    let (again, _) = rewind(&b, &["--session", &id, "--to", "1", "--code"]);
+    assert_eq!(again["restored"], json!([]), "{again}");
+    assert_eq!(again["deleted"], json!([]), "{again}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_changed_outside_mino_after_the_turn_is_kept_and_listed_unless_forced() {
+    let b = prepared(the_turn()).await;
+    let project = b.project();
+    let (events, out) = b.bypass("do it").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let id = session_id(&events);
+    std::fs::write(project.join("notes.md"), "the person's own words\n").unwrap();
+    let (done, out) = rewind(&b, &["--session", &id, "--to", "1"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(done["kept"], json!(["notes.md"]), "{done}");
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.md")).unwrap(),
+        "the person's own words\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("src/a.rs")).unwrap(),
+        "fn a() {}\n"
+    );
+    let (forced, out) = rewind(&b, &["--session", &id, "--to", "1", "--code", "--force"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(forced["restored"], json!(["notes.md"]), "{forced}");
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.md")).unwrap(),
+        "notes\n"
+    );
+    // A prompt the session does not have names what is accepted.
+    let (_, out) = rewind(&b, &["--session", &id, "--to", "7"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("accepted: 1 to 1"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conversation_only_leaves_the_files_and_a_resumed_session_forgets_the_turn() {
+    let mut replies = the_turn();
+    replies.push(text("second answer"));
+    let b = prepared(replies).await;
+    let project = b.project();
+    let (events, out) = b.bypass("do it").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let id = session_id(&events);
+    let after_turn = tree(&project);
+    let (done, out) = rewind(&b, &["--session", &id, "--to", "1", "--conversation"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(done["code"], false);
+    assert_eq!(tree(&project), after_turn);
+    // A new process resumes the session: its history no longer holds the
+    // rewound prompt.
+    let requests_before = b.llm.bodies().len();
+    let mut command = b.command(&[
+        "-p",
+        "again",
+        "--output-format",
+        "stream-json",
+        "--yolo",
+        "--resume",
+        &id,
+    ]);
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let bodies = b.llm.bodies();
+    let resumed = &bodies[requests_before];
+    assert!(resumed.contains("again"), "{resumed}");
+    assert!(!resumed.contains("do it"), "{resumed}");
+    assert!(!resumed.contains("Changed by this command"), "{resumed}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rewind_after_resume_in_a_new_process_goes_back_to_the_second_prompt() {
+    let b = prepared(vec![
+        bash("echo first >> notes.md"),
+        text("one"),
+        bash("rm -rf src && echo second > later.txt"),
+        text("two"),
+    ])
+    .await;
+    let project = b.project();
+    let (events, out) = b.bypass("first").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let id = session_id(&events);
+    let after_first = tree(&project);
+    let mut command = b.command(&[
+        "-p",
+        "second",
+        "--output-format",
+        "stream-json",
+        "--yolo",
+        "--resume",
+        &id,
+    ]);
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(!project.join("src").exists());
+    let (listed, _) = rewind(&b, &["--session", &id, "--list"]);
+    let prompts = listed["prompts"].as_array().unwrap();
+    assert_eq!(prompts.len(), 2, "{listed}");
+    assert_eq!(prompts[1]["prompt"], "second");
+    assert_eq!(prompts[0]["files"][0]["path"], "notes.md");
+    let (done, out) = rewind(&b, &["--session", &id[..8], "--to", "2", "--code"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(done["kept"], json!([]), "{done}");
+    assert_eq!(tree(&project), after_first);
+}
