@@ -432,7 +432,19 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         let protected = std::sync::Arc::new(settings.protected());
         let root = std::fs::canonicalize(&project_dir).unwrap_or_else(|_| project_dir.clone());
         let (planner, support) = sandbox_planner(&settings, &home, &root, protected);
-        println!("{:#}", mino::sandbox::check::report(&planner, &support));
+        let mut report = mino::sandbox::check::report(&planner, &support);
+        let store = mino::checkpoint::Store::for_project(home.root(), &root);
+        let links = mino::checkpoint::store::links_work(&store, &root);
+        report["checkpoints"] = serde_json::json!({
+            "store": store.root(),
+            "git_objects_hard_linked": links.as_ref().map(Result::is_ok),
+            "note": match &links {
+                Some(Err(e)) => e.clone(),
+                Some(Ok(())) => "git objects are hard-linked into the store".to_string(),
+                None => "the project has no .git objects".to_string(),
+            },
+        });
+        println!("{report:#}");
         return Ok(0);
     }
     if let Some(Sub::Rewind {

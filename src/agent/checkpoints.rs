@@ -28,7 +28,8 @@ pub(super) async fn record(
     call_id: Option<String>,
 ) -> Option<Taken> {
     let checkpoints = rt.checkpoints.clone()?;
-    let taken = match tokio::task::spawn_blocking(move || checkpoints.take()).await {
+    let cps = checkpoints.clone();
+    let taken = match tokio::task::spawn_blocking(move || cps.take()).await {
         Ok(Ok(taken)) => taken,
         Ok(Err(e)) => {
             rt.emit(AgentEvent::Warning(format!(
@@ -43,6 +44,12 @@ pub(super) async fn record(
             return None;
         }
     };
+    if checkpoints.links_warning_due() {
+        rt.emit(AgentEvent::Warning(format!(
+            "checkpoints copy the objects of .git instead of hard-linking them: mino's home ({}) is on another filesystem than the project, so each checkpoint of new objects costs their bytes",
+            checkpoints.store().root().display()
+        )));
+    }
     let record = CheckpointRecord {
         at,
         id: taken.id.clone(),

@@ -68,6 +68,8 @@ pub struct Checkpoints {
     protected: Arc<ProtectedPaths>,
     size_limit: u64,
     state: Mutex<State>,
+    /// Whether the copied-objects warning was given.
+    warned: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -86,6 +88,7 @@ impl Checkpoints {
             protected,
             size_limit: DEFAULT_SIZE_LIMIT,
             state: Mutex::new(State::default()),
+            warned: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -114,6 +117,11 @@ impl Checkpoints {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .links_failed
+    }
+
+    /// True once, the first time objects had to be copied: say it then.
+    pub fn links_warning_due(&self) -> bool {
+        self.links_failed() && !self.warned.swap(true, std::sync::atomic::Ordering::Relaxed)
     }
 
     fn error(&self, error: std::io::Error) -> CheckpointError {
@@ -230,7 +238,7 @@ impl Checkpoints {
                 Ok(Some(digest))
             }
             Kind::File => {
-                let bytes = std::fs::read(path)?;
+                let bytes = store::read_regular(path)?;
                 let digest = store::digest_bytes(&bytes);
                 self.store.put_bytes(&digest, &bytes)?;
                 Ok(Some(digest))

@@ -31,9 +31,37 @@ pub fn digest_bytes(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
-/// SHA-256 of the file at `path`, read in pieces.
+/// Opens the regular file at `path` for reading: never through a final
+/// link, never blocking (a FIFO swapped in after the walk is refused, not
+/// waited on).
+pub fn open_regular(path: &Path) -> io::Result<fs::File> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let file = fs::File::from(rustix::fs::open(path, flags, Mode::empty())?);
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::other(format!(
+            "{} is not a regular file",
+            path.display()
+        )));
+    }
+    Ok(file)
+}
+
+/// The bytes of the regular file at `path` (see `open_regular`).
+pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    open_regular(path)?.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// SHA-256 of the regular file at `path`, read in pieces; of its target's
+/// name for a link (a link is never followed).
 pub fn digest_file(path: &Path) -> io::Result<String> {
-    let mut file = fs::File::open(path)?;
+    if path.symlink_metadata()?.file_type().is_symlink() {
+        let target = fs::read_link(path)?;
+        return Ok(digest_bytes(target.as_os_str().as_encoded_bytes()));
+    }
+    let mut file = open_regular(path)?;
     let mut hasher = Sha256::new();
     let mut buffer = vec![0u8; 256 * 1024];
     loop {
@@ -127,7 +155,7 @@ impl Store {
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(true),
             Err(_) => {
                 let mut tmp = tempfile::NamedTempFile::new_in(self.tmp_dir())?;
-                io::copy(&mut fs::File::open(source)?, tmp.as_file_mut())?;
+                io::copy(&mut open_regular(source)?, tmp.as_file_mut())?;
                 persist(tmp, &path)?;
                 Ok(false)
             }
@@ -197,6 +225,33 @@ impl Store {
         let dir = fs::File::open(&self.root)?;
         rustix::fs::syncfs(&dir).map_err(io::Error::from)
     }
+}
+
+/// Whether the store can hard-link the objects of the project's `.git`
+/// (the same filesystem): tried on one object, linked into the store's
+/// temporary directory and removed. None when the project has no objects.
+pub fn links_work(store: &Store, project: &Path) -> Option<Result<(), String>> {
+    let objects = project.join(".git/objects");
+    let object = ignore::WalkBuilder::new(&objects)
+        .standard_filters(false)
+        .build()
+        .flatten()
+        .find(|e| e.file_type().is_some_and(|t| t.is_file()))?
+        .into_path();
+    let probe = store
+        .tmp_dir()
+        .join(format!("link-probe-{}", std::process::id()));
+    let result = store
+        .ensure()
+        .and_then(|()| fs::hard_link(&object, &probe))
+        .map_err(|e| {
+            format!(
+                "git objects cannot be hard-linked into {} ({e}); checkpoints copy them instead",
+                store.root().display()
+            )
+        });
+    let _ = fs::remove_file(&probe);
+    Some(result)
 }
 
 fn persist(tmp: tempfile::NamedTempFile, path: &Path) -> io::Result<()> {

@@ -212,3 +212,43 @@ fn changes_count_lines_from_the_blobs() {
     let deltas = changes::deltas(f.cps.store(), &before.manifest, &after.manifest);
     assert_eq!(changes::line(&deltas), "notes.md +2 -1, deleted src/a.rs");
 }
+
+#[test]
+fn a_protected_link_to_a_secret_outside_is_never_followed_and_a_fifo_never_read() {
+    let f = fixture();
+    let outside = f.root.parent().unwrap().join("id_rsa");
+    fs::write(&outside, "PRIVATE KEY").unwrap();
+    std::os::unix::fs::symlink(&outside, f.root.join("id_rsa")).unwrap();
+    std::os::unix::fs::symlink(&outside, f.root.join("plain-link")).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        f.root.join("pipe"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    let taken = f.cps.take().unwrap();
+    let key = taken.manifest.files.get("id_rsa").unwrap();
+    assert_eq!(key.kind, Kind::Protected);
+    let name = outside.as_os_str().as_encoded_bytes();
+    assert_eq!(key.digest, store::digest_bytes(name));
+    assert_eq!(
+        taken.manifest.files.get("plain-link").unwrap().kind,
+        Kind::Symlink
+    );
+    assert!(!taken.manifest.files.contains_key("pipe"));
+    assert!(!blobs(f.cps.store()).contains(&b"PRIVATE KEY".to_vec()));
+    // A FIFO where a file was is refused at once, not waited on.
+    fs::remove_file(f.root.join("notes.md")).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        f.root.join("notes.md"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    assert!(store::read_regular(&f.root.join("notes.md")).is_err());
+    assert!(store::digest_file(&f.root.join("notes.md")).is_err());
+}

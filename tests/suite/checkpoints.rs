@@ -302,3 +302,84 @@ async fn rewind_after_resume_in_a_new_process_goes_back_to_the_second_prompt() {
     assert_eq!(done["kept"], json!([]), "{done}");
     assert_eq!(tree(&project), after_first);
 }
+
+/// The turn word for word, `rm -rf src .git`, in the interactive
+/// line mode (the bypass guard asks about `.git` as a whole, and the person
+/// says yes); the rewind brings the whole repository back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rm_rf_src_and_git_asked_and_allowed_is_rewound_whole() {
+    let b = prepared(vec![
+        tool(
+            "edit_file",
+            json!({"path": "notes.md", "old_string": "notes", "new_string": "edited notes"}),
+        ),
+        bash("rm -rf src .git"),
+        bash("echo new > new.txt"),
+        text("done"),
+    ])
+    .await;
+    let project = b.project();
+    let before = tree(&project);
+    let mut pty = b.line_in_bypass();
+    pty.send_line("go");
+    pty.expect("Approve this operation? [y/N]");
+    pty.send_line("y");
+    let shown = pty.expect("done");
+    assert!(shown.contains("Changed by bash: "), "{shown}");
+    assert!(shown.contains("deleted .git/HEAD"), "{shown}");
+    assert!(shown.contains("new.txt +1 -0"), "{shown}");
+    pty.send_line("/quit");
+    pty.wait();
+    assert!(!project.join(".git").exists());
+    let sessions: Vec<_> = std::fs::read_dir(b.mino_home().join("sessions"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    let id = sessions[0]
+        .file_stem()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    let (done, out) = rewind(&b, &["--session", &id, "--to", "1", "--code"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(done["kept"], json!([]), "{done}");
+    assert_eq!(tree(&project), before, "the project is not as it was");
+    let log = git(&project, &b.home(), &["log", "--oneline"]);
+    assert_eq!(log.lines().count(), 2, "{log}");
+    git(&project, &b.home(), &["fsck", "--strict"]);
+}
+
+/// `mino sandbox check` says whether git objects can be hard-linked into
+/// the store: yes beside the project, no (copied) from another filesystem.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_check_says_whether_git_objects_are_hard_linked() {
+    use std::os::unix::fs::MetadataExt;
+    let b = prepared(Vec::new()).await;
+    let check = |home: &Path| -> Value {
+        let out = b
+            .command(&["sandbox", "check"])
+            .env("MINO_HOME", home)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()["checkpoints"].clone()
+    };
+    let same = check(&b.mino_home());
+    assert_eq!(same["git_objects_hard_linked"], true, "{same}");
+    let shm = Path::new("/dev/shm");
+    let project_dev = std::fs::metadata(b.project()).unwrap().dev();
+    if shm.is_dir() && std::fs::metadata(shm).unwrap().dev() != project_dev {
+        let other = tempfile::tempdir_in(shm).unwrap();
+        let apart = check(other.path());
+        assert_eq!(apart["git_objects_hard_linked"], false, "{apart}");
+        assert!(
+            apart["note"]
+                .as_str()
+                .unwrap()
+                .contains("copy them instead"),
+            "{apart}"
+        );
+    }
+}
