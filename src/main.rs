@@ -433,17 +433,7 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         let root = std::fs::canonicalize(&project_dir).unwrap_or_else(|_| project_dir.clone());
         let (planner, support) = sandbox_planner(&settings, &home, &root, protected);
         let mut report = mino::sandbox::check::report(&planner, &support);
-        let store = mino::checkpoint::Store::for_project(home.root(), &root);
-        let links = mino::checkpoint::store::links_work(&store, &root);
-        report["checkpoints"] = serde_json::json!({
-            "store": store.root(),
-            "git_objects_hard_linked": links.as_ref().map(Result::is_ok),
-            "note": match &links {
-                Some(Err(e)) => e.clone(),
-                Some(Ok(())) => "git objects are hard-linked into the store".to_string(),
-                None => "the project has no .git objects".to_string(),
-            },
-        });
+        report["checkpoints"] = mino::frontend::rewind::links_report(&home, &root);
         println!("{report:#}");
         return Ok(0);
     }
@@ -462,15 +452,18 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
             (_, true) => mino::checkpoint::rewind::What::Conversation,
             _ => mino::checkpoint::rewind::What::Both,
         };
-        return Ok(rewind(
+        let request = mino::frontend::rewind::Request {
+            session,
+            list: *list,
+            to: *to,
+            what,
+            force: *force,
+        };
+        return Ok(mino::frontend::rewind::run(
             &home,
             &settings,
             &project_dir,
-            session,
-            *list,
-            *to,
-            what,
-            *force,
+            &request,
         ));
     }
     let question = match &cli.ask {
@@ -545,39 +538,6 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         hub.shutdown();
     }
     Ok(code)
-}
-
-/// `mino rewind`: 0 and one JSON object, or 2 and the reason on stderr.
-#[allow(clippy::too_many_arguments)]
-fn rewind(
-    home: &Home,
-    settings: &Settings,
-    project_dir: &std::path::Path,
-    session: &str,
-    list: bool,
-    to: Option<usize>,
-    what: mino::checkpoint::rewind::What,
-    force: bool,
-) -> i32 {
-    use mino::checkpoint::{Checkpoints, rewind};
-    let root = std::fs::canonicalize(project_dir).unwrap_or_else(|_| project_dir.to_path_buf());
-    let checkpoints =
-        Checkpoints::in_home(home.root(), root, std::sync::Arc::new(settings.protected()));
-    let store = mino::session::SessionStore::new(home.sessions_dir());
-    let result = match (list, to) {
-        (_, Some(n)) => rewind::to(&store, &checkpoints, session, n, what, force),
-        _ => rewind::list(&store, &checkpoints, session),
-    };
-    match result {
-        Ok(json) => {
-            println!("{json:#}");
-            0
-        }
-        Err(e) => {
-            eprintln!("mino rewind: {e}");
-            2
-        }
-    }
 }
 
 /// `mino gate check` and `mino gate hook`.

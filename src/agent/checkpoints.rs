@@ -14,13 +14,59 @@ use super::events::AgentEvent;
 use super::live::LiveSession;
 
 /// Whether a call of `tool` may change project files.
-pub(super) fn writes(tool: &str) -> bool {
+fn writes(tool: &str) -> bool {
     matches!(tool, "bash" | "write_file" | "edit_file")
+}
+
+/// Before prompt `prompt`.
+pub(super) async fn turn(rt: &Runtime, session: &LiveSession, prompt: &str) {
+    record(
+        rt,
+        session,
+        CheckpointAt::Turn,
+        Some(prompt.to_string()),
+        None,
+    )
+    .await;
+}
+
+/// Before a call of `tool` runs, when it may write.
+pub(super) async fn before(
+    rt: &Runtime,
+    session: &LiveSession,
+    call_id: &str,
+    tool: &str,
+) -> Option<Taken> {
+    if !writes(tool) {
+        return None;
+    }
+    record(
+        rt,
+        session,
+        CheckpointAt::Before,
+        None,
+        Some(call_id.to_string()),
+    )
+    .await
+}
+
+/// After an interrupted call that may write: what it left is what mino left.
+pub(super) async fn interrupted(rt: &Runtime, session: &LiveSession, call_id: &str, tool: &str) {
+    if writes(tool) {
+        record(
+            rt,
+            session,
+            CheckpointAt::After,
+            None,
+            Some(call_id.to_string()),
+        )
+        .await;
+    }
 }
 
 /// Takes a checkpoint and records it; None (after a warning) when it failed
 /// or the run keeps none.
-pub(super) async fn record(
+async fn record(
     rt: &Runtime,
     session: &LiveSession,
     at: CheckpointAt,
@@ -77,6 +123,9 @@ pub(super) async fn after_call(
     before: Option<Taken>,
     outcome: &mut ToolOutcome,
 ) {
+    if !writes(tool) {
+        return;
+    }
     let after = record(
         rt,
         session,

@@ -116,14 +116,7 @@ pub async fn run_turn(
     let mut turn = Turn::new(rt.limits);
     rt.emit(AgentEvent::Prompt(prompt.clone()));
     let prompt_text = prompt.clone();
-    super::checkpoints::record(
-        rt,
-        session,
-        crate::session::CheckpointAt::Turn,
-        Some(prompt.clone()),
-        None,
-    )
-    .await;
+    super::checkpoints::turn(rt, session, &prompt).await;
     let first = match session.save(Item::User { text: prompt }).await {
         Ok(()) => Event::Begin,
         Err(e) => Event::SaveFailed(e.to_string()),
@@ -524,20 +517,7 @@ async fn run_call(
         return Event::InterruptedBeforeRun;
     }
     let change = applied_change(&prepared.fields());
-    let writes = super::checkpoints::writes(&tool);
-    let before = match writes {
-        true => {
-            super::checkpoints::record(
-                rt,
-                session,
-                crate::session::CheckpointAt::Before,
-                None,
-                Some(call_id.clone()),
-            )
-            .await
-        }
-        false => None,
-    };
+    let before = super::checkpoints::before(rt, session, &call_id, &tool).await;
     rt.emit(AgentEvent::ToolRunning {
         call_id: call_id.clone(),
         tool: tool.clone(),
@@ -550,13 +530,12 @@ async fn run_call(
             // request) through its child token; wait for it so nothing
             // outlives the turn.
             let _ = running.await;
+            super::checkpoints::interrupted(rt, session, &call_id, &tool).await;
             Event::Interrupted { partial: None }
         }
         mut outcome = &mut running => {
-            if writes {
-                super::checkpoints::after_call(rt, session, &call_id, &tool, before, &mut outcome)
-                    .await;
-            }
+            super::checkpoints::after_call(rt, session, &call_id, &tool, before, &mut outcome)
+                .await;
             if outcome.status == ToolStatus::Completed
                 && let Some((path, diff)) = change
             {
