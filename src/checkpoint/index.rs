@@ -66,6 +66,21 @@ impl Cached {
     }
 }
 
+impl Cached {
+    /// Whether this entry, judged earlier by the same protected set, still
+    /// describes a path the walk found as `kind` with `stat`: its recorded
+    /// kind is that one, or what the judgement and the size limit made of it.
+    pub fn fresh_as(&self, stat: &Stat, kind: Kind, size_limit: u64) -> bool {
+        let compatible = match (self.kind, kind) {
+            (a, b) if a == b => true,
+            (Kind::Protected, Kind::File | Kind::Symlink | Kind::GitObject) => true,
+            (Kind::Large, Kind::File) => stat.size > size_limit,
+            _ => false,
+        };
+        compatible && self.fresh(stat, self.kind)
+    }
+}
+
 /// Path -> what it was when last read.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Index {

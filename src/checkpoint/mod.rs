@@ -136,9 +136,13 @@ impl Checkpoints {
     pub fn take(&self) -> Result<Taken, CheckpointError> {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         self.store.ensure().map_err(|e| self.error(e))?;
-        let old = match state.index.take() {
-            Some(index) => index,
-            None => Index::load(&self.store.index_file()),
+        // An index this process made was judged by this protected set: a
+        // fresh entry's kind stands. One read from disk may have been
+        // judged by other settings: every path is judged again (its bytes
+        // are not read again when its stat is the same).
+        let (old, judged) = match state.index.take() {
+            Some(index) => (index, true),
+            None => (Index::load(&self.store.index_file()), false),
         };
         let mut index = Index::default();
         index.entries.reserve(old.entries.len());
@@ -158,9 +162,16 @@ impl Checkpoints {
                 );
                 continue;
             }
-            let wanted = match seen.kind {
-                Kind::File if seen.stat.size > self.size_limit => Kind::Large,
-                other => other,
+            let trusted = old
+                .entries
+                .get(&seen.rel)
+                .filter(|cached| judged && cached.fresh_as(&seen.stat, seen.kind, self.size_limit));
+            let wanted = match trusted {
+                Some(cached) => cached.kind,
+                None => match walk::judge(&seen, &self.protected) {
+                    Kind::File if seen.stat.size > self.size_limit => Kind::Large,
+                    other => other,
+                },
             };
             let cached = match old.entries.get(&seen.rel) {
                 Some(cached) if cached.fresh(&seen.stat, wanted) => cached.clone(),

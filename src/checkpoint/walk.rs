@@ -22,8 +22,31 @@ pub struct Seen {
     /// Relative to the root, `/`-separated.
     pub rel: String,
     pub stat: Stat,
-    /// File, Symlink, Dir, GitObject or Protected (size is judged later).
+    /// File, Symlink, Dir or GitObject: what it is, before `judge` says
+    /// whether it is protected (and the size limit whether it is large).
     pub kind: Kind,
+    /// Inside the project's own `.git`.
+    pub in_git: bool,
+}
+
+/// What `seen` is recorded as under `protected`: Protected for a protected
+/// file or link, else its own kind. Inside the project's own .git the
+/// `.git/` pattern does not apply: what is below it is judged by its own
+/// name.
+pub fn judge(seen: &Seen, protected: &ProtectedPaths) -> Kind {
+    if seen.kind == Kind::Dir {
+        return Kind::Dir;
+    }
+    let judged = if seen.in_git {
+        seen.rel.strip_prefix(".git/").unwrap_or("")
+    } else {
+        seen.rel.as_str()
+    };
+    if !judged.is_empty() && protected.is_protected(judged) {
+        Kind::Protected
+    } else {
+        seen.kind
+    }
 }
 
 /// Walks `root` (canonical).
@@ -46,15 +69,17 @@ pub fn walk(root: &Path, protected: &Arc<ProtectedPaths>) -> Vec<Seen> {
                 return true;
             };
             // The project's own .git is walked on its own, without ignore
-            // rules; mino's home is never part of a checkpoint.
-            rel != ".git" && filter_protected.protection(&rel) != Some(Protection::MinoHome)
+            // rules; mino's home (a directory) is never part of a checkpoint.
+            rel != ".git"
+                && !(entry.file_type().is_some_and(|t| t.is_dir())
+                    && filter_protected.protection(&rel) == Some(Protection::MinoHome))
         })
         .build();
     for entry in walker.flatten() {
         let Some(rel) = relative(&top, entry.path()) else {
             continue;
         };
-        if let Some(found) = classify(entry.path(), rel, protected, false) {
+        if let Some(found) = classify(entry.path(), rel, false) {
             seen.push(found);
         }
     }
@@ -68,11 +93,11 @@ pub fn walk(root: &Path, protected: &Arc<ProtectedPaths>) -> Vec<Seen> {
             let Some(rel) = relative(&top, entry.path()) else {
                 continue;
             };
-            if let Some(found) = classify(entry.path(), rel, protected, true) {
+            if let Some(found) = classify(entry.path(), rel, true) {
                 seen.push(found);
             }
         }
-    } else if let Some(found) = classify(&git, ".git".to_string(), protected, false) {
+    } else if let Some(found) = classify(&git, ".git".to_string(), false) {
         // A `.git` file (a worktree's or submodule's pointer) is a file.
         seen.push(found);
     }
@@ -87,30 +112,16 @@ pub fn relative(root: &Path, path: &Path) -> Option<String> {
     (!text.is_empty()).then(|| text.to_string())
 }
 
-fn classify(path: &Path, rel: String, protected: &ProtectedPaths, in_git: bool) -> Option<Seen> {
+fn classify(path: &Path, rel: String, in_git: bool) -> Option<Seen> {
     let meta = path.symlink_metadata().ok()?;
     let stat = Stat::of(&meta);
     let file_type = meta.file_type();
-    // Inside the project's own .git, the `.git/` pattern does not apply:
-    // what is below it is judged by its own name.
-    let judged = if in_git {
-        rel.strip_prefix(".git/").unwrap_or("")
-    } else {
-        rel.as_str()
-    };
-    let is_protected = !judged.is_empty() && protected.is_protected(judged);
     let kind = if file_type.is_dir() {
         Kind::Dir
     } else if file_type.is_symlink() {
-        if is_protected {
-            Kind::Protected
-        } else {
-            Kind::Symlink
-        }
+        Kind::Symlink
     } else if file_type.is_file() {
-        if is_protected {
-            Kind::Protected
-        } else if in_git && rel.starts_with(".git/objects/") {
+        if in_git && rel.starts_with(".git/objects/") {
             Kind::GitObject
         } else {
             Kind::File
@@ -119,7 +130,12 @@ fn classify(path: &Path, rel: String, protected: &ProtectedPaths, in_git: bool) 
         // Sockets, FIFOs and devices carry nothing to restore.
         return None;
     };
-    Some(Seen { rel, stat, kind })
+    Some(Seen {
+        rel,
+        stat,
+        kind,
+        in_git,
+    })
 }
 
 /// The absolute path of `rel` under `root`.
@@ -152,7 +168,11 @@ mod tests {
         std::os::unix::fs::symlink("src/a.rs", root.join("link")).unwrap();
         let protected = Arc::new(ProtectedPaths::builtin());
         let seen = walk(&root, &protected);
-        let kind = |rel: &str| seen.iter().find(|s| s.rel == rel).map(|s| s.kind);
+        let kind = |rel: &str| {
+            seen.iter()
+                .find(|s| s.rel == rel)
+                .map(|s| judge(s, &protected))
+        };
         assert_eq!(kind("src/a.rs"), Some(Kind::File));
         assert_eq!(kind("src"), Some(Kind::Dir));
         assert_eq!(kind("target/debug/big"), None);
