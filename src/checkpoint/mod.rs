@@ -67,6 +67,10 @@ pub struct Checkpoints {
     root: PathBuf,
     protected: Arc<ProtectedPaths>,
     size_limit: u64,
+    /// The secret values mino holds: a file holding one is recorded by
+    /// digest only, like a protected one (a remote URL's token in
+    /// `.git/config` never reaches mino's home).
+    secrets: Option<Arc<crate::secrets::Secrets>>,
     state: Mutex<State>,
     /// Whether the copied-objects warning was given.
     warned: std::sync::atomic::AtomicBool,
@@ -87,6 +91,7 @@ impl Checkpoints {
             root,
             protected,
             size_limit: DEFAULT_SIZE_LIMIT,
+            secrets: None,
             state: Mutex::new(State::default()),
             warned: std::sync::atomic::AtomicBool::new(false),
         }
@@ -95,6 +100,11 @@ impl Checkpoints {
     /// The checkpoints of `root` in mino's home `home`.
     pub fn in_home(home: &Path, root: PathBuf, protected: Arc<ProtectedPaths>) -> Checkpoints {
         Checkpoints::new(Store::for_project(home, &root), root, protected)
+    }
+
+    pub fn with_secrets(mut self, secrets: Arc<crate::secrets::Secrets>) -> Checkpoints {
+        self.secrets = Some(secrets);
+        self
     }
 
     pub fn with_size_limit(mut self, limit: u64) -> Checkpoints {
@@ -178,8 +188,9 @@ impl Checkpoints {
                 _ => {
                     let path = walk::absolute(&self.root, &seen.rel);
                     let read_ns = now_ns();
-                    let digest = match self.record(&path, wanted, &mut state.links_failed) {
-                        Ok(Some(digest)) => digest,
+                    let (digest, wanted) = match self.record(&path, wanted, &mut state.links_failed)
+                    {
+                        Ok(Some(found)) => found,
                         // Gone or unreadable between the walk and the read.
                         Ok(None) | Err(_) => continue,
                     };
@@ -233,35 +244,46 @@ impl Checkpoints {
         Ok(taken)
     }
 
-    /// Reads the path and stores what its kind keeps; returns its digest.
+    /// Reads the path and stores what its kind keeps; returns its digest
+    /// and the kind it is recorded as (Protected for a file holding a
+    /// secret value).
     fn record(
         &self,
         path: &Path,
         kind: Kind,
         links_failed: &mut bool,
-    ) -> std::io::Result<Option<String>> {
+    ) -> std::io::Result<Option<(String, Kind)>> {
+        let holds = |bytes: &[u8]| self.secrets.as_ref().is_some_and(|s| s.holds(bytes));
         match kind {
             Kind::Symlink => {
                 let target = std::fs::read_link(path)?;
                 let bytes = target.as_os_str().as_encoded_bytes();
                 let digest = store::digest_bytes(bytes);
+                if holds(bytes) {
+                    return Ok(Some((digest, Kind::Protected)));
+                }
                 self.store.put_bytes(&digest, bytes)?;
-                Ok(Some(digest))
+                Ok(Some((digest, kind)))
             }
             Kind::File => {
                 let bytes = store::read_regular(path)?;
                 let digest = store::digest_bytes(&bytes);
+                if holds(&bytes) {
+                    return Ok(Some((digest, Kind::Protected)));
+                }
                 self.store.put_bytes(&digest, &bytes)?;
-                Ok(Some(digest))
+                Ok(Some((digest, kind)))
             }
             Kind::GitObject => {
                 let digest = store::digest_file(path)?;
                 if !self.store.put_link(&digest, path)? {
                     *links_failed = true;
                 }
-                Ok(Some(digest))
+                Ok(Some((digest, kind)))
             }
-            Kind::Protected | Kind::Large => store::digest_file(path).map(Some),
+            Kind::Protected | Kind::Large => {
+                store::digest_file(path).map(|digest| Some((digest, kind)))
+            }
             Kind::Dir => Ok(None),
         }
     }

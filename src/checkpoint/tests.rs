@@ -252,3 +252,33 @@ fn a_protected_link_to_a_secret_outside_is_never_followed_and_a_fifo_never_read(
     assert!(store::read_regular(&f.root.join("notes.md")).is_err());
     assert!(store::digest_file(&f.root.join("notes.md")).is_err());
 }
+
+#[test]
+fn a_file_holding_a_secret_value_is_recorded_by_digest_only() {
+    let f = fixture();
+    fs::write(
+        f.root.join(".git/config"),
+        "[remote \"origin\"]\n\turl = https://tok-9f8e7d6c5b4a@example.com/r\n",
+    )
+    .unwrap();
+    let mut secrets = crate::secrets::Secrets::new();
+    secrets.add("remote", "tok-9f8e7d6c5b4a");
+    let cps = Checkpoints::new(
+        f.cps.store().clone(),
+        f.root.clone(),
+        Arc::new(ProtectedPaths::builtin()),
+    )
+    .with_secrets(Arc::new(secrets));
+    let taken = cps.take().unwrap();
+    assert_eq!(
+        taken.manifest.files.get(".git/config").unwrap().kind,
+        Kind::Protected
+    );
+    assert!(
+        !blobs(cps.store())
+            .iter()
+            .any(|b| String::from_utf8_lossy(b).contains("tok-9f8e7d6c5b4a"))
+    );
+    // Still so when nothing changed.
+    assert_eq!(cps.take().unwrap().id, taken.id);
+}

@@ -26,7 +26,14 @@ pub struct Request<'a> {
 /// Runs it in `project_dir`; the exit code.
 pub fn run(home: &Home, settings: &Settings, project_dir: &Path, request: &Request) -> i32 {
     let root = std::fs::canonicalize(project_dir).unwrap_or_else(|_| project_dir.to_path_buf());
-    let checkpoints = Checkpoints::in_home(home.root(), root, Arc::new(settings.protected()));
+    let mut checkpoints =
+        Checkpoints::in_home(home.root(), root.clone(), Arc::new(settings.protected()));
+    // The same secret values a run holds: a file holding one is recorded
+    // by digest only here too.
+    if let Ok(project) = crate::tools::Project::new(&root) {
+        let cx = crate::agent::build::tool_context(settings, project);
+        checkpoints = checkpoints.with_secrets(cx.secrets);
+    }
     let store = SessionStore::new(home.sessions_dir());
     let result = match request.to {
         Some(n) => rewind::to(
