@@ -3,6 +3,7 @@
 //! established itself.
 
 pub mod agent;
+pub mod checkpoint;
 pub mod config;
 pub mod controls;
 pub mod demo;

@@ -94,6 +94,32 @@ enum Sub {
         #[command(subcommand)]
         command: GateCommand,
     },
+    /// A session's prompts with the files each turn changed (--list), or
+    /// back to the state just before prompt N (--to N); JSON out. Run in
+    /// the session's project directory.
+    Rewind {
+        /// The session's id (or the start of it).
+        #[arg(long, value_name = "ID")]
+        session: String,
+        #[arg(long, conflicts_with = "to", required_unless_present = "to")]
+        list: bool,
+        /// The prompt, numbered from 1 as --list numbers them.
+        #[arg(long, value_name = "N")]
+        to: Option<usize>,
+        /// Restore the project's files only.
+        #[arg(long, requires = "to", conflicts_with_all = ["conversation", "both"])]
+        code: bool,
+        /// Cut the conversation there only (the files are left).
+        #[arg(long, requires = "to", conflicts_with = "both")]
+        conversation: bool,
+        /// Both (the default).
+        #[arg(long, requires = "to")]
+        both: bool,
+        /// Restore files changed since mino left them too (they are kept
+        /// and listed otherwise).
+        #[arg(long, requires = "to")]
+        force: bool,
+    },
     /// Run eval cases (TOML files, or directories of them) through the
     /// turn loop and grade each run against the records it saved.
     Eval {
@@ -419,8 +445,39 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         let protected = std::sync::Arc::new(settings.protected());
         let root = std::fs::canonicalize(&project_dir).unwrap_or_else(|_| project_dir.clone());
         let (planner, support) = sandbox_planner(&settings, &home, &root, protected);
-        println!("{:#}", mino::sandbox::check::report(&planner, &support));
+        let mut report = mino::sandbox::check::report(&planner, &support);
+        report["checkpoints"] = mino::frontend::rewind::links_report(&home, &root);
+        println!("{report:#}");
         return Ok(0);
+    }
+    if let Some(Sub::Rewind {
+        session,
+        list,
+        to,
+        code,
+        conversation,
+        force,
+        ..
+    }) = &cli.command
+    {
+        let what = match (code, conversation) {
+            (true, _) => mino::checkpoint::rewind::What::Code,
+            (_, true) => mino::checkpoint::rewind::What::Conversation,
+            _ => mino::checkpoint::rewind::What::Both,
+        };
+        let request = mino::frontend::rewind::Request {
+            session,
+            list: *list,
+            to: *to,
+            what,
+            force: *force,
+        };
+        return Ok(mino::frontend::rewind::run(
+            &home,
+            &settings,
+            &project_dir,
+            &request,
+        ));
     }
     let question = match &cli.ask {
         Some(agent) => {

@@ -119,6 +119,13 @@ impl Secrets {
         self.secrets.is_empty()
     }
 
+    /// Whether `bytes` hold any form of any secret.
+    pub fn holds(&self, bytes: &[u8]) -> bool {
+        self.matcher
+            .as_ref()
+            .is_some_and(|matcher| matcher.0.is_match(bytes))
+    }
+
     /// `text` with every form of every secret replaced by
     /// `[redacted: NAME]`, and the names found.
     pub fn redact(&self, text: &str) -> Redacted {

@@ -381,7 +381,16 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let secrets = tool_cx.secrets.clone();
     let project_files =
         crate::tools::search::ProjectFiles::new(tool_cx.project.clone(), tool_cx.protected.clone());
+    let checkpoints = Arc::new(
+        crate::checkpoint::Checkpoints::in_home(
+            home.root(),
+            tool_cx.project.root().to_path_buf(),
+            tool_cx.protected.clone(),
+        )
+        .with_secrets(tool_cx.secrets.clone()),
+    );
     let rt = Runtime {
+        checkpoints: Some(checkpoints),
         provider,
         registry: tools,
         tool_cx,

@@ -51,6 +51,8 @@ pub struct Runtime {
     /// The execution surfaces of this project: a file write there asks in
     /// every mode.
     pub surfaces: crate::policy::Surfaces,
+    /// The project's checkpoints, when mino's home keeps them.
+    pub checkpoints: Option<std::sync::Arc<crate::checkpoint::Checkpoints>>,
 }
 
 impl Runtime {
@@ -122,6 +124,7 @@ pub async fn run_turn(
     let mut turn = Turn::new(rt.limits);
     rt.emit(AgentEvent::Prompt(prompt.clone()));
     let prompt_text = prompt.clone();
+    super::checkpoints::turn(rt, session, &prompt).await;
     let first = match session.save(Item::User { text: prompt }).await {
         Ok(()) => Event::Begin,
         Err(e) => Event::SaveFailed(e.to_string()),
@@ -289,7 +292,7 @@ pub async fn run_turn(
                 None
             }
             Effect::Run { call_id } => Some(match slot.take() {
-                Some(held) if held.call_id == call_id => run_call(rt, held, cancel).await,
+                Some(held) if held.call_id == call_id => run_call(rt, session, held, cancel).await,
                 _ => Event::Internal(format!("no prepared call with id {call_id:?} to run")),
             }),
             Effect::Reply { call_id, .. } => Some(Event::Internal(format!(
@@ -506,7 +509,12 @@ pub(super) fn ask<'a>(
     }
 }
 
-async fn run_call(rt: &Runtime, held: Slot, cancel: &CancellationToken) -> Event {
+async fn run_call(
+    rt: &Runtime,
+    session: &LiveSession,
+    held: Slot,
+    cancel: &CancellationToken,
+) -> Event {
     let Slot {
         call_id,
         tool,
@@ -519,6 +527,7 @@ async fn run_call(rt: &Runtime, held: Slot, cancel: &CancellationToken) -> Event
         return Event::InterruptedBeforeRun;
     }
     let change = applied_change(&prepared.fields());
+    let before = super::checkpoints::before(rt, session, &call_id, &tool).await;
     rt.emit(AgentEvent::ToolRunning {
         call_id: call_id.clone(),
         tool: tool.clone(),
@@ -531,9 +540,12 @@ async fn run_call(rt: &Runtime, held: Slot, cancel: &CancellationToken) -> Event
             // request) through its child token; wait for it so nothing
             // outlives the turn.
             let _ = running.await;
+            super::checkpoints::interrupted(rt, session, &call_id, &tool).await;
             Event::Interrupted { partial: None }
         }
-        outcome = &mut running => {
+        mut outcome = &mut running => {
+            super::checkpoints::after_call(rt, session, &call_id, &tool, before, &mut outcome)
+                .await;
             if outcome.status == ToolStatus::Completed
                 && let Some((path, diff)) = change
             {

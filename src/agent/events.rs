@@ -186,6 +186,13 @@ pub enum AgentEvent {
         path: String,
         diff: String,
     },
+    /// A bash call changed project files: each file with its lines added
+    /// and removed (sent before the call's result).
+    BashChanged {
+        call_id: String,
+        tool: String,
+        changes: Vec<crate::checkpoint::changes::FileDelta>,
+    },
     TurnEnd {
         requests: u32,
         tool_calls: u32,

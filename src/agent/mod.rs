@@ -8,6 +8,7 @@ pub mod attach;
 pub mod audit;
 pub mod budget;
 pub mod build;
+mod checkpoints;
 pub mod commands;
 pub mod compact;
 pub mod driver;

@@ -5,6 +5,7 @@ pub mod acp;
 pub mod check;
 pub mod gate;
 pub mod line;
+pub mod rewind;
 pub mod stream_json;
 pub mod text;
 pub mod tui;

@@ -11,6 +11,10 @@
 //! {"type":"full_output","call_id":"..","output":".."}            a result's whole text, before the result cut to fit the window
 //! {"type":"shrink","call_id":"..","output":".."}                 an earlier result shortened by compaction
 //! {"type":"torn"}                                                the line just before this one was cut short
+//! {"type":"checkpoint","at":"turn","id":"<64 hex>","time":<unix seconds>,"prompt":".."}   the project's files before a prompt
+//! {"type":"checkpoint","at":"before"|"after","id":"..","time":..,"call_id":".."}          around a bash call or a write
+//! {"type":"checkpoint","at":"end"|"rewind","id":"..","time":..}  what a turn or a rewind left
+//! {"type":"rewind","to":N,"code":true,"conversation":true}       back to before prompt N (history cut there when conversation)
 //! ```
 //!
 //! The header is the first line and only there. `{"type":"torn"}` is written
@@ -110,6 +114,61 @@ pub enum LogEntry {
     /// Compaction shortened the result of `call_id`: history holds `output`
     /// from here on.
     Shrink { call_id: String, output: String },
+    /// A checkpoint of the project's files (see `checkpoint`).
+    Checkpoint(CheckpointRecord),
+    /// `mino rewind` / `/rewind`: back to the state just before prompt `to`
+    /// (numbered from 1 by the `turn` checkpoints of the file); with
+    /// `conversation`, history is cut there on replay.
+    Rewind {
+        to: usize,
+        code: bool,
+        conversation: bool,
+    },
+}
+
+/// Where in a turn a checkpoint was taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckpointAt {
+    /// Before a prompt: what `rewind --to N` goes back to.
+    Turn,
+    /// Before a bash call or a write.
+    Before,
+    /// After a bash call or a write.
+    After,
+    /// When the turn ended: what mino last left.
+    End,
+    /// Before a rewind restored files (so the rewind can be taken back).
+    Rewind,
+}
+
+/// One `checkpoint` line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckpointRecord {
+    pub at: CheckpointAt,
+    /// The manifest's id in the project's store.
+    pub id: String,
+    /// Unix seconds.
+    pub time: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+}
+
+#[derive(Serialize)]
+struct CheckpointOut<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    record: &'a CheckpointRecord,
+}
+
+#[derive(Serialize, Deserialize)]
+struct RewindLine {
+    to: usize,
+    code: bool,
+    conversation: bool,
 }
 
 impl From<Item> for LogEntry {
@@ -143,6 +202,23 @@ impl Serialize for LogEntry {
                 map.serialize_entry("type", kind)?;
                 map.serialize_entry("call_id", call_id)?;
                 map.serialize_entry("output", output)?;
+                map.end()
+            }
+            LogEntry::Checkpoint(record) => CheckpointOut {
+                kind: "checkpoint",
+                record,
+            }
+            .serialize(serializer),
+            LogEntry::Rewind {
+                to,
+                code,
+                conversation,
+            } => {
+                let mut map = serializer.serialize_map(Some(4))?;
+                map.serialize_entry("type", "rewind")?;
+                map.serialize_entry("to", to)?;
+                map.serialize_entry("code", code)?;
+                map.serialize_entry("conversation", conversation)?;
                 map.end()
             }
         }
@@ -196,6 +272,16 @@ impl LogEntry {
                     }
                 })
                 .map_err(|e| format!("a {kind} record that does not decode: {e}")),
+            "checkpoint" => serde_json::from_value::<CheckpointRecord>(value)
+                .map(LogEntry::Checkpoint)
+                .map_err(|e| format!("a checkpoint record that does not decode: {e}")),
+            "rewind" => serde_json::from_value::<RewindLine>(value)
+                .map(|r| LogEntry::Rewind {
+                    to: r.to,
+                    code: r.code,
+                    conversation: r.conversation,
+                })
+                .map_err(|e| format!("a rewind record that does not decode: {e}")),
             "session" => Err("a session header, which may only be the first line".to_owned()),
             other => Err(format!("unknown record type {other:?}")),
         }
@@ -474,6 +560,18 @@ mod tests {
             LogEntry::Compact {
                 summary: "t".into(),
                 kept: 0,
+            },
+            LogEntry::Checkpoint(CheckpointRecord {
+                at: CheckpointAt::Turn,
+                id: "ab".repeat(32),
+                time: 5,
+                prompt: Some("go".into()),
+                call_id: None,
+            }),
+            LogEntry::Rewind {
+                to: 1,
+                code: true,
+                conversation: false,
             },
         ];
         for record in records {

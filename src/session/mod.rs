@@ -18,7 +18,7 @@ use std::path::PathBuf;
 
 use crate::model::Item;
 
-pub use format::{Header, Loaded, LogEntry};
+pub use format::{CheckpointAt, CheckpointRecord, Header, Loaded, LogEntry};
 pub use id::{InvalidId, SessionId};
 pub use recover::{INTERRUPTED_OUTPUT, recover};
 pub use store::{SessionLog, SessionStore, SessionSummary};
@@ -72,11 +72,25 @@ pub enum SessionError {
 /// The history that `records` replay to: items in order, `Clear` empties it,
 /// `Compact { summary, kept }` turns everything before the last `kept` items
 /// into one `Item::Summary` (all items are kept when there are fewer),
-/// `Shrink` replaces a result's output, `FullOutput` is not replayed.
+/// `Shrink` replaces a result's output, `FullOutput` is not replayed, a
+/// conversation `Rewind { to }` puts history back to what it was just
+/// before the `to`-th `turn` checkpoint (checkpoints are not replayed).
 pub fn history(records: &[LogEntry]) -> Vec<Item> {
     let mut items: Vec<Item> = Vec::new();
-    for record in records {
+    for (at, record) in records.iter().enumerate() {
         match record {
+            LogEntry::Checkpoint(_) => {}
+            LogEntry::Rewind {
+                to,
+                conversation: true,
+                ..
+            } => {
+                let before = records.get(..at).unwrap_or_default();
+                if let Some(cut) = turn_position(before, *to) {
+                    items = history(before.get(..cut).unwrap_or_default());
+                }
+            }
+            LogEntry::Rewind { .. } => {}
             LogEntry::Item(item) => items.push(item.clone()),
             LogEntry::Clear => items.clear(),
             LogEntry::Compact { summary, kept } => {
@@ -105,4 +119,76 @@ pub fn history(records: &[LogEntry]) -> Vec<Item> {
         }
     }
     items
+}
+
+/// The index in `records` of the `n`-th (from 1) `turn` checkpoint.
+pub fn turn_position(records: &[LogEntry], n: usize) -> Option<usize> {
+    records
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| matches!(r, LogEntry::Checkpoint(c) if c.at == CheckpointAt::Turn))
+        .nth(n.checked_sub(1)?)
+        .map(|(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn turn(prompt: &str) -> [LogEntry; 2] {
+        [
+            LogEntry::Checkpoint(CheckpointRecord {
+                at: CheckpointAt::Turn,
+                id: "0".repeat(64),
+                time: 0,
+                prompt: Some(prompt.into()),
+                call_id: None,
+            }),
+            LogEntry::Item(Item::User {
+                text: prompt.into(),
+            }),
+        ]
+    }
+
+    #[test]
+    fn a_conversation_rewind_cuts_history_before_that_prompt_and_a_code_one_does_not() {
+        let mut records: Vec<LogEntry> = Vec::new();
+        records.extend(turn("one"));
+        records.extend(turn("two"));
+        records.extend(turn("three"));
+        let code_only = LogEntry::Rewind {
+            to: 2,
+            code: true,
+            conversation: false,
+        };
+        let mut with_code = records.clone();
+        with_code.push(code_only);
+        assert_eq!(history(&with_code).len(), 3);
+        records.push(LogEntry::Rewind {
+            to: 2,
+            code: true,
+            conversation: true,
+        });
+        assert_eq!(history(&records), vec![Item::User { text: "one".into() }]);
+        records.extend(turn("four"));
+        assert_eq!(
+            history(&records),
+            vec![
+                Item::User { text: "one".into() },
+                Item::User {
+                    text: "four".into()
+                }
+            ]
+        );
+        // Prompts keep their numbers: 4 is "four", and going back to it
+        // keeps "one" only.
+        records.push(LogEntry::Rewind {
+            to: 4,
+            code: false,
+            conversation: true,
+        });
+        assert_eq!(history(&records), vec![Item::User { text: "one".into() }]);
+        assert_eq!(turn_position(&records, 0), None);
+        assert_eq!(turn_position(&records, 9), None);
+    }
 }

@@ -388,6 +388,7 @@ pub async fn pump(
             AgentEvent::Session { .. }
             | AgentEvent::Decision { .. }
             | AgentEvent::FileChanged { .. }
+            | AgentEvent::BashChanged { .. }
             | AgentEvent::Prompt(_)
             | AgentEvent::AssistantDone
             | AgentEvent::Usage { .. }

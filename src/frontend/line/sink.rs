@@ -294,6 +294,17 @@ impl Sink {
                 }
             }
             AgentEvent::ToolRunning { .. } | AgentEvent::FileChanged { .. } => {}
+            AgentEvent::BashChanged { tool, changes, .. } => {
+                let line = format!(
+                    "Changed by {tool}: {}\n",
+                    crate::checkpoint::changes::line(&changes)
+                );
+                if text_mode {
+                    self.info(&crate::controls::visible(&line));
+                } else {
+                    eprint!("{}", crate::controls::visible(&line));
+                }
+            }
             AgentEvent::ToolResult {
                 call_id,
                 tool,

@@ -173,6 +173,28 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 None => app.changed.push((path, added, removed)),
             }
         }
+        AgentEvent::BashChanged {
+            call_id,
+            tool,
+            changes,
+        } => {
+            let index = tool_entry(app, &call_id, &tool);
+            let line = crate::controls::visible(&crate::checkpoint::changes::line(&changes));
+            app.transcript.edit(index, |kind| {
+                if let EntryKind::Tool(entry) = kind {
+                    entry.changed_by = Some(line);
+                }
+            });
+            for delta in changes {
+                match app.changed.iter_mut().find(|(p, ..)| *p == delta.path) {
+                    Some(change) => {
+                        change.1 += delta.added;
+                        change.2 += delta.removed;
+                    }
+                    None => app.changed.push((delta.path, delta.added, delta.removed)),
+                }
+            }
+        }
         AgentEvent::TurnEnd { stop, .. } => {
             if !app.changed.is_empty() {
                 let line = changed_files(&std::mem::take(&mut app.changed));

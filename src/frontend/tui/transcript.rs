@@ -77,6 +77,8 @@ pub struct ToolEntry {
     pub expanded: bool,
     /// The change an applied write or edit made, as a unified diff.
     pub diff: Option<String>,
+    /// What a bash call changed: `src/a.rs +3 -1, deleted src/b.rs`.
+    pub changed_by: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,6 +98,7 @@ impl ToolEntry {
             output_lines: 0,
             expanded: false,
             diff: None,
+            changed_by: None,
         }
     }
 

@@ -344,3 +344,74 @@ fn an_asked_agents_turn_is_one_nested_labelled_block() {
         assert!(screen.contains(line), "{line:?} not on screen:\n{screen}");
     }
 }
+
+/// A bash call that changed files says which under its record, and the
+/// turn's closing line counts them.
+#[test]
+fn what_bash_changed_is_shown_under_its_call_and_counted_at_the_end() {
+    use crate::checkpoint::Change;
+    use crate::checkpoint::changes::FileDelta;
+    let mut app = app_in(Mode::Bypass);
+    start_turn(&mut app, "Clean up", 1);
+    for event in [
+        AgentEvent::ToolCall {
+            call_id: "c1".into(),
+            tool: "bash".into(),
+            arguments: r#"{"command":"rm -rf src && printf 'a\nb\n' > new.txt"}"#.into(),
+        },
+        AgentEvent::ToolRunning {
+            call_id: "c1".into(),
+            tool: "bash".into(),
+        },
+        AgentEvent::BashChanged {
+            call_id: "c1".into(),
+            tool: "bash".into(),
+            changes: vec![
+                FileDelta {
+                    path: "new.txt".into(),
+                    change: Change::Added,
+                    added: 2,
+                    removed: 0,
+                },
+                FileDelta {
+                    path: "src/a.rs".into(),
+                    change: Change::Deleted,
+                    added: 0,
+                    removed: 1,
+                },
+            ],
+        },
+        AgentEvent::ToolResult {
+            call_id: "c1".into(),
+            tool: "bash".into(),
+            status: ResultStatus::Completed,
+            output: "exit 0".into(),
+        },
+        AgentEvent::TurnEnd {
+            requests: 2,
+            tool_calls: 1,
+            stop: crate::agent::TurnStop::Completed,
+        },
+    ] {
+        agent(&mut app, event);
+    }
+    let terminal = draw(&app, 100, 20);
+    let text = screen(terminal.backend().buffer());
+    assert!(
+        text.contains("Changed by bash: new.txt +2 -0, deleted src/a.rs"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Changed 2 files: new.txt +2 -0, src/a.rs +0 -1"),
+        "{text}"
+    );
+    let by = text
+        .lines()
+        .position(|l| l.contains("Changed by bash"))
+        .unwrap();
+    let call = text
+        .lines()
+        .position(|l| l.contains("bash rm -rf"))
+        .unwrap();
+    assert!(by > call, "{text}");
+}

@@ -331,6 +331,17 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
     if let Some(diff) = &tool.diff {
         diff_lines(diff, tool.expanded, width, out);
     }
+    if let Some(changed) = &tool.changed_by {
+        out.extend(gutter(
+            &[Line::from(Span::styled(
+                format!("Changed by {}: {changed}", one_line(&tool.tool, 60)),
+                theme::warning(),
+            ))],
+            width,
+            Span::raw("   "),
+            Span::raw("   "),
+        ));
+    }
     if tool.output.is_empty() {
         return;
     }
