@@ -245,6 +245,7 @@ mod tests {
             Ok(Command::Mode(Some(Mode::AcceptEdits)))
         );
         assert_eq!(parse("/mode yolo"), Ok(Command::Mode(Some(Mode::Bypass))));
+        assert_eq!(parse("/mode plan"), Ok(Command::Mode(Some(Mode::Plan))));
         assert_eq!(parse("/new"), Ok(Command::New));
         assert_eq!(parse("/resume"), Ok(Command::Resume(None)));
         assert_eq!(

@@ -345,13 +345,14 @@ fn dismiss(app: &mut App) -> Vec<Action> {
     Vec::new()
 }
 
-/// The four modes, the current one marked and selected.
+/// The five modes, the current one marked and selected.
 pub fn mode_picker(current: Mode) -> Picker {
     let items: Vec<PickerItem> = Mode::ALL
         .iter()
         .map(|mode| PickerItem {
             label: mode.name().to_string(),
             detail: match mode {
+                Mode::Plan => "only reads run; writes, commands and MCP calls are refused",
                 Mode::Manual => "asks before every write, command, fetch and MCP call",
                 Mode::AcceptEdits => "edits project files without asking; commands still ask",
                 Mode::Auto => "edits without asking; runs only commands the shell gate proves read-only (trusted executables); others ask",
