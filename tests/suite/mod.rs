@@ -17,6 +17,7 @@ mod line_mode;
 mod line_piped;
 mod mcp;
 mod model_bounds;
+mod plan_mode;
 mod policy_check;
 mod protected_paths;
 mod providers;
