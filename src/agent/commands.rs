@@ -61,7 +61,7 @@ pub const COMMANDS: [CommandSpec; 11] = [
         name: "/mode",
         aliases: &[],
         argument: Some("NAME"),
-        help: "show the permission mode, or /mode NAME to change it",
+        help: "show or (full screen) pick the mode; /mode NAME sets it",
         build: |arg| match arg {
             None => Ok(Command::Mode(None)),
             Some(name) => name

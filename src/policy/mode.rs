@@ -39,6 +39,17 @@ impl Mode {
         }
     }
 
+    /// The mode Shift+Tab moves to: plan, manual, accept-edits, then plan
+    /// again. Auto and bypass are never reached this way (they keep their
+    /// question); from either, the cycle starts over at plan.
+    pub fn cycled(self) -> Mode {
+        match self {
+            Mode::Plan => Mode::Manual,
+            Mode::Manual => Mode::AcceptEdits,
+            Mode::AcceptEdits | Mode::Auto | Mode::Bypass => Mode::Plan,
+        }
+    }
+
     /// True when switching from `self` to `to` widens what runs unasked, so
     /// the switch needs its own question.
     pub fn is_loosening(self, to: Mode) -> bool {
@@ -185,6 +196,18 @@ mod tests {
                     outside_asks: true
                 })
             );
+        }
+    }
+
+    #[test]
+    fn the_cycle_never_reaches_auto_or_bypass() {
+        assert_eq!(Mode::Plan.cycled(), Mode::Manual);
+        assert_eq!(Mode::Manual.cycled(), Mode::AcceptEdits);
+        assert_eq!(Mode::AcceptEdits.cycled(), Mode::Plan);
+        assert_eq!(Mode::Auto.cycled(), Mode::Plan);
+        assert_eq!(Mode::Bypass.cycled(), Mode::Plan);
+        for mode in Mode::ALL {
+            assert!(mode.cycled() <= Mode::AcceptEdits, "{mode}");
         }
     }
 

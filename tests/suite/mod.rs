@@ -40,5 +40,6 @@ mod tui_attention;
 mod tui_demo;
 mod tui_e2e;
 mod tui_input;
+mod tui_plan;
 mod tui_sessions;
 mod turn_limit;

@@ -48,7 +48,8 @@ pub enum Msg {
     Quit,
     // Overlays.
     OpenHelp,
-    OpenModePicker,
+    /// Shift+Tab: the next mode of plan, manual, accept-edits.
+    CycleMode,
     /// Close the help overlay, a picker or the command popup.
     Dismiss,
     OverlayUp,

@@ -161,10 +161,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             app.help = Some(0);
             Vec::new()
         }
-        Msg::OpenModePicker => {
-            app.picker = Some(mode_picker(app.status.mode));
-            Vec::new()
-        }
+        Msg::CycleMode => cycle_mode(app),
         Msg::ScrollUp(_)
         | Msg::ScrollDown(_)
         | Msg::PageUp
@@ -343,6 +340,23 @@ fn dismiss(app: &mut App) -> Vec<Action> {
         }
     }
     Vec::new()
+}
+
+/// Shift+Tab: the next mode of the cycle. Tightening goes as `/mode NAME`
+/// does; the one loosening step (manual to accept-edits) is the key's own
+/// confirmation, as a choice in an editor's mode selector is. Auto and
+/// bypass are never reached this way.
+fn cycle_mode(app: &mut App) -> Vec<Action> {
+    let from = app.status.mode;
+    let to = from.cycled();
+    if from.is_loosening(to) {
+        if app.turn_running() {
+            app.transcript
+                .push(EntryKind::Notice(COMMAND_WAITS.to_string()));
+        }
+        return vec![Action::Send(Input::ChooseMode(to))];
+    }
+    composer::send_command(app, Command::Mode(Some(to)))
 }
 
 /// The five modes, the current one marked and selected.

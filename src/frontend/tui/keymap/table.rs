@@ -130,12 +130,12 @@ pub const BINDINGS: &[Binding] = &[
     bind(
         INPUT,
         &[key(KeyCode::BackTab)],
-        Does::Msg(|| Msg::OpenModePicker),
+        Does::Msg(|| Msg::CycleMode),
     )
     .help(line(
         Group::Input,
         "Shift+Tab",
-        "choose the permission mode",
+        "next mode: plan, manual, accept-edits (/mode picks any mode)",
     )),
     bind(INPUT, &[key(KeyCode::F(1))], Does::Msg(|| Msg::OpenHelp)).help(line(
         Group::Input,
