@@ -54,3 +54,51 @@ async fn shift_tab_cycles_plan_manual_accept_edits_without_a_question() {
     assert!(!plan.contains(" BYPASS "), "{plan}");
     quit(&mut screen);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_plan_hand_off_asks_before_auto_and_goes_ahead_with_the_plan() {
+    let world = World::with(
+        "openai-chat",
+        vec![
+            text("1. Fix the title of notes.md.\n2. Run the tests."),
+            text("Done as planned."),
+        ],
+        "",
+    )
+    .await;
+    let mut screen = world.full_screen_in(world.project.path(), &["--mode", "plan"], &[]);
+    screen.wait_for(" PLAN ");
+    screen.submit("Plan the fix");
+    screen.wait_for_all(&[
+        "2. Run the tests.",
+        "Run this plan in: m manual · e accept-edits · a auto · k keep planning",
+    ]);
+    screen.send(b"a");
+    let question = screen.wait_for_all(&[
+        "auto mode writes and edits project files without asking",
+        "Switch to this mode? [y/N]",
+        "keys armed",
+    ]);
+    assert!(question.contains(" PLAN "), "not switched yet: {question}");
+    screen.send(b"y");
+    let switched = screen.wait_for_all(&[
+        "Permission mode for this session: auto.",
+        " AUTO ",
+        "Go ahead with the plan.",
+    ]);
+    assert!(
+        !switched.contains("Run this plan in:"),
+        "the offer closed: {switched}"
+    );
+    // The prefilled prompt goes with Enter.
+    screen.send(b"\r");
+    screen.wait_for("Done as planned.");
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 2, "{bodies:?}");
+    assert!(
+        bodies[1].contains("Go ahead with the plan."),
+        "{}",
+        bodies[1]
+    );
+    quit(&mut screen);
+}

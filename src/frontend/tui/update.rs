@@ -47,6 +47,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             app.latch_arming();
         }
     }
+    if app.plan_offer && matches!(msg, Msg::Edit(_) | Msg::Paste(_)) {
+        app.plan_offer = false;
+    }
     match msg {
         // Belt and braces: the keymap sends no answer before arming.
         Msg::Answer(_)
@@ -162,6 +165,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             Vec::new()
         }
         Msg::CycleMode => cycle_mode(app),
+        Msg::PlanOffer(to) => super::plan_offer::choose(app, to),
         Msg::ScrollUp(_)
         | Msg::ScrollDown(_)
         | Msg::PageUp
