@@ -182,3 +182,31 @@ async fn in_acp_plan_is_a_session_mode_and_denies_with_the_reason() {
     }
     refused_in_the_model_request(&world);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_asked_agent_is_held_to_plan_mode_even_with_yolo_true_in_its_entry() {
+    use crate::suite::asked::{Asking, bash};
+    use crate::support::llm::tool;
+    let asking = Asking::new(
+        vec![],
+        vec![
+            tool("read_file", json!({"path": "notes.md"})),
+            bash("touch jan.txt"),
+            text("only read"),
+        ],
+        "yolo = true\n",
+    )
+    .await;
+    let (status, stdout, stderr) = asking.ask(&["--mode", "plan"], "make a file\n").await;
+    assert_eq!(status, 0, "{stderr}");
+    assert_eq!(stdout, "only read\n");
+    assert!(!asking.exists("jan.txt"), "{stderr}");
+    let bodies = asking.jan.bodies();
+    assert!(
+        bodies[1].contains("Relase notes"),
+        "the read ran: {}",
+        bodies[1]
+    );
+    // jan's own process hears a rejection of its permission request.
+    assert!(bodies[2].contains("did not approve"), "{}", bodies[2]);
+}
