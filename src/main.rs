@@ -37,7 +37,8 @@ struct Cli {
     /// print its answer and exit; nobody can answer questions.
     #[arg(long, value_name = "NAME", conflicts_with = "prompt")]
     ask: Option<String>,
-    /// Start mode for sessions of this run: manual, accept-edits, auto, bypass.
+    /// Start mode for sessions of this run: plan, manual, accept-edits, auto,
+    /// bypass (or yolo).
     #[arg(long, value_name = "MODE")]
     mode: Option<Mode>,
     /// Start sessions in bypass mode (same as --mode bypass).
@@ -198,8 +199,8 @@ enum PolicyCommand {
     /// Print how a call would be decided, as one JSON object
     /// (decision, unasked, code, reason); the call itself never runs.
     Check {
-        /// The permission mode to decide in: manual, accept-edits, auto,
-        /// bypass (or yolo).
+        /// The permission mode to decide in: plan, manual, accept-edits,
+        /// auto, bypass (or yolo).
         #[arg(long)]
         mode: Mode,
         /// The tool called: read_file, write_file, edit_file, list_dir,

@@ -133,8 +133,13 @@ fn known(rt: &Runtime) -> String {
 }
 
 /// The mode that decides the asked agent's calls: the entry's own `yolo`
-/// when set, else this session's mode.
+/// when set, else this session's mode. A session in plan mode holds its
+/// asked agents to plan mode too, whatever their `yolo` says: only reads
+/// run while the person plans.
 pub fn deciding_mode(entry: &AskedAgent, session_mode: Mode) -> Mode {
+    if session_mode == Mode::Plan {
+        return Mode::Plan;
+    }
     match entry.yolo {
         Some(true) => Mode::Bypass,
         Some(false) => Mode::Manual,
@@ -605,5 +610,9 @@ mod tests {
             deciding_mode(&entry(Some(false)), Mode::Bypass),
             Mode::Manual
         );
+        // Plan mode is never loosened by an entry.
+        for yolo in [None, Some(true), Some(false)] {
+            assert_eq!(deciding_mode(&entry(yolo), Mode::Plan), Mode::Plan);
+        }
     }
 }

@@ -61,7 +61,7 @@ pub const COMMANDS: [CommandSpec; 11] = [
         name: "/mode",
         aliases: &[],
         argument: Some("NAME"),
-        help: "show the permission mode, or /mode NAME to change it",
+        help: "show or (full screen) pick the mode; /mode NAME sets it",
         build: |arg| match arg {
             None => Ok(Command::Mode(None)),
             Some(name) => name
@@ -245,6 +245,7 @@ mod tests {
             Ok(Command::Mode(Some(Mode::AcceptEdits)))
         );
         assert_eq!(parse("/mode yolo"), Ok(Command::Mode(Some(Mode::Bypass))));
+        assert_eq!(parse("/mode plan"), Ok(Command::Mode(Some(Mode::Plan))));
         assert_eq!(parse("/new"), Ok(Command::New));
         assert_eq!(parse("/resume"), Ok(Command::Resume(None)));
         assert_eq!(

@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use tokio_util::sync::CancellationToken;
 
 use crate::policy::{
-    BashConfinement, CanAsk, ConsentAnswer, Mode, RunConsent, SessionConsent, grants, revoke,
+    BashConfinement, CanAsk, ConsentAnswer, MODE_NAMES, Mode, RunConsent, SessionConsent, grants,
+    revoke,
 };
 use crate::session::{LogEntry, SessionError, SessionStore, history, recover};
 
@@ -148,7 +149,7 @@ impl Agent {
     pub async fn command(&mut self, command: Command, cancel: &CancellationToken) -> After {
         match command {
             Command::Mode(None) => self.notice(format!(
-                "Permission mode: {}. Modes: manual, accept-edits, auto, bypass. Use /mode NAME to change it.",
+                "Permission mode: {}. Modes: {MODE_NAMES}. Use /mode NAME to change it.",
                 self.current.mode
             )),
             Command::Mode(Some(to)) => self.switch_mode(to),

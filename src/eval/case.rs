@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::policy::Mode;
+use crate::policy::{MODE_NAMES, Mode};
 
 use super::EvalError;
 
@@ -153,11 +153,9 @@ impl Case {
         let raw: RawCase = toml::from_str(&text).map_err(|e| invalid(e.to_string()))?;
         let dir = file.parent().unwrap_or(Path::new("."));
         let mode = match &raw.mode {
-            Some(name) => name.parse::<Mode>().map_err(|_| {
-                invalid(format!(
-                    "mode {name:?} is not one of manual, accept-edits, auto, bypass"
-                ))
-            })?,
+            Some(name) => name
+                .parse::<Mode>()
+                .map_err(|_| invalid(format!("mode {name:?} is not one of {MODE_NAMES}")))?,
             None => Mode::Manual,
         };
         if raw.prompt.trim().is_empty() {

@@ -40,6 +40,8 @@ pub enum DenyCode {
     Hook,
     Never,
     NobodyToAsk,
+    /// Plan mode: only confined reads (and asked fetches) run.
+    PlanMode,
     /// A shell gate code (`AMG_DENY_...`).
     Gate(&'static str),
 }
@@ -56,6 +58,7 @@ impl DenyCode {
             DenyCode::Hook => "MINO_DENY_HOOK",
             DenyCode::Never => "MINO_DENY_NEVER",
             DenyCode::NobodyToAsk => "MINO_DENY_NOBODY_TO_ASK",
+            DenyCode::PlanMode => "MINO_DENY_PLAN_MODE",
             DenyCode::Gate(code) => code,
         }
     }
@@ -173,6 +176,9 @@ fn check_arguments(strings: &[String], protected: &ProtectedPaths) -> Option<Dec
     ))
 }
 
+/// The reason every call plan mode refuses carries, exactly.
+pub const PLAN_MODE_REASON: &str = "Plan mode: only reads run now; present a plan instead. Do not retry or work around this with another tool.";
+
 /// Step 5: the mode's row of the table.
 fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
     let shown = Decision::Allow {
@@ -181,6 +187,13 @@ fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
     match (&facts.kind, mode) {
         (CallKind::ConfinedRead, _) => Decision::Allow {
             shown: Shown::Quietly,
+        },
+        // Plan mode: a fetch without output asks as in manual; everything
+        // else that is not a confined read is refused.
+        (CallKind::Fetch | CallKind::FetchPrivate, Mode::Plan) => Decision::Ask,
+        (_, Mode::Plan) => Decision::Deny {
+            code: DenyCode::PlanMode,
+            reason: PLAN_MODE_REASON.to_string(),
         },
         (
             CallKind::Mcp {

@@ -16,7 +16,7 @@ pub use consent::{
     ConsentAnswer, Grant, GrantScope, Offer, RunConsent, SessionConsent, command_scoped, grants,
     offer, remember, remember_call, revoke,
 };
-pub use decide::{CanAsk, Decision, DenyCode, Shown, decide};
+pub use decide::{CanAsk, Decision, DenyCode, PLAN_MODE_REASON, Shown, decide};
 pub use facts::{CallFacts, CallKind, GateVerdict, HookVerdict, PathTarget, ToolKey};
 pub use mode::{BashConfinement, MODE_NAMES, Mode, UnknownMode};
 pub use protected::{PatternError, ProtectedPaths, Protection};

@@ -10,6 +10,7 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Mode {
+    Plan,
     Manual,
     AcceptEdits,
     Auto,
@@ -17,17 +18,35 @@ pub enum Mode {
 }
 
 /// The names `/mode NAME`, `--mode` and `default_mode` accept.
-pub const MODE_NAMES: &str = "manual, accept-edits, auto, bypass (or yolo)";
+pub const MODE_NAMES: &str = "plan, manual, accept-edits, auto, bypass (or yolo)";
 
 impl Mode {
-    pub const ALL: [Mode; 4] = [Mode::Manual, Mode::AcceptEdits, Mode::Auto, Mode::Bypass];
+    pub const ALL: [Mode; 5] = [
+        Mode::Plan,
+        Mode::Manual,
+        Mode::AcceptEdits,
+        Mode::Auto,
+        Mode::Bypass,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
+            Mode::Plan => "plan",
             Mode::Manual => "manual",
             Mode::AcceptEdits => "accept-edits",
             Mode::Auto => "auto",
             Mode::Bypass => "bypass",
+        }
+    }
+
+    /// The mode Shift+Tab moves to: plan, manual, accept-edits, then plan
+    /// again. Auto and bypass are never reached this way (they keep their
+    /// question); from either, the cycle starts over at plan.
+    pub fn cycled(self) -> Mode {
+        match self {
+            Mode::Plan => Mode::Manual,
+            Mode::Manual => Mode::AcceptEdits,
+            Mode::AcceptEdits | Mode::Auto | Mode::Bypass => Mode::Plan,
         }
     }
 
@@ -42,6 +61,9 @@ impl Mode {
     /// the sandbox up knows it.
     pub fn warning(self, bash: &BashConfinement) -> String {
         match self {
+            Mode::Plan => {
+                "In this session, plan mode runs only confined reads; every write, Bash command and MCP call is refused, and fetches still ask.".into()
+            }
             Mode::Manual => {
                 "In this session, manual mode asks before every write, Bash command, fetch and MCP call.".into()
             }
@@ -111,6 +133,7 @@ impl FromStr for Mode {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
+            "plan" => Ok(Mode::Plan),
             "manual" => Ok(Mode::Manual),
             "accept-edits" => Ok(Mode::AcceptEdits),
             "auto" => Ok(Mode::Auto),
@@ -133,6 +156,8 @@ mod tests {
         }
         assert_eq!("yolo".parse::<Mode>(), Ok(Mode::Bypass));
         assert!("Manual".parse::<Mode>().is_err());
+        assert!("Plan".parse::<Mode>().is_err());
+        assert!("plan ".parse::<Mode>().is_err());
         assert!("bypass now".parse::<Mode>().is_err());
     }
 
@@ -163,7 +188,7 @@ mod tests {
             "{outside_runs}"
         );
         // The other modes do not depend on it.
-        for mode in [Mode::Manual, Mode::AcceptEdits, Mode::Auto] {
+        for mode in [Mode::Plan, Mode::Manual, Mode::AcceptEdits, Mode::Auto] {
             assert_eq!(
                 mode.warning(&BashConfinement::Unconfined),
                 mode.warning(&BashConfinement::Sandboxed {
@@ -175,7 +200,22 @@ mod tests {
     }
 
     #[test]
+    fn the_cycle_never_reaches_auto_or_bypass() {
+        assert_eq!(Mode::Plan.cycled(), Mode::Manual);
+        assert_eq!(Mode::Manual.cycled(), Mode::AcceptEdits);
+        assert_eq!(Mode::AcceptEdits.cycled(), Mode::Plan);
+        assert_eq!(Mode::Auto.cycled(), Mode::Plan);
+        assert_eq!(Mode::Bypass.cycled(), Mode::Plan);
+        for mode in Mode::ALL {
+            assert!(mode.cycled() <= Mode::AcceptEdits, "{mode}");
+        }
+    }
+
+    #[test]
     fn order_is_tight_to_loose() {
+        assert!(Mode::Plan.is_loosening(Mode::Manual));
+        assert!(!Mode::Manual.is_loosening(Mode::Plan));
+        assert!(!Mode::Bypass.is_loosening(Mode::Plan));
         assert!(Mode::Manual.is_loosening(Mode::AcceptEdits));
         assert!(Mode::AcceptEdits.is_loosening(Mode::Auto));
         assert!(Mode::Auto.is_loosening(Mode::Bypass));

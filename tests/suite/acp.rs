@@ -22,19 +22,19 @@ fn node_client() -> PathBuf {
 }
 
 /// What one client run saw.
-struct Run {
-    log: Vec<Value>,
+pub(super) struct Run {
+    pub(super) log: Vec<Value>,
     exit_code: Option<i64>,
     /// What the client failed with (a request answered with an error).
     failure: Option<String>,
 }
 
 impl Run {
-    fn events(&self, kind: &str) -> Vec<&Value> {
+    pub(super) fn events(&self, kind: &str) -> Vec<&Value> {
         self.log.iter().filter(|e| e["event"] == kind).collect()
     }
 
-    fn updates(&self, kind: &str) -> Vec<&Value> {
+    pub(super) fn updates(&self, kind: &str) -> Vec<&Value> {
         self.log
             .iter()
             .filter(|e| e["event"] == "update" && e["update"]["sessionUpdate"] == kind)
@@ -42,7 +42,7 @@ impl Run {
             .collect()
     }
 
-    fn permissions(&self) -> Vec<&Value> {
+    pub(super) fn permissions(&self) -> Vec<&Value> {
         self.events("permission")
     }
 
@@ -102,7 +102,7 @@ impl World {
     }
 
     /// Runs the client with `steps` against `mino acp` in this world.
-    async fn client(&self, steps: Value, extra: Value) -> Run {
+    pub(super) async fn client(&self, steps: Value, extra: Value) -> Run {
         let run = self.client_may_fail(steps, extra).await;
         assert!(run.failure.is_none(), "client failed: {:?}", run.failure);
         run
@@ -152,7 +152,7 @@ impl World {
         }
     }
 
-    fn new_session(&self) -> Value {
+    pub(super) fn new_session(&self) -> Value {
         json!({"new": self.project.path()})
     }
 
@@ -184,7 +184,7 @@ async fn a_bash_call_asks_with_four_options_and_reject_once_never_runs_it() {
 
     let modes = &run.events("session")[0]["modes"];
     assert_eq!(modes["currentModeId"], "manual", "{modes}");
-    assert_eq!(modes["availableModes"].as_array().unwrap().len(), 4);
+    assert_eq!(modes["availableModes"].as_array().unwrap().len(), 5);
 
     let asked = run.permissions();
     assert_eq!(asked.len(), 1, "{:#?}", run.log);

@@ -13,16 +13,16 @@ use tempfile::TempDir;
 
 /// An asking agent whose settings name jan, and jan's own settings file;
 /// each has its own loopback model service.
-struct Asking {
+pub(super) struct Asking {
     home: TempDir,
     project: TempDir,
     own: Llm,
-    jan: Llm,
+    pub(super) jan: Llm,
 }
 
 impl Asking {
     /// `entry` is appended to `[agents.jan]`.
-    async fn new(own: Vec<Reply>, jan: Vec<Reply>, entry: &str) -> Self {
+    pub(super) async fn new(own: Vec<Reply>, jan: Vec<Reply>, entry: &str) -> Self {
         let own = Llm::start("openai-chat", own).await;
         let jan = Llm::start("openai-chat", jan).await;
         let home = TempDir::new().unwrap();
@@ -73,7 +73,7 @@ impl Asking {
     }
 
     /// `mino --ask jan` with `question` on stdin: (status, stdout, stderr).
-    async fn ask(&self, extra: &[&str], question: &str) -> (i32, String, String) {
+    pub(super) async fn ask(&self, extra: &[&str], question: &str) -> (i32, String, String) {
         let mut command = Command::new(env!("CARGO_BIN_EXE_mino"));
         command
             .args(["--ask", "jan", "--cd"])
@@ -106,12 +106,12 @@ impl Asking {
         .unwrap()
     }
 
-    fn exists(&self, name: &str) -> bool {
+    pub(super) fn exists(&self, name: &str) -> bool {
         self.project.path().join(name).exists()
     }
 }
 
-fn bash(command: &str) -> Reply {
+pub(super) fn bash(command: &str) -> Reply {
     tool("bash", json!({"command": command}))
 }
 

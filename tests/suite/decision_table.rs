@@ -81,38 +81,63 @@ fn the_mode_table_row_by_row() {
     use Cell::*;
     let protected =
         call("write_file", CallKind::FileWrite).with_target(inside("config/.env.local"));
-    let rows: Vec<(&str, CallFacts, [Cell; 4])> = vec![
-        ("confined read", read(), [Runs, Runs, Runs, Runs]),
+    let rows: Vec<(&str, CallFacts, [Cell; 5])> = vec![
+        ("confined read", read(), [Runs, Runs, Runs, Runs, Runs]),
         (
             "skill_view",
             call("skill_view", CallKind::ConfinedRead)
                 .with_target(inside(".mino/skills/x/SKILL.md")),
-            [Runs, Runs, Runs, Runs],
+            [Runs, Runs, Runs, Runs, Runs],
         ),
-        ("edit_file", edit(), [Asks, Shown, Shown, Shown]),
+        ("edit_file", edit(), [Denied, Asks, Shown, Shown, Shown]),
         (
             "write_file",
             call("write_file", CallKind::FileWrite).with_target(inside("new.txt")),
-            [Asks, Shown, Shown, Shown],
+            [Denied, Asks, Shown, Shown, Shown],
         ),
-        ("bash", bash(), [Asks, Asks, Asks, Shown]),
+        ("bash", bash(), [Denied, Asks, Asks, Asks, Shown]),
         (
             "bash sandbox: false",
             unsandboxed(false),
-            [Asks, Asks, Asks, Asks],
+            [Denied, Asks, Asks, Asks, Asks],
         ),
         (
             "bash sandbox: false, unsandboxed_in_bypass = run",
             unsandboxed(true),
-            [Asks, Asks, Asks, Shown],
+            [Denied, Asks, Asks, Asks, Shown],
         ),
-        ("fetch_content", fetch(), [Asks, Asks, Asks, Shown]),
-        ("mcp tool", mcp(false), [Asks, Asks, Asks, Shown]),
-        ("mcp server marked ask", mcp(true), [Asks, Asks, Asks, Asks]),
+        ("fetch_content", fetch(), [Asks, Asks, Asks, Asks, Shown]),
+        (
+            "fetch_content to a private address",
+            call("fetch_content", CallKind::FetchPrivate),
+            [Asks, Asks, Asks, Asks, Asks],
+        ),
+        (
+            "fetch_content with output",
+            call("fetch_content", CallKind::FileWrite).with_target(inside("page.html")),
+            [Denied, Asks, Shown, Shown, Shown],
+        ),
+        (
+            "write to an execution surface",
+            call(
+                "write_file",
+                CallKind::SurfaceWrite {
+                    why: "a git hook".into(),
+                },
+            )
+            .with_target(inside("Makefile")),
+            [Denied, Asks, Asks, Asks, Asks],
+        ),
+        ("mcp tool", mcp(false), [Denied, Asks, Asks, Asks, Shown]),
+        (
+            "mcp server marked ask",
+            mcp(true),
+            [Denied, Asks, Asks, Asks, Asks],
+        ),
         (
             "protected path",
             protected,
-            [Denied, Denied, Denied, Denied],
+            [Denied, Denied, Denied, Denied, Denied],
         ),
     ];
     for (name, facts, expected) in rows {
@@ -654,7 +679,8 @@ fn leaving_the_sandbox_asks_despite_a_session_allow_and_is_denied_where_nobody_c
     );
     let protected = ProtectedPaths::builtin();
     let run = RunConsent::default();
-    for mode in Mode::ALL {
+    // Plan mode refuses both outright (its own test below).
+    for mode in Mode::ALL.into_iter().filter(|m| *m != Mode::Plan) {
         assert_eq!(
             decide(
                 &unsandboxed(false),
@@ -723,6 +749,83 @@ fn leaving_the_sandbox_asks_despite_a_session_allow_and_is_denied_where_nobody_c
         ),
         Decision::Deny {
             code: DenyCode::Never,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn plan_mode_refuses_writes_bash_and_mcp_with_its_reason_whatever_the_session_allowed() {
+    let reason = "Plan mode: only reads run now; present a plan instead. Do not retry or work around this with another tool.";
+    assert_eq!(mino::policy::PLAN_MODE_REASON, reason);
+    let mut session = SessionConsent::default();
+    let mut run = RunConsent::default();
+    for tool in ["edit_file", "write_file", "bash", "mcp_files_write"] {
+        remember(
+            ConsentAnswer::AllowForSession,
+            &ToolKey::new(tool),
+            &mut session,
+            &mut run,
+        );
+    }
+    let mut guarded = bash();
+    guarded.guard = Some("git push --force rewrites remote history".into());
+    let mut gated = bash();
+    gated.gate = Some(GateVerdict::AllowFinal);
+    for facts in [
+        edit(),
+        bash(),
+        guarded,
+        gated,
+        unsandboxed(true),
+        mcp(false),
+        mcp(true),
+    ] {
+        for can_ask in [CanAsk::Yes, CanAsk::No] {
+            let decision = decide(
+                &facts,
+                Mode::Plan,
+                &ProtectedPaths::builtin(),
+                &session,
+                &run,
+                can_ask,
+            );
+            assert_eq!(
+                decision,
+                Decision::Deny {
+                    code: DenyCode::PlanMode,
+                    reason: reason.into()
+                },
+                "{}",
+                facts.tool
+            );
+        }
+    }
+    assert_eq!(DenyCode::PlanMode.as_str(), "MINO_DENY_PLAN_MODE");
+    // A protected path keeps its own reason, before plan mode's.
+    let protected = call("write_file", CallKind::FileWrite).with_target(inside(".env"));
+    assert!(matches!(
+        plain(&protected, Mode::Plan),
+        Decision::Deny {
+            code: DenyCode::ProtectedPath,
+            ..
+        }
+    ));
+    // A fetch without output asks as in manual, and is refused as in manual
+    // where nobody can answer.
+    assert_eq!(plain(&fetch(), Mode::Plan), Decision::Ask);
+    let nobody = decide(
+        &fetch(),
+        Mode::Plan,
+        &ProtectedPaths::builtin(),
+        &SessionConsent::default(),
+        &RunConsent::default(),
+        CanAsk::No,
+    );
+    assert!(matches!(
+        nobody,
+        Decision::Deny {
+            code: DenyCode::NobodyToAsk,
             ..
         }
     ));

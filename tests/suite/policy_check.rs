@@ -195,6 +195,67 @@ fn checks_follow_the_table_and_the_filesystem() {
 }
 
 #[test]
+fn plan_mode_runs_reads_refuses_writes_and_bash_and_asks_fetches() {
+    let s = setup();
+    let plan_reason = "Plan mode: only reads run now; present a plan instead. Do not retry or work around this with another tool.";
+    let read = check(
+        &s,
+        &[
+            "--mode",
+            "plan",
+            "--tool",
+            "read_file",
+            "--path",
+            "notes.md",
+        ],
+    );
+    assert_eq!(short(&read), ("allow".into(), false, Value::Null), "{read}");
+    for args in [
+        &[
+            "--mode",
+            "plan",
+            "--tool",
+            "write_file",
+            "--path",
+            "new.txt",
+        ][..],
+        &[
+            "--mode",
+            "plan",
+            "--tool",
+            "edit_file",
+            "--path",
+            "notes.md",
+        ][..],
+        &["--mode", "plan", "--tool", "bash", "--command", "ls"][..],
+        &["--mode", "plan", "--tool", "bash", "--command", "rm -rf x"][..],
+    ] {
+        let got = check(&s, args);
+        assert_eq!(got["decision"], "deny", "{args:?}: {got}");
+        assert_eq!(got["code"], "MINO_DENY_PLAN_MODE", "{args:?}: {got}");
+        assert_eq!(got["reason"], plan_reason, "{args:?}: {got}");
+    }
+    let fetch = check(
+        &s,
+        &[
+            "--mode",
+            "plan",
+            "--tool",
+            "fetch_content",
+            "--url",
+            "https://example.com/",
+        ],
+    );
+    assert_eq!(fetch["decision"], "ask", "{fetch}");
+    // A protected path keeps its own reason.
+    let protected = check(
+        &s,
+        &["--mode", "plan", "--tool", "write_file", "--path", ".env"],
+    );
+    assert_eq!(protected["code"], "MINO_DENY_PROTECTED_PATH", "{protected}");
+}
+
+#[test]
 fn user_patterns_and_tool_switches_apply() {
     let s = setup();
     std::fs::write(
@@ -264,7 +325,7 @@ fn bad_arguments_are_errors_that_say_what_is_accepted() {
     let (code, _, stderr) = run(&s, &["--mode", "sideways", "--tool", "bash"]);
     assert_eq!(code, 2);
     assert!(
-        stderr.contains("accepted: manual, accept-edits, auto, bypass"),
+        stderr.contains("accepted: plan, manual, accept-edits, auto, bypass"),
         "{stderr}"
     );
     let (code, _, stderr) = run(&s, &["--mode", "manual", "--tool", "read_file"]);

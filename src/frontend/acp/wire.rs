@@ -306,7 +306,7 @@ mod tests {
         let state = modes(Mode::AcceptEdits, &BashConfinement::Unconfined);
         assert_eq!(&*state.current_mode_id.0, "accept-edits");
         let ids: Vec<&str> = state.available_modes.iter().map(|m| &*m.id.0).collect();
-        assert_eq!(ids, ["manual", "accept-edits", "auto", "bypass"]);
+        assert_eq!(ids, ["plan", "manual", "accept-edits", "auto", "bypass"]);
     }
 
     #[test]

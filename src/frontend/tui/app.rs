@@ -178,6 +178,8 @@ pub struct App {
     pub consents: ConsentQueue,
     pub mode_question: Option<ModeQuestion>,
     pub picker: Option<Picker>,
+    /// The plan hand-off is open (`plan_offer.rs`).
+    pub plan_offer: bool,
     /// The help overlay and its scroll.
     pub help: Option<u16>,
     /// The selected line of the command popup.
@@ -247,6 +249,7 @@ impl App {
             consents: ConsentQueue::default(),
             mode_question: None,
             picker: None,
+            plan_offer: false,
             help: None,
             completion: 0,
             files: None,

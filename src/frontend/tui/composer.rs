@@ -299,6 +299,10 @@ fn run_command(app: &mut App, command: Command) -> Vec<Action> {
                 Vec::new()
             }
         },
+        Command::Mode(None) => {
+            app.picker = Some(super::update::mode_picker(app.status.mode));
+            Vec::new()
+        }
         Command::Resume(None) => {
             app.sessions_for_resume = true;
             send_command(app, Command::Resume(None))

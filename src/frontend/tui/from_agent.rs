@@ -51,6 +51,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 app.transcript.restart();
                 app.calls.clear();
                 app.last_answer = None;
+                app.plan_offer = false;
             }
             app.transcript.push(EntryKind::Banner(text::banner(
                 &id,
@@ -82,6 +83,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         AgentEvent::Error(line) => app.transcript.push(EntryKind::Error(line)),
         AgentEvent::Prompt(prompt) => {
             app.session_saved = true;
+            app.plan_offer = false;
             app.transcript.push(EntryKind::User(prompt));
             app.turn = Some(RunningTurn {
                 started: app.now,
@@ -206,6 +208,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             if let Some(answer) = app.transcript.finish_assistant() {
                 app.last_answer = Some(answer);
             }
+            super::plan_offer::after_turn(app, &stop);
             return super::composer::turn_ended(app, stop == TurnStop::Interrupted);
         }
         AgentEvent::Usage {
@@ -218,7 +221,13 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             }
             app.status.context_window = context_window;
         }
-        AgentEvent::ModeChanged(mode) => app.status.mode = mode,
+        AgentEvent::ModeChanged(mode) => {
+            app.status.mode = mode;
+            // Out of plan mode by other means: the offer is moot.
+            if mode != crate::policy::Mode::Plan {
+                app.plan_offer = false;
+            }
+        }
         AgentEvent::ConfirmMode { from, to, warning } => {
             app.mode_question = Some(ModeQuestion {
                 from,

@@ -16,6 +16,7 @@ pub mod highlight;
 pub mod keymap;
 pub mod markdown;
 pub mod msg;
+pub mod plan_offer;
 pub mod term;
 pub mod transcript;
 pub mod update;

@@ -48,7 +48,11 @@ pub enum Msg {
     Quit,
     // Overlays.
     OpenHelp,
-    OpenModePicker,
+    /// Shift+Tab: the next mode of plan, manual, accept-edits.
+    CycleMode,
+    /// The plan hand-off's choice: run the plan in this mode, or (None)
+    /// keep planning.
+    PlanOffer(Option<crate::policy::Mode>),
     /// Close the help overlay, a picker or the command popup.
     Dismiss,
     OverlayUp,

@@ -47,6 +47,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             app.latch_arming();
         }
     }
+    if app.plan_offer && matches!(msg, Msg::Edit(_) | Msg::Paste(_)) {
+        app.plan_offer = false;
+    }
     match msg {
         // Belt and braces: the keymap sends no answer before arming.
         Msg::Answer(_)
@@ -161,10 +164,8 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             app.help = Some(0);
             Vec::new()
         }
-        Msg::OpenModePicker => {
-            app.picker = Some(mode_picker(app.status.mode));
-            Vec::new()
-        }
+        Msg::CycleMode => cycle_mode(app),
+        Msg::PlanOffer(to) => super::plan_offer::choose(app, to),
         Msg::ScrollUp(_)
         | Msg::ScrollDown(_)
         | Msg::PageUp
@@ -345,13 +346,31 @@ fn dismiss(app: &mut App) -> Vec<Action> {
     Vec::new()
 }
 
-/// The four modes, the current one marked and selected.
+/// Shift+Tab: the next mode of the cycle. Tightening goes as `/mode NAME`
+/// does; the one loosening step (manual to accept-edits) is the key's own
+/// confirmation, as a choice in an editor's mode selector is. Auto and
+/// bypass are never reached this way.
+fn cycle_mode(app: &mut App) -> Vec<Action> {
+    let from = app.status.mode;
+    let to = from.cycled();
+    if from.is_loosening(to) {
+        if app.turn_running() {
+            app.transcript
+                .push(EntryKind::Notice(COMMAND_WAITS.to_string()));
+        }
+        return vec![Action::Send(Input::ChooseMode(to))];
+    }
+    composer::send_command(app, Command::Mode(Some(to)))
+}
+
+/// The five modes, the current one marked and selected.
 pub fn mode_picker(current: Mode) -> Picker {
     let items: Vec<PickerItem> = Mode::ALL
         .iter()
         .map(|mode| PickerItem {
             label: mode.name().to_string(),
             detail: match mode {
+                Mode::Plan => "only reads run; writes, commands and MCP calls are refused",
                 Mode::Manual => "asks before every write, command, fetch and MCP call",
                 Mode::AcceptEdits => "edits project files without asking; commands still ask",
                 Mode::Auto => "edits without asking; runs only commands the shell gate proves read-only (trusted executables); others ask",

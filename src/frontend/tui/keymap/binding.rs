@@ -92,6 +92,8 @@ pub enum When {
     FirstRow,
     /// The cursor is on the input's last line.
     LastRow,
+    /// The plan hand-off is open and the input is empty.
+    PlanOffer,
 }
 
 /// What the binding does.

@@ -66,6 +66,7 @@ pub fn holds(app: &App, when: When) -> bool {
         When::QueuedOnEmptyInput => app.input_is_empty() && !app.queued.is_empty(),
         When::FirstRow => app.input.cursor().0 == 0,
         When::LastRow => app.input.cursor().0 + 1 >= app.input.lines().len(),
+        When::PlanOffer => app.plan_offer && app.input_is_empty() && !app.turn_running(),
     }
 }
 

@@ -6,7 +6,7 @@
 
 use crossterm::event::{KeyCode, KeyEvent};
 
-use crate::policy::ConsentAnswer;
+use crate::policy::{ConsentAnswer, Mode};
 
 use super::super::msg::{EditCommand, Msg};
 use super::binding::{
@@ -67,6 +67,37 @@ const ANYWHERE: &[On] = &[On::Anywhere];
 /// lists the bindings of each group in this order, and the status bar the
 /// hints of the state's bindings that hold.
 pub const BINDINGS: &[Binding] = &[
+    // The plan hand-off, below an answer given in plan mode.
+    bind(
+        INPUT,
+        &[key(KeyCode::Char('m'))],
+        Does::Msg(|| Msg::PlanOffer(Some(Mode::Manual))),
+    )
+    .when(When::PlanOffer)
+    .help(line(
+        Group::Input,
+        "m e a k",
+        "run a plan in manual, accept-edits, auto, or keep planning",
+    ))
+    .hint_when("m e a k: run the plan or keep planning", When::PlanOffer),
+    bind(
+        INPUT,
+        &[key(KeyCode::Char('e'))],
+        Does::Msg(|| Msg::PlanOffer(Some(Mode::AcceptEdits))),
+    )
+    .when(When::PlanOffer),
+    bind(
+        INPUT,
+        &[key(KeyCode::Char('a'))],
+        Does::Msg(|| Msg::PlanOffer(Some(Mode::Auto))),
+    )
+    .when(When::PlanOffer),
+    bind(
+        INPUT,
+        &[key(KeyCode::Char('k'))],
+        Does::Msg(|| Msg::PlanOffer(None)),
+    )
+    .when(When::PlanOffer),
     // The input box.
     bind(
         INPUT,
@@ -130,12 +161,12 @@ pub const BINDINGS: &[Binding] = &[
     bind(
         INPUT,
         &[key(KeyCode::BackTab)],
-        Does::Msg(|| Msg::OpenModePicker),
+        Does::Msg(|| Msg::CycleMode),
     )
     .help(line(
         Group::Input,
         "Shift+Tab",
-        "choose the permission mode",
+        "next mode: plan, manual, accept-edits (/mode picks any mode)",
     )),
     bind(INPUT, &[key(KeyCode::F(1))], Does::Msg(|| Msg::OpenHelp)).help(line(
         Group::Input,

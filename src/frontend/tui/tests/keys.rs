@@ -38,15 +38,17 @@ fn esc_and_ctrl_c_during_a_turn_interrupt() {
 }
 
 #[test]
-fn shift_tab_opens_the_mode_picker() {
+fn mode_without_a_name_opens_the_mode_picker() {
     let mut app = app();
-    press(&mut app, key(KeyCode::BackTab));
+    type_text(&mut app, "/mode");
+    assert!(press(&mut app, key(KeyCode::Enter)).is_empty());
     assert_eq!(app.layer(), Layer::Picker);
     let screen = shot(&app, 90, 20);
     assert!(
         screen.contains("Permission mode") && screen.contains("● manual"),
         "{screen}"
     );
+    assert!(screen.contains("plan"), "{screen}");
     press(&mut app, key(KeyCode::Down));
     let actions = press(&mut app, key(KeyCode::Enter));
     assert_eq!(
@@ -55,9 +57,33 @@ fn shift_tab_opens_the_mode_picker() {
     );
     assert_eq!(app.layer(), Layer::Input);
     // Esc closes it without sending anything.
-    press(&mut app, key(KeyCode::BackTab));
+    type_text(&mut app, "/mode");
+    press(&mut app, key(KeyCode::Enter));
     assert!(press(&mut app, key(KeyCode::Esc)).is_empty());
     assert_eq!(app.layer(), Layer::Input);
+}
+
+#[test]
+fn shift_tab_cycles_plan_manual_accept_edits_and_never_loosens_past_it() {
+    let cases = [
+        (Mode::Manual, Input::ChooseMode(Mode::AcceptEdits)),
+        (
+            Mode::AcceptEdits,
+            Input::Command(Command::Mode(Some(Mode::Plan))),
+        ),
+        (Mode::Plan, Input::ChooseMode(Mode::Manual)),
+        (Mode::Auto, Input::Command(Command::Mode(Some(Mode::Plan)))),
+        (
+            Mode::Bypass,
+            Input::Command(Command::Mode(Some(Mode::Plan))),
+        ),
+    ];
+    for (from, want) in cases {
+        let mut app = super::app_in(from);
+        let actions = press(&mut app, key(KeyCode::BackTab));
+        assert_eq!(sent(&actions), vec![want], "from {from}");
+        assert_eq!(app.layer(), Layer::Input, "from {from}");
+    }
 }
 
 #[test]

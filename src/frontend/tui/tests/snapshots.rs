@@ -190,6 +190,7 @@ fn status_bar_in_each_mode() {
                 assert_eq!((fg, bg), (Color::White, Color::Red));
                 assert!(badge.modifier.contains(Modifier::BOLD));
             }
+            Mode::Plan => assert_eq!(bg, Color::Green),
             Mode::Manual => assert_eq!(bg, Color::Cyan),
             Mode::AcceptEdits => assert_eq!(bg, Color::Yellow),
             Mode::Auto => assert_eq!(bg, Color::Magenta),

@@ -72,6 +72,9 @@ const QUEUED_SHOWN: usize = 3;
 
 /// Rows the queued prompts take above the input.
 pub fn queued_rows(app: &App) -> u16 {
+    if app.plan_offer {
+        return 1;
+    }
     match app.queued.len() {
         0 => 0,
         n if n <= QUEUED_SHOWN => n as u16,
@@ -82,6 +85,16 @@ pub fn queued_rows(app: &App) -> u16 {
 /// The prompts waiting for the turn to end, oldest first, one line each;
 /// the newest says how to take it back.
 pub fn draw_queued(app: &App, frame: &mut Frame, area: Rect) {
+    if app.plan_offer && area.height > 0 {
+        let offer = Line::from(vec![
+            Span::raw(" "),
+            Span::styled(super::super::plan_offer::OFFER, theme::bold()),
+        ]);
+        frame
+            .buffer_mut()
+            .set_line(area.x, area.y, &offer, area.width);
+        return;
+    }
     let count = app.queued.len();
     let mut lines: Vec<Line> = Vec::new();
     for (i, prompt) in app.queued.iter().enumerate().take(QUEUED_SHOWN) {

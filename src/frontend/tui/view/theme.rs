@@ -8,6 +8,7 @@ use crate::policy::Mode;
 /// The mode badge: calm for manual, loud for bypass.
 pub fn mode_badge(mode: Mode) -> Style {
     match mode {
+        Mode::Plan => Style::new().fg(Color::Black).bg(Color::Green),
         Mode::Manual => Style::new().fg(Color::Black).bg(Color::Cyan),
         Mode::AcceptEdits => Style::new().fg(Color::Black).bg(Color::Yellow),
         Mode::Auto => Style::new().fg(Color::Black).bg(Color::Magenta),
@@ -21,6 +22,7 @@ pub fn mode_badge(mode: Mode) -> Style {
 /// The mode's colour on its own (record bars, dialog borders).
 pub fn mode_color(mode: Mode) -> Color {
     match mode {
+        Mode::Plan => Color::Green,
         Mode::Manual => Color::Cyan,
         Mode::AcceptEdits => Color::Yellow,
         Mode::Auto => Color::Magenta,
