@@ -347,7 +347,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let confinement = planner.sandbox.confinement();
     tool_cx.sandbox = Arc::new(planner);
     let shell = settings.tools.bash.then(|| shell_sentence(&confinement));
-    let system = system_prompt(
+    let (system, loaded) = system_prompt(
         user_soul,
         &tool_cx.project,
         &tool_cx.protected,
@@ -360,9 +360,12 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     if let Some(warning) = missing_key(settings, &config, &home.config_file()) {
         let _ = events_tx.send(AgentEvent::Warning(warning));
     }
+    if let Some(notice) = loaded.notice() {
+        let _ = events_tx.send(AgentEvent::Notice(notice));
+    }
     let mcp = start_mcp(settings, &tool_cx, &events_tx, defer_mcp);
     let mut tools = registry(settings);
-    if crate::tools::skill_view::discover_with(&tool_cx.project, &tool_cx.protected).is_empty() {
+    if loaded.skills.is_empty() {
         tools = tools.without(crate::tools::skill_view::NAME);
     }
     if can_ask == CanAsk::No

@@ -30,6 +30,30 @@ pub fn shell_sentence(bash: &BashConfinement) -> String {
     }
 }
 
+/// What the system prompt took from the project, for the line said at start.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Loaded {
+    /// `AGENTS.md`'s bytes, when it was included.
+    pub agents_bytes: Option<usize>,
+    /// The skills listed, by name.
+    pub skills: Vec<String>,
+}
+
+impl Loaded {
+    /// `Project instructions: AGENTS.md (1234 bytes). Skills: a, b.`, or
+    /// `None` when the project gave nothing.
+    pub fn notice(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if let Some(bytes) = self.agents_bytes {
+            parts.push(format!("Project instructions: AGENTS.md ({bytes} bytes)."));
+        }
+        if !self.skills.is_empty() {
+            parts.push(format!("Skills: {}.", self.skills.join(", ")));
+        }
+        (!parts.is_empty()).then(|| parts.join(" "))
+    }
+}
+
 /// Builds the system prompt. `user_soul` is the user's `SOUL.md`, if any;
 /// `shell` is `shell_sentence` when the bash tool exists. A protected
 /// `AGENTS.md` or skill is left out: its bytes never reach the model
@@ -39,7 +63,8 @@ pub fn system_prompt(
     project: &Project,
     protected: &ProtectedPaths,
     shell: Option<&str>,
-) -> Result<String, AgentError> {
+) -> Result<(String, Loaded), AgentError> {
+    let mut loaded = Loaded::default();
     let mut prompt = user_soul.unwrap_or_else(|| DEFAULT_SOUL.to_string());
     prompt.push_str(
         "\n\n## Project\n\nTool paths are relative to the project root: write `notes.md`, \
@@ -56,6 +81,7 @@ pub fn system_prompt(
         // file only, without blocking, capped.
         match project.read(AGENTS_FILE, AGENTS_LIMIT) {
             Ok(agents) => {
+                loaded.agents_bytes = Some(agents.bytes.len());
                 prompt.push_str("\n## Project instructions (AGENTS.md)\n\n");
                 prompt.push_str(&String::from_utf8_lossy(&agents.bytes));
                 prompt.push('\n');
@@ -68,7 +94,8 @@ pub fn system_prompt(
     if !skills.is_empty() {
         prompt.push_str(&skills_section(&skills));
     }
-    Ok(prompt)
+    loaded.skills = skills.iter().map(|s| s.name.clone()).collect();
+    Ok((prompt, loaded))
 }
 
 fn skills_section(skills: &[SkillInfo]) -> String {
@@ -97,5 +124,15 @@ mod tests {
         );
         assert!(shell_sentence(&BashConfinement::Unconfined).contains("there is no sandbox"));
         assert!(!DEFAULT_SOUL.contains("sandbox"));
+    }
+
+    #[test]
+    fn the_start_names_only_what_the_project_gave() {
+        assert_eq!(Loaded::default().notice(), None);
+        let skills = Loaded {
+            agents_bytes: None,
+            skills: vec!["a".into(), "b".into()],
+        };
+        assert_eq!(skills.notice().as_deref(), Some("Skills: a, b."));
     }
 }

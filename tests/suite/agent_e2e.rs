@@ -529,8 +529,14 @@ async fn the_system_prompt_carries_the_soul_agents_md_and_skills() {
         "---\nname: release\ndescription: Cut a release of the project\n---\nSteps...\n",
     )
     .unwrap();
-    let (_events, stderr, out) = world.print("hello", &[]).await;
+    let (events, stderr, out) = world.print("hello", &[]).await;
     assert!(out.status.success(), "{stderr}");
+    // The start says what the project gave the system prompt.
+    let said = format!("{events:?}{stderr}");
+    assert!(
+        said.contains("Project instructions: AGENTS.md (40 bytes). Skills: release."),
+        "{said}"
+    );
     let body: Value = serde_json::from_str(&world.llm.bodies()[0]).unwrap();
     let system = body["system"].to_string();
     assert!(
