@@ -5,219 +5,22 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::{Parser, Subcommand};
+use clap::Parser;
+
+mod cli;
+use cli::{Cli, EvalFormat, GateCommand, HookFormatArg, PolicyCommand, SandboxCommand, Sub};
 
 use mino::agent::build::{Launch, Relaunch, launch, sandbox_planner};
 use mino::config::{CliOverrides, EnvOverrides, Settings};
 use mino::eval::{EvalOptions, LiveModel};
 use mino::frontend::check::{CheckRequest, check};
 use mino::frontend::gate::{self, HookFormat};
-use mino::frontend::line::{self, OutputFormat};
+use mino::frontend::line;
 use mino::frontend::tui;
 use mino::home::Home;
 use mino::mcp::guard::{MCP_GUARD, guard_main as mcp_guard_main};
-use mino::policy::{CanAsk, Mode, ProtectedPaths};
+use mino::policy::{CanAsk, ProtectedPaths};
 use mino::tools::bash::guard::{EXEC, GUARD, exec_main, guard_main};
-
-/// mino: a terminal coding agent whose every tool call goes through one
-/// decision (allow, ask, deny) made by the program.
-#[derive(Debug, Parser)]
-#[command(name = "mino", version)]
-struct Cli {
-    #[command(subcommand)]
-    command: Option<Sub>,
-    /// The project directory (default: the current directory).
-    #[arg(long, global = true, value_name = "DIR")]
-    cd: Option<PathBuf>,
-    /// Read this settings file instead of the home's config.toml (an asked
-    /// agent runs on its own).
-    #[arg(long, global = true, value_name = "FILE")]
-    settings: Option<PathBuf>,
-    /// Ask the agent NAME of [agents.NAME] the question read from stdin,
-    /// print its answer and exit; nobody can answer questions.
-    #[arg(long, value_name = "NAME", conflicts_with = "prompt")]
-    ask: Option<String>,
-    /// Start mode for sessions of this run: plan, manual, accept-edits, auto,
-    /// bypass (or yolo).
-    #[arg(long, value_name = "MODE")]
-    mode: Option<Mode>,
-    /// Start sessions in bypass mode (same as --mode bypass).
-    #[arg(long)]
-    yolo: bool,
-    /// Model service wire format: openai-responses, openai-chat, anthropic, scripted.
-    #[arg(long)]
-    provider: Option<String>,
-    /// Base URL of the model service.
-    #[arg(long, value_name = "URL")]
-    base_url: Option<String>,
-    /// Model name.
-    #[arg(long)]
-    model: Option<String>,
-    /// Resume the session with this id.
-    #[arg(long, value_name = "ID")]
-    resume: Option<String>,
-    /// Resume this project's most recent session.
-    #[arg(short = 'c', long = "continue", conflicts_with = "resume")]
-    continue_last: bool,
-    /// Run one turn with this prompt and exit; nobody can answer questions.
-    /// Piped standard input goes before the prompt (git diff | mino -p
-    /// "review this").
-    #[arg(short = 'p', long = "print", value_name = "PROMPT")]
-    prompt: Option<String>,
-    /// Output of -p: text, json, or stream-json (one JSON object a line).
-    #[arg(long, value_enum, default_value = "text", requires = "prompt")]
-    output_format: OutputFormat,
-    /// Interactive line mode instead of the full screen (the default when
-    /// stdin and stdout are terminals).
-    #[arg(long)]
-    line: bool,
-    /// The built-in demo: a scripted model in a temporary project; no key, no network.
-    #[arg(long)]
-    demo: bool,
-}
-
-#[derive(Debug, Subcommand)]
-enum Sub {
-    /// Serve the Agent Client Protocol on stdin and stdout, for editors.
-    Acp,
-    /// Inspect the decision.
-    Policy {
-        #[command(subcommand)]
-        command: PolicyCommand,
-    },
-    /// Inspect the sandbox bash commands run in.
-    Sandbox {
-        #[command(subcommand)]
-        command: SandboxCommand,
-    },
-    /// The shell gate of auto mode, as a command and as a hook for other agents.
-    Gate {
-        #[command(subcommand)]
-        command: GateCommand,
-    },
-    /// A session's prompts with the files each turn changed (--list), or
-    /// back to the state just before prompt N (--to N); JSON out. Run in
-    /// the session's project directory.
-    Rewind {
-        /// The session's id (or the start of it).
-        #[arg(long, value_name = "ID")]
-        session: String,
-        #[arg(long, conflicts_with = "to", required_unless_present = "to")]
-        list: bool,
-        /// The prompt, numbered from 1 as --list numbers them.
-        #[arg(long, value_name = "N")]
-        to: Option<usize>,
-        /// Restore the project's files only.
-        #[arg(long, requires = "to", conflicts_with_all = ["conversation", "both"])]
-        code: bool,
-        /// Cut the conversation there only (the files are left).
-        #[arg(long, requires = "to", conflicts_with = "both")]
-        conversation: bool,
-        /// Both (the default).
-        #[arg(long, requires = "to")]
-        both: bool,
-        /// Restore files changed since mino left them too (they are kept
-        /// and listed otherwise).
-        #[arg(long, requires = "to")]
-        force: bool,
-    },
-    /// Run eval cases (TOML files, or directories of them) through the
-    /// turn loop and grade each run against the records it saved.
-    Eval {
-        /// Case files and directories holding them.
-        #[arg(required = true, value_name = "CASES")]
-        cases: Vec<PathBuf>,
-        /// Runs of each live case; the report gives each pass rate with a
-        /// 95% Wilson interval.
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
-        repeat: u32,
-        /// Run every case against the configured model, not its script.
-        #[arg(long)]
-        live: bool,
-        /// Run the cases with this mino binary instead of this one, to
-        /// compare two builds on the same cases; it must take `-p`,
-        /// `--output-format stream-json`, `--mode` and `--cd`.
-        #[arg(long, value_name = "PATH")]
-        mino: Option<PathBuf>,
-        /// text, or json (one object).
-        #[arg(long = "output-format", value_enum, default_value = "text")]
-        format: EvalFormat,
-    },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum EvalFormat {
-    Text,
-    Json,
-}
-
-/// `mino gate`: the shell gate on its own.
-#[derive(Debug, Subcommand)]
-enum GateCommand {
-    /// Classifies one command and prints one canonical JSON object
-    /// (outcome, code, reason, executable, operation); exit 0 only for
-    /// allow-final.
-    Check {
-        /// The shell that would run the command: bash, sh, powershell, cmd.
-        #[arg(long, default_value = "bash")]
-        shell: String,
-        /// The command, after `--`; several words are joined with spaces.
-        #[arg(last = true, required = true, value_name = "COMMAND")]
-        command: Vec<String>,
-    },
-    /// Answers one PreToolUse hook event read on stdin.
-    Hook {
-        #[arg(long, value_enum)]
-        format: HookFormatArg,
-        /// What an unresolved command gets: no decision (the other agent's
-        /// own rules), or `ask`.
-        #[arg(long, value_enum)]
-        unresolved: Option<UnresolvedArg>,
-    },
-}
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum HookFormatArg {
-    ClaudeCode,
-    Json,
-}
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum UnresolvedArg {
-    Ask,
-}
-
-#[derive(Debug, Subcommand)]
-enum SandboxCommand {
-    /// Print, as one JSON object, what this machine supports and what a
-    /// command would see (masked, writable and read-only paths, network).
-    Check,
-}
-
-#[derive(Debug, Subcommand)]
-enum PolicyCommand {
-    /// Print how a call would be decided, as one JSON object
-    /// (decision, unasked, code, reason); the call itself never runs.
-    Check {
-        /// The permission mode to decide in: plan, manual, accept-edits,
-        /// auto, bypass (or yolo).
-        #[arg(long)]
-        mode: Mode,
-        /// The tool called: read_file, write_file, edit_file, list_dir,
-        /// search, bash, fetch_content, skill_view.
-        #[arg(long)]
-        tool: String,
-        /// The file tools' path argument, relative to the project.
-        #[arg(long)]
-        path: Option<String>,
-        /// bash's command line, exactly as the model would send it.
-        #[arg(long)]
-        command: Option<String>,
-        /// fetch_content's URL.
-        #[arg(long)]
-        url: Option<String>,
-    },
-}
 
 /// `mino eval`: 0 when every run of every case passed, 1 when one failed,
 /// 2 when eval could not run.

@@ -17,9 +17,8 @@
 //! It never decides whether the command may run (`policy` does), never runs
 //! anything in `prepare`, and never inspects or rewrites the command.
 
-use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
-use std::process::{ExitStatus, Stdio};
+use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,6 +31,7 @@ use tokio_util::sync::CancellationToken;
 mod args;
 pub mod guard;
 mod output;
+mod status;
 
 use args::Args;
 use guard::GUARD;
@@ -415,7 +415,7 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
                     "The sandbox could not be set up, so the command did not run.\n{output}"
                 ));
             }
-            let mut text = format!("{}\n{output}", describe(status));
+            let mut text = format!("{}\n{output}", status::describe(status));
             let mut notes = Vec::new();
             if !closed {
                 notes.push(HELD_OPEN.to_string());
@@ -499,38 +499,6 @@ async fn kill_and_reap(
     pipes.drain(capture, drain).await;
     let _ = timeout(REAP_WAIT, child.wait()).await;
     group.disarm();
-}
-
-/// `Exit code: N`, or the signal that ended the main process.
-fn describe(status: ExitStatus) -> String {
-    if let Some(code) = status.code() {
-        format!("Exit code: {code}")
-    } else if let Some(signal) = status.signal() {
-        match signal_name(signal) {
-            Some(name) => format!("Killed by signal {signal} ({name})"),
-            None => format!("Killed by signal {signal}"),
-        }
-    } else {
-        format!("Exit status: {status}")
-    }
-}
-
-fn signal_name(signal: i32) -> Option<&'static str> {
-    Some(match signal {
-        1 => "SIGHUP",
-        2 => "SIGINT",
-        3 => "SIGQUIT",
-        4 => "SIGILL",
-        6 => "SIGABRT",
-        7 => "SIGBUS",
-        8 => "SIGFPE",
-        9 => "SIGKILL",
-        11 => "SIGSEGV",
-        13 => "SIGPIPE",
-        14 => "SIGALRM",
-        15 => "SIGTERM",
-        _ => return None,
-    })
 }
 
 /// A duration in seconds as a person reads it: `30`, `1.5`.
