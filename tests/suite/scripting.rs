@@ -165,3 +165,23 @@ async fn output_format_needs_p() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--print <PROMPT>"), "{stderr}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn piped_input_past_prompt_bytes_is_refused_before_any_request() {
+    let world = World::with(
+        "openai-chat",
+        vec![text("never")],
+        "\n[limits]\nprompt_bytes = 1024\n",
+    )
+    .await;
+    // Within the limit alone, past it with the prompt: both are refused
+    // whole, never cut.
+    for size in [1025, 1020] {
+        let piped = "x".repeat(size);
+        let out = mino(&world, &["-p", "review this"], Some(&piped)).await;
+        assert_eq!(out.status.code(), Some(2), "{size}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("prompt_bytes"), "{size}: {stderr}");
+    }
+    assert!(world.llm.bodies().is_empty());
+}

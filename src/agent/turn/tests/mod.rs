@@ -407,3 +407,39 @@ fn an_external_call_is_decided_and_remembered_like_the_turns_own_and_only_replie
         }]
     );
 }
+
+#[test]
+fn an_answer_the_question_did_not_offer_rejects_and_is_not_remembered() {
+    let mut h = Harness::new(Mode::Bypass);
+    h.begin();
+    h.respond(vec![call("c1", "bash")]);
+    let mut guarded = facts("bash", CallKind::Shell);
+    guarded.command = Some("rm -rf ~".into());
+    guarded.guard = Some("rm removes ~ recursively".into());
+    let effects = h.on(prepared("c1", guarded, false));
+    assert_eq!(
+        effects.last(),
+        Some(&Effect::Ask {
+            call_id: "c1".into(),
+            offer: crate::policy::Offer {
+                answers: &[ConsentAnswer::AllowOnce, ConsentAnswer::Reject],
+                command: None,
+            },
+        })
+    );
+    // An editor (or a front end) answering "allow for session" anyway.
+    let effects = h.on(Event::Answered {
+        call_id: "c1".into(),
+        answer: ConsentAnswer::AllowForSession,
+        note: None,
+    });
+    assert_eq!(saved_status(&effects), Some(ResultStatus::Rejected));
+    assert!(
+        !effects.iter().any(|e| matches!(e, Effect::Run { .. })),
+        "{effects:?}"
+    );
+    assert!(
+        crate::policy::grants(&h.session, &h.run).is_empty(),
+        "nothing remembered"
+    );
+}
