@@ -329,6 +329,10 @@ fn a_question_offering_once_or_not_shows_and_takes_only_those() {
     assert!(screen.contains("allow once"), "{screen}");
     assert!(!screen.contains("for this session"), "{screen}");
     assert!(!screen.contains("never"), "{screen}");
+    assert!(
+        screen.contains("Answer the question above: y or n."),
+        "{screen}"
+    );
     // The letters of answers not offered do nothing.
     for letter in ['a', 'v'] {
         assert!(perform(press(&mut app, key(KeyCode::Char(letter)))).is_empty());

@@ -57,7 +57,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         frame.render_widget(&app.input, inside);
     } else {
         let hint = match app.layer() {
-            Layer::Consent => "Answer the question above: y, a, n or v.".to_string(),
+            Layer::Consent => answer_hint(app),
             Layer::ModeQuestion => {
                 "Answer the question above: y switches; any other key does not.".to_string()
             }
@@ -175,4 +175,24 @@ pub fn draw_completions(app: &App, frame: &mut Frame, chat: Rect, input: Rect) {
             .buffer_mut()
             .set_line(inside.x, inside.y + i as u16, line, inside.width);
     }
+}
+
+/// `Answer the question above: y, a, n or v.`, with the letters of the
+/// answers the open question offers.
+fn answer_hint(app: &App) -> String {
+    let letters: Vec<String> = app
+        .consents
+        .front()
+        .map_or(&crate::policy::ConsentAnswer::ALL[..], |open| {
+            open.request.offer.answers
+        })
+        .iter()
+        .map(|answer| answer.key().to_string())
+        .collect();
+    let list = match letters.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    format!("Answer the question above: {list}.")
 }
