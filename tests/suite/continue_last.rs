@@ -4,24 +4,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 use crate::support::llm::text;
+use crate::support::run::mino_in;
 use crate::support::world::World;
 
 async fn print(world: &World, project: &Path, args: &[&str]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mino"));
-    command
-        .args(args)
-        .arg("--cd")
-        .arg(project)
-        .current_dir(project)
-        .env("MINO_HOME", world.home.path())
-        .env("OPENAI_API_KEY", "test")
-        .env("AGENT_YOLO", "");
-    tokio::task::spawn_blocking(move || command.output().unwrap())
-        .await
-        .unwrap()
+    mino_in(world, project, args, None).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,42 +4,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 use crate::support::llm::text;
+use crate::support::run::mino;
 use crate::support::world::World;
 
 /// Runs `mino --line` in `world` with `input` piped: (status, stdout).
 async fn piped(world: &World, input: &str) -> (i32, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mino"));
-    command
-        .args(["--line", "--cd"])
-        .arg(world.project.path())
-        .current_dir(world.project.path())
-        .env("MINO_HOME", world.home.path())
-        .env("OPENAI_API_KEY", "test")
-        .env("AGENT_YOLO", "")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let input = input.to_string();
-    tokio::task::spawn_blocking(move || {
-        let mut child = command.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        (
-            out.status.code().unwrap_or(-1),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-        )
-    })
-    .await
-    .unwrap()
+    let out = mino(world, &["--line"], Some(input.as_bytes())).await;
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

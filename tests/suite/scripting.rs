@@ -5,54 +5,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
 use serde_json::{Value, json};
 
 use crate::support::llm::{text, tool};
+use crate::support::run::mino;
 use crate::support::world::World;
-
-/// `mino ARGS` in `world`, `input` piped on stdin (none: `/dev/null`).
-async fn mino(world: &World, args: &[&str], input: Option<&str>) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mino"));
-    command
-        .args(args)
-        .arg("--cd")
-        .arg(world.project.path())
-        .current_dir(world.project.path())
-        .env("MINO_HOME", world.home.path())
-        .env("OPENAI_API_KEY", "test")
-        .env("AGENT_YOLO", "")
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let input = input.map(str::to_string);
-    tokio::task::spawn_blocking(move || {
-        let mut child = command.spawn().unwrap();
-        if let Some(input) = input {
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(input.as_bytes())
-                .unwrap();
-        }
-        child.wait_with_output().unwrap()
-    })
-    .await
-    .unwrap()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn piped_input_goes_before_the_prompt() {
     let world = World::with("openai-chat", vec![text("reviewed")], "").await;
     let diff = "diff --git a/x b/x\n+PIPED-DIFF-LINE\n";
-    let out = mino(&world, &["-p", "review this"], Some(diff)).await;
+    let out = mino(&world, &["-p", "review this"], Some(diff.as_bytes())).await;
     assert!(out.status.success(), "{out:?}");
     let body = &world.llm.bodies()[0];
     let piped = body.find("PIPED-DIFF-LINE").expect(body);
@@ -68,26 +31,7 @@ async fn piped_input_goes_before_the_prompt() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn piped_input_that_is_not_text_is_refused_before_any_request() {
     let world = World::with("openai-chat", vec![text("never")], "").await;
-    let mut command = Command::new(env!("CARGO_BIN_EXE_mino"));
-    command
-        .args(["-p", "x", "--cd"])
-        .arg(world.project.path())
-        .env("MINO_HOME", world.home.path())
-        .env("OPENAI_API_KEY", "test")
-        .stdin(Stdio::piped())
-        .stderr(Stdio::piped());
-    let out = tokio::task::spawn_blocking(move || {
-        let mut child = command.spawn().unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(&[0xff, 0xfe, 0x00])
-            .unwrap();
-        child.wait_with_output().unwrap()
-    })
-    .await
-    .unwrap();
+    let out = mino(&world, &["-p", "x"], Some(&[0xff, 0xfe, 0x00])).await;
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -178,7 +122,7 @@ async fn piped_input_past_prompt_bytes_is_refused_before_any_request() {
     // whole, never cut.
     for size in [1025, 1020] {
         let piped = "x".repeat(size);
-        let out = mino(&world, &["-p", "review this"], Some(&piped)).await;
+        let out = mino(&world, &["-p", "review this"], Some(piped.as_bytes())).await;
         assert_eq!(out.status.code(), Some(2), "{size}: {out:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("prompt_bytes"), "{size}: {stderr}");

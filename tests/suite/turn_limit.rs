@@ -3,11 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::process::Command;
-
 use serde_json::json;
 
 use crate::support::llm::{text, tool};
+use crate::support::run::mino;
 use crate::support::world::World;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -22,19 +21,7 @@ async fn a_turn_at_its_request_limit_explains_and_continue_goes_on() {
         "\n[limits]\nturn_requests = 2\n",
     )
     .await;
-    let run = |args: &[&str]| {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_mino"));
-        command
-            .args(args)
-            .arg("--cd")
-            .arg(world.project.path())
-            .current_dir(world.project.path())
-            .env("MINO_HOME", world.home.path())
-            .env("OPENAI_API_KEY", "test")
-            .env("AGENT_YOLO", "");
-        command.output().unwrap()
-    };
-    let first = tokio::task::block_in_place(|| run(&["-p", "look around"]));
+    let first = mino(&world, &["-p", "look around"], None).await;
     let stderr = String::from_utf8_lossy(&first.stderr);
     assert!(
         stderr.contains("it reached its limit of 2 model requests"),
@@ -44,7 +31,7 @@ async fn a_turn_at_its_request_limit_explains_and_continue_goes_on() {
     assert!(stderr.contains("`[limits] turn_requests`"), "{stderr}");
     assert_eq!(world.llm.bodies().len(), 2);
 
-    let second = tokio::task::block_in_place(|| run(&["-c", "-p", "continue"]));
+    let second = mino(&world, &["-c", "-p", "continue"], None).await;
     let stdout = String::from_utf8_lossy(&second.stdout);
     assert!(stdout.contains("FINISHED-AFTER-CONTINUE"), "{stdout}");
     let bodies = world.llm.bodies();

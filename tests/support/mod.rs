@@ -9,6 +9,7 @@
 pub mod full_screen;
 pub mod llm;
 pub mod pty;
+pub mod run;
 pub mod server;
 pub mod stream;
 pub mod world;
