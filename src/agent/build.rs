@@ -390,7 +390,8 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
             tool_cx.project.root().to_path_buf(),
             tool_cx.protected.clone(),
         )
-        .with_secrets(tool_cx.secrets.clone()),
+        .with_secrets(tool_cx.secrets.clone())
+        .with_retention(settings.checkpoints),
     );
     let rt = Runtime {
         checkpoints: Some(checkpoints),

@@ -75,7 +75,8 @@ async fn record(
 ) -> Option<Taken> {
     let checkpoints = rt.checkpoints.clone()?;
     let cps = checkpoints.clone();
-    let taken = match tokio::task::spawn_blocking(move || cps.take()).await {
+    let session_id = session.id.clone();
+    let taken = match tokio::task::spawn_blocking(move || cps.take_for(&session_id)).await {
         Ok(Ok(taken)) => taken,
         Ok(Err(e @ crate::checkpoint::CheckpointError::TooLarge { .. })) => {
             // Said once a run: every later call would say it again.
@@ -97,6 +98,24 @@ async fn record(
             return None;
         }
     };
+    // Once a run, after its first checkpoint, off the turn's path: the
+    // pass never waits for a take, and what it removed only goes to the
+    // log file.
+    let cps = checkpoints.clone();
+    if checkpoints.prune_due() {
+        drop(tokio::task::spawn_blocking(move || {
+            match cps.prune_once() {
+                Some(Ok(pruned)) if pruned.manifests + pruned.blobs > 0 => tracing::info!(
+                    manifests = pruned.manifests,
+                    blobs = pruned.blobs,
+                    bytes = pruned.bytes,
+                    "checkpoints pruned"
+                ),
+                Some(Err(e)) => tracing::warn!(error = %e, "checkpoints could not be pruned"),
+                _ => {}
+            }
+        }));
+    }
     if checkpoints.links_warning_due() {
         rt.emit(AgentEvent::Warning(format!(
             "checkpoints copy the objects of .git instead of hard-linking them: mino's home ({}) is on another filesystem than the project, so each checkpoint of new objects costs their bytes",

@@ -25,6 +25,7 @@
 pub mod changes;
 pub mod index;
 pub mod manifest;
+pub mod prune;
 pub mod restore;
 pub mod rewind;
 pub mod store;
@@ -85,6 +86,9 @@ pub struct Checkpoints {
     warned: std::sync::atomic::AtomicBool,
     /// Whether the too-large warning was given.
     warned_too_large: std::sync::atomic::AtomicBool,
+    retention: prune::Retention,
+    /// Whether this run's pruning pass was started.
+    pruned: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Debug, Default)]
@@ -94,6 +98,8 @@ struct State {
     links_failed: bool,
     /// A walk found the project too large: no more walks this run.
     too_large: bool,
+    /// The store's pruning generation `index` was last checked against.
+    generation: Option<u64>,
 }
 
 impl Checkpoints {
@@ -109,7 +115,31 @@ impl Checkpoints {
             state: Mutex::new(State::default()),
             warned: std::sync::atomic::AtomicBool::new(false),
             warned_too_large: std::sync::atomic::AtomicBool::new(false),
+            retention: prune::Retention::default(),
+            pruned: std::sync::atomic::AtomicBool::new(false),
         }
+    }
+
+    pub fn with_retention(mut self, retention: prune::Retention) -> Checkpoints {
+        self.retention = retention;
+        self
+    }
+
+    /// Whether this run's pruning pass is still to start.
+    pub fn prune_due(&self) -> bool {
+        !self.pruned.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// This run's one pruning pass: the first call runs it, later ones do
+    /// nothing (None). Blocking; it never waits for a take in progress.
+    pub fn prune_once(&self) -> Option<std::io::Result<prune::Pruned>> {
+        if self.pruned.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        Some(
+            self.store
+                .prune(&self.retention, std::time::SystemTime::now()),
+        )
     }
 
     /// The checkpoints of `root` in mino's home `home`.
@@ -168,9 +198,14 @@ impl Checkpoints {
         }
     }
 
-    /// Records the project's files now. Blocking: run it off the async
-    /// workers.
+    /// Records the project's files now, unnamed (tests, the bench).
     pub fn take(&self) -> Result<Taken, CheckpointError> {
+        self.take_for("")
+    }
+
+    /// Records the project's files now as named by `session` (the store's
+    /// log, which retention reads). Blocking: run it off the async workers.
+    pub fn take_for(&self, session: &str) -> Result<Taken, CheckpointError> {
         let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let too_large = || CheckpointError::TooLarge {
             root: self.root.clone(),
@@ -180,6 +215,17 @@ impl Checkpoints {
             return Err(too_large());
         }
         self.store.ensure().map_err(|e| self.error(e))?;
+        // Held shared until the take is in the log: a pruning pass removes
+        // nothing meanwhile.
+        let lock = self.store.open_lock().map_err(|e| self.error(e))?;
+        lock.lock_shared().map_err(|e| self.error(e))?;
+        // A pass that removed blobs since the index was checked: a cached
+        // digest is trusted only if its blob is still there.
+        let generation = self.store.generation();
+        let verify = state.generation != Some(generation);
+        if verify {
+            state.last = None;
+        }
         // An index this process made was judged by this protected set: a
         // fresh entry's kind stands. One read from disk may have been
         // judged by other settings: every path is judged again (its bytes
@@ -222,7 +268,17 @@ impl Checkpoints {
                 },
             };
             let cached = match old.entries.get(&seen.rel) {
-                Some(cached) if cached.fresh(&seen.stat, wanted) => cached.clone(),
+                Some(cached)
+                    if cached.fresh(&seen.stat, wanted)
+                        && (!verify
+                            || !matches!(
+                                cached.kind,
+                                Kind::File | Kind::Symlink | Kind::GitObject
+                            )
+                            || self.store.has_blob(&cached.digest)) =>
+                {
+                    cached.clone()
+                }
                 _ => {
                     let path = walk::absolute(&self.root, &seen.rel);
                     let read_ns = now_ns();
@@ -277,8 +333,13 @@ impl Checkpoints {
                 .write_atomic(&self.store.index_file(), &bytes, false)
                 .map_err(|e| self.error(e))?;
         }
+        self.store
+            .log_checkpoint(session, &taken.id)
+            .map_err(|e| self.error(e))?;
+        drop(lock);
         state.index = Some(index);
         state.last = Some(taken.clone());
+        state.generation = Some(generation);
         Ok(taken)
     }
 
@@ -342,3 +403,7 @@ impl Checkpoints {
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod prune_tests;

@@ -47,6 +47,10 @@ pub enum RewindError {
         "--to {to}: session {id} has {count} prompt(s) with a checkpoint; accepted: 1 to {count}"
     )]
     NoSuchPrompt { to: usize, id: String, count: usize },
+    #[error(
+        "--to {to}: the checkpoint before that prompt was pruned from the store (the [checkpoints] settings say how many, how old and how much is kept); mino rewind --list shows which prompts can still be rewound"
+    )]
+    Pruned { to: usize },
 }
 
 /// One prompt of the session.
@@ -172,13 +176,21 @@ pub fn to(
     let mut out = Restored::default();
     let mut taken_id = None;
     if code {
-        let target = checkpoints.manifest(&prompt.before)?;
+        let target = match checkpoints.manifest(&prompt.before) {
+            Ok(target) => target,
+            Err(CheckpointError::Store { error, .. })
+                if error.kind() == std::io::ErrorKind::NotFound =>
+            {
+                return Err(RewindError::Pruned { to });
+            }
+            Err(e) => return Err(e.into()),
+        };
         let last = match last_checkpoint(&entries) {
             Some(id) => checkpoints.manifest(&id)?,
             None => Manifest::default(),
         };
         // The rewind is itself a checkpoint, so it can be taken back.
-        let current = checkpoints.take()?;
+        let current = checkpoints.take_for(log.id().as_ref())?;
         append(&mut log, CheckpointAt::Rewind, &current.id)?;
         out = apply(
             checkpoints.store(),
@@ -188,7 +200,7 @@ pub fn to(
             &last,
             force,
         );
-        let left = checkpoints.take()?;
+        let left = checkpoints.take_for(log.id().as_ref())?;
         append(&mut log, CheckpointAt::End, &left.id)?;
         taken_id = Some(current.id);
     }

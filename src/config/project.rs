@@ -35,6 +35,7 @@ pub fn apply_project(
         ("hooks", raw.hooks.is_some()),
         ("agents", raw.agents.is_some()),
         ("ui", raw.ui.is_some()),
+        ("checkpoints", raw.checkpoints.is_some()),
     ];
     if let Some((key, _)) = refused.iter().find(|(_, present)| *present) {
         return Err(src.loosening(KeyPath::of(&[key]), only_user));

@@ -25,6 +25,16 @@ pub struct RawFile {
     pub agents: Option<BTreeMap<String, RawAgent>>,
     pub sandbox: Option<RawSandbox>,
     pub ui: Option<RawUi>,
+    pub checkpoints: Option<RawCheckpoints>,
+}
+
+/// `[checkpoints]`: how much of the undo history mino's home keeps.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCheckpoints {
+    pub keep_per_session: Option<i64>,
+    pub max_age_days: Option<i64>,
+    pub max_size_mib: Option<i64>,
 }
 
 /// `[ui]`: the full screen's manners towards the terminal.

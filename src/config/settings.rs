@@ -465,6 +465,8 @@ pub struct Settings {
     pub sandbox: SandboxSettings,
     /// `[ui]`: the full screen's manners towards the terminal.
     pub ui: super::UiSettings,
+    /// `[checkpoints]`: what the project's checkpoint store keeps.
+    pub checkpoints: crate::checkpoint::prune::Retention,
     /// The settings files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
     /// mino's home directory, when the settings were loaded from one.
@@ -495,6 +497,7 @@ impl Default for Settings {
             agents: BTreeMap::new(),
             sandbox: SandboxSettings::default(),
             ui: super::UiSettings::default(),
+            checkpoints: crate::checkpoint::prune::Retention::default(),
             sources: Vec::new(),
             mino_home: None,
             protected: ProtectedPaths::builtin(),

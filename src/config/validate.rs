@@ -42,6 +42,9 @@ pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), Confi
             settings.tools.fetch_private_hosts_allowed = private_hosts(src, value)?;
         }
     }
+    if let Some(checkpoints) = &raw.checkpoints {
+        settings.checkpoints = retention(src, checkpoints)?;
+    }
     if let Some(limits) = &raw.limits {
         settings.limits = limits_settings(src, limits)?;
     }
@@ -368,6 +371,27 @@ fn apply_tools(settings: &mut Settings, raw: &RawTools) {
     tools.bash = raw.bash.unwrap_or(tools.bash);
     tools.edit = raw.edit.unwrap_or(tools.edit);
     tools.fetch = raw.fetch.unwrap_or(tools.fetch);
+}
+
+fn retention(
+    src: &SourceFile,
+    raw: &super::raw::RawCheckpoints,
+) -> Result<crate::checkpoint::prune::Retention, ConfigError> {
+    let key = |k: &str| KeyPath::of(&["checkpoints", k]);
+    let mut out = crate::checkpoint::prune::Retention::default();
+    if let Some(n) = raw.keep_per_session {
+        let n = ranged(src, key("keep_per_session"), n, 1, 100_000, " checkpoints")?;
+        out.keep = usize::try_from(n).unwrap_or(usize::MAX);
+    }
+    if let Some(days) = raw.max_age_days {
+        let days = ranged(src, key("max_age_days"), days, 1, 3650, " days")?;
+        out.max_age = Duration::from_secs(days * 24 * 3600);
+    }
+    if let Some(mib) = raw.max_size_mib {
+        let mib = ranged(src, key("max_size_mib"), mib, 16, 16 << 20, " MiB")?;
+        out.max_bytes = mib << 20;
+    }
+    Ok(out)
 }
 
 fn limits_settings(src: &SourceFile, raw: &RawLimits) -> Result<LimitSettings, ConfigError> {

@@ -383,3 +383,72 @@ async fn sandbox_check_says_whether_git_objects_are_hard_linked() {
         );
     }
 }
+
+/// Retention: a later run of a user whose settings keep one checkpoint per
+/// session prunes the older ones of an earlier session (off the turn's
+/// path), `--list` says which prompts were pruned and `--to` one of them
+/// says why instead of restoring anything; a project may not set it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_later_run_prunes_by_the_settings_and_rewind_says_what_was_pruned() {
+    let keep_one = format!("{NO_SANDBOX}[checkpoints]\nkeep_per_session = 1\n");
+    let b = prepared(Vec::new()).await;
+    let b = b
+        .with_replies(
+            vec![bash("echo more >> notes.md"), text("one"), text("two")],
+            &keep_one,
+        )
+        .await;
+    let (events, out) = b.bypass("first").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let id = session_id(&events);
+    let (listed, _) = rewind(&b, &["--session", &id, "--list"]);
+    assert_eq!(listed["prompts"][0]["pruned"], false, "{listed}");
+    // The first run pruned nothing of its own yet: its pass ran after its
+    // first checkpoint. The second run's pass leaves the first session its
+    // newest checkpoint only.
+    let (_, out) = b.bypass("second").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let mut listed = Value::Null;
+    for _ in 0..100 {
+        listed = rewind(&b, &["--session", &id, "--list"]).0;
+        if listed["prompts"][0]["pruned"] == true {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(listed["prompts"][0]["pruned"], true, "{listed}");
+    let notes = std::fs::read_to_string(b.project().join("notes.md")).unwrap();
+    let (_, out) = rewind(&b, &["--session", &id, "--to", "1", "--code"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("was pruned"), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(b.project().join("notes.md")).unwrap(),
+        notes
+    );
+    // The store holds no blob that no kept checkpoint names: the first
+    // version of notes.md is gone from it.
+    let store = std::fs::read_dir(b.mino_home().join("checkpoints"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let log = std::fs::read_to_string(store.join("log")).unwrap();
+    assert_eq!(log.lines().filter(|l| l.contains(&id)).count(), 1, "{log}");
+
+    // A project's settings may not say how much of the user's home is kept.
+    std::fs::create_dir_all(b.project().join(".mino")).unwrap();
+    std::fs::write(
+        b.project().join(".mino/config.toml"),
+        "[checkpoints]\nkeep_per_session = 1\n",
+    )
+    .unwrap();
+    let (_, out) = b.bypass("third").await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(said.contains("checkpoints"), "{said}");
+    assert!(
+        said.contains("only accepted in the user settings"),
+        "{said}"
+    );
+}
