@@ -243,6 +243,21 @@ impl Checkpoints {
             state.too_large = true;
             return Err(too_large());
         };
+        // Nothing changed since the last take of this run (the common case
+        // before a call): the last checkpoint stands, no map is rebuilt.
+        if judged
+            && !verify
+            && let Some(last) = state.last.clone()
+            && unchanged(&walked, &old, &last.manifest, self.size_limit)
+        {
+            self.store
+                .log_checkpoint(session, &last.id)
+                .map_err(|e| self.error(e))?;
+            drop(lock);
+            state.index = Some(old);
+            state.generation = Some(generation);
+            return Ok(last);
+        }
         for seen in walked {
             if seen.kind == Kind::Dir {
                 files.insert(
@@ -398,6 +413,26 @@ impl Checkpoints {
         drop(state);
         self.store.read_manifest(id).map_err(|e| self.error(e))
     }
+}
+
+/// Whether `walked` is exactly what `last` (made with `index`) recorded:
+/// the same paths, each file's stat as the index has it and trusted, each
+/// directory of the same mode.
+fn unchanged(walked: &[walk::Seen], index: &Index, last: &Manifest, size_limit: u64) -> bool {
+    walked.len() == last.files.len()
+        && walked.iter().all(|seen| {
+            let Some(entry) = last.files.get(&seen.rel) else {
+                return false;
+            };
+            if seen.kind == Kind::Dir {
+                return entry.kind == Kind::Dir && entry.mode == seen.stat.mode;
+            }
+            index.entries.get(&seen.rel).is_some_and(|cached| {
+                cached.fresh_as(&seen.stat, seen.kind, size_limit)
+                    && cached.kind == entry.kind
+                    && cached.digest == entry.digest
+            })
+        })
 }
 
 #[cfg(test)]

@@ -309,3 +309,38 @@ fn a_project_past_the_entry_limit_turns_checkpoints_off_once_and_records_nothing
     // The same project under the default limit checkpoints.
     assert!(f.cps.take().is_ok());
 }
+
+#[test]
+fn the_unchanged_shortcut_still_sees_a_new_directory_a_mode_and_a_deletion() {
+    use std::os::unix::fs::PermissionsExt;
+    let f = fixture();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for name in ["src/a.rs", "notes.md"] {
+        let file = fs::File::options()
+            .write(true)
+            .open(f.root.join(name))
+            .unwrap();
+        file.set_modified(old).unwrap();
+    }
+    let first = f.cps.take().unwrap();
+    assert_eq!(f.cps.take().unwrap().id, first.id);
+    fs::create_dir(f.root.join("empty")).unwrap();
+    let with_dir = f.cps.take().unwrap();
+    assert_ne!(with_dir.id, first.id);
+    assert_eq!(with_dir.manifest.files["empty"].kind, Kind::Dir);
+    fs::set_permissions(f.root.join("empty"), fs::Permissions::from_mode(0o700)).unwrap();
+    let with_mode = f.cps.take().unwrap();
+    assert_ne!(with_mode.id, with_dir.id);
+    fs::remove_file(f.root.join("notes.md")).unwrap();
+    let without = f.cps.take().unwrap();
+    assert!(!without.manifest.files.contains_key("notes.md"));
+    // The shortcut's answer is what a new process, reading everything
+    // again, records.
+    let other = Checkpoints::new(
+        f.cps.store().clone(),
+        f.root.clone(),
+        Arc::new(ProtectedPaths::builtin()),
+    );
+    assert_eq!(other.take().unwrap().id, without.id);
+    assert_eq!(f.cps.take().unwrap().id, without.id);
+}
