@@ -312,3 +312,33 @@ async fn an_editor_receives_the_plan_as_acp_plan_updates() {
     assert_eq!(again.len(), 1, "{:#?}", loaded.log);
     assert_eq!(again[0]["entries"], plans[1]["entries"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn in_manual_an_editor_is_asked_and_a_rejected_change_leaves_the_plan() {
+    let world = World::with(
+        "openai-chat",
+        vec![
+            tool("plan", json!({"action": "set", "steps": ["one", "two"]})),
+            tool("plan", json!({"action": "remove", "step": 1})),
+            text("ok"),
+        ],
+        "",
+    )
+    .await;
+    let run = world
+        .client(
+            json!([world.new_session(), {"prompt": "plan", "answers": ["allow_once", "reject_once"]}]),
+            json!({}),
+        )
+        .await;
+    let asked = run.permissions();
+    assert_eq!(asked.len(), 2, "{:#?}", run.log);
+    let first = asked[0]["toolCall"].to_string();
+    assert!(
+        first.contains("1. one\\n2. two"),
+        "the steps are shown: {first}"
+    );
+    let plans = run.updates("plan");
+    assert_eq!(plans.len(), 1, "{:#?}", run.log);
+    assert_eq!(plans[0]["entries"].as_array().unwrap().len(), 2);
+}

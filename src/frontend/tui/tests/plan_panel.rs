@@ -120,3 +120,25 @@ fn another_session_starts_without_the_plan() {
         "{text}"
     );
 }
+
+#[test]
+fn the_question_in_manual_lists_the_steps_with_their_controls_visible() {
+    use crate::tools::Tool;
+    let dir = tempfile::TempDir::new().unwrap();
+    let cx = crate::tools::ToolContext::new(crate::tools::Project::new(dir.path()).unwrap());
+    let prepared = crate::tools::plan::PlanTool
+        .prepare(
+            &serde_json::json!({"action": "set", "steps": ["Read notes.md", "Fix \u{1b}[2Jit"]}),
+            &cx,
+        )
+        .unwrap();
+    let mut app = app();
+    start_turn(&mut app, "Plan the fix", 1);
+    let (event, _rx) = consent("plan", "c1", prepared.fields());
+    agent(&mut app, event);
+    let text = shot(&app, 80, 20);
+    assert_snapshot!(text);
+    assert!(text.contains("plan wants to change the plan"), "{text}");
+    assert!(text.contains("2. Fix ␛[2Jit"), "{text}");
+    assert!(!text.contains('\u{1b}'), "{text}");
+}
