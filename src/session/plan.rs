@@ -223,16 +223,24 @@ impl Plan {
     }
 }
 
-/// The plan that `records` leave: the last plan record's.
+/// The plan that `records` leave: the last plan record's, held to the
+/// bounds a change is (a file written by hand may hold more).
 pub fn last_plan(records: &[super::LogEntry]) -> Plan {
-    records
+    let mut plan = records
         .iter()
         .rev()
         .find_map(|record| match record {
             super::LogEntry::Plan(plan) => Some(plan.clone()),
             _ => None,
         })
-        .unwrap_or_default()
+        .unwrap_or_default();
+    plan.steps.truncate(MAX_STEPS);
+    for step in &mut plan.steps {
+        if let Some((cut, _)) = step.text.char_indices().nth(MAX_STEP_CHARS) {
+            step.text.truncate(cut);
+        }
+    }
+    plan
 }
 
 #[cfg(test)]
@@ -300,6 +308,33 @@ mod tests {
             p.apply(&PlanChange::Add("é".repeat(MAX_STEP_CHARS)))
                 .is_ok()
         );
+    }
+
+    #[test]
+    fn the_last_plan_record_holds_and_is_kept_to_the_bounds() {
+        use super::super::LogEntry;
+        let huge = Plan {
+            steps: (0..MAX_STEPS + 10)
+                .map(|_| Step {
+                    text: "é".repeat(MAX_STEP_CHARS + 5),
+                    status: StepStatus::Pending,
+                })
+                .collect(),
+        };
+        let records = [
+            LogEntry::Plan(plan(&["old"])),
+            LogEntry::Clear,
+            LogEntry::Plan(huge),
+        ];
+        let last = last_plan(&records);
+        assert_eq!(last.steps.len(), MAX_STEPS);
+        assert!(
+            last.steps
+                .iter()
+                .all(|s| s.text.chars().count() == MAX_STEP_CHARS)
+        );
+        assert_eq!(last_plan(&records[..2]), plan(&["old"]));
+        assert!(last_plan(&[]).is_empty());
     }
 
     #[test]
