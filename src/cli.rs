@@ -193,7 +193,7 @@ pub(crate) enum PolicyCommand {
         #[arg(long)]
         mode: Mode,
         /// The tool called: read_file, write_file, edit_file, list_dir,
-        /// search, bash, fetch_content, skill_view.
+        /// search, bash, fetch_content, skill_view, plan.
         #[arg(long)]
         tool: String,
         /// The file tools' path argument, relative to the project.
@@ -205,5 +205,8 @@ pub(crate) enum PolicyCommand {
         /// fetch_content's URL.
         #[arg(long)]
         url: Option<String>,
+        /// plan's action: show, set, add, update, remove.
+        #[arg(long)]
+        action: Option<String>,
     },
 }

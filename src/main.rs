@@ -226,6 +226,7 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
                 path,
                 command,
                 url,
+                action,
             },
     }) = &cli.command
     {
@@ -235,6 +236,7 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
             path: path.as_deref(),
             command: command.as_deref(),
             url: url.as_deref(),
+            action: action.as_deref(),
         };
         println!("{}", check(&settings, &project_dir, &req).await?);
         return Ok(0);

@@ -157,6 +157,7 @@ pub fn registry(settings: &Settings) -> Registry {
         bash: settings.tools.bash,
         edit: settings.tools.edit,
         fetch: settings.tools.fetch,
+        plan: settings.tools.plan,
     })
 }
 

@@ -511,16 +511,17 @@ pub(super) fn ask<'a>(
 
 async fn run_call(
     rt: &Runtime,
-    session: &LiveSession,
+    session: &mut LiveSession,
     held: Slot,
     cancel: &CancellationToken,
 ) -> Event {
     let Slot {
         call_id,
         tool,
-        prepared,
+        mut prepared,
         ..
     } = held;
+    prepared.give_plan(&session.plan);
     // An interrupt pressed while the call was prepared or inspected stops
     // it before it starts.
     if cancel.is_cancelled() {
@@ -556,7 +557,28 @@ async fn run_call(
                     diff,
                 });
             }
+            if let Some(plan) = outcome.plan.take() {
+                keep_plan(rt, session, plan, &mut outcome).await;
+            }
             Event::Ran { call_id, outcome }
+        }
+    }
+}
+
+/// Saves the plan a `plan` call made as the session's, then shows it; a
+/// plan that cannot be saved is not the session's, and the call fails.
+async fn keep_plan(
+    rt: &Runtime,
+    session: &mut LiveSession,
+    plan: crate::session::Plan,
+    outcome: &mut crate::tools::ToolOutcome,
+) {
+    match session.save_plan(plan.clone()).await {
+        Ok(()) => rt.emit(AgentEvent::Plan(plan)),
+        Err(e) => {
+            *outcome = crate::tools::ToolOutcome::error(format!(
+                "The plan was not changed: it could not be saved with the session ({e})."
+            ));
         }
     }
 }

@@ -238,6 +238,9 @@ pub enum AgentEvent {
         list: Vec<crate::session::SessionSummary>,
         all: bool,
     },
+    /// The session's plan: after every change, and after the banner of a
+    /// session that has one (a session's banner means no plan until then).
+    Plan(crate::session::Plan),
     /// `/clear` emptied the session's history: a front end clears its
     /// view of the conversation (a notice follows).
     Cleared,

@@ -22,6 +22,7 @@ fn kind_name(kind: &CallKind) -> &'static str {
     match kind {
         CallKind::ConfinedRead => "read",
         CallKind::FileWrite => "write",
+        CallKind::PlanChange => "plan",
         CallKind::SurfaceWrite { .. } => "write_surface",
         CallKind::Shell => "shell",
         CallKind::UnsandboxedShell { .. } => "shell_unsandboxed",

@@ -12,7 +12,7 @@ use super::budget::Calibration;
 use crate::policy::{Mode, SessionConsent};
 use std::path::PathBuf;
 
-use crate::session::{LogEntry, SessionError, SessionId, SessionLog, SessionStore};
+use crate::session::{LogEntry, Plan, SessionError, SessionId, SessionLog, SessionStore};
 
 use super::error::AgentError;
 
@@ -30,6 +30,8 @@ pub struct LiveSession {
     /// Calls acknowledged as interrupted when the session was opened, to be
     /// told after its banner.
     pub recovered: usize,
+    /// The session's plan (the `plan` tool's), as its file last recorded it.
+    pub plan: Plan,
 }
 
 /// The session's file, or what it takes to write it at the first item.
@@ -102,6 +104,7 @@ impl LiveSession {
             input_tokens: 0,
             calibration: Calibration::default(),
             recovered: 0,
+            plan: Plan::default(),
         }
     }
 
@@ -117,6 +120,13 @@ impl LiveSession {
     pub async fn save(&mut self, item: Item) -> Result<(), AgentError> {
         self.append_entry(LogEntry::Item(item.clone())).await?;
         self.history.push(item);
+        Ok(())
+    }
+
+    /// Records `plan` as the session's plan (fsync), then holds it.
+    pub async fn save_plan(&mut self, plan: Plan) -> Result<(), AgentError> {
+        self.append_entry(LogEntry::Plan(plan.clone())).await?;
+        self.plan = plan;
         Ok(())
     }
 

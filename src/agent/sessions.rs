@@ -11,7 +11,7 @@ use crate::policy::{
     BashConfinement, CanAsk, ConsentAnswer, MODE_NAMES, Mode, RunConsent, SessionConsent, grants,
     revoke,
 };
-use crate::session::{LogEntry, SessionError, SessionStore, history, recover};
+use crate::session::{LogEntry, SessionError, SessionStore, history, last_plan, recover};
 
 use super::commands::{COMMANDS, Command};
 use super::driver::{Runtime, run_turn};
@@ -110,6 +110,9 @@ impl Agent {
         });
         // Each session has answers of its own; the run's "never" stays.
         self.permissions(false);
+        if !self.current.plan.is_empty() {
+            self.rt.emit(AgentEvent::Plan(self.current.plan.clone()));
+        }
     }
 
     /// Says that the input just handled is done (`AgentEvent::Idle`).
@@ -491,6 +494,7 @@ async fn open_session(
     }
     let started_in = loaded.header.project.clone();
     let mut session = LiveSession::new(log, history(&loaded.entries), mode);
+    session.plan = last_plan(&loaded.entries);
     let recovered = recover(&session.history);
     session.recovered = recovered.len();
     for item in recovered {

@@ -124,6 +124,7 @@ fn turn_off_tools(
         ("bash", raw.bash, &mut settings.tools.bash),
         ("edit", raw.edit, &mut settings.tools.edit),
         ("fetch", raw.fetch, &mut settings.tools.fetch),
+        ("plan", raw.plan, &mut settings.tools.plan),
     ];
     match raw.fetch_private_hosts.as_deref() {
         Some("allow") => {

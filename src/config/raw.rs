@@ -87,6 +87,7 @@ pub struct RawTools {
     pub bash: Option<bool>,
     pub edit: Option<bool>,
     pub fetch: Option<bool>,
+    pub plan: Option<bool>,
     pub fetch_private_hosts: Option<String>,
 }
 

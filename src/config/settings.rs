@@ -281,6 +281,8 @@ pub struct ToolSwitches {
     pub edit: bool,
     /// fetch_content.
     pub fetch: bool,
+    /// plan (the session's step list).
+    pub plan: bool,
     /// `fetch_private_hosts = "allow"` (user settings only).
     pub fetch_private_hosts_allowed: bool,
 }
@@ -291,6 +293,7 @@ impl Default for ToolSwitches {
             bash: true,
             edit: true,
             fetch: true,
+            plan: true,
             fetch_private_hosts_allowed: false,
         }
     }

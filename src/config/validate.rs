@@ -371,6 +371,7 @@ fn apply_tools(settings: &mut Settings, raw: &RawTools) {
     tools.bash = raw.bash.unwrap_or(tools.bash);
     tools.edit = raw.edit.unwrap_or(tools.edit);
     tools.fetch = raw.fetch.unwrap_or(tools.fetch);
+    tools.plan = raw.plan.unwrap_or(tools.plan);
 }
 
 fn retention(

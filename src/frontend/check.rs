@@ -23,6 +23,8 @@ pub struct CheckRequest<'a> {
     pub path: Option<&'a str>,
     pub command: Option<&'a str>,
     pub url: Option<&'a str>,
+    /// plan's action: show, set, add, update, remove.
+    pub action: Option<&'a str>,
 }
 
 /// Why a check could not be made; each names the argument at fault.
@@ -59,6 +61,13 @@ fn arguments(req: &CheckRequest<'_>) -> Result<Value, CheckError> {
         "write_file" => json!({"path": need_path()?, "content": ""}),
         "edit_file" => json!({"path": need_path()?, "old_string": "a", "new_string": "b"}),
         "skill_view" => json!({"name": need_path()?}),
+        "plan" => match req.action.ok_or_else(|| missing("action"))? {
+            "set" => json!({"action": "set", "steps": ["a step"]}),
+            "add" => json!({"action": "add", "text": "a step"}),
+            "update" => json!({"action": "update", "step": 1, "status": "done"}),
+            "remove" => json!({"action": "remove", "step": 1}),
+            other => json!({"action": other}),
+        },
         "bash" => json!({"command": req.command.ok_or_else(|| missing("command"))?}),
         "fetch_content" => {
             let mut args = json!({"url": req.url.unwrap_or("https://example.com/")});

@@ -55,6 +55,11 @@ pub enum StreamRecord<'a> {
         status: &'static str,
         output: &'a str,
     },
+    /// The session's whole plan: after every change, and after the
+    /// session record of a session that has one.
+    Plan {
+        steps: &'a [crate::session::Step],
+    },
     TurnEnd {
         requests: u32,
         tool_calls: u32,
@@ -102,6 +107,18 @@ impl StreamRecord<'_> {
 mod tests {
     use super::*;
     use crate::policy::{Decision, Shown};
+
+    #[test]
+    fn a_plan_record_carries_every_step() {
+        let steps = [crate::session::Step {
+            text: "fix it".into(),
+            status: crate::session::StepStatus::InProgress,
+        }];
+        assert_eq!(
+            StreamRecord::Plan { steps: &steps }.to_value().to_string(),
+            r#"{"type":"plan","steps":[{"text":"fix it","status":"in_progress"}]}"#
+        );
+    }
 
     #[test]
     fn a_decision_record_carries_the_view_flat() {

@@ -188,6 +188,12 @@ fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
         (CallKind::ConfinedRead, _) => Decision::Allow {
             shown: Shown::Quietly,
         },
+        // A plan is what plan mode asks the model for; the panel shows it.
+        (CallKind::PlanChange, Mode::Plan) => Decision::Allow {
+            shown: Shown::Quietly,
+        },
+        (CallKind::PlanChange, Mode::Manual) => Decision::Ask,
+        (CallKind::PlanChange, _) => shown,
         // Plan mode: a fetch without output asks as in manual; everything
         // else that is not a confined read is refused.
         (CallKind::Fetch | CallKind::FetchPrivate, Mode::Plan) => Decision::Ask,

@@ -39,6 +39,10 @@ pub enum CallKind {
     ConfinedRead,
     /// write_file, edit_file, fetch_content with `output`.
     FileWrite,
+    /// The `plan` tool's set, add, update and remove: they change the
+    /// session's plan and nothing else. They run in plan mode (that is
+    /// what it is for) and ask in manual.
+    PlanChange,
     /// A file write to an execution surface (`surfaces.rs`): code written
     /// there runs later, so it asks in every mode. `why` names the surface.
     SurfaceWrite { why: String },

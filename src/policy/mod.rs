@@ -39,7 +39,7 @@ pub const USER_REJECTED: &str =
 /// a write is a change, a fetch a fetch, the rest commands.
 pub fn user_rejected(kind: &CallKind) -> &'static str {
     match kind {
-        CallKind::FileWrite | CallKind::SurfaceWrite { .. } => {
+        CallKind::FileWrite | CallKind::SurfaceWrite { .. } | CallKind::PlanChange => {
             "The user did not approve this change. Do not retry without a new user request."
         }
         CallKind::Fetch | CallKind::FetchPrivate => {
@@ -59,6 +59,7 @@ mod tests {
         assert!(USER_REJECTED.contains("this command."));
         assert!(user_rejected(&CallKind::FileWrite).contains("did not approve this change."));
         assert!(user_rejected(&CallKind::Fetch).contains("did not approve this fetch."));
+        assert!(user_rejected(&CallKind::PlanChange).contains("did not approve this change."));
         for kind in [CallKind::FileWrite, CallKind::Fetch, CallKind::Shell] {
             assert!(user_rejected(&kind).ends_with("Do not retry without a new user request."));
         }

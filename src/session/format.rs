@@ -15,6 +15,7 @@
 //! {"type":"checkpoint","at":"before"|"after","id":"..","time":..,"call_id":".."}          around a bash call or a write
 //! {"type":"checkpoint","at":"end"|"rewind","id":"..","time":..}  what a turn or a rewind left
 //! {"type":"rewind","to":N,"code":true,"conversation":true}       back to before prompt N (history cut there when conversation)
+//! {"type":"plan","steps":[{"text":"..","status":"pending"}]}    the session's whole plan after a change (the last one holds)
 //! ```
 //!
 //! The header is the first line and only there. `{"type":"torn"}` is written
@@ -31,6 +32,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+use super::plan::Plan;
 use super::{SessionError, SessionId, history};
 use crate::model::Item;
 
@@ -124,6 +126,8 @@ pub enum LogEntry {
         code: bool,
         conversation: bool,
     },
+    /// The session's whole plan after the `plan` tool changed it.
+    Plan(Plan),
 }
 
 /// Where in a turn a checkpoint was taken.
@@ -221,6 +225,12 @@ impl Serialize for LogEntry {
                 map.serialize_entry("conversation", conversation)?;
                 map.end()
             }
+            LogEntry::Plan(plan) => {
+                let mut map = serializer.serialize_map(Some(2))?;
+                map.serialize_entry("type", "plan")?;
+                map.serialize_entry("steps", &plan.steps)?;
+                map.end()
+            }
         }
     }
 }
@@ -282,6 +292,9 @@ impl LogEntry {
                     conversation: r.conversation,
                 })
                 .map_err(|e| format!("a rewind record that does not decode: {e}")),
+            "plan" => serde_json::from_value::<Plan>(value)
+                .map(LogEntry::Plan)
+                .map_err(|e| format!("a plan record that does not decode: {e}")),
             "session" => Err("a session header, which may only be the first line".to_owned()),
             other => Err(format!("unknown record type {other:?}")),
         }
@@ -573,6 +586,12 @@ mod tests {
                 code: true,
                 conversation: false,
             },
+            LogEntry::Plan(Plan {
+                steps: vec![super::super::plan::Step {
+                    text: "fix \u{1b}[31m it".into(),
+                    status: super::super::plan::StepStatus::InProgress,
+                }],
+            }),
         ];
         for record in records {
             let text = serde_json::to_string(&record).unwrap();

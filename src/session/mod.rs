@@ -10,6 +10,7 @@
 
 pub mod format;
 pub mod id;
+pub mod plan;
 pub mod recover;
 pub mod store;
 
@@ -20,6 +21,7 @@ use crate::model::Item;
 
 pub use format::{CheckpointAt, CheckpointRecord, Header, Loaded, LogEntry};
 pub use id::{InvalidId, SessionId};
+pub use plan::{Plan, PlanChange, PlanError, Step, StepStatus, last_plan};
 pub use recover::{INTERRUPTED_OUTPUT, recover};
 pub use store::{SessionLog, SessionStore, SessionSummary};
 
@@ -102,7 +104,7 @@ pub fn history(records: &[LogEntry]) -> Vec<Item> {
                 next.extend(items.drain(start..));
                 items = next;
             }
-            LogEntry::FullOutput { .. } => {}
+            LogEntry::FullOutput { .. } | LogEntry::Plan(_) => {}
             LogEntry::Shrink { call_id, output } => {
                 for item in items.iter_mut() {
                     if let Item::ToolResult {

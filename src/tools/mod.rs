@@ -12,6 +12,7 @@ pub mod fs;
 pub mod gate;
 pub mod git_evidence;
 pub mod list_dir;
+pub mod plan;
 pub mod read_file;
 pub mod registry;
 pub mod search;
@@ -33,6 +34,7 @@ pub use crate::model::ToolSpec;
 use crate::policy::{CallFacts, ProtectedPaths};
 use crate::sandbox::{Planner, Sandbox, SandboxSettings};
 use crate::secrets::HeldSecrets;
+use crate::session::Plan;
 pub use fs::confine::{ConfineError, Project};
 pub use registry::{Registry, ToolSource};
 
@@ -111,6 +113,9 @@ pub enum ToolStatus {
 pub struct ToolOutcome {
     pub status: ToolStatus,
     pub output: String,
+    /// The `plan` tool only: the session's whole plan after the change,
+    /// which the driver saves with the session before it is shown.
+    pub plan: Option<Plan>,
 }
 
 impl ToolOutcome {
@@ -118,6 +123,7 @@ impl ToolOutcome {
         Self {
             status: ToolStatus::Completed,
             output: output.into(),
+            plan: None,
         }
     }
 
@@ -125,6 +131,7 @@ impl ToolOutcome {
         Self {
             status: ToolStatus::Error,
             output: output.into(),
+            plan: None,
         }
     }
 
@@ -132,6 +139,7 @@ impl ToolOutcome {
         Self {
             status: ToolStatus::Interrupted,
             output: output.into(),
+            plan: None,
         }
     }
 }
@@ -236,6 +244,10 @@ pub trait PreparedCall: Send {
     /// Bash only: variables to set in the command's environment (the shell
     /// gate's hardened git environment). Other tools ignore it.
     fn set_env(&mut self, _vars: Vec<(String, String)>) {}
+
+    /// `plan` only: the session's plan as it stands, given just before
+    /// the call runs. Other tools ignore it.
+    fn give_plan(&mut self, _plan: &Plan) {}
 
     /// Runs the call. Cancelling `cancel` stops it at once.
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome>;

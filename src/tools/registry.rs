@@ -9,6 +9,7 @@ use super::bash::Bash;
 use super::edit_file::EditFile;
 use super::fetch_content::FetchContent;
 use super::list_dir::ListDir;
+use super::plan::PlanTool;
 use super::read_file::ReadFile;
 use super::search::Search;
 use super::skill_view::SkillView;
@@ -22,6 +23,7 @@ pub struct Switches {
     /// write_file and edit_file.
     pub edit: bool,
     pub fetch: bool,
+    pub plan: bool,
 }
 
 impl Default for Switches {
@@ -30,6 +32,7 @@ impl Default for Switches {
             bash: true,
             edit: true,
             fetch: true,
+            plan: true,
         }
     }
 }
@@ -73,6 +76,9 @@ impl Registry {
                 output: switches.edit,
                 ..FetchContent::default()
             }));
+        }
+        if switches.plan {
+            tools.push(Arc::new(PlanTool));
         }
         let specs = tools.iter().map(|t| t.spec()).collect();
         Self {

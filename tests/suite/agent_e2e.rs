@@ -574,7 +574,8 @@ async fn the_system_prompt_carries_the_soul_agents_md_and_skills() {
             "write_file",
             "edit_file",
             "bash",
-            "fetch_content"
+            "fetch_content",
+            "plan"
         ]
     );
 }

@@ -56,6 +56,7 @@ async fn the_scripted_starter_suite_passes() {
             "injection-reported",
             "noisy-output-4k",
             "opening-scene",
+            "plan-steps",
             "protected-read",
             "typo-fix"
         ]

@@ -22,6 +22,7 @@ mod line_piped;
 mod mcp;
 mod model_bounds;
 mod plan_mode;
+mod plan_tool;
 mod policy_check;
 mod protected_paths;
 mod providers;

@@ -106,10 +106,12 @@ impl Server {
         // starts; read those before anything else can arrive.
         let mut started = None;
         let mut history = Vec::new();
+        let mut plan = None;
         while let Ok(event) = handle.events.try_recv() {
             match event {
                 AgentEvent::Session { id, mode, .. } => started = Some((id, mode)),
                 AgentEvent::History(items) => history = items,
+                AgentEvent::Plan(steps) => plan = Some(steps),
                 AgentEvent::Warning(line) | AgentEvent::Notice(line) | AgentEvent::Error(line) => {
                     tracing::info!("{line}")
                 }
@@ -123,6 +125,9 @@ impl Server {
         let _ = session_id.set(id.clone());
         let confinement = handle.confinement.clone();
         session::replay(cx, &id, &history);
+        if let Some(plan) = plan {
+            session::send_plan(cx, &id, &plan);
+        }
         let reader = prompt::PromptReader {
             root: cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf()),
             protected: Arc::new(settings.protected()),

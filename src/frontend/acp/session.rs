@@ -149,6 +149,11 @@ fn call_update(cx: &ConnectionTo<Client>, session: &str, id: &str, fields: ToolC
     );
 }
 
+/// The session's whole plan, which the editor draws in place of the last.
+pub fn send_plan(cx: &ConnectionTo<Client>, session: &str, plan: &crate::session::Plan) {
+    update(cx, session, SessionUpdate::Plan(wire::plan(plan)));
+}
+
 /// A resumed session's conversation, as `session/load` replays it.
 pub fn replay(cx: &ConnectionTo<Client>, session: &str, items: &[Item]) {
     for item in items {
@@ -382,6 +387,7 @@ pub async fn pump(
                 ))),
             ),
             AgentEvent::History(items) => replay(&cx, &id, &items),
+            AgentEvent::Plan(plan) => send_plan(&cx, &id, &plan),
             AgentEvent::Quit => break,
             AgentEvent::Idle | AgentEvent::Cleared => {}
             // A denial reaches the editor as the call's failed result.

@@ -6,15 +6,16 @@
 use std::path::Path;
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, Diff, PermissionOption, PermissionOptionId, PermissionOptionKind,
-    RequestPermissionOutcome, SessionMode, SessionModeState, StopReason, ToolCallContent,
-    ToolCallLocation, ToolCallStatus, ToolKind,
+    ContentBlock, Diff, PermissionOption, PermissionOptionId, PermissionOptionKind, Plan,
+    PlanEntry, PlanEntryPriority, PlanEntryStatus, RequestPermissionOutcome, SessionMode,
+    SessionModeState, StopReason, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolKind,
 };
 use serde_json::Value;
 
 use crate::agent::TurnStop;
 use crate::model::ResultStatus;
 use crate::policy::{BashConfinement, ConsentAnswer, Mode, Offer};
+use crate::session::StepStatus;
 use crate::tools::{Field, FieldKind};
 
 /// The four answers, in the order an editor shows them, with the option id
@@ -98,6 +99,23 @@ pub fn modes(current: Mode, bash: &BashConfinement) -> SessionModeState {
     )
 }
 
+/// A session's plan as the editor draws it: every step, with its status.
+pub fn plan(plan: &crate::session::Plan) -> Plan {
+    Plan::new(
+        plan.steps
+            .iter()
+            .map(|step| {
+                let status = match step.status {
+                    StepStatus::Pending => PlanEntryStatus::Pending,
+                    StepStatus::InProgress => PlanEntryStatus::InProgress,
+                    StepStatus::Done => PlanEntryStatus::Completed,
+                };
+                PlanEntry::new(step.text.clone(), PlanEntryPriority::Medium, status)
+            })
+            .collect(),
+    )
+}
+
 /// The tool kind an editor draws a call with.
 pub fn kind(tool: &str) -> ToolKind {
     match tool {
@@ -106,6 +124,7 @@ pub fn kind(tool: &str) -> ToolKind {
         "list_dir" | "search" => ToolKind::Search,
         "write_file" | "edit_file" => ToolKind::Edit,
         "fetch_content" => ToolKind::Fetch,
+        "plan" => ToolKind::Think,
         _ => ToolKind::Other,
     }
 }

@@ -358,6 +358,8 @@ impl Sink {
                     finish_reason: finish_reason.as_deref(),
                 });
             }
+            // The text says a change with the call's result.
+            AgentEvent::Plan(plan) => self.json(StreamRecord::Plan { steps: &plan.steps }),
             AgentEvent::ModeChanged(_)
             | AgentEvent::Quit
             | AgentEvent::Idle

@@ -180,6 +180,10 @@ pub struct App {
     pub picker: Option<Picker>,
     /// The plan hand-off is open (`plan_offer.rs`).
     pub plan_offer: bool,
+    /// The session's plan (the `plan` tool's), drawn as a panel.
+    pub plan: crate::session::Plan,
+    /// Ctrl+T hid the plan's panel (the status bar still counts it).
+    pub plan_hidden: bool,
     /// The help overlay and its scroll.
     pub help: Option<u16>,
     /// The selected line of the command popup.
@@ -250,6 +254,8 @@ impl App {
             mode_question: None,
             picker: None,
             plan_offer: false,
+            plan: crate::session::Plan::default(),
+            plan_hidden: false,
             help: None,
             completion: 0,
             files: None,

@@ -67,8 +67,24 @@ pub fn call_summary(arguments: &str) -> String {
                 return one_line(s, MAX);
             }
         }
+        if let Some(Value::String(action)) = map.get("action") {
+            return action_summary(action, &map);
+        }
     }
     one_line(arguments, MAX)
+}
+
+/// An action's call (the plan tool's): `set 3 steps`, `update step 2`,
+/// never the step texts, which the plan's panel shows.
+fn action_summary(action: &str, map: &serde_json::Map<String, Value>) -> String {
+    let mut out = one_line(action, 20);
+    if let Some(Value::Array(steps)) = map.get("steps") {
+        out.push_str(&format!(" {} steps", steps.len()));
+    }
+    if let Some(Value::Number(step)) = map.get("step") {
+        out.push_str(&format!(" step {step}"));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -85,5 +101,13 @@ mod tests {
         assert_eq!(call_summary(r#"{"path":"notes.md"}"#), "notes.md");
         assert_eq!(call_summary(r#"{"command":"ls\nrm"}"#), "ls…");
         assert_eq!(one_line("a\u{1b}b", 10), "a␛b");
+        assert_eq!(
+            call_summary(r#"{"action":"set","steps":["a \u001b[2J","b"]}"#),
+            "set 2 steps"
+        );
+        assert_eq!(
+            call_summary(r#"{"action":"update","step":2,"status":"done"}"#),
+            "update step 2"
+        );
     }
 }

@@ -52,6 +52,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 app.calls.clear();
                 app.last_answer = None;
                 app.plan_offer = false;
+                app.plan = crate::session::Plan::default();
             }
             app.transcript.push(EntryKind::Banner(text::banner(
                 &id,
@@ -244,6 +245,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             }
             app.status.grants = grants;
         }
+        AgentEvent::Plan(plan) => app.plan = plan,
         AgentEvent::Quit => return vec![Action::Quit],
         AgentEvent::Idle => {}
         AgentEvent::Cleared => {

@@ -40,6 +40,8 @@ pub enum Msg {
     ScrollBottom,
     /// Expand or collapse the selected (else the last) tool result.
     ToggleExpand,
+    /// Ctrl+T: show or hide the plan's panel.
+    TogglePlan,
     // The turn and the program.
     /// Stop the running turn at once.
     Interrupt,

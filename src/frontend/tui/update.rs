@@ -105,6 +105,15 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             vec![Action::Mouse(app.mouse)]
         }
         Msg::Redraw => vec![Action::Redraw],
+        Msg::TogglePlan => {
+            app.plan_hidden = !app.plan_hidden;
+            if app.plan.is_empty() {
+                app.transcript.push(EntryKind::Notice(
+                    "No plan yet: the model makes one with its plan tool; Ctrl+T then shows or hides it.".into(),
+                ));
+            }
+            Vec::new()
+        }
         Msg::Quit => quit(app),
         Msg::Interrupt => interrupt(app),
         Msg::StopOrQuit => stop_or_quit(app),

@@ -290,6 +290,11 @@ pub const BINDINGS: &[Binding] = &[
         "Ctrl+O",
         "expand or collapse the last tool result on screen",
     )),
+    bind(INPUT, &[ctrl('t')], Does::Msg(|| Msg::TogglePlan)).help(line(
+        Group::Chat,
+        "Ctrl+T",
+        "show or hide the plan",
+    )),
     bind(ANYWHERE, &[ctrl('l')], Does::Msg(|| Msg::Redraw)).help(line(
         Group::Chat,
         "Ctrl+L",

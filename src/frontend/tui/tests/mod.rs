@@ -13,6 +13,7 @@ mod graphemes;
 mod input;
 mod keys;
 mod plan_offer;
+mod plan_panel;
 mod scroll;
 mod snapshots;
 mod streaming;

@@ -40,6 +40,7 @@ pub fn title(tool: &str, fields: &[Field]) -> String {
         .any(|f| f.kind == FieldKind::Diff && f.value.contains("--- /dev/null"));
     match (tool, field("Path"), field("URL"), field("Server")) {
         ("bash", ..) => "bash wants to run a command".into(),
+        ("plan", ..) => "plan wants to change the plan".into(),
         ("edit_file", Some(path), ..) => format!("edit_file wants to edit {path}"),
         ("write_file", Some(path), ..) if new_file => format!("write_file wants to create {path}"),
         ("write_file", Some(path), ..) => format!("write_file wants to write {path}"),

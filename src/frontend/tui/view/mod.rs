@@ -1,4 +1,4 @@
-//! Drawing: the chat pane, the input box and the status bar, with whatever
+//! Drawing: the chat pane, the plan's panel, the input box and the status bar, with whatever
 //! overlay is open on top. Views are functions of `&App`; the only thing
 //! they write is the layout cache (sizes, through `Cell`s) that `update`
 //! reads for paging. They never change the state they draw.
@@ -9,6 +9,7 @@ pub mod entry;
 pub mod help;
 pub mod input;
 pub mod picker;
+pub mod plan;
 pub mod status;
 pub mod theme;
 
@@ -26,6 +27,9 @@ pub const MIN_HEIGHT: u16 = 5;
 #[derive(Debug, Clone, Copy)]
 pub struct Regions {
     pub chat: Rect,
+    /// The plan's panel, between the chat and the queued prompts (no rows
+    /// when it is not shown).
+    pub plan: Rect,
     /// The queued prompts, between the chat and the input.
     pub queued: Rect,
     pub input: Rect,
@@ -52,9 +56,17 @@ pub fn regions(app: &App, area: Rect) -> Regions {
         area.width,
         queued_height,
     );
-    let chat = Rect::new(area.x, area.y, area.width, queued.y.saturating_sub(area.y));
+    let plan_height = plan::rows(app, queued.y.saturating_sub(area.y));
+    let plan = Rect::new(
+        area.x,
+        queued.y.saturating_sub(plan_height),
+        area.width,
+        plan_height,
+    );
+    let chat = Rect::new(area.x, area.y, area.width, plan.y.saturating_sub(area.y));
     Regions {
         chat,
+        plan,
         queued,
         input,
         status,
@@ -70,6 +82,7 @@ pub fn draw(app: &App, frame: &mut Frame) {
     }
     let regions = regions(app, area);
     chat::draw(app, frame, regions.chat);
+    plan::draw(app, frame, regions.plan);
     input::draw_queued(app, frame, regions.queued);
     input::draw(app, frame, regions.input);
     status::draw(app, frame, regions.status);

@@ -113,6 +113,11 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     if let Some(mcp) = &status.mcp {
         parts.insert(3, (Span::raw(mcp.clone()), 0));
     }
+    if !app.plan.is_empty() {
+        // Before the turn's state, which always stays.
+        let at = parts.len() - 1;
+        parts.insert(at, (Span::raw(super::plan::progress(&app.plan)), 2));
+    }
     if let Some(marker) = grants_marker(&status.grants) {
         // Said as long as it holds, next to the badge it qualifies.
         parts.insert(0, (Span::styled(marker, theme::warning()), 5));
