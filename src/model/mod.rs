@@ -91,6 +91,12 @@ pub enum Item {
     Summary {
         text: String,
     },
+    /// A line mino itself put in the conversation (the reminder after a
+    /// call written as text). It reaches the model as user text, but it is
+    /// never the person's prompt: compaction keeps the person's.
+    Reminder {
+        text: String,
+    },
 }
 
 /// What a request is for. Settings that belong to some requests only
@@ -326,6 +332,14 @@ pub trait Provider: Send + Sync {
     /// Starts one streaming request. The stream ends after `Done` or the
     /// first error; cancelling `cancel` ends it with `ModelError::Cancelled`.
     fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream;
+
+    /// The output cap a request of `kind` carries, when it carries one: an
+    /// answer whose reported output tokens reach it was cut off, whatever
+    /// the service called its end (llama.cpp's `/v1/responses` says
+    /// `completed`).
+    fn output_cap(&self, _kind: RequestKind) -> Option<u32> {
+        None
+    }
 }
 
 /// A whole response, assembled from the stream.
@@ -339,6 +353,15 @@ pub struct Response {
 }
 
 impl Response {
+    /// Marks the response cut off when the output tokens the service
+    /// reported reach the request's `cap`, whatever end it named.
+    pub fn check_cap(&mut self, cap: Option<u32>) {
+        let reached = cap.is_some_and(|cap| cap > 0 && self.usage.output_tokens >= u64::from(cap));
+        if reached {
+            self.finish = Some(FinishReason::Length);
+        }
+    }
+
     /// Folds one event into the response.
     pub fn apply(&mut self, event: &StreamEvent) {
         match event {
@@ -399,14 +422,18 @@ pub struct BodyExtras {
 }
 
 impl BodyExtras {
+    /// The output cap a request of `kind` carries.
+    pub fn cap(&self, kind: RequestKind) -> Option<u32> {
+        match kind {
+            RequestKind::Compaction => self.compaction_max_output_tokens.or(self.max_output_tokens),
+            _ => self.max_output_tokens,
+        }
+    }
+
     /// Puts the output cap (under the wire's own field name) and the extra
     /// fields for `kind` into `body`.
     pub fn apply(&self, body: &mut Value, kind: RequestKind, cap_field: &str) {
-        let cap = match kind {
-            RequestKind::Compaction => self.compaction_max_output_tokens.or(self.max_output_tokens),
-            _ => self.max_output_tokens,
-        };
-        if let (Some(cap), Value::Object(map)) = (cap, &mut *body) {
+        if let (Some(cap), Value::Object(map)) = (self.cap(kind), &mut *body) {
             map.insert(cap_field.to_string(), Value::from(cap));
         }
         match kind {

@@ -201,6 +201,8 @@ pub fn replay(cx: &ConnectionTo<Client>, session: &str, items: &[Item]) {
                     "[Summary of earlier conversation, lossy]\n{text}"
                 ))),
             ),
+            // mino's own line to the model; the editor saw its notice.
+            Item::Reminder { .. } => {}
         }
     }
 }
