@@ -162,7 +162,7 @@ impl Provider for Anthropic {
     }
 
     fn output_cap(&self, kind: RequestKind) -> Option<u32> {
-        self.extras.cap(kind)
+        self.extras.cap(kind, "max_tokens")
     }
 
     fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {

@@ -422,18 +422,24 @@ pub struct BodyExtras {
 }
 
 impl BodyExtras {
-    /// The output cap a request of `kind` carries.
-    pub fn cap(&self, kind: RequestKind) -> Option<u32> {
-        match kind {
-            RequestKind::Compaction => self.compaction_max_output_tokens.or(self.max_output_tokens),
-            _ => self.max_output_tokens,
-        }
+    /// The output cap a request of `kind` carries under `cap_field`, as
+    /// its body ends up (an extra field of the same name wins).
+    pub fn cap(&self, kind: RequestKind, cap_field: &str) -> Option<u32> {
+        let mut body = Value::Object(serde_json::Map::new());
+        self.apply(&mut body, kind, cap_field);
+        body.get(cap_field)
+            .and_then(Value::as_u64)
+            .and_then(|cap| u32::try_from(cap).ok())
     }
 
     /// Puts the output cap (under the wire's own field name) and the extra
     /// fields for `kind` into `body`.
     pub fn apply(&self, body: &mut Value, kind: RequestKind, cap_field: &str) {
-        if let (Some(cap), Value::Object(map)) = (self.cap(kind), &mut *body) {
+        let cap = match kind {
+            RequestKind::Compaction => self.compaction_max_output_tokens.or(self.max_output_tokens),
+            _ => self.max_output_tokens,
+        };
+        if let (Some(cap), Value::Object(map)) = (cap, &mut *body) {
             map.insert(cap_field.to_string(), Value::from(cap));
         }
         match kind {
@@ -451,6 +457,42 @@ impl BodyExtras {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cap_in_force_is_the_body_s_own_and_reaching_it_is_cut_off() {
+        let mut extras = BodyExtras {
+            max_output_tokens: Some(100),
+            compaction_max_output_tokens: Some(40),
+            ..Default::default()
+        };
+        assert_eq!(extras.cap(RequestKind::TurnFirst, "max_tokens"), Some(100));
+        assert_eq!(extras.cap(RequestKind::Compaction, "max_tokens"), Some(40));
+        assert_eq!(extras.cap(RequestKind::Isolated, "max_tokens"), Some(100));
+        // An extra field of the cap's own name is what the service gets.
+        extras
+            .extra_body
+            .insert("max_tokens".into(), Value::from(300));
+        assert_eq!(extras.cap(RequestKind::TurnNext, "max_tokens"), Some(300));
+        assert_eq!(
+            extras.cap(RequestKind::TurnNext, "max_output_tokens"),
+            Some(100)
+        );
+        let mut response = Response {
+            text: "The answer is".into(),
+            usage: Usage {
+                input_tokens: 9,
+                output_tokens: 300,
+            },
+            finish: Some(FinishReason::Stop),
+            ..Default::default()
+        };
+        response.check_cap(Some(301));
+        assert_eq!(response.finish, Some(FinishReason::Stop));
+        response.check_cap(None);
+        assert_eq!(response.finish, Some(FinishReason::Stop));
+        response.check_cap(Some(300));
+        assert_eq!(response.finish, Some(FinishReason::Length));
+    }
 
     #[test]
     fn a_context_error_gives_the_request_size_when_it_says_it() {

@@ -118,7 +118,7 @@ impl Provider for OpenAiChat {
     }
 
     fn output_cap(&self, kind: RequestKind) -> Option<u32> {
-        self.extras.cap(kind)
+        self.extras.cap(kind, self.cap_field.as_str())
     }
 
     fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {

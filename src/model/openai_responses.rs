@@ -115,7 +115,7 @@ impl Provider for OpenAiResponses {
     }
 
     fn output_cap(&self, kind: RequestKind) -> Option<u32> {
-        self.extras.cap(kind)
+        self.extras.cap(kind, "max_output_tokens")
     }
 
     fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {
