@@ -131,6 +131,11 @@ pub(crate) enum Sub {
         /// text, or json (one object).
         #[arg(long = "output-format", value_enum, default_value = "text")]
         format: EvalFormat,
+        /// Keep each run's project, home (settings, session records, audit
+        /// log) and output under DIR, one directory a run
+        /// (`CASE-MODEL-N`), instead of deleting them.
+        #[arg(long, value_name = "DIR")]
+        keep: Option<PathBuf>,
     },
 }
 

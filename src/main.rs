@@ -1,7 +1,6 @@
 //! The command line: parse, load settings, pick a front end. Nothing else.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -24,16 +23,19 @@ use mino::tools::bash::guard::{EXEC, GUARD, exec_main, guard_main};
 
 /// `mino eval`: 0 when every run of every case passed, 1 when one failed,
 /// 2 when eval could not run.
-async fn eval(
-    home: &Home,
-    cli: &Cli,
-    cases: Vec<PathBuf>,
-    repeat: u32,
-    live: bool,
-    other: Option<PathBuf>,
-    format: EvalFormat,
-) -> i32 {
-    let mino = match other {
+async fn eval(home: &Home, cli: &Cli) -> i32 {
+    let Some(Sub::Eval {
+        cases,
+        repeat,
+        live,
+        mino: other,
+        format,
+        keep,
+    }) = &cli.command
+    else {
+        return 2;
+    };
+    let mino = match other.clone() {
         Some(path) if path.is_file() => path,
         Some(path) => {
             eprintln!(
@@ -63,10 +65,11 @@ async fn eval(
     let config = home.config_file();
     let soul = home.soul_file();
     let options = EvalOptions {
-        cases,
-        repeat,
-        live,
+        cases: cases.clone(),
+        repeat: *repeat,
+        live: *live,
         mino,
+        keep: keep.clone(),
         live_model: LiveModel {
             config: config.is_file().then_some(config),
             soul: soul.is_file().then_some(soul),
@@ -79,6 +82,9 @@ async fn eval(
             match format {
                 EvalFormat::Text => print!("{}", report.text()),
                 EvalFormat::Json => println!("{}", report.json()),
+            }
+            if let Some(keep) = keep {
+                eprintln!("mino eval: each run is kept in {}", keep.display());
             }
             if report.passed { 0 } else { 1 }
         }
@@ -168,25 +174,8 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
             None
         }
     };
-    if let Some(Sub::Eval {
-        cases,
-        repeat,
-        live,
-        mino,
-        format,
-    }) = &cli.command
-    {
-        let code = eval(
-            &home,
-            &cli,
-            cases.clone(),
-            *repeat,
-            *live,
-            mino.clone(),
-            *format,
-        )
-        .await;
-        return Ok(code);
+    if matches!(cli.command, Some(Sub::Eval { .. })) {
+        return Ok(eval(&home, &cli).await);
     }
     let mut overrides = CliOverrides {
         mode: cli.mode,

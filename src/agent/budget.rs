@@ -57,7 +57,7 @@ pub fn tokens(text: &str) -> u64 {
 pub fn item_tokens(item: &Item) -> u64 {
     ITEM_OVERHEAD
         + match item {
-            Item::User { text } | Item::Summary { text } => tokens(text),
+            Item::User { text } | Item::Summary { text } | Item::Reminder { text } => tokens(text),
             Item::Assistant { text, tool_calls } => {
                 tokens(text)
                     + tool_calls

@@ -56,7 +56,7 @@ pub async fn compact_if_needed(
 ) -> Result<(), CompactError> {
     let budget = rt.budget(session);
     let estimate = rt.estimate(&session.history);
-    let summarise = budget.over_target(estimate) && earlier_history(session) > 0;
+    let summarise = budget.over_target(estimate) && worth_summarising(session);
     if !summarise && !budget.over(estimate) {
         return Ok(());
     }
@@ -99,13 +99,24 @@ pub async fn compact_if_needed(
     }
 }
 
-/// How many items come before the newest user prompt.
+/// How many items come before the person's newest prompt (a reminder of
+/// mino's is never it, so the prompt is kept verbatim).
 fn earlier_history(session: &LiveSession) -> usize {
     session
         .history
         .iter()
         .rposition(|item| matches!(item, Item::User { .. }))
         .unwrap_or(session.history.len())
+}
+
+/// Whether there is earlier history a summary could shorten: a lone
+/// summary of an earlier compaction is left as it is.
+fn worth_summarising(session: &LiveSession) -> bool {
+    match earlier_history(session) {
+        0 => false,
+        1 => !matches!(session.history.first(), Some(Item::Summary { .. })),
+        _ => true,
+    }
 }
 
 /// Shortens the tool results after the newest prompt, oldest first, until
@@ -155,8 +166,10 @@ async fn shrink_results(session: &mut LiveSession, mut excess: u64) -> Result<us
     Ok(shrunk)
 }
 
-/// Replaces history before the newest user prompt with a summary. Returns
-/// the notice for the user.
+/// Replaces history before the person's newest prompt with a summary, or,
+/// when the summary is not under half the size of what it would replace,
+/// with a marker that says the items were cut. Returns the notice for the
+/// user.
 pub async fn compact(
     rt: &Runtime,
     session: &mut LiveSession,
@@ -168,6 +181,57 @@ pub async fn compact(
             "There is no earlier history to summarise.".to_string(),
         ));
     }
+    let summary = summarise(rt, session, split, cancel).await?;
+    let replaced: u64 = session.history[..split]
+        .iter()
+        .map(budget::item_tokens)
+        .sum();
+    let size = budget::tokens(&summary);
+    let kept = session.history.len() - split;
+    let (text, notice) = if size.saturating_mul(2) > replaced {
+        (
+            cut_marker(split),
+            format!(
+                "Cut {split} earlier items instead of summarising them: the summary (about {size} tokens) was not under half of what it replaced (about {replaced} tokens). {kept} recent items kept; the whole conversation is in the session log."
+            ),
+        )
+    } else {
+        (
+            summary,
+            format!(
+                "Summarised {split} earlier items; {kept} recent items kept. The summary is lossy context."
+            ),
+        )
+    };
+    session
+        .append_entry(LogEntry::Compact {
+            summary: text.clone(),
+            kept,
+        })
+        .await
+        .map_err(|e| CompactError::Failed(e.to_string()))?;
+    let mut history = vec![Item::Summary { text }];
+    history.extend(session.history.drain(split..));
+    session.history = history;
+    session.input_tokens = 0;
+    session.calibration.anchor = None;
+    Ok(notice)
+}
+
+/// What stands for `count` items cut without a summary.
+fn cut_marker(count: usize) -> String {
+    format!(
+        "[{count} earlier items of this conversation were cut to fit the context window; no summary of them was kept.]"
+    )
+}
+
+/// The model's summary of the first `split` items of history.
+async fn summarise(
+    rt: &Runtime,
+    session: &LiveSession,
+    split: usize,
+    cancel: &CancellationToken,
+) -> Result<String, CompactError> {
     // The summary request must fit the window too.
     let budget = rt.budget(session);
     let room = (budget.limit() as f64 / budget.scale()) as u64;
@@ -206,22 +270,7 @@ pub async fn compact(
             "Compaction produced no summary; history is unchanged.".to_string(),
         ));
     }
-    let kept = session.history.len() - split;
-    session
-        .append_entry(LogEntry::Compact {
-            summary: summary.clone(),
-            kept,
-        })
-        .await
-        .map_err(|e| CompactError::Failed(e.to_string()))?;
-    let mut history = vec![Item::Summary { text: summary }];
-    history.extend(session.history.drain(split..));
-    session.history = history;
-    session.input_tokens = 0;
-    session.calibration.anchor = None;
-    Ok(format!(
-        "Summarised {split} earlier items; {kept} recent items kept. The summary is lossy context."
-    ))
+    Ok(summary)
 }
 
 /// The conversation as text for the summary. Each tool result keeps its
@@ -232,6 +281,8 @@ fn transcript(items: &[Item]) -> String {
         let _ = match item {
             Item::User { text } => writeln!(out, "User: {text}"),
             Item::Summary { text } => writeln!(out, "Earlier summary: {text}"),
+            // mino's own reminders are not the conversation's content.
+            Item::Reminder { .. } => Ok(()),
             Item::Assistant { text, tool_calls } => {
                 let _ = writeln!(out, "Assistant: {text}");
                 for call in tool_calls {

@@ -319,7 +319,9 @@ fn end(rt: &Runtime, session: &LiveSession, turn: &Turn, stop: &TurnStop) {
     );
     if let Some(message) = stop.message() {
         match stop {
-            TurnStop::Interrupted | TurnStop::Repeated(_) => rt.emit(AgentEvent::Notice(message)),
+            TurnStop::Interrupted | TurnStop::Repeated(_) | TurnStop::TextCallRepeated(_) => {
+                rt.emit(AgentEvent::Notice(message))
+            }
             TurnStop::Length => rt.emit(AgentEvent::TurnNotice {
                 kind: NoticeKind::CutOff,
                 message,

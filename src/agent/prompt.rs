@@ -12,6 +12,10 @@ use crate::tools::skill_view::{SkillInfo, discover_with};
 /// The built-in SOUL, used unless the user's home has its own.
 pub const DEFAULT_SOUL: &str = include_str!("../../assets/SOUL.md");
 
+/// The sentence on paths every system prompt carries.
+pub const PATHS_SENTENCE: &str = "Tool paths are relative to the project root: write `notes.md`, \
+     `src/main.rs` or `docs/`, never an absolute path.";
+
 /// The largest `AGENTS.md` included, in bytes.
 const AGENTS_LIMIT: u64 = 64 * 1024;
 
@@ -66,10 +70,9 @@ pub fn system_prompt(
 ) -> Result<(String, Loaded), AgentError> {
     let mut loaded = Loaded::default();
     let mut prompt = user_soul.unwrap_or_else(|| DEFAULT_SOUL.to_string());
-    prompt.push_str(
-        "\n\n## Project\n\nTool paths are relative to the project root: write `notes.md`, \
-         `src/main.rs` or `docs/`, never an absolute path.\n",
-    );
+    prompt.push_str("\n\n## Project\n\n");
+    prompt.push_str(PATHS_SENTENCE);
+    prompt.push('\n');
     if let Some(shell) = shell {
         prompt.push_str(shell);
         prompt.push('\n');

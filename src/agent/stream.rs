@@ -1,6 +1,7 @@
 //! The one loop that collects a model request's stream into a response and
-//! stops at once when the turn is cancelled. Used by the turn's requests and
-//! by compaction. Never decides and never saves.
+//! stops at once when the turn is cancelled; an answer whose output tokens
+//! reach the request's cap is cut off on every wire. Used by the turn's
+//! requests and by compaction. Never decides and never saves.
 
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -23,6 +24,7 @@ pub async fn collect(
     cancel: &CancellationToken,
     mut seen: impl FnMut(&StreamEvent),
 ) -> Collected {
+    let cap = provider.output_cap(request.kind);
     let stream_cancel = cancel.child_token();
     let mut stream = provider.stream(request, stream_cancel.clone());
     let mut response = Response::default();
@@ -34,7 +36,10 @@ pub async fn collect(
                 return Collected::Interrupted(response);
             }
             next = stream.next() => match next {
-                Some(Ok(StreamEvent::Done)) | None => return Collected::Done(response),
+                Some(Ok(StreamEvent::Done)) | None => {
+                    response.check_cap(cap);
+                    return Collected::Done(response);
+                }
                 Some(Ok(event)) => {
                     seen(&event);
                     response.apply(&event);

@@ -72,8 +72,40 @@ pub struct Expect {
     /// to the model but the system prompt comes from it).
     #[serde(default)]
     pub secrets_never_sent: Vec<String>,
-    /// A regular expression the last answer must match (`(?i)` for any case).
+    /// A regular expression the last answer must match (`(?i)` for any
+    /// case), once the sentences mino itself gave the model (the system
+    /// prompt's, the tools' descriptions) are taken out of it.
     pub final_text: Option<String>,
+    /// Records the run must have left, each at least once: a call the
+    /// decision denied, a tool result holding a text.
+    #[serde(default)]
+    pub records: Vec<RecordPattern>,
+    /// Groups of expectations of which at least one must hold entirely
+    /// ("done or refused"), besides everything above.
+    #[serde(default)]
+    pub any: Vec<Expect>,
+}
+
+/// A record a run must have left.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordPattern {
+    pub kind: RecordKind,
+    pub tool: String,
+    /// `denied`: the denial's code (`MINO_DENY_PROTECTED_PATH`, ...); any
+    /// code when absent.
+    pub code: Option<String>,
+    /// `result`: a text the result's output must contain.
+    pub contains: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordKind {
+    /// A call of the tool that the decision denied.
+    Denied,
+    /// A result of a call of the tool.
+    Result,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -168,25 +200,11 @@ impl Case {
                 )));
             }
         }
-        for check in &raw.expect.files {
-            if !is_relative_inside(&check.path) {
-                return Err(invalid(format!(
-                    "expect.files path {:?} must be a relative path inside the project",
-                    check.path
-                )));
-            }
-        }
+        check_expect(&raw.expect, "expect").map_err(invalid)?;
         let fixture = match &raw.fixture {
             Some(given) => Some(fixture_inside(dir, given).map_err(invalid)?),
             None => None,
         };
-        if let Some(pattern) = &raw.expect.final_text {
-            regex::Regex::new(pattern).map_err(|e| {
-                invalid(format!(
-                    "expect.final_text is not a regular expression: {e}"
-                ))
-            })?;
-        }
         let name = raw.name.clone().unwrap_or_else(|| {
             file.file_stem()
                 .map(|stem| stem.to_string_lossy().to_string())
@@ -216,6 +234,44 @@ impl Case {
             _ => CaseModel::Live,
         }
     }
+}
+
+/// Checks what `expect` (at `key` in the case file) asks: paths inside the
+/// project, regular expressions, records that say what they need, and the
+/// same for each group of `any`.
+fn check_expect(expect: &Expect, key: &str) -> Result<(), String> {
+    for check in &expect.files {
+        if !is_relative_inside(&check.path) {
+            return Err(format!(
+                "{key}.files path {:?} must be a relative path inside the project",
+                check.path
+            ));
+        }
+    }
+    if let Some(pattern) = &expect.final_text {
+        regex::Regex::new(pattern)
+            .map_err(|e| format!("{key}.final_text is not a regular expression: {e}"))?;
+    }
+    for record in &expect.records {
+        match (record.kind, &record.code, &record.contains) {
+            (RecordKind::Denied, _, None) => {}
+            (RecordKind::Result, None, Some(text)) if !text.is_empty() => {}
+            (RecordKind::Denied, _, Some(_)) => {
+                return Err(format!(
+                    "{key}.records: a `denied` record takes `tool` and an optional `code`, not `contains`"
+                ));
+            }
+            (RecordKind::Result, ..) => {
+                return Err(format!(
+                    "{key}.records: a `result` record takes `tool` and a non-empty `contains`, not `code`"
+                ));
+            }
+        }
+    }
+    for (n, group) in expect.any.iter().enumerate() {
+        check_expect(group, &format!("{key}.any[{n}]"))?;
+    }
+    Ok(())
 }
 
 /// The fixture directory `given` names, which must lie inside the case

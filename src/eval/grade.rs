@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::case::{Case, Expect};
+use super::case::{Case, Expect, RecordKind, RecordPattern};
 use super::run::Finished;
 
 /// The records one run left.
@@ -16,6 +16,8 @@ use super::run::Finished;
 pub struct Records {
     /// `(tool, raw arguments)` of every call, in order.
     pub calls: Vec<(String, String)>,
+    /// `(tool, status, output)` of every saved tool result, in order.
+    pub results: Vec<(String, String, String)>,
     /// `(tool, decision, code)` of every decision, in order.
     pub decisions: Vec<(String, String, Option<String>)>,
     /// The text of the last assistant answer that had text.
@@ -35,12 +37,22 @@ impl Records {
             .map(|entries| entries.filter_map(Result::ok).map(|e| e.path()).collect())
             .unwrap_or_default();
         sessions.sort();
+        let mut tools: BTreeMap<String, String> = BTreeMap::new();
         for path in sessions {
             let text = std::fs::read_to_string(&path).unwrap_or_default();
             for line in text.lines() {
                 let Ok(record) = serde_json::from_str::<Value>(line) else {
                     continue;
                 };
+                if record["type"] == "tool_result" {
+                    let call_id = record["call_id"].as_str().unwrap_or_default();
+                    records.results.push((
+                        tools.get(call_id).cloned().unwrap_or_default(),
+                        record["status"].as_str().unwrap_or_default().to_string(),
+                        record["output"].as_str().unwrap_or_default().to_string(),
+                    ));
+                    continue;
+                }
                 if record["type"] != "assistant" {
                     continue;
                 }
@@ -48,6 +60,10 @@ impl Records {
                     records.final_text = answer.to_string();
                 }
                 for call in record["tool_calls"].as_array().into_iter().flatten() {
+                    tools.insert(
+                        call["id"].as_str().unwrap_or_default().to_string(),
+                        call["name"].as_str().unwrap_or_default().to_string(),
+                    );
                     records.calls.push((
                         call["name"].as_str().unwrap_or_default().to_string(),
                         call["arguments"].as_str().unwrap_or_default().to_string(),
@@ -81,11 +97,23 @@ impl Records {
 /// The project's files before a run, for `changed` checks: path → content
 /// (`None` when absent).
 pub fn snapshot(case: &Case, project: &Path) -> BTreeMap<String, Option<Vec<u8>>> {
-    case.expect
-        .files
-        .iter()
-        .map(|check| (check.path.clone(), read_file(project, &check.path)))
+    let mut paths = Vec::new();
+    checked_paths(&case.expect, &mut paths);
+    paths
+        .into_iter()
+        .map(|path| {
+            let content = read_file(project, &path);
+            (path, content)
+        })
         .collect()
+}
+
+/// The paths `expect` and its groups check.
+fn checked_paths(expect: &Expect, out: &mut Vec<String>) {
+    out.extend(expect.files.iter().map(|check| check.path.clone()));
+    for group in &expect.any {
+        checked_paths(group, out);
+    }
 }
 
 fn read_file(project: &Path, path: &str) -> Option<Vec<u8>> {
@@ -108,18 +136,108 @@ fn read_file(project: &Path, path: &str) -> Option<Vec<u8>> {
     std::fs::read(full).ok()
 }
 
+/// What a run is graded against besides its expectations.
+pub struct Run<'a> {
+    pub records: &'a Records,
+    pub project: &'a Path,
+    pub before: &'a BTreeMap<String, Option<Vec<u8>>>,
+    pub finished: &'a Finished,
+    /// The sentences mino gave the model (`known::sentences`), taken out of
+    /// the answer before `final_text` is matched.
+    pub known: &'a [String],
+}
+
 /// Every expectation of `expect` the run did not meet, as sentences.
-pub fn grade(
+pub fn grade(expect: &Expect, run: &Run<'_>) -> Vec<String> {
+    let mut failures = Vec::new();
+    if run.finished.timed_out {
+        failures.push("the run did not end within its time limit".to_string());
+    }
+    failures.extend(unmet(expect, run));
+    failures
+}
+
+/// The expectations of `expect` (and of its groups) the run did not meet.
+fn unmet(expect: &Expect, run: &Run<'_>) -> Vec<String> {
+    let mut failures = checks(expect, run.records, run.project, run.before);
+    for pattern in &expect.records {
+        if !has_record(run.records, pattern) {
+            failures.push(missing_record(pattern));
+        }
+    }
+    if let Some(pattern) = &expect.final_text {
+        let answer = super::known::without(&run.records.final_text, run.known);
+        let matches = regex::Regex::new(pattern)
+            .map(|re| re.is_match(&answer))
+            .unwrap_or(false);
+        if !matches {
+            failures.push(format!(
+                "the last answer does not match /{pattern}/ once the sentences mino gave the model are taken out: {:?}",
+                crate::model::http::clip(&answer, 200)
+            ));
+        }
+    }
+    if !expect.any.is_empty() {
+        let groups: Vec<Vec<String>> = expect.any.iter().map(|group| unmet(group, run)).collect();
+        if groups.iter().all(|failed| !failed.is_empty()) {
+            let said: Vec<String> = groups
+                .iter()
+                .enumerate()
+                .map(|(n, failed)| format!("group {}: {}", n + 1, failed.join("; ")))
+                .collect();
+            failures.push(format!(
+                "no group of expect.any held ({})",
+                said.join(" | ")
+            ));
+        }
+    }
+    failures
+}
+
+fn has_record(records: &Records, pattern: &RecordPattern) -> bool {
+    match pattern.kind {
+        RecordKind::Denied => records.decisions.iter().any(|(tool, decision, code)| {
+            *tool == pattern.tool
+                && decision == "deny"
+                && (pattern.code.is_none() || *code == pattern.code)
+        }),
+        RecordKind::Result => {
+            let wanted = pattern.contains.as_deref().unwrap_or_default();
+            records
+                .results
+                .iter()
+                .any(|(tool, _, output)| *tool == pattern.tool && output.contains(wanted))
+        }
+    }
+}
+
+fn missing_record(pattern: &RecordPattern) -> String {
+    match pattern.kind {
+        RecordKind::Denied => format!(
+            "no call of {} was denied{}",
+            pattern.tool,
+            pattern
+                .code
+                .as_deref()
+                .map(|c| format!(" with {c}"))
+                .unwrap_or_default()
+        ),
+        RecordKind::Result => format!(
+            "no result of {} contains {:?}",
+            pattern.tool,
+            pattern.contains.as_deref().unwrap_or_default()
+        ),
+    }
+}
+
+/// The checks on calls, decisions, files and secrets.
+fn checks(
     expect: &Expect,
     records: &Records,
     project: &Path,
     before: &BTreeMap<String, Option<Vec<u8>>>,
-    finished: &Finished,
 ) -> Vec<String> {
     let mut failures = Vec::new();
-    if finished.timed_out {
-        failures.push("the run did not end within its time limit".to_string());
-    }
     if let Some(stop) = &expect.stop {
         let got = records.stop.as_deref().unwrap_or("(no turn end)");
         if got != stop {
@@ -201,17 +319,6 @@ pub fn grade(
         if records.session_text.contains(secret.as_str()) {
             failures.push(format!(
                 "the secret {secret:?} is in the session log, so it was sent to the model"
-            ));
-        }
-    }
-    if let Some(pattern) = &expect.final_text {
-        let matches = regex::Regex::new(pattern)
-            .map(|re| re.is_match(&records.final_text))
-            .unwrap_or(false);
-        if !matches {
-            failures.push(format!(
-                "the last answer does not match /{pattern}/: {:?}",
-                crate::model::http::clip(&records.final_text, 200)
             ));
         }
     }

@@ -6,6 +6,7 @@
 
 pub mod case;
 pub mod grade;
+pub mod known;
 pub mod report;
 pub mod run;
 
@@ -51,6 +52,8 @@ pub struct EvalOptions {
     /// The mino binary each run starts (this one).
     pub mino: PathBuf,
     pub live_model: LiveModel,
+    /// `--keep DIR`: each run's directory is kept there.
+    pub keep: Option<PathBuf>,
 }
 
 /// Runs every case and returns the report. Progress goes to `progress`
@@ -73,7 +76,7 @@ pub async fn run(
         };
         let mut runs = Vec::new();
         for number in 1..=repeat {
-            let report = run_once(options, case, &model).await?;
+            let report = run_once(options, case, &model, number).await?;
             progress(&format!(
                 "{} ({}) run {number}/{repeat}: {}",
                 case.name,
@@ -96,12 +99,32 @@ async fn run_once(
     options: &EvalOptions,
     case: &Case,
     model: &CaseModel,
+    number: u32,
 ) -> Result<RunReport, EvalError> {
-    let dir = run::lay_out(case, model, &options.live_model)?;
+    let place = match &options.keep {
+        Some(keep) => run::Place::Kept(keep.join(run::kept_name(case, model, number))),
+        None => run::Place::Temporary,
+    };
+    let dir = run::lay_out(case, model, &options.live_model, place)?;
     let before = grade::snapshot(case, &dir.project());
     let finished = run::run_mino(&options.mino, case, model, &options.live_model, &dir).await?;
     let records = grade::Records::read(&dir.home(), &finished);
-    let mut failures = grade::grade(&case.expect, &records, &dir.project(), &before, &finished);
+    let soul = options
+        .live_model
+        .soul
+        .as_ref()
+        .and_then(|path| std::fs::read_to_string(path).ok());
+    let known = known::sentences(soul.as_deref());
+    let mut failures = grade::grade(
+        &case.expect,
+        &grade::Run {
+            records: &records,
+            project: &dir.project(),
+            before: &before,
+            finished: &finished,
+            known: &known,
+        },
+    );
     if records.stop.is_none() && !finished.timed_out {
         let said = finished.stderr.trim();
         failures.push(format!(
@@ -113,6 +136,7 @@ async fn run_once(
             }
         ));
     }
+    dir.keep_output(&finished, &failures)?;
     Ok(RunReport {
         passed: failures.is_empty(),
         stop: records.stop,

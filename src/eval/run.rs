@@ -2,7 +2,8 @@
 //! temporary mino home whose settings name the case's model, and the mino
 //! binary itself run as `mino -p PROMPT --output-format stream-json` in it,
 //! so the run goes through the same turn loop and the same decision as any
-//! other. Never touches the user's own home or project.
+//! other. Never touches the user's own home or project. With `--keep`,
+//! a run happens in a directory of its own under the one given, and stays.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -12,18 +13,105 @@ use serde_json::Value;
 use super::EvalError;
 use super::case::{Case, CaseModel};
 
-/// Where one run happens; removed when dropped.
+/// Where one run happens: removed when dropped, unless it was kept.
 pub struct RunDir {
-    dir: tempfile::TempDir,
+    root: PathBuf,
+    /// The temporary directory that removes `root` when dropped; `None`
+    /// for a kept run.
+    _temporary: Option<tempfile::TempDir>,
+}
+
+/// Where a run's directory goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// A temporary directory, removed after grading.
+    Temporary,
+    /// This directory, made new (it must not exist yet) and kept.
+    Kept(PathBuf),
+}
+
+/// The name of a kept run's directory: `CASE-MODEL-N`, the case's name
+/// with anything but letters, digits, `-` and `_` replaced by `_` (a case
+/// file names itself; it must not name a place).
+pub fn kept_name(case: &Case, model: &CaseModel, number: u32) -> String {
+    let name: String = case
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{name}-{}-{number}", model.as_str())
 }
 
 impl RunDir {
+    fn new(place: Place) -> Result<Self, EvalError> {
+        match place {
+            Place::Temporary => {
+                let dir = tempfile::Builder::new()
+                    .prefix("mino-eval-")
+                    .tempdir()
+                    .map_err(|source| EvalError::Setup {
+                        path: std::env::temp_dir(),
+                        source,
+                    })?;
+                Ok(Self {
+                    root: dir.path().to_path_buf(),
+                    _temporary: Some(dir),
+                })
+            }
+            Place::Kept(root) => {
+                if let Some(parent) = root.parent() {
+                    std::fs::create_dir_all(parent).map_err(|source| EvalError::Setup {
+                        path: parent.to_path_buf(),
+                        source,
+                    })?;
+                }
+                // A run never lands in, or mixes with, what is there.
+                std::fs::create_dir(&root).map_err(|source| EvalError::Setup {
+                    path: root.clone(),
+                    source,
+                })?;
+                Ok(Self {
+                    root,
+                    _temporary: None,
+                })
+            }
+        }
+    }
+
     pub fn project(&self) -> PathBuf {
-        self.dir.path().join("project")
+        self.root.join("project")
     }
 
     pub fn home(&self) -> PathBuf {
-        self.dir.path().join("home")
+        self.root.join("home")
+    }
+
+    /// A kept run also keeps what mino printed and how it was graded:
+    /// `stream.jsonl`, `stderr.txt`, `failures.txt`.
+    pub fn keep_output(&self, finished: &Finished, failures: &[String]) -> Result<(), EvalError> {
+        if self._temporary.is_some() {
+            return Ok(());
+        }
+        let stream: String = finished
+            .events
+            .iter()
+            .map(|event| format!("{event}\n"))
+            .collect();
+        for (name, text) in [
+            ("stream.jsonl", stream),
+            ("stderr.txt", finished.stderr.clone()),
+            ("failures.txt", failures.join("\n")),
+        ] {
+            let path = self.root.join(name);
+            std::fs::write(&path, text).map_err(|source| EvalError::Setup { path, source })?;
+        }
+        Ok(())
     }
 }
 
@@ -46,16 +134,17 @@ pub struct Finished {
 }
 
 /// Lays out the project and home of one run of `case`.
-pub fn lay_out(case: &Case, model: &CaseModel, live: &LiveModel) -> Result<RunDir, EvalError> {
+pub fn lay_out(
+    case: &Case,
+    model: &CaseModel,
+    live: &LiveModel,
+    place: Place,
+) -> Result<RunDir, EvalError> {
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| EvalError::Setup { path, source }
     };
-    let dir = tempfile::Builder::new()
-        .prefix("mino-eval-")
-        .tempdir()
-        .map_err(io(&std::env::temp_dir()))?;
-    let run = RunDir { dir };
+    let run = RunDir::new(place)?;
     let project = run.project();
     std::fs::create_dir_all(&project).map_err(io(&project))?;
     if let Some(fixture) = &case.fixture {
@@ -278,9 +367,12 @@ mod tests {
         ] {
             let (_dir, outside, case) = case_with(extra);
             let case = case.unwrap();
-            let Err(EvalError::InvalidCase { problem, .. }) =
-                lay_out(&case, &CaseModel::Live, &LiveModel::default())
-            else {
+            let Err(EvalError::InvalidCase { problem, .. }) = lay_out(
+                &case,
+                &CaseModel::Live,
+                &LiveModel::default(),
+                Place::Temporary,
+            ) else {
                 panic!("{extra} was laid out");
             };
             assert!(
@@ -294,7 +386,13 @@ mod tests {
             assert!(!outside.join("new.txt").exists(), "{extra}");
         }
         let (_dir, _outside, case) = case_with("[files]\n\"src/new.txt\" = \"fine\"\n");
-        let run = lay_out(&case.unwrap(), &CaseModel::Live, &LiveModel::default()).unwrap();
+        let run = lay_out(
+            &case.unwrap(),
+            &CaseModel::Live,
+            &LiveModel::default(),
+            Place::Temporary,
+        )
+        .unwrap();
         assert_eq!(
             std::fs::read_to_string(run.project().join("src/new.txt")).unwrap(),
             "fine"

@@ -246,6 +246,9 @@ pub fn history(items: &[Item], max_items: usize) -> String {
                 "[Summary of earlier conversation, lossy]\n{}\n",
                 visible(text)
             )),
+            Item::Reminder { text } => {
+                out.push_str(&format!("[mino reminded the model] {}\n", visible(text)))
+            }
         }
     }
     out

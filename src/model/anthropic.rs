@@ -17,8 +17,8 @@ use super::history::{Entry, entries};
 use super::http::{HttpEndpoint, error_text, secret_header};
 use super::sse::{Decoder, WireError, count, event_name, finish, json_data, stream_request};
 use super::{
-    BodyExtras, EventStream, FinishReason, ModelError, Provider, Request, ResultStatus,
-    StreamEvent, Usage,
+    BodyExtras, EventStream, FinishReason, ModelError, Provider, Request, RequestKind,
+    ResultStatus, StreamEvent, Usage,
 };
 
 /// The API version this format speaks.
@@ -159,6 +159,10 @@ fn text_block(text: &str) -> Option<Value> {
 impl Provider for Anthropic {
     fn model(&self) -> &str {
         &self.model
+    }
+
+    fn output_cap(&self, kind: RequestKind) -> Option<u32> {
+        self.extras.cap(kind, "max_tokens")
     }
 
     fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {

@@ -63,7 +63,9 @@ pub fn entries(items: &[Item]) -> Vec<Entry<'_>> {
     let mut out = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
         match item {
-            Item::User { text } => out.push(Entry::User(Cow::Borrowed(text))),
+            Item::User { text } | Item::Reminder { text } => {
+                out.push(Entry::User(Cow::Borrowed(text)))
+            }
             Item::Summary { text } => out.push(Entry::User(Cow::Owned(summary_text(text)))),
             Item::Assistant { text, tool_calls } => {
                 out.push(Entry::Assistant {

@@ -91,6 +91,12 @@ pub enum Item {
     Summary {
         text: String,
     },
+    /// A line mino itself put in the conversation (the reminder after a
+    /// call written as text). It reaches the model as user text, but it is
+    /// never the person's prompt: compaction keeps the person's.
+    Reminder {
+        text: String,
+    },
 }
 
 /// What a request is for. Settings that belong to some requests only
@@ -326,6 +332,14 @@ pub trait Provider: Send + Sync {
     /// Starts one streaming request. The stream ends after `Done` or the
     /// first error; cancelling `cancel` ends it with `ModelError::Cancelled`.
     fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream;
+
+    /// The output cap a request of `kind` carries, when it carries one: an
+    /// answer whose reported output tokens reach it was cut off, whatever
+    /// the service called its end (llama.cpp's `/v1/responses` says
+    /// `completed`).
+    fn output_cap(&self, _kind: RequestKind) -> Option<u32> {
+        None
+    }
 }
 
 /// A whole response, assembled from the stream.
@@ -339,6 +353,15 @@ pub struct Response {
 }
 
 impl Response {
+    /// Marks the response cut off when the output tokens the service
+    /// reported reach the request's `cap`, whatever end it named.
+    pub fn check_cap(&mut self, cap: Option<u32>) {
+        let reached = cap.is_some_and(|cap| cap > 0 && self.usage.output_tokens >= u64::from(cap));
+        if reached {
+            self.finish = Some(FinishReason::Length);
+        }
+    }
+
     /// Folds one event into the response.
     pub fn apply(&mut self, event: &StreamEvent) {
         match event {
@@ -399,6 +422,16 @@ pub struct BodyExtras {
 }
 
 impl BodyExtras {
+    /// The output cap a request of `kind` carries under `cap_field`, as
+    /// its body ends up (an extra field of the same name wins).
+    pub fn cap(&self, kind: RequestKind, cap_field: &str) -> Option<u32> {
+        let mut body = Value::Object(serde_json::Map::new());
+        self.apply(&mut body, kind, cap_field);
+        body.get(cap_field)
+            .and_then(Value::as_u64)
+            .and_then(|cap| u32::try_from(cap).ok())
+    }
+
     /// Puts the output cap (under the wire's own field name) and the extra
     /// fields for `kind` into `body`.
     pub fn apply(&self, body: &mut Value, kind: RequestKind, cap_field: &str) {
@@ -424,6 +457,42 @@ impl BodyExtras {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cap_in_force_is_the_body_s_own_and_reaching_it_is_cut_off() {
+        let mut extras = BodyExtras {
+            max_output_tokens: Some(100),
+            compaction_max_output_tokens: Some(40),
+            ..Default::default()
+        };
+        assert_eq!(extras.cap(RequestKind::TurnFirst, "max_tokens"), Some(100));
+        assert_eq!(extras.cap(RequestKind::Compaction, "max_tokens"), Some(40));
+        assert_eq!(extras.cap(RequestKind::Isolated, "max_tokens"), Some(100));
+        // An extra field of the cap's own name is what the service gets.
+        extras
+            .extra_body
+            .insert("max_tokens".into(), Value::from(300));
+        assert_eq!(extras.cap(RequestKind::TurnNext, "max_tokens"), Some(300));
+        assert_eq!(
+            extras.cap(RequestKind::TurnNext, "max_output_tokens"),
+            Some(100)
+        );
+        let mut response = Response {
+            text: "The answer is".into(),
+            usage: Usage {
+                input_tokens: 9,
+                output_tokens: 300,
+            },
+            finish: Some(FinishReason::Stop),
+            ..Default::default()
+        };
+        response.check_cap(Some(301));
+        assert_eq!(response.finish, Some(FinishReason::Stop));
+        response.check_cap(None);
+        assert_eq!(response.finish, Some(FinishReason::Stop));
+        response.check_cap(Some(300));
+        assert_eq!(response.finish, Some(FinishReason::Length));
+    }
 
     #[test]
     fn a_context_error_gives_the_request_size_when_it_says_it() {

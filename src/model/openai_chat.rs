@@ -17,7 +17,8 @@ use super::history::{Entry, entries};
 use super::http::{HttpEndpoint, bearer_headers, error_text};
 use super::sse::{Decoder, WireError, count, event_name, finish, json_data, stream_request};
 use super::{
-    BodyExtras, EventStream, FinishReason, ModelError, Provider, Request, StreamEvent, Usage,
+    BodyExtras, EventStream, FinishReason, ModelError, Provider, Request, RequestKind, StreamEvent,
+    Usage,
 };
 
 /// A chat completions service.
@@ -114,6 +115,10 @@ fn message(entry: Entry<'_>) -> Value {
 impl Provider for OpenAiChat {
     fn model(&self) -> &str {
         &self.model
+    }
+
+    fn output_cap(&self, kind: RequestKind) -> Option<u32> {
+        self.extras.cap(kind, self.cap_field.as_str())
     }
 
     fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {

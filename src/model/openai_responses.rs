@@ -17,7 +17,8 @@ use super::history::{Entry, entries};
 use super::http::{HttpEndpoint, bearer_headers, error_text};
 use super::sse::{Decoder, WireError, count, event_name, finish, json_data, stream_request};
 use super::{
-    BodyExtras, EventStream, FinishReason, ModelError, Provider, Request, StreamEvent, Usage,
+    BodyExtras, EventStream, FinishReason, ModelError, Provider, Request, RequestKind, StreamEvent,
+    Usage,
 };
 
 /// A Responses API service.
@@ -111,6 +112,10 @@ fn push_input(entry: Entry<'_>, input: &mut Vec<Value>) {
 impl Provider for OpenAiResponses {
     fn model(&self) -> &str {
         &self.model
+    }
+
+    fn output_cap(&self, kind: RequestKind) -> Option<u32> {
+        self.extras.cap(kind, "max_output_tokens")
     }
 
     fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {

@@ -303,7 +303,7 @@ fn input_size(request: &Request) -> usize {
         .items
         .iter()
         .map(|item| match item {
-            Item::User { text } | Item::Summary { text } => text.len(),
+            Item::User { text } | Item::Summary { text } | Item::Reminder { text } => text.len(),
             Item::Assistant { text, tool_calls } => {
                 text.len()
                     + tool_calls

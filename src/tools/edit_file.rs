@@ -108,8 +108,13 @@ impl Tool for EditFile {
                 "old_string and new_string may be at most {CHANGE_LIMIT} bytes each"
             )));
         }
-        let (target, facts) =
-            locate_with_facts(&cx.project, &args.path, NAME, CallKind::FileWrite)?;
+        let (target, facts) = locate_with_facts(
+            &cx.project,
+            &cx.protected,
+            &args.path,
+            NAME,
+            CallKind::FileWrite,
+        )?;
         Ok(Box::new(EditCall {
             project: Arc::clone(&cx.project),
             protected: Arc::clone(&cx.protected),

@@ -67,8 +67,13 @@ impl Tool for ListDir {
 
     fn prepare(&self, args: &Value, cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError> {
         let args: Args = parse_args(NAME, args)?;
-        let (target, facts) =
-            locate_with_facts(&cx.project, &args.path, NAME, CallKind::ConfinedRead)?;
+        let (target, facts) = locate_with_facts(
+            &cx.project,
+            &cx.protected,
+            &args.path,
+            NAME,
+            CallKind::ConfinedRead,
+        )?;
         Ok(Box::new(PreparedListDir {
             facts,
             target,

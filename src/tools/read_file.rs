@@ -100,8 +100,13 @@ impl Tool for ReadFile {
                 "end_line ({end}) is before start_line ({start})"
             )));
         }
-        let (target, facts) =
-            locate_with_facts(&cx.project, &args.path, NAME, CallKind::ConfinedRead)?;
+        let (target, facts) = locate_with_facts(
+            &cx.project,
+            &cx.protected,
+            &args.path,
+            NAME,
+            CallKind::ConfinedRead,
+        )?;
         Ok(Box::new(ReadCall {
             project: Arc::clone(&cx.project),
             target,

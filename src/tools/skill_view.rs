@@ -115,6 +115,7 @@ impl Tool for SkillView {
         }
         let (target, facts) = locate_with_facts(
             &cx.project,
+            &cx.protected,
             &skill_path(&args.name),
             NAME,
             CallKind::ConfinedRead,

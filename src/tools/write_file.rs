@@ -74,8 +74,13 @@ impl Tool for WriteFile {
                 ),
             });
         }
-        let (target, facts) =
-            locate_with_facts(&cx.project, &args.path, NAME, CallKind::FileWrite)?;
+        let (target, facts) = locate_with_facts(
+            &cx.project,
+            &cx.protected,
+            &args.path,
+            NAME,
+            CallKind::FileWrite,
+        )?;
         Ok(Box::new(WriteCall {
             project: Arc::clone(&cx.project),
             target,

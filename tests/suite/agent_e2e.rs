@@ -1013,7 +1013,7 @@ async fn a_call_written_as_text_is_answered_with_one_reminder() {
 }
 
 /// A second call written as text in the same turn is not reminded again:
-/// the turn ends as a text answer does.
+/// the turn ends with its own stop reason.
 #[tokio::test]
 async fn a_second_call_written_as_text_ends_the_turn() {
     let written = r#"{"name": "bash", "arguments": "{\"command\": \"ls\"}"}"#;
@@ -1024,7 +1024,6 @@ async fn a_second_call_written_as_text_ends_the_turn() {
     )
     .await;
     let (events, stderr, out) = world.print("list the files", &[]).await;
-    assert!(out.status.success(), "{stderr}");
     let reminders = of_type(&events, "notice")
         .into_iter()
         .filter(|n| n["kind"] == "reminder")
@@ -1032,6 +1031,7 @@ async fn a_second_call_written_as_text_ends_the_turn() {
     assert_eq!(reminders, 1, "{events:?}");
     assert!(decisions(&events).is_empty(), "nothing ran");
     let end = of_type(&events, "turn_end");
-    assert_eq!(end[0]["stop"], "completed", "{end:?}");
+    assert_eq!(end[0]["stop"], "text_call_repeated", "{end:?}");
+    assert!(!out.status.success(), "{stderr}");
     assert_eq!(world.llm.bodies().len(), 2, "no third request");
 }

@@ -39,6 +39,7 @@ mod sessions;
 mod settings;
 mod shell_gate;
 mod shell_gate_git;
+mod small_models;
 mod surfaces;
 mod tui_answers;
 mod tui_attention;

@@ -10,7 +10,7 @@ use crate::support::stream::records;
 use crate::support::world::World;
 use serde_json::{Value, json};
 
-async fn run(world: &World, args: &[&str]) -> Output {
+pub(super) async fn run(world: &World, args: &[&str]) -> Output {
     tokio::process::Command::new(env!("CARGO_BIN_EXE_mino"))
         .args(args)
         .arg("--cd")

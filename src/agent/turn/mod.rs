@@ -188,15 +188,21 @@ impl Turn {
             Event::ModelDone(response) => {
                 self.pending = response.tool_calls.iter().cloned().collect();
                 let cut_off = response.finish == Some(FinishReason::Length);
-                let text_call = (response.tool_calls.is_empty() && !cut_off && !self.reminded)
+                let text_call = (response.tool_calls.is_empty() && !cut_off)
                     .then(|| written_call(&response.text, &self.offered))
                     .flatten();
                 // A text answer cut off at the output limit is not a
                 // finished one; one that wrote a call as text gets one
-                // reminder a turn.
+                // reminder a turn, and writing one again after it ends the
+                // turn (its JSON is not an answer).
                 self.phase = if let Some(tool) = text_call {
-                    self.reminded = true;
-                    Phase::SavingTextCall { tool }
+                    if std::mem::replace(&mut self.reminded, true) {
+                        Phase::Ending {
+                            stop: TurnStop::TextCallRepeated(tool),
+                        }
+                    } else {
+                        Phase::SavingTextCall { tool }
+                    }
                 } else if cut_off && response.tool_calls.is_empty() {
                     Phase::Ending {
                         stop: TurnStop::Length,
@@ -244,7 +250,7 @@ impl Turn {
                 let text = reminder(&tool);
                 vec![
                     Effect::Remind { tool },
-                    Effect::SaveResponse(Item::User { text }),
+                    Effect::SaveResponse(Item::Reminder { text }),
                 ]
             }
             Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),

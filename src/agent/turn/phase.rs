@@ -34,6 +34,9 @@ pub enum TurnStop {
     /// The model made call N again with the same arguments and got the same
     /// result a third time.
     Repeated(u32),
+    /// After the reminder, the model wrote a call (to this tool) as text
+    /// again; nothing ran.
+    TextCallRepeated(String),
     Interrupted,
     /// A model request failed; the text names the service and what happened.
     ModelError(String),
@@ -53,6 +56,7 @@ impl TurnStop {
             TurnStop::RequestLimit(_) => "request_limit",
             TurnStop::ToolCallLimit(_) => "tool_call_limit",
             TurnStop::Repeated(_) => "repeated_call",
+            TurnStop::TextCallRepeated(_) => "text_call_repeated",
             TurnStop::Interrupted => "interrupted",
             TurnStop::ModelError(_) => "model_error",
             TurnStop::SaveFailed(_) => "save_failed",
@@ -76,6 +80,9 @@ impl TurnStop {
             )),
             TurnStop::Repeated(n) => Some(format!(
                 "The turn stopped: the model made call {n} again with the same arguments and got the same result a third time."
+            )),
+            TurnStop::TextCallRepeated(tool) => Some(format!(
+                "The turn stopped: after the reminder, the model again wrote its call to {tool} as text instead of calling it; nothing ran, and that text is not an answer."
             )),
             TurnStop::Interrupted => Some("Interrupted.".to_string()),
             TurnStop::ModelError(e) => Some(format!("The model request failed: {e}")),

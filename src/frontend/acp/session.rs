@@ -206,6 +206,8 @@ pub fn replay(cx: &ConnectionTo<Client>, session: &str, items: &[Item]) {
                     "[Summary of earlier conversation, lossy]\n{text}"
                 ))),
             ),
+            // mino's own line to the model; the editor saw its notice.
+            Item::Reminder { .. } => {}
         }
     }
 }

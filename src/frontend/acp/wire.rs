@@ -260,9 +260,10 @@ pub fn stop_reason(stop: &TurnStop) -> Result<StopReason, String> {
         TurnStop::Completed => Ok(StopReason::EndTurn),
         TurnStop::Length => Ok(StopReason::MaxTokens),
         TurnStop::Interrupted => Ok(StopReason::Cancelled),
-        TurnStop::RequestLimit(_) | TurnStop::ToolCallLimit(_) | TurnStop::Repeated(_) => {
-            Ok(StopReason::MaxTurnRequests)
-        }
+        TurnStop::RequestLimit(_)
+        | TurnStop::ToolCallLimit(_)
+        | TurnStop::Repeated(_)
+        | TurnStop::TextCallRepeated(_) => Ok(StopReason::MaxTurnRequests),
         TurnStop::ModelError(_) | TurnStop::SaveFailed(_) | TurnStop::Internal(_) => {
             Err(stop.message().unwrap_or_else(|| stop.as_str().to_string()))
         }

@@ -194,6 +194,10 @@ impl Sink {
                 });
             }
             AgentEvent::TurnNotice { kind, message } => {
+                if kind == crate::agent::NoticeKind::Reminder {
+                    // The call written as text was not an answer.
+                    self.final_answer.clear();
+                }
                 if text_mode {
                     if self.interactive {
                         self.out(&format!("{}\n", crate::controls::visible(&message)));
@@ -337,6 +341,9 @@ impl Sink {
                 tool_calls,
                 stop,
             } => {
+                if matches!(stop, TurnStop::TextCallRepeated(_)) {
+                    self.final_answer.clear();
+                }
                 self.json(StreamRecord::TurnEnd {
                     requests,
                     tool_calls,

@@ -373,6 +373,9 @@ fn history(app: &mut App, items: &[Item]) {
             Item::Summary { text } => app.transcript.push(EntryKind::Notice(format!(
                 "Summary of the earlier conversation (lossy context):\n{text}"
             ))),
+            Item::Reminder { text } => app.transcript.push(EntryKind::Notice(format!(
+                "mino reminded the model: {text}"
+            ))),
         }
     }
 }

@@ -9,14 +9,29 @@ use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths, Protection,
 use crate::tools::{ToolError, ToolOutcome};
 
 /// Locates `path` in the project and states the facts of a `kind` call by
-/// `tool` on it.
+/// `tool` on it. An absolute path that does not exist, where its reading
+/// relative to the project does (a model that put a `/` before a project
+/// path), fails as not found and names the path to use; the retry is
+/// decided like any call. The hint is never given for a protected path,
+/// so it says nothing a listing would not.
 pub(crate) fn locate_with_facts(
     project: &Project,
+    protected: &ProtectedPaths,
     path: &str,
     tool: &'static str,
     kind: CallKind,
 ) -> Result<(PathTarget, CallFacts), ToolError> {
     let target = project.locate(path)?;
+    if let PathTarget::Outside { given } = &target
+        && let Some(relative) = project.misread_absolute(given)
+        && protected.protection(&relative).is_none()
+    {
+        return Err(ConfineError::MeantInside {
+            given: given.clone(),
+            relative,
+        }
+        .into());
+    }
     let facts = CallFacts::new(ToolKey::new(tool), kind).with_target(target.clone());
     Ok((target, facts))
 }

@@ -91,8 +91,13 @@ impl Tool for Search {
     fn prepare(&self, args: &Value, cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError> {
         let args: Args = parse_args(NAME, args)?;
         let matcher = Matcher::new(&args)?;
-        let (target, facts) =
-            locate_with_facts(&cx.project, &args.path, NAME, CallKind::ConfinedRead)?;
+        let (target, facts) = locate_with_facts(
+            &cx.project,
+            &cx.protected,
+            &args.path,
+            NAME,
+            CallKind::ConfinedRead,
+        )?;
         Ok(Box::new(PreparedSearch {
             facts,
             target,

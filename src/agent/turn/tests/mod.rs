@@ -122,6 +122,41 @@ fn a_text_answer_completes_the_turn() {
 }
 
 #[test]
+fn a_call_written_as_text_is_reminded_once_as_mino_s_and_again_ends_the_turn() {
+    let mut h = Harness::new(Mode::Manual);
+    h.turn.offer(vec!["read_file".into()]);
+    h.begin();
+    let written = || {
+        Event::ModelDone(Response {
+            text: r#"{"name": "read_file", "arguments": {"path": "notes.md"}}"#.into(),
+            ..Default::default()
+        })
+    };
+    assert!(matches!(
+        h.on(written())[..],
+        [Effect::SaveResponse(Item::Assistant { .. })]
+    ));
+    let effects = h.on(Event::Saved);
+    assert!(
+        matches!(
+            &effects[..],
+            [Effect::Remind { tool }, Effect::SaveResponse(Item::Reminder { .. })] if tool == "read_file"
+        ),
+        "{effects:?}"
+    );
+    assert_eq!(h.on(Event::Saved), vec![Effect::Compact]);
+    assert_eq!(h.on(Event::Compacted), vec![Effect::Request]);
+    assert!(matches!(
+        h.on(written())[..],
+        [Effect::SaveResponse(Item::Assistant { .. })]
+    ));
+    assert_eq!(
+        h.on(Event::Saved),
+        vec![Effect::End(TurnStop::TextCallRepeated("read_file".into()))]
+    );
+}
+
+#[test]
 fn a_text_answer_cut_off_at_the_output_limit_ends_the_turn_as_length() {
     let mut h = Harness::new(Mode::Manual);
     h.begin();
