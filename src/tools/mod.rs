@@ -33,6 +33,7 @@ pub use crate::model::ToolSpec;
 use crate::policy::{CallFacts, ProtectedPaths};
 use crate::sandbox::{Planner, Sandbox, SandboxSettings};
 use crate::secrets::HeldSecrets;
+pub use bash::LiveOutput;
 pub use fs::confine::{ConfineError, Project};
 pub use registry::{Registry, ToolSource};
 
@@ -236,6 +237,13 @@ pub trait PreparedCall: Send {
     /// Bash only: variables to set in the command's environment (the shell
     /// gate's hardened git environment). Other tools ignore it.
     fn set_env(&mut self, _vars: Vec<(String, String)>) {}
+
+    /// Bash only: a reader of what the command prints while it runs, taken
+    /// before `run`, so it can be shown as it arrives (redacted first, as
+    /// the result is). Other tools have none.
+    fn live_output(&self) -> Option<LiveOutput> {
+        None
+    }
 
     /// Runs the call. Cancelling `cancel` stops it at once.
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome>;

@@ -381,6 +381,45 @@ async fn huge_output_is_kept_to_the_limit_in_bounded_memory() {
 }
 
 #[tokio::test]
+async fn live_output_shows_what_arrived_while_the_command_runs_and_stays_bounded() {
+    let _shared = EXCLUSIVE.read().await;
+    let (dir, cx) = project();
+    let call = prepare(
+        &cx,
+        json!({ "command": "echo first; until [ -e go ]; do sleep 0.02; done; \
+                head -c 1000000 /dev/zero | tr '\\0' b; echo; echo last" }),
+    );
+    let mut live = call
+        .live_output()
+        .expect("bash shows its output while it runs");
+    let run = tokio::spawn(call.run(CancellationToken::new()));
+    tokio::time::timeout(HANG_GUARD, async {
+        // The first line is there while the command cannot have ended.
+        assert!(live.changed().await);
+        assert_eq!(live.text(), "first\n");
+        std::fs::write(dir.path().join("go"), "").unwrap();
+        let mut longest = 0;
+        while live.changed().await {
+            longest = longest.max(live.text().len());
+        }
+        assert!(
+            longest <= cx.bash_output_limit + 100,
+            "{longest} bytes shown at once"
+        );
+    })
+    .await
+    .expect("the tool hung");
+    let out = run.await.unwrap();
+    assert_eq!(out.status, ToolStatus::Completed);
+    assert!(
+        out.output.ends_with("bbb\nlast\n"),
+        "{}",
+        &out.output[out.output.len() - 40..]
+    );
+    assert!(out.output.starts_with("Exit code: 0\nfirst\nbbb"));
+}
+
+#[tokio::test]
 async fn endless_output_stops_at_the_timeout_and_stays_bounded() {
     let (_dir, mut cx) = project();
     let _shared = EXCLUSIVE.read().await;

@@ -41,6 +41,7 @@ mod shell_gate_git;
 mod surfaces;
 mod tui_answers;
 mod tui_attention;
+mod tui_bash_watch;
 mod tui_demo;
 mod tui_e2e;
 mod tui_input;

@@ -1,13 +1,18 @@
 //! What a `bash` command printed: stdout and stderr read together as they
 //! arrive, kept to a byte limit as a head and a tail (memory stays bounded
 //! whatever the command prints), and rendered as text with a marker where
-//! bytes were left out. Never signals or waits for the process and never
-//! enforces the command's timeout: `bash` does.
+//! bytes were left out. The capture is shared with a `LiveOutput`, through
+//! which whoever shows the running command reads what it printed so far
+//! (the same capture, so the same bound). Never signals or waits for the
+//! process and never enforces the command's timeout: `bash` does. Never
+//! redacts: what reads a `LiveOutput` must, as for the result.
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{ChildStderr, ChildStdout};
+use tokio::sync::watch;
 use tokio::time::timeout;
 
 /// Bytes read from a pipe at a time (the size of a Linux pipe buffer).
@@ -38,7 +43,7 @@ impl Pipes {
     /// Waits for one read from either pipe and keeps it. A pipe at its end
     /// (or failing) is closed. Cancel-safe: a finished read is kept in the
     /// same poll. Returns at once when both pipes are closed.
-    pub(super) async fn pump(&mut self, capture: &mut Capture) {
+    pub(super) async fn pump(&mut self, capture: &SharedCapture) {
         let Self {
             stdout,
             stderr,
@@ -58,7 +63,7 @@ impl Pipes {
 
     /// Reads what is left until both pipes close or `grace` passes. Returns
     /// whether both closed.
-    pub(super) async fn drain(&mut self, capture: &mut Capture, grace: Duration) -> bool {
+    pub(super) async fn drain(&mut self, capture: &SharedCapture, grace: Duration) -> bool {
         let _ = timeout(grace, async {
             while self.is_open() {
                 self.pump(capture).await;
@@ -79,10 +84,92 @@ async fn read_some<R: AsyncRead + Unpin>(
     }
 }
 
-fn keep<R>(read: std::io::Result<usize>, pipe: &mut Option<R>, buf: &[u8], capture: &mut Capture) {
+fn keep<R>(
+    read: std::io::Result<usize>,
+    pipe: &mut Option<R>,
+    buf: &[u8],
+    capture: &SharedCapture,
+) {
     match read {
         Ok(0) | Err(_) => *pipe = None,
         Ok(n) => capture.push(buf.get(..n).unwrap_or(buf)),
+    }
+}
+
+/// The capture a running command writes, shared with the `LiveOutput`s
+/// read from it. Every push bumps a count the readers wait on.
+pub(super) struct SharedCapture {
+    capture: Arc<Mutex<Capture>>,
+    pushed: watch::Sender<u64>,
+}
+
+impl SharedCapture {
+    pub(super) fn new(limit: usize) -> Self {
+        Self {
+            capture: Arc::new(Mutex::new(Capture::new(limit))),
+            pushed: watch::Sender::new(0),
+        }
+    }
+
+    fn push(&self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        self.capture
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(bytes);
+        self.pushed.send_modify(|n| *n += bytes.len() as u64);
+    }
+
+    pub(super) fn render(&self) -> String {
+        self.capture
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .render()
+    }
+
+    /// A reader of what the command prints from now on.
+    pub(super) fn reader(&self) -> LiveOutput {
+        LiveOutput {
+            capture: Arc::clone(&self.capture),
+            pushed: self.pushed.subscribe(),
+        }
+    }
+}
+
+/// What a running command has printed so far, as its result would render
+/// it: the same capture, bounded by the same limit. Unredacted: whoever
+/// shows it redacts it first, as every result is.
+#[derive(Debug)]
+pub struct LiveOutput {
+    capture: Arc<Mutex<Capture>>,
+    pushed: watch::Receiver<u64>,
+}
+
+impl LiveOutput {
+    /// Waits until the command printed more than this reader last saw;
+    /// false once the command's run is over (nothing more will come).
+    pub async fn changed(&mut self) -> bool {
+        self.pushed.changed().await.is_ok()
+    }
+
+    /// Everything kept so far, rendered as the result is.
+    pub fn text(&self) -> String {
+        self.capture
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .render()
+    }
+}
+
+impl std::fmt::Debug for Capture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Capture")
+            .field("head", &self.head.len())
+            .field("tail", &self.tail.len)
+            .field("omitted", &self.omitted)
+            .finish()
     }
 }
 
