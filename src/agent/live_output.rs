@@ -37,7 +37,7 @@ pub async fn forward(
         let mut last = String::new();
         while live.changed().await {
             let secrets = rt.tool_cx.secrets.get().await;
-            let shown = shown_now(&secrets, &live.text());
+            let shown = shown_now(&secrets, &live.text(&secrets));
             if !shown.is_empty() && shown != last {
                 rt.emit(AgentEvent::ToolOutput {
                     call_id: call_id.to_string(),

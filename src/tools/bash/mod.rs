@@ -183,7 +183,7 @@ impl Tool for Bash {
             command: args.command,
             cwd: cx.project.root().to_path_buf(),
             timeout,
-            capture: SharedCapture::new(cx.bash_output_limit),
+            capture: SharedCapture::new(cx.bash_output_limit, cx.secrets.clone()),
             hidden_env: cx.hidden_env.clone(),
             env: Vec::new(),
             guard: cx.bash_guard.clone(),
@@ -413,7 +413,7 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
     group.disarm();
     match status {
         Ok(status) => {
-            let output = capture.render();
+            let output = capture.render().await;
             if plan.is_some()
                 && status.code() == Some(SETUP_FAILED)
                 && output.contains(HELPER_PREFIX)
@@ -441,10 +441,10 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
             }
             ToolOutcome::completed(text)
         }
-        Err(e) => ToolOutcome::error(format!(
-            "Could not wait for bash: {e}\n{}",
-            capture.render()
-        )),
+        Err(e) => {
+            let output = capture.render().await;
+            ToolOutcome::error(format!("Could not wait for bash: {e}\n{output}"))
+        }
     }
 }
 
@@ -456,9 +456,9 @@ async fn interrupt(
     capture: &SharedCapture,
 ) -> ToolOutcome {
     kill_and_reap(child, group, pipes, capture, CANCEL_DRAIN).await;
+    let output = capture.render().await;
     ToolOutcome::interrupted(format!(
-        "Interrupted by the user; the command's process group was killed.\n{}",
-        capture.render()
+        "Interrupted by the user; the command's process group was killed.\n{output}"
     ))
 }
 
@@ -486,10 +486,10 @@ async fn time_out(
         }
     }
     kill_and_reap(child, group, pipes, capture, DRAIN_GRACE).await;
+    let output = capture.render().await;
     ToolOutcome::error(format!(
-        "Timed out after {} s; the command's process group was killed.\n{}",
-        seconds(after),
-        capture.render()
+        "Timed out after {} s; the command's process group was killed.\n{output}",
+        seconds(after)
     ))
 }
 
