@@ -159,6 +159,52 @@ impl Secrets {
         Redacted { text: out, names }
     }
 
+    /// How many bytes at the end of `text` could be the start of a secret
+    /// still being printed: the longest end of `text` that begins some form
+    /// of some secret without completing it. Output shown while a command
+    /// runs holds these bytes back until what follows settles it, so a
+    /// value printed in pieces never shows a piece. Always a character
+    /// boundary of `text` (a form starts at one).
+    pub fn unfinished_len(&self, text: &str) -> usize {
+        let bytes = text.as_bytes();
+        let mut longest = 0;
+        for form in self.secrets.iter().flat_map(|s| &s.forms) {
+            let form = form.as_bytes();
+            let most = form.len().saturating_sub(1).min(bytes.len());
+            if let Some(k) = (longest + 1..=most)
+                .rev()
+                .find(|&k| form.get(..k).is_some_and(|start| bytes.ends_with(start)))
+            {
+                longest = k;
+            }
+        }
+        longest
+    }
+
+    /// How many bytes at the start of `text` could be the end of a secret
+    /// whose start was cut off before it: the longest start of `text` that
+    /// ends some form of some secret without being all of it. Where output
+    /// was cut (bytes left out between a head and a tail), the piece on
+    /// each side of the cut is left out too, since redaction cannot find a
+    /// value it only sees part of. Always a character boundary of `text`.
+    pub fn unstarted_len(&self, text: &str) -> usize {
+        let bytes = text.as_bytes();
+        let mut longest = 0;
+        for form in self.secrets.iter().flat_map(|s| &s.forms) {
+            let form = form.as_bytes();
+            let most = form.len().saturating_sub(1).min(bytes.len());
+            if let Some(k) = (longest + 1..=most).rev().find(|&k| {
+                text.is_char_boundary(k)
+                    && form
+                        .get(form.len() - k..)
+                        .is_some_and(|end| bytes.starts_with(end))
+            }) {
+                longest = k;
+            }
+        }
+        longest
+    }
+
     /// A tool result with every secret removed and, when one was, a note
     /// at its end saying so.
     pub fn redact_result(&self, output: &str) -> String {
@@ -359,6 +405,43 @@ mod tests {
         let mut s = Secrets::new();
         s.add("OPENAI_API_KEY", KEY);
         s
+    }
+
+    #[test]
+    fn an_unfinished_value_at_the_end_is_measured_in_any_of_its_forms() {
+        let s = secrets();
+        assert_eq!(s.unfinished_len("output\nsk-pro"), "sk-pro".len());
+        assert_eq!(
+            s.unfinished_len(&format!("x {}", &KEY[..KEY.len() - 1])),
+            KEY.len() - 1
+        );
+        // A line's end is no secret's start. (A last character can be the
+        // first of some encoded form, and is held back until more comes.)
+        assert_eq!(s.unfinished_len(&format!("x {KEY}\n")), 0);
+        assert_eq!(s.unfinished_len("nothing like it\n"), 0);
+        let first = |form: &str| form.chars().next().unwrap();
+        assert_eq!(s.unfinished_len(&format!("ends in {}", first(KEY))), 1);
+        assert_eq!(s.unfinished_len(""), 0);
+        let reversed: String = KEY.chars().rev().collect();
+        assert_eq!(s.unfinished_len(&format!("a {}", &reversed[..5])), 5);
+        let hex: String = KEY.bytes().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(s.unfinished_len(&format!("a {}", &hex[..9])), 9);
+        assert_eq!(Secrets::new().unfinished_len("sk-pro"), 0);
+        // The cut is a character boundary whatever precedes it.
+        let text = "é日sk-proj/A";
+        assert!(text.is_char_boundary(text.len() - s.unfinished_len(text)));
+    }
+
+    #[test]
+    fn a_value_cut_off_at_the_start_is_measured_in_any_of_its_forms() {
+        let s = secrets();
+        assert_eq!(s.unstarted_len("0123456789\nrest"), "0123456789".len());
+        assert_eq!(s.unstarted_len(&KEY[1..]), KEY.len() - 1);
+        assert_eq!(s.unstarted_len("\nnothing"), 0);
+        assert_eq!(s.unstarted_len(""), 0);
+        let reversed: String = KEY.chars().rev().collect();
+        assert_eq!(s.unstarted_len(&reversed[20..]), reversed.len() - 20);
+        assert_eq!(Secrets::new().unstarted_len("6789"), 0);
     }
 
     #[test]

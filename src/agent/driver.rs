@@ -535,16 +535,17 @@ async fn run_call(
         call_id: call_id.clone(),
         tool: tool.clone(),
     });
+    let live = prepared.live_output();
     let mut running = prepared.run(cancel.child_token());
     tokio::select! {
         biased;
         _ = cancel.cancelled() => {
             // The tool stops at once (a killed process group, a dropped
             // request) through its child token; wait for it so nothing
-            // outlives the turn.
-            let _ = running.await;
+            // outlives the turn, and keep what it printed.
+            let outcome = running.await;
             super::checkpoints::interrupted(rt, session, &call_id, &tool).await;
-            Event::Interrupted { partial: None }
+            Event::Stopped { call_id, outcome }
         }
         mut outcome = &mut running => {
             super::checkpoints::after_call(rt, session, &call_id, &tool, before, &mut outcome)
@@ -564,6 +565,7 @@ async fn run_call(
             }
             Event::Ran { call_id, outcome }
         }
+        never = super::live_output::forward(rt, &call_id, &tool, live) => match never {},
     }
 }
 

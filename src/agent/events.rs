@@ -172,6 +172,14 @@ pub enum AgentEvent {
         call_id: String,
         tool: String,
     },
+    /// What a running call printed so far: its last lines, redacted as
+    /// its result will be (`live_output`), at most once a frame. Each one
+    /// replaces the one before; the call's result replaces the last.
+    ToolOutput {
+        call_id: String,
+        tool: String,
+        output: String,
+    },
     ToolResult {
         call_id: String,
         tool: String,

@@ -18,6 +18,7 @@ mod gate_step;
 pub mod hook;
 pub mod judge;
 pub mod live;
+pub mod live_output;
 mod prepare;
 pub mod prompt;
 mod request;

@@ -54,7 +54,13 @@ pub async fn run(
                 call_id: call_id.clone(),
                 tool: SHOWN_AS.into(),
             });
-            let outcome = prepared.run(cancel.child_token()).await;
+            let live = prepared.live_output();
+            let running = prepared.run(cancel.child_token());
+            let watching = super::live_output::forward(rt, &call_id, SHOWN_AS, live);
+            let outcome = tokio::select! {
+                outcome = running => outcome,
+                never = watching => match never {},
+            };
             let status = match outcome.status {
                 ToolStatus::Completed => ResultStatus::Completed,
                 ToolStatus::Error => ResultStatus::Error,

@@ -35,6 +35,7 @@ use crate::policy::{CallFacts, ProtectedPaths};
 use crate::sandbox::{Planner, Sandbox, SandboxSettings};
 use crate::secrets::HeldSecrets;
 use crate::session::Plan;
+pub use bash::LiveOutput;
 pub use fs::confine::{ConfineError, Project};
 pub use registry::{Registry, ToolSource};
 
@@ -248,6 +249,13 @@ pub trait PreparedCall: Send {
     /// `plan` only: the session's plan as it stands, given just before
     /// the call runs. Other tools ignore it.
     fn give_plan(&mut self, _plan: &Plan) {}
+
+    /// Bash only: a reader of what the command prints while it runs, taken
+    /// before `run`, so it can be shown as it arrives (redacted first, as
+    /// the result is). Other tools have none.
+    fn live_output(&self) -> Option<LiveOutput> {
+        None
+    }
 
     /// Runs the call. Cancelling `cancel` stops it at once.
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome>;

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use mino::policy::{CallKind, ToolKey};
+use mino::secrets::{HeldSecrets, Secrets};
 use mino::tools::bash::{Bash, NOT_A_SANDBOX};
 use mino::tools::{
     Field, FieldKind, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolStatus,
@@ -378,6 +379,78 @@ async fn huge_output_is_kept_to_the_limit_in_bounded_memory() {
         after.saturating_sub(before) < 8 * 1024,
         "resident memory grew from {before} KiB to {after} KiB"
     );
+}
+
+#[tokio::test]
+async fn live_output_shows_what_arrived_while_the_command_runs_and_stays_bounded() {
+    let _shared = EXCLUSIVE.read().await;
+    let (dir, cx) = project();
+    let call = prepare(
+        &cx,
+        json!({ "command": "echo first; until [ -e go ]; do sleep 0.02; done; \
+                head -c 1000000 /dev/zero | tr '\\0' b; echo; echo last" }),
+    );
+    let mut live = call
+        .live_output()
+        .expect("bash shows its output while it runs");
+    let run = tokio::spawn(call.run(CancellationToken::new()));
+    tokio::time::timeout(HANG_GUARD, async {
+        // The first line is there while the command cannot have ended.
+        assert!(live.changed().await);
+        assert_eq!(live.text(&Secrets::new()), "first\n");
+        std::fs::write(dir.path().join("go"), "").unwrap();
+        let mut longest = 0;
+        while live.changed().await {
+            longest = longest.max(live.text(&Secrets::new()).len());
+        }
+        assert!(
+            longest <= cx.bash_output_limit + 100,
+            "{longest} bytes shown at once"
+        );
+    })
+    .await
+    .expect("the tool hung");
+    let out = run.await.unwrap();
+    assert_eq!(out.status, ToolStatus::Completed);
+    assert!(
+        out.output.ends_with("bbb\nlast\n"),
+        "{}",
+        &out.output[out.output.len() - 40..]
+    );
+    assert!(out.output.starts_with("Exit code: 0\nfirst\nbbb"));
+}
+
+#[tokio::test]
+async fn a_secret_the_output_limit_cuts_through_leaves_no_piece_in_the_result() {
+    let _shared = EXCLUSIVE.read().await;
+    let (_dir, mut cx) = project();
+    let mut secrets = Secrets::new();
+    secrets.add("TOKEN", "MARKER-SECRET-5b8e");
+    cx.secrets = HeldSecrets::ready(secrets);
+    cx.bash_output_limit = 64;
+    // The first 32 bytes end inside the value, the last 32 start inside
+    // its second copy; redaction sees neither whole.
+    let a = "a".repeat(22);
+    let z = "z".repeat(24);
+    let out = run(
+        &cx,
+        &format!(
+            "v=MARKER-SEC; w=RET-5b8e; printf '%s' {a} \"$v\" \"$w\" 0123456789 \"$v\" \"$w\" {z}"
+        ),
+    )
+    .await;
+    assert_eq!(out.status, ToolStatus::Completed);
+    assert!(
+        !out.output.contains("MARKER-SEC") && !out.output.contains("RET-5b8e"),
+        "{}",
+        out.output
+    );
+    assert!(
+        out.output.contains(&format!("Exit code: 0\n{a}\n[... ")),
+        "{}",
+        out.output
+    );
+    assert!(out.output.ends_with(&format!("]\n{z}")), "{}", out.output);
 }
 
 #[tokio::test]

@@ -43,6 +43,7 @@ mod small_models;
 mod surfaces;
 mod tui_answers;
 mod tui_attention;
+mod tui_bash_watch;
 mod tui_demo;
 mod tui_e2e;
 mod tui_input;

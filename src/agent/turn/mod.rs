@@ -76,6 +76,18 @@ fn save_result(call: &ToolCall, status: ResultStatus, output: impl Into<String>)
     }
 }
 
+/// The result of a call stopped while it ran: what the tool said when it
+/// noticed the interrupt (a command's output so far), or, when it ended
+/// on its own as the interrupt came, that it was interrupted and what it
+/// returned.
+fn stopped_text(outcome: &ToolOutcome) -> String {
+    match outcome.status {
+        ToolStatus::Interrupted if !outcome.output.is_empty() => outcome.output.clone(),
+        _ if outcome.output.is_empty() => INTERRUPTED_RUNNING.to_string(),
+        _ => format!("{INTERRUPTED_RUNNING}\n{}", outcome.output),
+    }
+}
+
 fn status_of(outcome: &ToolOutcome) -> ResultStatus {
     match outcome.status {
         ToolStatus::Completed => ResultStatus::Completed,
@@ -304,6 +316,10 @@ impl Turn {
             }
             Event::Interrupted { partial: None } => {
                 self.interrupt_call(call, ResultStatus::Interrupted, INTERRUPTED_RUNNING)
+            }
+            Event::Stopped { call_id, outcome } if call_id == call.id => {
+                let why = stopped_text(&outcome);
+                self.interrupt_call(call, ResultStatus::Interrupted, &why)
             }
             Event::InterruptedBeforeRun => {
                 self.interrupt_call(call, ResultStatus::NotRun, NOT_RUN_BEFORE_START)

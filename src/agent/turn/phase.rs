@@ -143,6 +143,12 @@ pub enum Event {
     Interrupted {
         partial: Option<Response>,
     },
+    /// Esc or Ctrl-C while call `call_id` ran: it was stopped, and
+    /// `outcome` is what it left (a command's output so far).
+    Stopped {
+        call_id: String,
+        outcome: ToolOutcome,
+    },
     /// Esc or Ctrl-C before the current call started: it never ran.
     InterruptedBeforeRun,
     /// The driver could not perform the last effect (mino's own mistake,
@@ -323,6 +329,7 @@ impl Event {
             Event::Answered { .. } => "answered",
             Event::Ran { .. } => "ran",
             Event::Interrupted { .. } => "interrupted",
+            Event::Stopped { .. } => "stopped",
             Event::InterruptedBeforeRun => "interrupted before run",
             Event::Internal(_) => "internal error",
             Event::ExternalCall(_) => "external call",

@@ -345,6 +345,15 @@ pub async fn pump(
                 &call_id,
                 ToolCallUpdateFields::new().status(ToolCallStatus::InProgress),
             ),
+            // A running command's last lines, replaced by its result.
+            AgentEvent::ToolOutput {
+                call_id, output, ..
+            } => call_update(
+                &cx,
+                &id,
+                &call_id,
+                ToolCallUpdateFields::new().content(vec![wire::text_content(output)]),
+            ),
             AgentEvent::ToolResult {
                 call_id,
                 status,

@@ -297,7 +297,10 @@ impl Sink {
                     self.info(&format!("{line}\n"));
                 }
             }
-            AgentEvent::ToolRunning { .. } | AgentEvent::FileChanged { .. } => {}
+            // Line mode and -p show a call's output once, with its result.
+            AgentEvent::ToolRunning { .. }
+            | AgentEvent::ToolOutput { .. }
+            | AgentEvent::FileChanged { .. } => {}
             AgentEvent::BashChanged { tool, changes, .. } => {
                 let line = format!(
                     "Changed by {tool}: {}\n",

@@ -43,7 +43,11 @@ pub enum Activity {
     /// Waiting for the model's first byte.
     Thinking,
     Streaming,
-    Running(String),
+    /// A call runs: what (the tool, or bash and its command), since when.
+    Running {
+        what: String,
+        since: Instant,
+    },
 }
 
 /// A turn that runs.

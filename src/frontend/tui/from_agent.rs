@@ -138,7 +138,25 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 }
                 _ => tool,
             };
-            set_activity(app, Activity::Running(what));
+            set_activity(
+                app,
+                Activity::Running {
+                    what,
+                    since: app.now,
+                },
+            );
+        }
+        AgentEvent::ToolOutput {
+            call_id,
+            tool,
+            output,
+        } => {
+            let index = tool_entry(app, &call_id, &tool);
+            app.transcript.edit(index, |kind| {
+                if let EntryKind::Tool(entry) = kind {
+                    entry.show_live(&output);
+                }
+            });
         }
         AgentEvent::ToolResult {
             call_id,

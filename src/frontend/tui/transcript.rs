@@ -113,6 +113,22 @@ impl ToolEntry {
             })
     }
 
+    /// Shows what the running call printed so far (its last lines, already
+    /// redacted and bounded by the agent); the result replaces it. Output
+    /// that comes after the result is ignored.
+    pub fn show_live(&mut self, output: &str) {
+        if self.state != ToolState::Running {
+            return;
+        }
+        self.output = output.trim_end_matches('\n').to_string();
+        self.cut_bytes = 0;
+        self.output_lines = if self.output.is_empty() {
+            0
+        } else {
+            self.output.split('\n').count()
+        };
+    }
+
     /// Records the result, keeping at most `OUTPUT_CAP` bytes of it.
     pub fn finish(&mut self, status: ResultStatus, output: &str) {
         let mut end = output.len().min(OUTPUT_CAP);

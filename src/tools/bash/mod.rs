@@ -35,7 +35,8 @@ mod status;
 
 use args::Args;
 use guard::GUARD;
-use output::{Capture, Pipes};
+pub use output::LiveOutput;
+use output::{Pipes, SharedCapture};
 
 use crate::model::ToolSpec;
 use crate::policy::{CallFacts, CallKind, ToolKey};
@@ -182,7 +183,7 @@ impl Tool for Bash {
             command: args.command,
             cwd: cx.project.root().to_path_buf(),
             timeout,
-            output_limit: cx.bash_output_limit,
+            capture: SharedCapture::new(cx.bash_output_limit, cx.secrets.clone()),
             hidden_env: cx.hidden_env.clone(),
             env: Vec::new(),
             guard: cx.bash_guard.clone(),
@@ -199,7 +200,9 @@ struct BashCall {
     command: String,
     cwd: PathBuf,
     timeout: Duration,
-    output_limit: usize,
+    /// What the command prints, bounded by the output limit; shared with
+    /// whoever watches it run.
+    capture: SharedCapture,
     hidden_env: Vec<String>,
     /// Set on top of the inherited environment (after the hidden ones are
     /// removed): the shell gate's hardened git environment.
@@ -246,6 +249,10 @@ impl PreparedCall for BashCall {
 
     fn set_env(&mut self, vars: Vec<(String, String)>) {
         self.env = vars;
+    }
+
+    fn live_output(&self) -> Option<LiveOutput> {
+        Some(self.capture.reader())
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
@@ -380,7 +387,7 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
         return ToolOutcome::error("Could not start bash: it has no process id.");
     };
     let mut pipes = Pipes::new(child.stdout.take(), child.stderr.take());
-    let mut capture = Capture::new(call.output_limit);
+    let capture = &call.capture;
 
     let deadline = sleep_until(Instant::now() + call.timeout);
     tokio::pin!(deadline);
@@ -388,25 +395,25 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
         tokio::select! {
             biased;
             () = cancel.cancelled() => {
-                return interrupt(&mut child, &mut group, &mut pipes, &mut capture).await;
+                return interrupt(&mut child, &mut group, &mut pipes, capture).await;
             }
             () = &mut deadline => {
-                return time_out(&mut child, &mut group, &mut pipes, &mut capture, call.timeout, &cancel)
+                return time_out(&mut child, &mut group, &mut pipes, capture, call.timeout, &cancel)
                     .await;
             }
             status = child.wait() => break status,
-            () = pipes.pump(&mut capture), if pipes.is_open() => {}
+            () = pipes.pump(capture), if pipes.is_open() => {}
         }
     };
 
     // The main process is gone; so is anything it left running in its group
     // (a background job holding the pipes open would otherwise hang the read).
     group.signal(Signal::KILL);
-    let closed = pipes.drain(&mut capture, DRAIN_GRACE).await;
+    let closed = pipes.drain(capture, DRAIN_GRACE).await;
     group.disarm();
     match status {
         Ok(status) => {
-            let output = capture.render();
+            let output = capture.render().await;
             if plan.is_some()
                 && status.code() == Some(SETUP_FAILED)
                 && output.contains(HELPER_PREFIX)
@@ -434,10 +441,10 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
             }
             ToolOutcome::completed(text)
         }
-        Err(e) => ToolOutcome::error(format!(
-            "Could not wait for bash: {e}\n{}",
-            capture.render()
-        )),
+        Err(e) => {
+            let output = capture.render().await;
+            ToolOutcome::error(format!("Could not wait for bash: {e}\n{output}"))
+        }
     }
 }
 
@@ -446,12 +453,12 @@ async fn interrupt(
     child: &mut Child,
     group: &mut Group,
     pipes: &mut Pipes,
-    capture: &mut Capture,
+    capture: &SharedCapture,
 ) -> ToolOutcome {
     kill_and_reap(child, group, pipes, capture, CANCEL_DRAIN).await;
+    let output = capture.render().await;
     ToolOutcome::interrupted(format!(
-        "Interrupted by the user; the command's process group was killed.\n{}",
-        capture.render()
+        "Interrupted by the user; the command's process group was killed.\n{output}"
     ))
 }
 
@@ -462,7 +469,7 @@ async fn time_out(
     child: &mut Child,
     group: &mut Group,
     pipes: &mut Pipes,
-    capture: &mut Capture,
+    capture: &SharedCapture,
     after: Duration,
     cancel: &CancellationToken,
 ) -> ToolOutcome {
@@ -479,10 +486,10 @@ async fn time_out(
         }
     }
     kill_and_reap(child, group, pipes, capture, DRAIN_GRACE).await;
+    let output = capture.render().await;
     ToolOutcome::error(format!(
-        "Timed out after {} s; the command's process group was killed.\n{}",
-        seconds(after),
-        capture.render()
+        "Timed out after {} s; the command's process group was killed.\n{output}",
+        seconds(after)
     ))
 }
 
@@ -492,7 +499,7 @@ async fn kill_and_reap(
     child: &mut Child,
     group: &mut Group,
     pipes: &mut Pipes,
-    capture: &mut Capture,
+    capture: &SharedCapture,
     drain: Duration,
 ) {
     group.signal(Signal::KILL);

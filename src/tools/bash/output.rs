@@ -1,14 +1,23 @@
 //! What a `bash` command printed: stdout and stderr read together as they
 //! arrive, kept to a byte limit as a head and a tail (memory stays bounded
 //! whatever the command prints), and rendered as text with a marker where
-//! bytes were left out. Never signals or waits for the process and never
-//! enforces the command's timeout: `bash` does.
+//! bytes were left out. Where bytes were left out, a piece of a secret mino
+//! holds on either side of the cut is left out too (redaction, which comes
+//! later, finds only whole values). The capture is shared with a
+//! `LiveOutput`, through which whoever shows the running command reads what
+//! it printed so far (the same capture, so the same bound). Never signals or
+//! waits for the process and never enforces the command's timeout: `bash`
+//! does. Never redacts: what reads a `LiveOutput` must, as for the result.
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{ChildStderr, ChildStdout};
+use tokio::sync::watch;
 use tokio::time::timeout;
+
+use crate::secrets::{HeldSecrets, Secrets};
 
 /// Bytes read from a pipe at a time (the size of a Linux pipe buffer).
 const READ_CHUNK: usize = 64 * 1024;
@@ -38,7 +47,7 @@ impl Pipes {
     /// Waits for one read from either pipe and keeps it. A pipe at its end
     /// (or failing) is closed. Cancel-safe: a finished read is kept in the
     /// same poll. Returns at once when both pipes are closed.
-    pub(super) async fn pump(&mut self, capture: &mut Capture) {
+    pub(super) async fn pump(&mut self, capture: &SharedCapture) {
         let Self {
             stdout,
             stderr,
@@ -58,7 +67,7 @@ impl Pipes {
 
     /// Reads what is left until both pipes close or `grace` passes. Returns
     /// whether both closed.
-    pub(super) async fn drain(&mut self, capture: &mut Capture, grace: Duration) -> bool {
+    pub(super) async fn drain(&mut self, capture: &SharedCapture, grace: Duration) -> bool {
         let _ = timeout(grace, async {
             while self.is_open() {
                 self.pump(capture).await;
@@ -79,10 +88,97 @@ async fn read_some<R: AsyncRead + Unpin>(
     }
 }
 
-fn keep<R>(read: std::io::Result<usize>, pipe: &mut Option<R>, buf: &[u8], capture: &mut Capture) {
+fn keep<R>(
+    read: std::io::Result<usize>,
+    pipe: &mut Option<R>,
+    buf: &[u8],
+    capture: &SharedCapture,
+) {
     match read {
         Ok(0) | Err(_) => *pipe = None,
         Ok(n) => capture.push(buf.get(..n).unwrap_or(buf)),
+    }
+}
+
+/// The capture a running command writes, shared with the `LiveOutput`s
+/// read from it. Every push bumps a count the readers wait on.
+pub(super) struct SharedCapture {
+    capture: Arc<Mutex<Capture>>,
+    pushed: watch::Sender<u64>,
+    /// Whose pieces are left out at a cut.
+    secrets: HeldSecrets,
+}
+
+impl SharedCapture {
+    pub(super) fn new(limit: usize, secrets: HeldSecrets) -> Self {
+        Self {
+            capture: Arc::new(Mutex::new(Capture::new(limit))),
+            pushed: watch::Sender::new(0),
+            secrets,
+        }
+    }
+
+    fn push(&self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        self.capture
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(bytes);
+        self.pushed.send_modify(|n| *n += bytes.len() as u64);
+    }
+
+    pub(super) async fn render(&self) -> String {
+        let secrets = self.secrets.get().await;
+        self.capture
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .render(&secrets)
+    }
+
+    /// A reader of what the command prints from now on.
+    pub(super) fn reader(&self) -> LiveOutput {
+        LiveOutput {
+            capture: Arc::clone(&self.capture),
+            pushed: self.pushed.subscribe(),
+        }
+    }
+}
+
+/// What a running command has printed so far, as its result would render
+/// it: the same capture, bounded by the same limit. Unredacted: whoever
+/// shows it redacts it first, as every result is.
+#[derive(Debug)]
+pub struct LiveOutput {
+    capture: Arc<Mutex<Capture>>,
+    pushed: watch::Receiver<u64>,
+}
+
+impl LiveOutput {
+    /// Waits until the command printed more than this reader last saw;
+    /// false once the command's run is over (nothing more will come).
+    pub async fn changed(&mut self) -> bool {
+        self.pushed.changed().await.is_ok()
+    }
+
+    /// Everything kept so far, rendered as the result is (`secrets`: the
+    /// values whose pieces are left out at a cut).
+    pub fn text(&self, secrets: &Secrets) -> String {
+        self.capture
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .render(secrets)
+    }
+}
+
+impl std::fmt::Debug for Capture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Capture")
+            .field("head", &self.head.len())
+            .field("tail", &self.tail.len)
+            .field("omitted", &self.omitted)
+            .finish()
     }
 }
 
@@ -115,8 +211,9 @@ impl Capture {
     }
 
     /// The output as text (lossy for non-UTF-8), with a marker where bytes
-    /// were left out; `(no output)` when there was none.
-    pub(super) fn render(&self) -> String {
+    /// were left out; `(no output)` when there was none. A piece of one of
+    /// `secrets` on either side of the cut is left out with it.
+    pub(super) fn render(&self, secrets: &Secrets) -> String {
         let tail = self.tail.to_vec();
         if self.head.is_empty() && tail.is_empty() && self.omitted == 0 {
             return "(no output)".to_string();
@@ -132,15 +229,22 @@ impl Capture {
         let head = &self.head[..self.head.len() - head_cut];
         let tail_cut = continuation_prefix(&tail);
         let tail = &tail[tail_cut..];
-        let omitted = self.omitted + (head_cut + tail_cut) as u64;
         let mut text = String::from_utf8_lossy(head).into_owned();
+        let mut rest = String::from_utf8_lossy(tail).into_owned();
+        // A value the cut went through is found by no redaction: neither
+        // of its pieces is kept.
+        let head_piece = secrets.unfinished_len(&text);
+        text.truncate(text.len() - head_piece);
+        let tail_piece = secrets.unstarted_len(&rest);
+        rest.drain(..tail_piece);
+        let omitted = self.omitted + (head_cut + tail_cut + head_piece + tail_piece) as u64;
         if !text.is_empty() && !text.ends_with('\n') {
             text.push('\n');
         }
         text.push_str(&format!(
             "[... {omitted} bytes of output left out; the first and last bytes are kept ...]\n"
         ));
-        text.push_str(&String::from_utf8_lossy(tail));
+        text.push_str(&rest);
         text
     }
 }
@@ -259,7 +363,7 @@ mod tests {
         }
         assert_eq!(capture.omitted, 8);
         assert_eq!(
-            capture.render(),
+            capture.render(&Secrets::new()),
             "0123\n[... 8 bytes of output left out; the first and last bytes are kept ...]\ncdef"
         );
     }
@@ -269,8 +373,8 @@ mod tests {
         let mut capture = Capture::new(8);
         capture.push(b"abc");
         capture.push(b"defgh");
-        assert_eq!(capture.render(), "abcdefgh");
-        assert_eq!(Capture::new(8).render(), "(no output)");
+        assert_eq!(capture.render(&Secrets::new()), "abcdefgh");
+        assert_eq!(Capture::new(8).render(&Secrets::new()), "(no output)");
     }
 
     #[test]
@@ -280,10 +384,41 @@ mod tests {
         capture.push("aaaé".as_bytes());
         capture.push(b"----------");
         capture.push("éb__".as_bytes());
-        let text = capture.render();
+        let text = capture.render(&Secrets::new());
         assert!(!text.contains('\u{FFFD}'), "{text}");
         assert!(text.starts_with("aaa\n[... 14 bytes"), "{text}");
         assert!(text.ends_with("]\nb__"), "{text}");
+    }
+
+    #[test]
+    fn a_secret_the_cut_goes_through_leaves_no_piece_on_either_side() {
+        const SECRET: &str = "MARKER-SECRET-5b8e";
+        let mut secrets = Secrets::new();
+        secrets.add("TOKEN", SECRET);
+        for at in 1..SECRET.len() {
+            // The head ends inside the secret.
+            let mut capture = Capture::new(64);
+            capture.push(format!("{}{}", "a".repeat(32 - at), SECRET).as_bytes());
+            capture.push(&[b'z'; 100]);
+            let text = capture.render(&secrets);
+            assert!(
+                text.starts_with(&format!("{}\n[... ", "a".repeat(32 - at))),
+                "{text}"
+            );
+            // The tail starts inside it.
+            let mut capture = Capture::new(64);
+            capture.push(&[b'a'; 100]);
+            capture.push(format!("{}{}", SECRET, "z".repeat(32 - (SECRET.len() - at))).as_bytes());
+            let text = capture.render(&secrets);
+            assert!(
+                text.ends_with(&format!("]\n{}", "z".repeat(32 - (SECRET.len() - at)))),
+                "{at}: {text}"
+            );
+        }
+        // Nothing is left out where nothing was cut.
+        let mut capture = Capture::new(64);
+        capture.push(format!("x{SECRET}").as_bytes());
+        assert_eq!(capture.render(&secrets), format!("x{SECRET}"));
     }
 
     #[test]

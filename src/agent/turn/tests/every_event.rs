@@ -126,6 +126,10 @@ fn every_event(id: &str) -> Vec<Event> {
                 ..Default::default()
             }),
         },
+        Event::Stopped {
+            call_id: id.clone(),
+            outcome: ToolOutcome::interrupted("partial output"),
+        },
         Event::InterruptedBeforeRun,
         Event::Internal("no prepared call".into()),
     ]

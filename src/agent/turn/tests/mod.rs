@@ -336,6 +336,52 @@ fn an_interrupt_during_a_tool_records_it_as_interrupted() {
 }
 
 #[test]
+fn a_call_stopped_while_it_ran_keeps_what_it_left() {
+    let saved = |effects: &[Effect]| {
+        effects.iter().find_map(|e| match e {
+            Effect::SaveResult { status, output, .. } => Some((*status, output.clone())),
+            _ => None,
+        })
+    };
+    let stopped = |outcome: ToolOutcome| {
+        let mut h = Harness::new(Mode::Bypass);
+        h.begin();
+        h.respond(vec![call("c1", "bash"), call("c2", "bash")]);
+        h.on(prepared("c1", facts("bash", CallKind::Shell), false));
+        let effects = h.on(Event::Stopped {
+            call_id: "c1".into(),
+            outcome,
+        });
+        let first = saved(&effects);
+        let effects = h.on(Event::Saved);
+        assert_eq!(
+            saved(&effects).map(|(status, _)| status),
+            Some(ResultStatus::NotRun),
+            "c2 is paired too"
+        );
+        assert_eq!(h.on(Event::Saved), vec![Effect::End(TurnStop::Interrupted)]);
+        first
+    };
+    let partial = "Interrupted by the user; the command's process group was killed.\nline one";
+    assert_eq!(
+        stopped(ToolOutcome::interrupted(partial)),
+        Some((ResultStatus::Interrupted, partial.to_string()))
+    );
+    // A call that finished as the interrupt came says both.
+    assert_eq!(
+        stopped(ToolOutcome::completed("done")),
+        Some((
+            ResultStatus::Interrupted,
+            format!("{INTERRUPTED_RUNNING}\ndone")
+        ))
+    );
+    assert_eq!(
+        stopped(ToolOutcome::interrupted("")),
+        Some((ResultStatus::Interrupted, INTERRUPTED_RUNNING.to_string()))
+    );
+}
+
+#[test]
 fn an_interrupt_on_an_open_question_records_not_run() {
     let mut h = Harness::new(Mode::Manual);
     h.begin();

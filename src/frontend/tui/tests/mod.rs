@@ -12,6 +12,7 @@ mod dialogs;
 mod graphemes;
 mod input;
 mod keys;
+mod live_output;
 mod plan_offer;
 mod plan_panel;
 mod scroll;

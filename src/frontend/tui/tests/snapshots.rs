@@ -213,10 +213,13 @@ fn status_bar_turn_states() {
             tool: "bash".into(),
         },
     );
-    assert!(last(&app).contains("running bash 0:04"));
+    // A running call counts its own time.
+    assert!(last(&app).contains("running bash 0:00"), "{}", last(&app));
+    app.now += Duration::from_secs(3);
+    assert!(last(&app).contains("running bash 0:03"), "{}", last(&app));
     let (event, _rx) = consent("bash", "c2", bash_fields("ls"));
     agent(&mut app, event);
-    assert!(last(&app).contains("waiting for you 0:04"));
+    assert!(last(&app).contains("waiting for you 0:07"));
 }
 
 #[test]

@@ -22,6 +22,9 @@ use super::theme;
 /// Result lines shown while collapsed.
 pub const COLLAPSED_LINES: usize = 4;
 
+/// Lines of a running call's output shown while collapsed: its last ones.
+pub const LIVE_LINES: usize = 8;
+
 /// An expanded result shows at most this many lines.
 const EXPANDED_LINES: usize = 5000;
 
@@ -352,6 +355,11 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
         _ => theme::dim(),
     };
     let inner = width.saturating_sub(3).max(1);
+    let running = tool.state == ToolState::Running;
+    if running {
+        live_lines(tool, inner, body_style, out);
+        return;
+    }
     let limit = if tool.expanded {
         EXPANDED_LINES
     } else {
@@ -406,6 +414,43 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
     if let Some(footer) = footer {
         out.push(Line::from(vec![pad, Span::styled(footer, theme::dim())]));
     }
+}
+
+/// What a running call printed so far: its last lines (all the agent sent
+/// when expanded), each as a terminal would leave it (a line redrawn with
+/// carriage returns shows its last state), the last rows kept after
+/// wrapping.
+fn live_lines(tool: &ToolEntry, inner: u16, style: Style, out: &mut Vec<Line<'static>>) {
+    let limit = if tool.expanded {
+        EXPANDED_LINES
+    } else {
+        LIVE_LINES
+    };
+    let max_chars = limit * usize::from(inner);
+    let lines: Vec<&str> = tool.output.split('\n').collect();
+    let mut source = String::new();
+    for (i, line) in lines[lines.len().saturating_sub(limit)..]
+        .iter()
+        .enumerate()
+    {
+        if i > 0 {
+            source.push('\n');
+        }
+        let line = line.trim_end_matches('\r');
+        let line = line.rsplit('\r').next().unwrap_or(line);
+        let from = line.chars().count().saturating_sub(max_chars);
+        match line.char_indices().nth(from) {
+            Some((cut, _)) => source.push_str(&line[cut..]),
+            None => source.push_str(line),
+        }
+    }
+    let mut rows = wrap(&styled(markdown::plain(&source), style), inner);
+    rows.drain(..rows.len().saturating_sub(limit));
+    out.extend(rows.into_iter().map(|row| {
+        let mut spans = vec![Span::raw("   ")];
+        spans.extend(row.spans);
+        Line::from(spans)
+    }));
 }
 
 /// Diff lines a collapsed change shows.

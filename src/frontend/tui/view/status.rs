@@ -1,6 +1,7 @@
 //! The status bar: the mode badge (one colour per mode, bypass loud), the
 //! short session id, the model, context use, the MCP servers' state, and the
-//! turn's state with its elapsed time. Reads the state; never changes it.
+//! turn's state with its elapsed time (a running call's own, while one
+//! runs). Reads the state; never changes it.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -22,13 +23,18 @@ pub fn turn_state(app: &App) -> String {
     let Some(turn) = &app.turn else {
         return if waiting { "waiting for you" } else { "idle" }.into();
     };
+    // A running call counts its own time; the rest, the turn's.
+    let mut since = turn.started;
     let what = if waiting {
         "waiting for you".to_string()
     } else {
         match &turn.activity {
             Activity::Thinking => "thinking".into(),
             Activity::Streaming => "streaming".into(),
-            Activity::Running(tool) => format!("running {tool}"),
+            Activity::Running { what, since: at } => {
+                since = *at;
+                format!("running {what}")
+            }
         }
     };
     let spin = if waiting {
@@ -36,7 +42,7 @@ pub fn turn_state(app: &App) -> String {
     } else {
         SPINNER[app.spinner % SPINNER.len()]
     };
-    let elapsed = format::elapsed(app.now.saturating_duration_since(turn.started));
+    let elapsed = format::elapsed(app.now.saturating_duration_since(since));
     if spin.is_empty() {
         format!("{what} {elapsed}")
     } else {
