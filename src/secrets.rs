@@ -12,7 +12,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
 use futures_util::FutureExt;
@@ -22,6 +22,16 @@ use futures_util::future::{BoxFuture, Shared};
 /// local server's dummy key) would cut ordinary words out of every result,
 /// and is no secret worth the name.
 pub const MIN_SECRET_BYTES: usize = 8;
+
+/// A longer value is held by its first this many bytes (a private key is
+/// about 3 KiB): printing the value prints them, and they are removed.
+pub const MAX_SECRET_BYTES: usize = 16 * 1024;
+
+/// The encoded forms of all values together take at most this many bytes;
+/// a value past it is searched in its exact form only. Each form costs
+/// about twenty times its bytes in the automaton, and a hostile `.env` may
+/// hold a quarter of a megabyte.
+const FORM_BUDGET: usize = 512 * 1024;
 
 /// One secret: the name it is shown as and every form it is searched in.
 #[derive(Clone)]
@@ -40,6 +50,8 @@ pub struct Secrets {
     /// the secret each pattern belongs to: one pass over a result, whatever
     /// the number of values.
     matcher: Option<Arc<(AhoCorasick, Vec<usize>)>>,
+    /// Bytes of encoded forms held (against `FORM_BUDGET`).
+    form_bytes: usize,
 }
 
 impl std::fmt::Debug for Secrets {
@@ -79,6 +91,11 @@ impl Secrets {
     }
 
     fn add_quietly(&mut self, name: &str, value: &str) {
+        let mut end = value.len().min(MAX_SECRET_BYTES);
+        while !value.is_char_boundary(end) {
+            end -= 1;
+        }
+        let value = &value[..end];
         if value.len() < MIN_SECRET_BYTES
             || self
                 .secrets
@@ -87,12 +104,7 @@ impl Secrets {
         {
             return;
         }
-        let mut forms = vec![value.to_string()];
-        for form in encoded_forms(value.as_bytes()) {
-            if form.len() >= MIN_SECRET_BYTES && !forms.contains(&form) {
-                forms.push(form);
-            }
-        }
+        let forms = vec![value.to_string()];
         self.secrets.push(Secret {
             name: name.to_string(),
             forms,
@@ -100,6 +112,29 @@ impl Secrets {
     }
 
     fn build(&mut self) {
+        // Encoded forms go to the shortest values first, while the budget
+        // lasts: a key is never left exact-only by long values beside it.
+        let mut order: Vec<usize> = (0..self.secrets.len()).collect();
+        order.sort_by_key(|&i| self.secrets[i].forms.first().map_or(0, String::len));
+        self.form_bytes = 0;
+        for i in order {
+            let secret = &mut self.secrets[i];
+            secret.forms.truncate(1);
+            let Some(value) = secret.forms.first().cloned() else {
+                continue;
+            };
+            let encoded = encoded_forms(value.as_bytes());
+            let cost: usize = encoded.iter().map(String::len).sum();
+            if self.form_bytes + cost > FORM_BUDGET {
+                continue;
+            }
+            self.form_bytes += cost;
+            for form in encoded {
+                if form.len() >= MIN_SECRET_BYTES && !secret.forms.contains(&form) {
+                    secret.forms.push(form);
+                }
+            }
+        }
         let mut patterns = Vec::new();
         let mut owners = Vec::new();
         for (i, secret) in self.secrets.iter().enumerate() {
@@ -108,7 +143,11 @@ impl Secrets {
                 owners.push(i);
             }
         }
+        // A contiguous NFA, never a DFA: a DFA's build follows failure
+        // chains for every state and byte class, quadratic in a long
+        // repetitive value (`kkkk…`), which a hostile `.env` can hold.
         self.matcher = AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
             .match_kind(MatchKind::LeftmostLongest)
             .build(&patterns)
             .ok()
@@ -167,18 +206,16 @@ impl Secrets {
     /// boundary of `text` (a form starts at one).
     pub fn unfinished_len(&self, text: &str) -> usize {
         let bytes = text.as_bytes();
-        let mut longest = 0;
-        for form in self.secrets.iter().flat_map(|s| &s.forms) {
-            let form = form.as_bytes();
-            let most = form.len().saturating_sub(1).min(bytes.len());
-            if let Some(k) = (longest + 1..=most)
-                .rev()
-                .find(|&k| form.get(..k).is_some_and(|start| bytes.ends_with(start)))
-            {
-                longest = k;
-            }
-        }
-        longest
+        self.secrets
+            .iter()
+            .flat_map(|s| &s.forms)
+            .map(|form| {
+                let form = form.as_bytes();
+                let tail = &bytes[bytes.len() - bytes.len().min(form.len().saturating_sub(1))..];
+                prefix_at_end(form, tail)
+            })
+            .max()
+            .unwrap_or(0)
     }
 
     /// How many bytes at the start of `text` could be the end of a secret
@@ -191,16 +228,18 @@ impl Secrets {
         let bytes = text.as_bytes();
         let mut longest = 0;
         for form in self.secrets.iter().flat_map(|s| &s.forms) {
-            let form = form.as_bytes();
+            // The longest start of `text` ending `form` is, reversed, the
+            // longest end of reversed `text` beginning reversed `form`.
             let most = form.len().saturating_sub(1).min(bytes.len());
-            if let Some(k) = (longest + 1..=most).rev().find(|&k| {
-                text.is_char_boundary(k)
-                    && form
-                        .get(form.len() - k..)
-                        .is_some_and(|end| bytes.starts_with(end))
-            }) {
-                longest = k;
+            let head: Vec<u8> = bytes[..most].iter().rev().copied().collect();
+            let form: Vec<u8> = form.bytes().rev().collect();
+            // Rounded up to a character boundary: leaving out a byte more
+            // is safe, showing one of the piece is not.
+            let mut k = prefix_at_end(&form, &head);
+            while k < bytes.len() && !text.is_char_boundary(k) {
+                k += 1;
             }
+            longest = longest.max(k);
         }
         longest
     }
@@ -363,6 +402,40 @@ fn encoded_forms(value: &[u8]) -> Vec<String> {
     forms
 }
 
+/// The length of the longest end of `text` that is a start of `pattern`
+/// shorter than all of it, in time linear in both (Knuth-Morris-Pratt:
+/// `text` is run through the pattern's failure function).
+fn prefix_at_end(pattern: &[u8], text: &[u8]) -> usize {
+    let m = pattern.len();
+    if m < 2 || text.is_empty() {
+        return 0;
+    }
+    let mut fail = vec![0u32; m];
+    let mut k = 0usize;
+    for i in 1..m {
+        while k > 0 && pattern[i] != pattern[k] {
+            k = fail[k - 1] as usize;
+        }
+        if pattern[i] == pattern[k] {
+            k += 1;
+        }
+        fail[i] = u32::try_from(k).unwrap_or(0);
+    }
+    let mut q = 0usize;
+    for &byte in text {
+        while q > 0 && (q == m || pattern[q] != byte) {
+            q = fail[q - 1] as usize;
+        }
+        if pattern[q] == byte {
+            q += 1;
+        }
+    }
+    if q == m {
+        q = fail[m - 1] as usize;
+    }
+    q
+}
+
 /// RFC 4648 base32 of whole 5-byte groups, without padding.
 fn base32(value: &[u8]) -> String {
     const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
@@ -400,6 +473,42 @@ mod tests {
     use super::*;
 
     const KEY: &str = "sk-proj/Ab+c=9xYz_0123456789";
+
+    /// A hostile repository's `.env` can hold long, repetitive values:
+    /// holding them, redacting with them and the hold-back checks stay
+    /// linear (an automaton whose build is quadratic in such a value took
+    /// minutes for 4 KiB).
+    #[test]
+    fn long_repetitive_values_are_held_and_found_in_linear_time() {
+        let mut s = Secrets::new();
+        let other = "ab".repeat(3000);
+        let long = format!("{}end", "k".repeat(256 * 1024));
+        s.extend([("LONG", long.as_str()), ("OTHER", other.as_str())]);
+        // The long value is held by its first MAX_SECRET_BYTES: printed
+        // whole, nothing of that start shows.
+        let printed = format!("before {long} after");
+        let out = s.redact(&printed);
+        assert!(out.text.starts_with("before [redacted: LONG]"));
+        assert!(!out.text.contains(&"k".repeat(MAX_SECRET_BYTES)));
+        assert_eq!(out.names, ["LONG"]);
+        // Past the budget of encoded forms a value is held exactly only;
+        // within it, every form.
+        assert!(s.form_bytes <= FORM_BUDGET);
+        assert!(s.holds(other.as_bytes()));
+        // Hex of the value is found too.
+        let hexed = format!("x{}y", hex::encode(&other));
+        assert_eq!(s.redact(&hexed).text, "x[redacted: OTHER]y");
+        // A start of the value at the end of the text is held back, an end
+        // of it at the start of a text is left out.
+        let head = "k".repeat(10_000);
+        assert_eq!(s.unfinished_len(&format!("z{head}")), head.len());
+        let tail = "k".repeat(500);
+        assert_eq!(s.unstarted_len(&format!("{tail} more")), tail.len());
+        let tail = "ab".repeat(400);
+        assert_eq!(s.unstarted_len(&format!("{tail}b more")), tail.len());
+        assert_eq!(s.unstarted_len(&format!("b{tail} more")), tail.len() + 1);
+        assert_eq!(s.unfinished_len("nothing here"), 0);
+    }
 
     fn secrets() -> Secrets {
         let mut s = Secrets::new();

@@ -296,3 +296,43 @@ async fn a_key_shorter_than_eight_bytes_is_never_redacted() {
     assert!(stderr.contains("scripted failure"), "{stderr}");
     assert!(!stderr.contains("[redacted"), "{stderr}");
 }
+
+/// A hostile repository's `.env` full of long repetitive values (the worst
+/// case of the matcher's build) does not hold the first result up: the
+/// turn completes, the short token beside them is still redacted in every
+/// form, and the long value's start is removed where it is printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_env_of_long_repetitive_values_neither_hangs_nor_hides_the_token_beside_it() {
+    let world = World::with(
+        "openai-chat",
+        vec![
+            Reply::Tools(vec![bash(
+                "printf '%s' \"$(cat forms.txt)\"; head -c 40000 big.txt",
+            )]),
+            text("read"),
+        ],
+        "",
+    )
+    .await;
+    let root = world.project.path();
+    let big = format!("{}end", "k".repeat(60_000));
+    let mut env = format!("API_TOKEN={ENV_MARKER}\n");
+    for n in 0..4 {
+        env.push_str(&format!("BIG_{n}={}{n}\n", big));
+    }
+    std::fs::write(root.join(".env"), env).unwrap();
+    std::fs::write(root.join("big.txt"), &big).unwrap();
+    let hex: String = ENV_MARKER.bytes().map(|b| format!("{b:02x}")).collect();
+    std::fs::write(root.join("forms.txt"), format!("t {ENV_MARKER} h {hex}\n")).unwrap();
+    let (_, stderr) = print(&world, "bypass");
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 2, "{stderr}");
+    let last = &bodies[1];
+    assert!(!last.contains(ENV_MARKER), "{last}");
+    assert!(!last.contains(&hex), "{last}");
+    assert!(last.contains("[redacted: API_TOKEN]"), "{last}");
+    assert!(
+        !last.contains(&"k".repeat(20_000)),
+        "the long value's start shows"
+    );
+}
