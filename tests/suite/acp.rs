@@ -268,11 +268,15 @@ async fn allow_always_lets_the_sessions_next_bash_call_run_without_a_request() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_mid_turn_stops_the_turn_at_once_and_the_next_prompt_works() {
     let world = World::acp(vec![Reply::Hang, text("still here")]).await;
+    // The cancel must come after the first request reached the service
+    // (else the next prompt is the one answered by the hang) and before
+    // the service's 2 s first-byte timeout: a second leaves room on both
+    // sides on a loaded machine.
     let run = world
         .client(
             json!([
                 world.new_session(),
-                {"prompt": "think forever", "cancelAfterMs": 300},
+                {"prompt": "think forever", "cancelAfterMs": 1000},
                 {"prompt": "again"},
             ]),
             json!({}),
