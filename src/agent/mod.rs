@@ -21,6 +21,7 @@ pub mod live;
 mod prepare;
 pub mod prompt;
 mod request;
+mod rewind;
 mod secret_values;
 pub mod sessions;
 mod stream;

@@ -4,7 +4,7 @@
 use std::fs;
 use std::sync::Arc;
 
-use super::restore::apply;
+use super::restore::{Force, apply};
 use super::*;
 
 struct Fixture {
@@ -92,7 +92,7 @@ fn rm_rf_src_and_git_is_restored_byte_for_byte_and_new_files_removed() {
         &before.manifest,
         &after.manifest,
         &after.manifest,
-        false,
+        &Force::from(false),
     );
     assert!(out.failed.is_empty(), "{out:?}");
     assert_eq!(out.deleted, vec!["new.txt".to_string()]);
@@ -131,7 +131,7 @@ fn a_file_changed_since_mino_left_it_is_kept_unless_forced() {
         &before.manifest,
         &current.manifest,
         &left.manifest,
-        false,
+        &Force::from(false),
     );
     assert_eq!(out.kept, vec!["notes.md".to_string()]);
     assert_eq!(out.restored, vec!["src/a.rs".to_string()]);
@@ -145,7 +145,7 @@ fn a_file_changed_since_mino_left_it_is_kept_unless_forced() {
         &before.manifest,
         &f.cps.take().unwrap().manifest,
         &left.manifest,
-        true,
+        &Force::from(true),
     );
     assert_eq!(out.restored, vec!["notes.md".to_string()]);
     assert_eq!(
@@ -182,7 +182,7 @@ fn a_large_file_is_unrestorable_and_a_link_above_a_path_stops_the_write() {
         &before.manifest,
         &current.manifest,
         &current.manifest,
-        false,
+        &Force::from(false),
     );
     assert_eq!(out.unrestorable, vec!["big.bin".to_string()]);
     // The link was mino's to remove (it left it there), so src comes back

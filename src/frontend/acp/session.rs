@@ -401,7 +401,10 @@ pub async fn pump(
             | AgentEvent::Sessions { .. }
             | AgentEvent::OtherProject { .. }
             | AgentEvent::Permissions { .. }
-            | AgentEvent::Asked { .. } => {}
+            | AgentEvent::Asked { .. }
+            | AgentEvent::RewindPrompts(_)
+            | AgentEvent::RewindOffer(_)
+            | AgentEvent::Rewound { .. } => {}
         }
     }
     // The agent stopped: a prompt still waiting ends as cancelled.

@@ -14,6 +14,7 @@ mod input;
 mod keys;
 mod plan_offer;
 mod plan_panel;
+mod rewind;
 mod scroll;
 mod snapshots;
 mod streaming;
