@@ -35,7 +35,7 @@ pub const CHOICES: [Choice; 3] = [
 ];
 
 fn names(paths: &[String]) -> String {
-    const SHOWN: usize = 6;
+    const SHOWN: usize = 4;
     let mut out = paths
         .iter()
         .take(SHOWN)
@@ -123,7 +123,11 @@ pub fn prompt_detail(listed: &Listed) -> String {
     } else if listed.files.is_empty() {
         "no files changed".into()
     } else {
-        changes::line(&listed.files)
+        format!(
+            "{} file(s): {}",
+            listed.files.len(),
+            changes::line(&listed.files)
+        )
     }
 }
 

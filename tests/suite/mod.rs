@@ -46,5 +46,6 @@ mod tui_demo;
 mod tui_e2e;
 mod tui_input;
 mod tui_plan;
+mod tui_rewind;
 mod tui_sessions;
 mod turn_limit;
