@@ -30,8 +30,7 @@ fn off() -> String {
     "/rewind: this run keeps no checkpoints (the project is too large for them, or they could not start), so there is nothing to go back to.".into()
 }
 
-const NOTHING: &str =
-    "/rewind: this session has no prompt yet, so there is nothing to go back to.";
+const NOTHING: &str = "/rewind: this session has no prompt yet, so there is nothing to go back to.";
 
 fn blocking_error(e: AgentError) -> String {
     format!("/rewind: {e}")

@@ -269,7 +269,9 @@ fn prompt_at(prompts: &[Prompt], to: usize, session: &str) -> Result<Prompt, Rew
 fn target(checkpoints: &Checkpoints, prompt: &Prompt, to: usize) -> Result<Manifest, RewindError> {
     match checkpoints.manifest(&prompt.before) {
         Ok(target) => Ok(target),
-        Err(CheckpointError::Store { error, .. }) if error.kind() == std::io::ErrorKind::NotFound => {
+        Err(CheckpointError::Store { error, .. })
+            if error.kind() == std::io::ErrorKind::NotFound =>
+        {
             Err(RewindError::Pruned { to })
         }
         Err(e) => Err(e.into()),

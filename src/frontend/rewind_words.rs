@@ -136,7 +136,9 @@ pub fn prompts_text(prompts: &[Listed]) -> String {
     if prompts.is_empty() {
         return "No prompt of this session has a checkpoint yet: nothing to rewind.".into();
     }
-    let mut out = String::from("Prompts of this session, newest first (/rewind N offers what going back to before prompt N would do):");
+    let mut out = String::from(
+        "Prompts of this session, newest first (/rewind N offers what going back to before prompt N would do):",
+    );
     for listed in prompts.iter().rev() {
         out.push_str(&format!(
             "\n  {:>3}  {}  — {}",

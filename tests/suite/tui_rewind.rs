@@ -52,7 +52,9 @@ async fn esc_twice_rewinds_code_and_conversation_and_keeps_a_file_changed_outsid
     assert!(shown.contains("1. do it"), "{shown}");
     assert!(shown.contains("1. do it  11 file(s): "), "{shown}");
     screen.esc();
-    screen.wait_until("the picker to close", |s| !s.contains("Rewind to before a prompt"));
+    screen.wait_until("the picker to close", |s| {
+        !s.contains("Rewind to before a prompt")
+    });
 
     // Esc twice on the empty input opens it too.
     std::thread::sleep(Duration::from_millis(150));
@@ -72,12 +74,14 @@ async fn esc_twice_rewinds_code_and_conversation_and_keeps_a_file_changed_outsid
     assert!(done.contains("kept as they are"), "{done}");
     // The prompt is back in the input box.
     let input = screen.wait_until("the prompt in the input", |s| {
-        s.lines()
-            .any(|l| l.starts_with('│') && l.contains("do it"))
+        s.lines().any(|l| l.starts_with('│') && l.contains("do it"))
     });
     assert!(!input.contains("Changed by bash"), "{input}");
 
-    assert_eq!(std::fs::read_to_string(project.join("notes.md")).unwrap(), "mine\n");
+    assert_eq!(
+        std::fs::read_to_string(project.join("notes.md")).unwrap(),
+        "mine\n"
+    );
     assert!(!project.join("new.txt").exists());
     let mut now = tree(&project);
     let mut then = before.clone();

@@ -377,7 +377,10 @@ impl Sink {
                 }
             }
             AgentEvent::RewindPrompts(prompts) => {
-                self.info(&format!("{}\n", crate::frontend::rewind_words::prompts_text(&prompts)));
+                self.info(&format!(
+                    "{}\n",
+                    crate::frontend::rewind_words::prompts_text(&prompts)
+                ));
             }
             AgentEvent::RewindOffer(offer) => {
                 self.info(&format!(

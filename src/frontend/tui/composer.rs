@@ -291,9 +291,8 @@ fn run_command(app: &mut App, command: Command) -> Vec<Action> {
         }
         Command::Rewind(None) => super::rewind::open(app),
         Command::Rewind(Some(_)) if app.turn_running() => {
-            app.transcript.push(EntryKind::Notice(
-                super::rewind::WAIT_FOR_TURN.to_string(),
-            ));
+            app.transcript
+                .push(EntryKind::Notice(super::rewind::WAIT_FOR_TURN.to_string()));
             Vec::new()
         }
         Command::Resume(None) => {

@@ -63,9 +63,8 @@ pub fn open(app: &mut App) -> Vec<Action> {
 /// The prompts came: the picker, newest first.
 pub fn prompts(app: &mut App, prompts: &[Listed]) {
     if prompts.is_empty() {
-        app.transcript.push(EntryKind::Notice(
-            rewind_words::prompts_text(prompts),
-        ));
+        app.transcript
+            .push(EntryKind::Notice(rewind_words::prompts_text(prompts)));
         return;
     }
     let items = prompts

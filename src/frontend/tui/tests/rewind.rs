@@ -53,7 +53,10 @@ fn offer(kept: &[&str]) -> Offer {
 #[test]
 fn esc_twice_on_an_empty_idle_input_asks_for_the_prompts_and_esc_in_a_turn_interrupts() {
     let mut app = app();
-    assert!(sent(&press(&mut app, key(KeyCode::Esc))).is_empty(), "once does nothing");
+    assert!(
+        sent(&press(&mut app, key(KeyCode::Esc))).is_empty(),
+        "once does nothing"
+    );
     // Another key in between disarms it.
     type_text(&mut app, "x");
     press(&mut app, ctrl('u'));
@@ -117,12 +120,18 @@ fn a_file_changed_outside_mino_is_kept_unless_confirmed_in_the_dialog() {
         AgentEvent::RewindPrompts(vec![listed(1, "one", false), listed(2, "two", false)]),
     );
     press(&mut app, key(KeyCode::Enter));
-    agent(&mut app, AgentEvent::RewindOffer(offer(&["notes.md", "docs/x.md"])));
+    agent(
+        &mut app,
+        AgentEvent::RewindOffer(offer(&["notes.md", "docs/x.md"])),
+    );
     assert_snapshot!("rewind_dialog", shot(&app, 100, 24));
     // Esc backs out to the picker, and the offer comes again.
     press(&mut app, key(KeyCode::Esc));
     assert!(app.rewind.is_none() && app.picker.is_some());
-    agent(&mut app, AgentEvent::RewindOffer(offer(&["notes.md", "docs/x.md"])));
+    agent(
+        &mut app,
+        AgentEvent::RewindOffer(offer(&["notes.md", "docs/x.md"])),
+    );
     // Unconfirmed: code and conversation restore nothing kept.
     let mut unconfirmed = app_clone_dialog(&app);
     let actions = press(&mut unconfirmed, key(KeyCode::Enter));

@@ -35,7 +35,11 @@ pub fn draw(dialog: &RewindDialog, frame: &mut Frame, chat: Rect, above: Rect) {
         &mut lines,
         wrap(
             &[Line::styled(
-                format!("Prompt {}: {}", offer.n, visible(&rewind_words::short(&offer.prompt, 200))),
+                format!(
+                    "Prompt {}: {}",
+                    offer.n,
+                    visible(&rewind_words::short(&offer.prompt, 200))
+                ),
                 theme::user(),
             )],
             inner,
@@ -61,7 +65,10 @@ pub fn draw(dialog: &RewindDialog, frame: &mut Frame, chat: Rect, above: Rect) {
         let effect = visible(&rewind_words::effect(choice, offer));
         push(
             &mut lines,
-            wrap(&[Line::styled(format!("    {effect}"), theme::dim())], inner),
+            wrap(
+                &[Line::styled(format!("    {effect}"), theme::dim())],
+                inner,
+            ),
             Some(i),
         );
     }
