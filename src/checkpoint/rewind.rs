@@ -384,7 +384,7 @@ pub fn to(
         what,
         &Force::from(force),
     )?;
-    Ok(done.json(&log.id().to_string()))
+    Ok(done.json(log.id().as_ref()))
 }
 
 fn append(log: &mut SessionLog, at: CheckpointAt, id: &str) -> Result<(), SessionError> {

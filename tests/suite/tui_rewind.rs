@@ -5,7 +5,7 @@
 //! and conversation go back: `src` and `.git` byte for byte (real git
 //! checks them), `new.txt` gone, a file changed outside mino kept and
 //! listed, the prompt back in the input and the session file's rewind
-//! record appended.
+//! record appended; a new run resuming the session offers it again.
 
 use std::time::Duration;
 
@@ -23,7 +23,7 @@ async fn esc_twice_rewinds_code_and_conversation_and_keeps_a_file_changed_outsid
     let before = tree(&project);
     let home = b.home().to_str().unwrap().to_string();
     let mino_home = b.mino_home().to_str().unwrap().to_string();
-    let dir = project.to_str().unwrap().to_string();
+    let project_dir = project.to_str().unwrap().to_string();
     let vars = env(&[
         ("HOME", &home),
         ("MINO_HOME", &mino_home),
@@ -31,7 +31,7 @@ async fn esc_twice_rewinds_code_and_conversation_and_keeps_a_file_changed_outsid
     ]);
     let mut screen = Screen::spawn(
         env!("CARGO_BIN_EXE_mino"),
-        &["--yolo", "--cd", &dir],
+        &["--yolo", "--cd", &project_dir],
         &project,
         &vars,
     );
@@ -63,7 +63,12 @@ async fn esc_twice_rewinds_code_and_conversation_and_keeps_a_file_changed_outsid
     screen.esc();
     screen.wait_for("Rewind to before a prompt");
     screen.send(b"\r");
-    let dialog = screen.wait_for("Restore code and conversation");
+    let dialog = screen.wait_for_all(&[
+        "Restore code and conversation",
+        "Restore code only",
+        "[ ] keep    notes.md",
+        "Esc back",
+    ]);
     assert!(dialog.contains("Restore conversation only"), "{dialog}");
     assert!(dialog.contains("Restore code only"), "{dialog}");
     assert!(dialog.contains("file(s): new.txt"), "{dialog}");
@@ -109,4 +114,27 @@ async fn esc_twice_rewinds_code_and_conversation_and_keeps_a_file_changed_outsid
         *lines.last().unwrap(),
         json!({"type": "rewind", "to": 1, "code": true, "conversation": true})
     );
+
+    // A new run resuming the session offers the same prompt from its file.
+    let mut screen = Screen::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--yolo", "--cd", &project_dir, "--resume", &id],
+        &project,
+        &vars,
+    );
+    screen.wait_for(FIRST_FRAME);
+    screen.submit("/rewind");
+    let shown = screen.wait_for_all(&["Rewind to before a prompt", "Esc close"]);
+    assert!(shown.contains("1. do it  "), "{shown}");
+    screen.send(b"\r");
+    screen.wait_for("Restore conversation only");
+    screen.esc();
+    screen.wait_until("the dialog to go back to the picker", |s| {
+        s.contains("Rewind to before a prompt") && !s.contains("Restore conversation only")
+    });
+    screen.esc();
+    screen.wait_until("the picker to close", |s| {
+        !s.contains("Rewind to before a prompt")
+    });
+    crate::support::full_screen::quit(&mut screen);
 }
