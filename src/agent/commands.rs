@@ -331,7 +331,7 @@ mod tests {
         ));
         assert_eq!(
             parse("/frobnicate").unwrap_err().to_string(),
-            "unknown command /frobnicate; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /permissions, /help, /quit"
+            "unknown command /frobnicate; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /permissions, /rewind, /help, /quit"
         );
         assert_eq!(parse("/exit"), Ok(Command::Quit));
         assert!(is_command("/mode"));
