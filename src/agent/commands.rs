@@ -23,6 +23,9 @@ pub enum Command {
     /// `/permissions` lists the remembered answers; `/permissions N`
     /// forgets the Nth of that list.
     Permissions(Option<usize>),
+    /// `/rewind` lists this session's prompts to go back to; `/rewind N`
+    /// offers what going back to before prompt N would do.
+    Rewind(Option<usize>),
     Help,
     Quit,
     /// `/ask-NAME QUESTION`: ask the configured agent NAME.
@@ -56,7 +59,7 @@ impl CommandSpec {
 }
 
 /// Every command, in the order help shows them.
-pub const COMMANDS: [CommandSpec; 11] = [
+pub const COMMANDS: [CommandSpec; 12] = [
     CommandSpec {
         name: "/mode",
         aliases: &[],
@@ -143,6 +146,21 @@ pub const COMMANDS: [CommandSpec; 11] = [
         },
     },
     CommandSpec {
+        name: "/rewind",
+        aliases: &[],
+        argument: Some("N"),
+        help: "go back to before one of this session's prompts: its code, its conversation or both (Esc twice)",
+        build: |arg| match arg {
+            None => Ok(Command::Rewind(None)),
+            Some(n) => match n.parse::<usize>() {
+                Ok(n) if n > 0 => Ok(Command::Rewind(Some(n))),
+                _ => Err(CommandError::BadPrompt {
+                    given: n.to_string(),
+                }),
+            },
+        },
+    },
+    CommandSpec {
         name: "/help",
         aliases: &[],
         argument: None,
@@ -179,6 +197,10 @@ pub enum CommandError {
         "/permissions takes the number of a grant as /permissions lists it (1, 2, ...); got {given:?}"
     )]
     BadNumber { given: String },
+    #[error(
+        "/rewind takes the number of a prompt as /rewind lists it (1 is the session's first); got {given:?}"
+    )]
+    BadPrompt { given: String },
     #[error("/sessions takes only --all (every project's sessions); got {given:?}")]
     SessionsFlag { given: String },
     #[error("{command} needs a question: {command} QUESTION")]
@@ -257,6 +279,16 @@ mod tests {
         assert_eq!(parse("/quit"), Ok(Command::Quit));
         assert_eq!(parse("/permissions"), Ok(Command::Permissions(None)));
         assert_eq!(parse("/permissions 2"), Ok(Command::Permissions(Some(2))));
+        assert_eq!(parse("/rewind"), Ok(Command::Rewind(None)));
+        assert_eq!(parse("/rewind 3"), Ok(Command::Rewind(Some(3))));
+        assert!(matches!(
+            parse("/rewind 0"),
+            Err(CommandError::BadPrompt { .. })
+        ));
+        assert!(matches!(
+            parse("/rewind -1"),
+            Err(CommandError::BadPrompt { .. })
+        ));
         for bad in ["0", "-1", "bash", "1.5"] {
             assert!(matches!(
                 parse(&format!("/permissions {bad}")),
@@ -299,7 +331,7 @@ mod tests {
         ));
         assert_eq!(
             parse("/frobnicate").unwrap_err().to_string(),
-            "unknown command /frobnicate; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /permissions, /help, /quit"
+            "unknown command /frobnicate; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /permissions, /rewind, /help, /quit"
         );
         assert_eq!(parse("/exit"), Ok(Command::Quit));
         assert!(is_command("/mode"));

@@ -249,6 +249,18 @@ pub enum AgentEvent {
     /// The session's plan: after every change, and after the banner of a
     /// session that has one (a session's banner means no plan until then).
     Plan(crate::session::Plan),
+    /// `/rewind`: this session's prompts, numbered from 1, with the files
+    /// each turn changed (a pruned one cannot be gone back to).
+    RewindPrompts(Vec<crate::checkpoint::rewind::Listed>),
+    /// `/rewind N`: what going back to before prompt N would do; answer
+    /// with `Input::Rewind`.
+    RewindOffer(crate::checkpoint::rewind::Offer),
+    /// A rewind was done: the line that says what it did, and the prompt
+    /// to put back in the input when the conversation went back.
+    Rewound {
+        line: String,
+        prompt: Option<String>,
+    },
     /// `/clear` emptied the session's history: a front end clears its
     /// view of the conversation (a notice follows).
     Cleared,

@@ -130,6 +130,24 @@ impl LiveSession {
         Ok(())
     }
 
+    /// Runs `work` on the session's open log, on the blocking pool; `None`
+    /// when the session has no file yet (it never got a prompt).
+    pub async fn with_log<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut SessionLog) -> T + Send + 'static,
+    ) -> Result<Option<T>, AgentError> {
+        let log = Arc::clone(&self.log);
+        tokio::task::spawn_blocking(move || {
+            let mut slot = log.lock().unwrap_or_else(PoisonError::into_inner);
+            match &mut *slot {
+                LogSlot::Open(log) => Some(work(log)),
+                LogSlot::Unwritten { .. } => None,
+            }
+        })
+        .await
+        .map_err(|e| AgentError::Blocking(e.to_string()))
+    }
+
     /// Appends one record to the log and waits until it is on disk.
     pub async fn append_entry(&self, entry: LogEntry) -> Result<(), AgentError> {
         let log = Arc::clone(&self.log);

@@ -22,6 +22,7 @@ pub mod live_output;
 mod prepare;
 pub mod prompt;
 mod request;
+mod rewind;
 mod secret_values;
 pub mod sessions;
 mod stream;

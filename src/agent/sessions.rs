@@ -180,6 +180,16 @@ impl Agent {
             },
             Command::Permissions(None) => self.permissions(true),
             Command::Permissions(Some(n)) => self.revoke(n),
+            Command::Rewind(None) => match super::rewind::list(&self.rt, &self.current).await {
+                Ok(prompts) => self.rt.emit(AgentEvent::RewindPrompts(prompts)),
+                Err(e) => self.rt.emit(AgentEvent::Error(e)),
+            },
+            Command::Rewind(Some(n)) => {
+                match super::rewind::offer(&self.rt, &self.current, n).await {
+                    Ok(offer) => self.rt.emit(AgentEvent::RewindOffer(offer)),
+                    Err(e) => self.rt.emit(AgentEvent::Error(e)),
+                }
+            }
             Command::Help => self.notice(help_text()),
             Command::Ask { agent, question } => {
                 if let Err(e) = super::asked::ask(
@@ -264,6 +274,30 @@ impl Agent {
             to,
             warning: to.warning(&self.confinement()),
         });
+    }
+
+    /// Goes back to before prompt `to` (the answer to a rewind offer). A
+    /// conversation that goes back is shown again from its history, and
+    /// its prompt is handed back for the input.
+    pub async fn rewind(
+        &mut self,
+        to: usize,
+        what: crate::checkpoint::rewind::What,
+        force: Vec<String>,
+    ) {
+        match super::rewind::run(&self.rt, &mut self.current, to, what, force).await {
+            Ok(done) => {
+                if done.conversation {
+                    self.rt.emit(AgentEvent::Cleared);
+                    self.replay();
+                }
+                self.rt.emit(AgentEvent::Rewound {
+                    line: done.line(),
+                    prompt: done.conversation.then(|| done.prompt.clone()),
+                });
+            }
+            Err(e) => self.rt.emit(AgentEvent::Error(e)),
+        }
     }
 
     /// A mode chosen in an editor's selector: applied as a confirmed

@@ -36,6 +36,14 @@ pub enum Input {
     /// choice is the confirmation, so it takes effect in order, before any
     /// prompt sent after it.
     ChooseMode(Mode),
+    /// Go back to before prompt `to` (the answer to
+    /// `AgentEvent::RewindOffer`); `force`: paths changed since by
+    /// something other than mino that the person confirmed one by one.
+    Rewind {
+        to: usize,
+        what: crate::checkpoint::rewind::What,
+        force: Vec<String>,
+    },
 }
 
 /// Interrupts what the agent runs now (Esc, Ctrl-C): cancels the token of
@@ -160,6 +168,7 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
                 Input::ConfirmMode { to, yes } => agent.confirm_mode(to, yes),
                 Input::ResumeHere(id) => agent.resume_here(&id).await,
                 Input::ChooseMode(to) => agent.choose_mode(to),
+                Input::Rewind { to, what, force } => agent.rewind(to, what, force).await,
             }
             agent.idle();
         }

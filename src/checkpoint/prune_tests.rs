@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use super::prune::Retention;
-use super::restore::apply;
+use super::restore::{Force, apply};
 use super::{Checkpoints, Manifest, Store};
 use crate::policy::ProtectedPaths;
 
@@ -66,7 +66,7 @@ impl Fixture {
             manifest,
             &Manifest::default(),
             &Manifest::default(),
-            true,
+            &Force::from(true),
         );
         restored.failed.is_empty() && restored.unrestorable.is_empty()
     }

@@ -2,7 +2,8 @@
 //! now differs from the target, the path's current state is compared with
 //! what mino last left there (the last checkpoint of the session): a path
 //! changed since by something other than mino is kept and listed, unless
-//! the caller forces it. Protected paths are never touched; a file recorded
+//! the caller forces it (all of them, or the paths the person confirmed
+//! one by one). Protected paths are never touched; a file recorded
 //! by digest only (over the size limit) is listed as unrestorable. Every
 //! file is written to a temporary name beside it and renamed into place;
 //! nothing is written through a link or outside the root.
@@ -31,6 +32,34 @@ pub struct Restored {
     pub failed: Vec<String>,
 }
 
+/// Which paths changed since mino left them are restored anyway.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Force {
+    /// None: each is kept and listed.
+    #[default]
+    None,
+    /// Every one (`mino rewind --force`).
+    All,
+    /// These, confirmed one by one; the rest are kept.
+    Paths(std::collections::BTreeSet<String>),
+}
+
+impl Force {
+    fn covers(&self, path: &str) -> bool {
+        match self {
+            Force::None => false,
+            Force::All => true,
+            Force::Paths(paths) => paths.contains(path),
+        }
+    }
+}
+
+impl From<bool> for Force {
+    fn from(all: bool) -> Self {
+        if all { Force::All } else { Force::None }
+    }
+}
+
 fn same(a: Option<&Entry>, b: Option<&Entry>) -> bool {
     match (a, b) {
         (None, None) => true,
@@ -40,8 +69,9 @@ fn same(a: Option<&Entry>, b: Option<&Entry>) -> bool {
 }
 
 /// What restoring `target` over `current` would do, without doing it.
-/// `last`: what mino last left; `force`: restore paths changed since too.
-pub fn plan(target: &Manifest, current: &Manifest, last: &Manifest, force: bool) -> Restored {
+/// `last`: what mino last left; `force`: which paths changed since are
+/// restored too.
+pub fn plan(target: &Manifest, current: &Manifest, last: &Manifest, force: &Force) -> Restored {
     let mut out = Restored::default();
     let paths: std::collections::BTreeSet<&String> =
         target.files.keys().chain(current.files.keys()).collect();
@@ -59,7 +89,7 @@ pub fn plan(target: &Manifest, current: &Manifest, last: &Manifest, force: bool)
             out.unrestorable.push(path.clone());
             continue;
         }
-        if !force && !same(c, last.files.get(path)) && kind_of(c) != Some(Kind::Dir) {
+        if !force.covers(path) && !same(c, last.files.get(path)) && kind_of(c) != Some(Kind::Dir) {
             out.kept.push(path.clone());
             continue;
         }
@@ -80,7 +110,7 @@ pub fn apply(
     target: &Manifest,
     current: &Manifest,
     last: &Manifest,
-    force: bool,
+    force: &Force,
 ) -> Restored {
     let mut out = plan(target, current, last, force);
     let mut failed = Vec::new();

@@ -15,11 +15,12 @@ use crate::session::{
 };
 
 use super::changes::{FileDelta, deltas};
-use super::restore::{Restored, apply};
+use super::restore::{Force, Restored, apply, plan};
 use super::{CheckpointError, Checkpoints, Manifest};
 
 /// What to restore.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum What {
     Code,
     Conversation,
@@ -95,15 +96,109 @@ pub fn last_checkpoint(entries: &[LogEntry]) -> Option<String> {
     })
 }
 
-#[derive(Serialize)]
-struct Listed<'a> {
-    n: usize,
-    prompt: &'a str,
-    time: u64,
-    checkpoint: &'a str,
+/// One prompt as `--list`, `/rewind`'s picker and ACP show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Listed {
+    pub n: usize,
+    pub prompt: String,
+    pub time: u64,
+    pub checkpoint: String,
     /// Whether the checkpoint is gone from the store (pruned).
-    pruned: bool,
-    files: Vec<FileDelta>,
+    pub pruned: bool,
+    /// What its turn changed.
+    pub files: Vec<FileDelta>,
+}
+
+/// What going back to the state before one prompt would do, said before
+/// it is done: the code part is `restore::plan` without force (paths
+/// changed since by something else are `kept`), with the lines it puts
+/// back and takes away.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Offer {
+    pub n: usize,
+    pub prompt: String,
+    pub code: Restored,
+    /// Lines the restore adds and removes, over the files it writes or
+    /// deletes.
+    pub added: usize,
+    pub removed: usize,
+    /// Prompts the conversation leaves out (this one and every later one).
+    pub prompts_dropped: usize,
+}
+
+/// What a rewind did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Done {
+    pub to: usize,
+    pub prompt: String,
+    pub code: bool,
+    pub conversation: bool,
+    /// The checkpoint taken just before the code was restored.
+    pub checkpoint: Option<String>,
+    pub restored: Restored,
+}
+
+impl Done {
+    /// One line that says it, for a chat.
+    pub fn line(&self) -> String {
+        let mut parts = Vec::new();
+        if self.code {
+            let r = &self.restored;
+            parts.push(format!(
+                "{} file(s) restored, {} deleted",
+                r.restored.len(),
+                r.deleted.len()
+            ));
+            if !r.kept.is_empty() {
+                parts.push(format!(
+                    "kept as they are (changed since by something other than mino): {}",
+                    r.kept.join(", ")
+                ));
+            }
+            if !r.unrestorable.is_empty() {
+                parts.push(format!(
+                    "recorded by digest only, not restored: {}",
+                    r.unrestorable.join(", ")
+                ));
+            }
+            if !r.failed.is_empty() {
+                parts.push(format!("failed: {}", r.failed.join("; ")));
+            }
+        }
+        if self.conversation {
+            parts.push(format!(
+                "the conversation is back to before prompt {}",
+                self.to
+            ));
+        }
+        let undo = if self.code {
+            " /rewind can take it back."
+        } else {
+            ""
+        };
+        format!(
+            "Rewound to before prompt {}: {}.{undo}",
+            self.to,
+            parts.join("; ")
+        )
+    }
+
+    fn json(&self, session: &str) -> Value {
+        let r = &self.restored;
+        json!({
+            "session": session,
+            "to": self.to,
+            "prompt": self.prompt,
+            "code": self.code,
+            "conversation": self.conversation,
+            "checkpoint": self.checkpoint,
+            "restored": r.restored,
+            "deleted": r.deleted,
+            "kept": r.kept,
+            "unrestorable": r.unrestorable,
+            "failed": r.failed,
+        })
+    }
 }
 
 fn open(
@@ -125,6 +220,30 @@ fn open(
     Ok((log, loaded.entries))
 }
 
+/// The prompts of `entries`, numbered from 1, with the files each turn
+/// changed (none, and `pruned`, when a checkpoint is gone).
+pub fn listed(checkpoints: &Checkpoints, entries: &[LogEntry]) -> Vec<Listed> {
+    prompts(entries)
+        .into_iter()
+        .map(|prompt| {
+            let before = checkpoints.manifest(&prompt.before);
+            let after = checkpoints.manifest(&prompt.after);
+            let (pruned, files) = match (before, after) {
+                (Ok(before), Ok(after)) => (false, deltas(checkpoints.store(), &before, &after)),
+                _ => (true, Vec::new()),
+            };
+            Listed {
+                n: prompt.n,
+                prompt: prompt.text,
+                time: prompt.time,
+                checkpoint: prompt.before,
+                pruned,
+                files,
+            }
+        })
+        .collect()
+}
+
 /// `--list`: the prompts, numbered from 1, with the files each turn changed.
 pub fn list(
     store: &SessionStore,
@@ -132,25 +251,119 @@ pub fn list(
     session: &str,
 ) -> Result<Value, RewindError> {
     let (log, entries) = open(store, session, checkpoints.root())?;
-    let mut listed = Vec::new();
-    let prompts = prompts(&entries);
-    for prompt in &prompts {
-        let before = checkpoints.manifest(&prompt.before);
-        let after = checkpoints.manifest(&prompt.after);
-        let (pruned, files) = match (before, after) {
-            (Ok(before), Ok(after)) => (false, deltas(checkpoints.store(), &before, &after)),
-            _ => (true, Vec::new()),
-        };
-        listed.push(Listed {
-            n: prompt.n,
-            prompt: &prompt.text,
-            time: prompt.time,
-            checkpoint: &prompt.before,
-            pruned,
-            files,
-        });
-    }
+    let listed = listed(checkpoints, &entries);
     Ok(json!({ "session": log.id().to_string(), "prompts": listed }))
+}
+
+fn prompt_at(prompts: &[Prompt], to: usize, session: &str) -> Result<Prompt, RewindError> {
+    to.checked_sub(1)
+        .and_then(|i| prompts.get(i))
+        .cloned()
+        .ok_or_else(|| RewindError::NoSuchPrompt {
+            to,
+            id: session.to_string(),
+            count: prompts.len(),
+        })
+}
+
+fn target(checkpoints: &Checkpoints, prompt: &Prompt, to: usize) -> Result<Manifest, RewindError> {
+    match checkpoints.manifest(&prompt.before) {
+        Ok(target) => Ok(target),
+        Err(CheckpointError::Store { error, .. })
+            if error.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Err(RewindError::Pruned { to })
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+fn last_left(checkpoints: &Checkpoints, entries: &[LogEntry]) -> Result<Manifest, RewindError> {
+    Ok(match last_checkpoint(entries) {
+        Some(id) => checkpoints.manifest(&id)?,
+        None => Manifest::default(),
+    })
+}
+
+/// What going back to before prompt `to` of `entries` (session `session`)
+/// would do, without doing it. Blocking: it records the project's files now.
+pub fn offer(
+    checkpoints: &Checkpoints,
+    session: &str,
+    entries: &[LogEntry],
+    to: usize,
+) -> Result<Offer, RewindError> {
+    let prompts = prompts(entries);
+    let prompt = prompt_at(&prompts, to, session)?;
+    let target = target(checkpoints, &prompt, to)?;
+    let last = last_left(checkpoints, entries)?;
+    let current = checkpoints.take_for(session)?;
+    let code = plan(&target, &current.manifest, &last, &Force::None);
+    let (mut added, mut removed) = (0, 0);
+    for delta in deltas(checkpoints.store(), &current.manifest, &target) {
+        if code.restored.contains(&delta.path) || code.deleted.contains(&delta.path) {
+            added += delta.added;
+            removed += delta.removed;
+        }
+    }
+    Ok(Offer {
+        n: to,
+        prompt: prompt.text,
+        code,
+        added,
+        removed,
+        prompts_dropped: prompts.len() + 1 - to,
+    })
+}
+
+/// Goes back to the state just before prompt `to` of the session `log`
+/// writes, whose records are `entries`: the code first (itself a
+/// checkpoint first), then the `rewind` record. Blocking.
+pub fn rewind_log(
+    log: &mut SessionLog,
+    entries: &[LogEntry],
+    checkpoints: &Checkpoints,
+    to: usize,
+    what: What,
+    force: &Force,
+) -> Result<Done, RewindError> {
+    let session = log.id().to_string();
+    let prompt = prompt_at(&prompts(entries), to, &session)?;
+    let code = matches!(what, What::Code | What::Both);
+    let conversation = matches!(what, What::Conversation | What::Both);
+    let mut restored = Restored::default();
+    let mut taken_id = None;
+    if code {
+        let target = target(checkpoints, &prompt, to)?;
+        let last = last_left(checkpoints, entries)?;
+        // The rewind is itself a checkpoint, so it can be taken back.
+        let current = checkpoints.take_for(&session)?;
+        append(log, CheckpointAt::Rewind, &current.id)?;
+        restored = apply(
+            checkpoints.store(),
+            checkpoints.root(),
+            &target,
+            &current.manifest,
+            &last,
+            force,
+        );
+        let left = checkpoints.take_for(&session)?;
+        append(log, CheckpointAt::End, &left.id)?;
+        taken_id = Some(current.id);
+    }
+    log.append(&LogEntry::Rewind {
+        to,
+        code,
+        conversation,
+    })?;
+    Ok(Done {
+        to,
+        prompt: prompt.text,
+        code,
+        conversation,
+        checkpoint: taken_id,
+        restored,
+    })
 }
 
 /// `--to N`: back to the state just before prompt `to`.
@@ -163,65 +376,15 @@ pub fn to(
     force: bool,
 ) -> Result<Value, RewindError> {
     let (mut log, entries) = open(store, session, checkpoints.root())?;
-    let prompts = prompts(&entries);
-    let Some(prompt) = to.checked_sub(1).and_then(|i| prompts.get(i)) else {
-        return Err(RewindError::NoSuchPrompt {
-            to,
-            id: log.id().to_string(),
-            count: prompts.len(),
-        });
-    };
-    let code = matches!(what, What::Code | What::Both);
-    let conversation = matches!(what, What::Conversation | What::Both);
-    let mut out = Restored::default();
-    let mut taken_id = None;
-    if code {
-        let target = match checkpoints.manifest(&prompt.before) {
-            Ok(target) => target,
-            Err(CheckpointError::Store { error, .. })
-                if error.kind() == std::io::ErrorKind::NotFound =>
-            {
-                return Err(RewindError::Pruned { to });
-            }
-            Err(e) => return Err(e.into()),
-        };
-        let last = match last_checkpoint(&entries) {
-            Some(id) => checkpoints.manifest(&id)?,
-            None => Manifest::default(),
-        };
-        // The rewind is itself a checkpoint, so it can be taken back.
-        let current = checkpoints.take_for(log.id().as_ref())?;
-        append(&mut log, CheckpointAt::Rewind, &current.id)?;
-        out = apply(
-            checkpoints.store(),
-            checkpoints.root(),
-            &target,
-            &current.manifest,
-            &last,
-            force,
-        );
-        let left = checkpoints.take_for(log.id().as_ref())?;
-        append(&mut log, CheckpointAt::End, &left.id)?;
-        taken_id = Some(current.id);
-    }
-    log.append(&LogEntry::Rewind {
+    let done = rewind_log(
+        &mut log,
+        &entries,
+        checkpoints,
         to,
-        code,
-        conversation,
-    })?;
-    Ok(json!({
-        "session": log.id().to_string(),
-        "to": to,
-        "prompt": prompt.text,
-        "code": code,
-        "conversation": conversation,
-        "checkpoint": taken_id,
-        "restored": out.restored,
-        "deleted": out.deleted,
-        "kept": out.kept,
-        "unrestorable": out.unrestorable,
-        "failed": out.failed,
-    }))
+        what,
+        &Force::from(force),
+    )?;
+    Ok(done.json(log.id().as_ref()))
 }
 
 fn append(log: &mut SessionLog, at: CheckpointAt, id: &str) -> Result<(), SessionError> {

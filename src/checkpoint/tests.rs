@@ -4,7 +4,7 @@
 use std::fs;
 use std::sync::Arc;
 
-use super::restore::apply;
+use super::restore::{Force, apply};
 use super::*;
 
 struct Fixture {
@@ -92,7 +92,7 @@ fn rm_rf_src_and_git_is_restored_byte_for_byte_and_new_files_removed() {
         &before.manifest,
         &after.manifest,
         &after.manifest,
-        false,
+        &Force::from(false),
     );
     assert!(out.failed.is_empty(), "{out:?}");
     assert_eq!(out.deleted, vec!["new.txt".to_string()]);
@@ -131,7 +131,7 @@ fn a_file_changed_since_mino_left_it_is_kept_unless_forced() {
         &before.manifest,
         &current.manifest,
         &left.manifest,
-        false,
+        &Force::from(false),
     );
     assert_eq!(out.kept, vec!["notes.md".to_string()]);
     assert_eq!(out.restored, vec!["src/a.rs".to_string()]);
@@ -145,12 +145,50 @@ fn a_file_changed_since_mino_left_it_is_kept_unless_forced() {
         &before.manifest,
         &f.cps.take().unwrap().manifest,
         &left.manifest,
-        true,
+        &Force::from(true),
     );
     assert_eq!(out.restored, vec!["notes.md".to_string()]);
     assert_eq!(
         fs::read_to_string(f.root.join("notes.md")).unwrap(),
         "one\ntwo\n"
+    );
+}
+
+#[test]
+fn confirming_one_file_restores_that_file_and_keeps_the_others_changed_since() {
+    let f = fixture();
+    let before = f.cps.take().unwrap();
+    fs::write(f.root.join("notes.md"), "by mino\n").unwrap();
+    fs::write(f.root.join("src/a.rs"), "by mino\n").unwrap();
+    let left = f.cps.take().unwrap();
+    fs::write(f.root.join("notes.md"), "by the person\n").unwrap();
+    fs::write(f.root.join("src/a.rs"), "also by the person\n").unwrap();
+    let current = f.cps.take().unwrap();
+    // A confirmed path that names nothing changed (or a case variant) is
+    // no licence for any other path.
+    let force = Force::Paths(
+        ["src/a.rs", "NOTES.md", "../notes.md"]
+            .iter()
+            .map(|p| (*p).to_string())
+            .collect(),
+    );
+    let out = apply(
+        f.cps.store(),
+        &f.root,
+        &before.manifest,
+        &current.manifest,
+        &left.manifest,
+        &force,
+    );
+    assert_eq!(out.kept, vec!["notes.md".to_string()]);
+    assert_eq!(out.restored, vec!["src/a.rs".to_string()]);
+    assert_eq!(
+        fs::read_to_string(f.root.join("notes.md")).unwrap(),
+        "by the person\n"
+    );
+    assert_ne!(
+        fs::read_to_string(f.root.join("src/a.rs")).unwrap(),
+        "also by the person\n"
     );
 }
 
@@ -182,7 +220,7 @@ fn a_large_file_is_unrestorable_and_a_link_above_a_path_stops_the_write() {
         &before.manifest,
         &current.manifest,
         &current.manifest,
-        false,
+        &Force::from(false),
     );
     assert_eq!(out.unrestorable, vec!["big.bin".to_string()]);
     // The link was mino's to remove (it left it there), so src comes back

@@ -6,6 +6,7 @@ pub mod check;
 pub mod gate;
 pub mod line;
 pub mod rewind;
+pub mod rewind_words;
 pub mod stream_json;
 pub mod text;
 pub mod tui;

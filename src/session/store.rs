@@ -452,6 +452,18 @@ impl SessionLog {
         Ok(())
     }
 
+    /// Every record of the file as it is now, read through the open
+    /// (locked) descriptor: what a rewind of the running session reads.
+    pub fn entries(&self) -> Result<Vec<LogEntry>, SessionError> {
+        let read_error = |error| SessionError::Read {
+            path: self.path.clone(),
+            error,
+        };
+        let len = self.file.metadata().map_err(read_error)?.len();
+        let bytes = read_prefix(&self.file, len).map_err(read_error)?;
+        Ok(parse_file(&self.path, &bytes)?.entries)
+    }
+
     /// After a failed write the file may end in part of a line: look.
     fn read_tail(&self) -> Result<Tail, SessionError> {
         let read_error = |error| SessionError::Read {

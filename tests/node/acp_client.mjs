@@ -9,7 +9,8 @@
 //              | {"setMode": "bypass"} ] }
 //
 // Each permission request takes the next answer of its prompt: an option
-// kind (allow_once, allow_always, reject_once, reject_always), "cancelled",
+// kind (allow_once, allow_always, reject_once, reject_always) or an option's
+// id, "cancelled",
 // "cancel" (send session/cancel, then answer cancelled, as the protocol
 // asks), or "close" (close the agent's stdin and never answer). What
 // happened is printed as one JSON object on stdout; the agent's raw stdout
@@ -92,7 +93,8 @@ const app = new ClientApp({ name: "mino-test-client" })
     if (answer === "cancelled") {
       return { outcome: { outcome: "cancelled" } };
     }
-    const option = params.options.find((o) => o.kind === answer);
+    // An option kind, or an option's own id (a rewind's choices).
+    const option = params.options.find((o) => o.optionId === answer) ?? params.options.find((o) => o.kind === answer);
     return { outcome: { outcome: "selected", optionId: option.optionId } };
   })
   .onRequest("fs/read_text_file", async ({ params }) => {

@@ -17,7 +17,7 @@ use crate::support::stream::{of_type, outputs};
 /// The turn of the issue: an edit, a recursive delete of `src` and of
 /// what makes `.git` a repository (`rm -rf .git` as a whole asks in
 /// bypass, and nobody can answer `-p`), a new file.
-fn the_turn() -> Vec<Reply> {
+pub(super) fn the_turn() -> Vec<Reply> {
     vec![
         tool(
             "edit_file",
@@ -30,9 +30,9 @@ fn the_turn() -> Vec<Reply> {
     ]
 }
 
-const NO_SANDBOX: &str = "[sandbox]\nenabled = false\n";
+pub(super) const NO_SANDBOX: &str = "[sandbox]\nenabled = false\n";
 
-fn git(project: &Path, home: &Path, args: &[&str]) -> String {
+pub(super) fn git(project: &Path, home: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(args)
         .current_dir(project)
@@ -44,7 +44,7 @@ fn git(project: &Path, home: &Path, args: &[&str]) -> String {
 }
 
 /// Every file under `dir` (`.git` included) with its bytes, sorted.
-fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+pub(super) fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(at) = stack.pop() {
@@ -68,7 +68,7 @@ fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
 }
 
 /// A project with `src/` and a commit holding it, ready for the turn.
-async fn prepared(replies: Vec<Reply>) -> Setup {
+pub(super) async fn prepared(replies: Vec<Reply>) -> Setup {
     let b = Setup::new(Vec::new(), NO_SANDBOX).await;
     let project = b.project();
     std::fs::create_dir_all(project.join("src")).unwrap();
@@ -87,7 +87,7 @@ fn session_id(events: &[Value]) -> String {
         .to_string()
 }
 
-fn session_lines(b: &Setup, id: &str) -> Vec<Value> {
+pub(super) fn session_lines(b: &Setup, id: &str) -> Vec<Value> {
     let text = std::fs::read_to_string(b.mino_home().join("sessions").join(format!("{id}.jsonl")))
         .unwrap();
     text.lines()

@@ -2,6 +2,7 @@
 //! only lists them.
 
 mod acp;
+mod acp_rewind;
 mod agent_e2e;
 mod asked;
 mod bash_tool;
@@ -48,5 +49,6 @@ mod tui_demo;
 mod tui_e2e;
 mod tui_input;
 mod tui_plan;
+mod tui_rewind;
 mod tui_sessions;
 mod turn_limit;

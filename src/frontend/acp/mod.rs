@@ -7,6 +7,7 @@
 
 mod files;
 mod prompt;
+mod rewind;
 mod session;
 pub mod wire;
 
@@ -150,6 +151,7 @@ impl Server {
         if let Some(old) = old {
             tokio::spawn(async move { old.stop().await });
         }
+        rewind::advertise(cx, &id);
         tokio::spawn(session::pump(slot, handle.events, cx.clone()));
         Ok((id, mode, confinement))
     }

@@ -29,6 +29,11 @@ struct SlotState {
     prompt: Option<Responder<PromptResponse>>,
     /// The last error the running turn reported.
     error: Option<String>,
+    /// The waiting prompt is a command (`/rewind`): it ends when the agent
+    /// is idle again, not at a turn's end.
+    command: bool,
+    /// A rewind's choices are before the editor: idle is not the end yet.
+    offer_open: bool,
 }
 
 /// One session: the agent's input side and what the handlers wait on.
@@ -84,9 +89,14 @@ impl Slot {
         responder: Responder<PromptResponse>,
     ) -> Result<(), agent_client_protocol::Error> {
         let mut state = self.state();
+        let command = super::rewind::command(&text);
+        let input = match &command {
+            Some(command) => Input::Command(command.clone()),
+            None => Input::Prompt(text),
+        };
         let refused = if state.prompt.is_some() {
             Some(PromptError::Busy(self.id.clone()))
-        } else if self.inputs.send(Input::Prompt(text)).is_err() {
+        } else if self.inputs.send(input).is_err() {
             Some(PromptError::Stopped(self.id.clone()))
         } else {
             None
@@ -98,8 +108,45 @@ impl Slot {
             );
         }
         state.error = None;
+        state.command = command.is_some();
+        state.offer_open = false;
         state.prompt = Some(responder);
         Ok(())
+    }
+
+    /// Hands `input` to the agent; false when it has stopped.
+    pub(super) fn send_input(&self, input: Input) -> bool {
+        self.inputs.send(input).is_ok()
+    }
+
+    /// A rewind's choices are (or are no longer) before the editor.
+    pub(super) fn set_offer_open(&self, open: bool) {
+        self.state().offer_open = open;
+    }
+
+    /// Ends the waiting command prompt, when one waits and no choice is
+    /// open: an error the agent reported (or `note`) is said first.
+    pub(super) fn finish_command(&self, cx: &ConnectionTo<Client>, note: Option<String>) {
+        let (responder, said) = {
+            let mut state = self.state();
+            if !state.command || state.offer_open {
+                return;
+            }
+            state.command = false;
+            (state.prompt.take(), state.error.take().or(note))
+        };
+        if let Some(said) = said {
+            update(
+                cx,
+                &self.id,
+                SessionUpdate::AgentMessageChunk(text_chunk(&format!("{said}\n"))),
+            );
+        }
+        if let Some(responder) = responder {
+            let _ = responder.respond(PromptResponse::new(
+                agent_client_protocol::v1::schema::StopReason::EndTurn,
+            ));
+        }
     }
 
     /// `session/cancel`: stops the running turn at once, as Esc does.
@@ -131,13 +178,13 @@ impl Slot {
 }
 
 /// Sends one update; a client that has gone away cannot be told more.
-fn update(cx: &ConnectionTo<Client>, session: &str, update: SessionUpdate) {
+pub(super) fn update(cx: &ConnectionTo<Client>, session: &str, update: SessionUpdate) {
     if let Err(e) = cx.send_notification(SessionNotification::new(session.to_string(), update)) {
         tracing::debug!(session, error = %e, "a session update was not sent");
     }
 }
 
-fn text_chunk(text: &str) -> ContentChunk {
+pub(super) fn text_chunk(text: &str) -> ContentChunk {
     ContentChunk::new(ContentBlock::from(text.to_string()))
 }
 
@@ -400,7 +447,22 @@ pub async fn pump(
             AgentEvent::History(items) => replay(&cx, &id, &items),
             AgentEvent::Plan(plan) => send_plan(&cx, &id, &plan),
             AgentEvent::Quit => break,
-            AgentEvent::Idle | AgentEvent::Cleared => {}
+            AgentEvent::Idle => slot.finish_command(&cx, None),
+            AgentEvent::RewindPrompts(prompts) => update(
+                &cx,
+                &id,
+                SessionUpdate::AgentMessageChunk(text_chunk(&format!(
+                    "{}\n",
+                    crate::frontend::rewind_words::prompts_text(&prompts)
+                ))),
+            ),
+            AgentEvent::RewindOffer(offer) => super::rewind::offer(&cx, &slot, offer),
+            AgentEvent::Rewound { line, .. } => update(
+                &cx,
+                &id,
+                SessionUpdate::AgentMessageChunk(text_chunk(&format!("{line}\n"))),
+            ),
+            AgentEvent::Cleared => {}
             // A denial reaches the editor as the call's failed result.
             AgentEvent::Session { .. }
             | AgentEvent::Decision { .. }

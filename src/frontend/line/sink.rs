@@ -386,6 +386,19 @@ impl Sink {
                     self.info(&format!("{}\n", text::permissions(&grants)));
                 }
             }
+            AgentEvent::RewindPrompts(prompts) => {
+                self.info(&format!(
+                    "{}\n",
+                    crate::frontend::rewind_words::prompts_text(&prompts)
+                ));
+            }
+            AgentEvent::RewindOffer(offer) => {
+                self.info(&format!(
+                    "{}\nThe full screen (or mino rewind --session ID --to N) does it.\n",
+                    crate::frontend::rewind_words::offer_text(&offer)
+                ));
+            }
+            AgentEvent::Rewound { line, .. } => self.info(&format!("{line}\n")),
             AgentEvent::Sessions { list, all } => {
                 self.info(&format!("{}\n", text::sessions(&list, all)));
             }

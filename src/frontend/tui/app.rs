@@ -78,6 +78,8 @@ pub enum PickerKind {
         id: String,
         dir: std::path::PathBuf,
     },
+    /// `/rewind`: this session's prompts (`rewind.rs`).
+    Rewind,
 }
 
 /// One row of a picker: what it shows and what choosing it sends.
@@ -160,6 +162,8 @@ pub fn takes_osc52(
 pub enum Layer {
     Consent,
     ModeQuestion,
+    /// The rewind dialog (`rewind.rs`).
+    Rewind,
     Picker,
     Help,
     Input,
@@ -182,6 +186,10 @@ pub struct App {
     pub consents: ConsentQueue,
     pub mode_question: Option<ModeQuestion>,
     pub picker: Option<Picker>,
+    /// The rewind dialog of one prompt's choices.
+    pub rewind: Option<super::rewind::RewindDialog>,
+    /// The rewind picker a prompt was chosen in, until its offer comes.
+    pub rewind_back: Option<Picker>,
     /// The plan hand-off is open (`plan_offer.rs`).
     pub plan_offer: bool,
     /// The session's plan (the `plan` tool's), drawn as a panel.
@@ -257,6 +265,8 @@ impl App {
             consents: ConsentQueue::default(),
             mode_question: None,
             picker: None,
+            rewind: None,
+            rewind_back: None,
             plan_offer: false,
             plan: crate::session::Plan::default(),
             plan_hidden: false,
@@ -284,12 +294,14 @@ impl App {
     }
 
     /// Who gets the keys: an open question first, then the mode question,
-    /// a picker, help, and last the input.
+    /// the rewind dialog, a picker, help, and last the input.
     pub fn layer(&self) -> Layer {
         if !self.consents.is_empty() {
             Layer::Consent
         } else if self.mode_question.is_some() {
             Layer::ModeQuestion
+        } else if self.rewind.is_some() {
+            Layer::Rewind
         } else if self.picker.is_some() {
             Layer::Picker
         } else if self.help.is_some() {

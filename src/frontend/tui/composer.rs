@@ -120,20 +120,6 @@ fn edit_command(app: &mut App, command: EditCommand) {
     }
 }
 
-/// Esc twice on an empty input: the newest queued prompt comes back to be
-/// edited (it leaves the queue), else the last prompt sent.
-pub fn edit_last_prompt(app: &mut App) {
-    let prompt = match app.queued.pop() {
-        Some(prompt) => prompt,
-        None => match app.history.entries.last() {
-            Some(prompt) => prompt.clone(),
-            None => return,
-        },
-    };
-    app.set_input(&prompt);
-    edited(app);
-}
-
 /// The turn ended: the next queued prompt goes to the agent. After an
 /// interrupt the queue goes back into the input instead, so nothing runs
 /// that the person stopped waiting for.
@@ -301,6 +287,12 @@ fn run_command(app: &mut App, command: Command) -> Vec<Action> {
         },
         Command::Mode(None) => {
             app.picker = Some(super::update::mode_picker(app.status.mode));
+            Vec::new()
+        }
+        Command::Rewind(None) => super::rewind::open(app),
+        Command::Rewind(Some(_)) if app.turn_running() => {
+            app.transcript
+                .push(EntryKind::Notice(super::rewind::WAIT_FOR_TURN.to_string()));
             Vec::new()
         }
         Command::Resume(None) => {

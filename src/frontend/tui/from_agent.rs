@@ -273,6 +273,9 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             app.last_answer = None;
         }
         AgentEvent::Asked { agent, event } => asked(app, agent, event),
+        AgentEvent::RewindPrompts(prompts) => super::rewind::prompts(app, &prompts),
+        AgentEvent::RewindOffer(offer) => super::rewind::offered(app, offer),
+        AgentEvent::Rewound { line, prompt } => super::rewind::done(app, line, prompt),
     }
     Vec::new()
 }

@@ -17,6 +17,7 @@ pub mod keymap;
 pub mod markdown;
 pub mod msg;
 pub mod plan_offer;
+pub mod rewind;
 pub mod term;
 pub mod transcript;
 pub mod update;

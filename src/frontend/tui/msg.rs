@@ -62,6 +62,11 @@ pub enum Msg {
     OverlayPageUp,
     OverlayPageDown,
     PickerSelect,
+    // The rewind dialog.
+    /// Enter: do the focused choice, or confirm the focused kept file.
+    RewindEnter,
+    /// Space: confirm the focused kept file (or take that back).
+    RewindToggle,
     // Questions whose keys are not armed yet.
     /// A key typed over a question: it edits the input, answers nothing.
     TypeAhead(TextInput),

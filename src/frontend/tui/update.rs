@@ -168,6 +168,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
         Msg::OverlayPageUp => overlay_move(app, -1, true),
         Msg::OverlayPageDown => overlay_move(app, 1, true),
         Msg::PickerSelect => picker_select(app),
+        Msg::RewindEnter => super::rewind::enter(app),
+        Msg::RewindToggle => {
+            super::rewind::toggle(app);
+            Vec::new()
+        }
         Msg::Dismiss => dismiss(app),
         Msg::OpenHelp => {
             app.help = Some(0);
@@ -244,7 +249,7 @@ fn stop_or_quit(app: &mut App) -> Vec<Action> {
     }
     match app.layer() {
         Layer::ModeQuestion => return update(app, Msg::ConfirmMode(false)),
-        Layer::Picker | Layer::Help => return dismiss(app),
+        Layer::Picker | Layer::Help | Layer::Rewind => return dismiss(app),
         Layer::Consent => return answer_consent(app, ConsentAnswer::Reject),
         Layer::Input => {}
     }
@@ -327,14 +332,20 @@ fn overlay_move(app: &mut App, direction: i32, by_page: bool) -> Vec<Action> {
             let max = total.saturating_sub(rows);
             app.help = app.help.map(|s| clamp(s, step(rows), max));
         }
+        Layer::Rewind => super::rewind::step(app, if by_page { direction * 10 } else { direction }),
         Layer::ModeQuestion | Layer::Input => {}
     }
     Vec::new()
 }
 
-/// Esc: closes a picker, help or the command popup; on an empty input,
-/// pressed twice, it brings the last prompt back to edit.
+/// Esc: backs out of the rewind dialog (to its picker), closes a picker,
+/// help or the command popup; on an empty input while no turn runs,
+/// pressed twice, it opens `/rewind`.
 fn dismiss(app: &mut App) -> Vec<Action> {
+    if app.rewind.is_some() {
+        super::rewind::back(app);
+        return Vec::new();
+    }
     if app.picker.take().is_some() {
         app.sessions_for_resume = false;
         return Vec::new();
@@ -347,7 +358,10 @@ fn dismiss(app: &mut App) -> Vec<Action> {
     } else if app.layer() == Layer::Input && app.input_is_empty() {
         if app.esc_armed {
             app.esc_armed = false;
-            composer::edit_last_prompt(app);
+            if !app.turn_running() {
+                app.transcript.push(EntryKind::User("/rewind".into()));
+                return super::rewind::open(app);
+            }
         } else {
             app.esc_armed = true;
         }
@@ -423,6 +437,10 @@ fn picker_select(app: &mut App) -> Vec<Action> {
                 return vec![Action::SwitchProject { dir, id }];
             }
             return vec![Action::Send(Input::ResumeHere(id))];
+        }
+        PickerKind::Rewind => {
+            let value = item.value.clone();
+            return super::rewind::choose_prompt(app, picker, &value);
         }
         PickerKind::Grant => match item.value.parse::<usize>() {
             Ok(n) => (Command::Permissions(Some(n)), format!("/permissions {n}")),

@@ -24,6 +24,8 @@ pub enum On {
     Confirm,
     /// The mode question, armed.
     ModeQuestion,
+    /// The rewind dialog.
+    Rewind,
     Picker,
     Help,
 }

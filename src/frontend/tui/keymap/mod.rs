@@ -49,6 +49,7 @@ pub fn state(app: &App, armed: bool) -> On {
             _ => On::Consent,
         },
         Layer::ModeQuestion => On::ModeQuestion,
+        Layer::Rewind => On::Rewind,
         Layer::Picker => On::Picker,
         Layer::Help => On::Help,
         Layer::Input => On::Input,

@@ -60,7 +60,7 @@ fn note_char(key: &KeyEvent) -> Option<Msg> {
 
 const INPUT: &[On] = &[On::Input];
 const QUESTION: &[On] = &[On::Unarmed, On::Consent];
-const OVERLAY: &[On] = &[On::Picker, On::Help];
+const OVERLAY: &[On] = &[On::Picker, On::Help, On::Rewind];
 const ANYWHERE: &[On] = &[On::Anywhere];
 
 /// The table. Within a state the first binding that matches wins; help
@@ -188,12 +188,12 @@ pub const BINDINGS: &[Binding] = &[
             "interrupt the running turn",
         ))
         .hint("Esc interrupts"),
-    // Esc closes the completion popup; twice on an empty input, it edits
-    // the last prompt.
+    // Esc closes the completion popup; twice on an empty input while no
+    // turn runs, it opens /rewind.
     bind(INPUT, &[key(KeyCode::Esc)], Does::Msg(|| Msg::Dismiss)).help(line(
         Group::Input,
         "Esc twice",
-        "edit the last prompt (on an empty input)",
+        "/rewind (on an empty input, between turns)",
     )),
     bind(INPUT, &[ctrl('d')], Does::Msg(|| Msg::Quit))
         .when(When::EmptyInput)
@@ -514,6 +514,18 @@ pub const BINDINGS: &[Binding] = &[
         Does::Msg(|| Msg::PickerSelect),
     )
     .hint("Enter chooses"),
+    bind(
+        &[On::Rewind],
+        &[key(KeyCode::Enter)],
+        Does::Msg(|| Msg::RewindEnter),
+    )
+    .hint("Enter chooses"),
+    bind(
+        &[On::Rewind],
+        &[key(KeyCode::Char(' '))],
+        Does::Msg(|| Msg::RewindToggle),
+    )
+    .hint("Space confirms a file"),
     bind(
         &[On::Picker],
         &[key(KeyCode::Tab), key(KeyCode::BackTab)],

@@ -1,6 +1,6 @@
 //! The input box's own features driven through `keymap` and `update`:
 //! Enter and the newline keys, the prompt history, command completion,
-//! pastes, the readline keys, prompts queued during a turn, Esc twice,
+//! pastes, the readline keys, prompts queued during a turn,
 //! `@path` completion from the project's listed files, `!command` sent as
 //! the user's shell command, and queued `!` commands.
 
@@ -310,19 +310,4 @@ fn a_queued_prompt_can_be_taken_back_and_an_interrupt_returns_the_queue() {
     assert!(sent(&actions).is_empty());
     assert_eq!(app.input_text(), "second\n\ndraft");
     assert!(app.queued.is_empty());
-}
-
-#[test]
-fn esc_twice_on_an_empty_input_edits_the_last_prompt() {
-    let mut app = app();
-    type_text(&mut app, "fix the tests");
-    press(&mut app, key(KeyCode::Enter));
-    press(&mut app, key(KeyCode::Esc));
-    assert!(app.input_is_empty(), "once does nothing");
-    // Another key in between disarms it.
-    type_text(&mut app, "x");
-    press(&mut app, ctrl('u'));
-    press(&mut app, key(KeyCode::Esc));
-    press(&mut app, key(KeyCode::Esc));
-    assert_eq!(app.input_text(), "fix the tests");
 }

@@ -15,6 +15,7 @@ mod keys;
 mod live_output;
 mod plan_offer;
 mod plan_panel;
+mod rewind;
 mod scroll;
 mod snapshots;
 mod streaming;

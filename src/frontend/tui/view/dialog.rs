@@ -150,14 +150,14 @@ fn choices(offer: &Offer, tool: &str, focus: ConsentAnswer, width: u16) -> Vec<L
 }
 
 /// How wide a dialog is in `above`, at most `max`.
-fn dialog_width(above: Rect, max: u16) -> u16 {
+pub fn dialog_width(above: Rect, max: u16) -> u16 {
     let margin = if above.width > 60 { 4 } else { 0 };
     above.width.saturating_sub(margin).clamp(1, max)
 }
 
 /// Where a dialog of `width` by `height` goes: over the bottom of the chat
 /// when it fits there, else over everything above the status bar.
-fn place(chat: Rect, above: Rect, width: u16, height: u16) -> Rect {
+pub fn place(chat: Rect, above: Rect, width: u16, height: u16) -> Rect {
     let x = above.x + (above.width.saturating_sub(width)) / 2;
     let (bottom, room) = if height <= chat.height {
         (chat.bottom(), chat.height)

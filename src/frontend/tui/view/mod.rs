@@ -10,6 +10,7 @@ pub mod help;
 pub mod input;
 pub mod picker;
 pub mod plan;
+pub mod rewind;
 pub mod status;
 pub mod theme;
 
@@ -104,6 +105,8 @@ pub fn draw(app: &App, frame: &mut Frame) {
         );
     } else if let Some(question) = &app.mode_question {
         dialog::draw_mode_question(app, question, frame, regions.chat, above);
+    } else if let Some(dialog) = &app.rewind {
+        rewind::draw(dialog, frame, regions.chat, above);
     } else if let Some(picker) = &app.picker {
         picker::draw(picker, frame, above);
     } else if let Some(scroll) = app.help {
