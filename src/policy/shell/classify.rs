@@ -281,10 +281,10 @@ fn unreadable(code: &'static str, reason: String, command: &str, rules: &Rules) 
 fn find_danger(shell: Shell, read: &Read, rules: &Rules) -> Option<Danger> {
     let mut found = Vec::new();
     for target in &read.truncated {
-        if targets::inside_git(target) || targets::catastrophic_target(target, rules) {
+        if targets::inside_git(target) {
             found.push(Danger {
                 catastrophic: true,
-                reason: format!("a redirection truncates {target}, in .git or the project itself"),
+                reason: format!("a redirection truncates {target}, which the repository needs"),
             });
         }
     }

@@ -301,13 +301,21 @@ fn catastrophic_place(
     }
 }
 
-/// Whether a written path lies inside a `.git` directory (`.git/HEAD`,
-/// `./.g?t/index`): truncating it breaks the repository as a whole.
+/// Whether a written path is one of the files of a `.git` directory whose
+/// truncation breaks the repository as a whole (`.git/HEAD`, `.git/index`,
+/// `.git/config`, `.git/packed-refs`, also spelled `./.g?t/index`). `.git`
+/// itself cannot be truncated while it is a directory.
 pub fn inside_git(word: &str) -> bool {
     let lower = word.to_ascii_lowercase().replace('\\', "/");
-    let mut parts: Vec<&str> = lower.split('/').filter(|c| !c.is_empty()).collect();
-    parts.pop();
-    parts
+    let parts: Vec<&str> = lower
+        .split('/')
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect();
+    let [.., dir, file] = parts.as_slice() else {
+        return false;
+    };
+    let git = *dir == ".git" || (glob(dir) && dir.starts_with('.') && glob_matches(dir, ".git"));
+    git && ["head", "index", "config", "packed-refs"]
         .iter()
-        .any(|c| *c == ".git" || (glob(c) && c.starts_with('.') && glob_matches(c, ".git")))
+        .any(|f| *file == *f || (glob(file) && glob_matches(file, f)))
 }

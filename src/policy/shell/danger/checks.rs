@@ -54,8 +54,19 @@ pub fn device(path: &str) -> bool {
         }
     }
     let resolved = format!("/{}", parts.join("/"));
-    parts.len() > 1 && parts[0] == "dev" && !harmless_device(&resolved)
+    parts.len() > 1
+        && parts[0] == "dev"
+        && !harmless_device(&resolved)
+        && BLOCK_DEVICES.iter().any(|b| parts[1].starts_with(b))
 }
+
+/// Names under `/dev` of disks, partitions and memory: a write there
+/// destroys data no checkpoint holds. Terminals, `/dev/shm` and bash's
+/// `/dev/tcp` are not among them.
+const BLOCK_DEVICES: &[&str] = &[
+    "sd", "vd", "hd", "xvd", "nvme", "mmcblk", "loop", "dm-", "md", "mapper", "disk", "sr", "nbd",
+    "zram", "ram", "mtd", "rbd", "bcache", "pmem", "root", "mem", "kmem", "port",
+];
 
 fn harmless_device(path: &str) -> bool {
     matches!(
