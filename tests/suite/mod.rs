@@ -7,6 +7,7 @@ mod agent_e2e;
 mod asked;
 mod bash_tool;
 mod broken_pipe;
+mod bypass_guard;
 mod checkpoints;
 mod child_env;
 mod context_budget;

@@ -8,8 +8,10 @@ use super::codes::*;
 use super::crude;
 use super::danger::{self, Danger};
 use super::eligible::eligible;
+use super::reach;
 use super::read::{Read, read};
 use super::repository;
+use super::targets;
 use super::{
     Dialect, Evidence, FileEvidence, MAX_INPUT_BYTES, Rules, SHELL_NAMES, Shell, Trusted, Verdict,
     readonly,
@@ -108,7 +110,12 @@ pub fn classify(shell: &str, command: &str, rules: &Rules, evidence: Option<&Evi
             rules,
         );
     }
-    with_guard(classify_read(shell, &read, rules, evidence), &read, rules)
+    with_guard(
+        classify_read(shell, &read, rules, evidence),
+        shell,
+        &read,
+        rules,
+    )
 }
 
 /// Levels 4 to 7 for input the tokenizer read.
@@ -227,7 +234,7 @@ fn classify_read(shell: Shell, read: &Read, rules: &Rules, evidence: Option<&Evi
 /// What it finds marks the verdict for the guard and is added to its
 /// reason; the outcome and the code stay the precise ones, so a read-only
 /// `grep rm -r .` still runs in auto mode.
-fn with_guard(mut verdict: Verdict, read: &Read, rules: &Rules) -> Verdict {
+fn with_guard(mut verdict: Verdict, shell: Shell, read: &Read, rules: &Rules) -> Verdict {
     if verdict.catastrophic {
         return verdict;
     }
@@ -239,12 +246,14 @@ fn with_guard(mut verdict: Verdict, read: &Read, rules: &Rules) -> Verdict {
             read.commands
                 .iter()
                 .find_map(|words| crude::scan_command(words, rules))
-        });
-    if let Some(danger) = found {
+        })
+        .map(|d| d.reason)
+        .or_else(|| reach::reach(shell, read));
+    if let Some(why) = found {
         verdict.catastrophic = true;
         verdict.reason = format!(
-            "{}; read crudely, it may hold a catastrophic command: {}",
-            verdict.reason, danger.reason
+            "{}; read crudely, it may change what no checkpoint restores: {why}",
+            verdict.reason
         );
     }
     verdict
@@ -271,13 +280,21 @@ fn unreadable(code: &'static str, reason: String, command: &str, rules: &Rules) 
 
 fn find_danger(shell: Shell, read: &Read, rules: &Rules) -> Option<Danger> {
     let mut found = Vec::new();
+    for target in &read.truncated {
+        if targets::inside_git(target) {
+            found.push(Danger {
+                catastrophic: true,
+                reason: format!("a redirection truncates {target}, which the repository needs"),
+            });
+        }
+    }
     for target in &read.written {
         if rules.names_protected(target) {
             found.push(Danger {
                 catastrophic: false,
                 reason: format!("a redirection writes into the protected path {target}"),
             });
-        } else if target.starts_with("/dev/sd") || target.starts_with("/dev/nvme") {
+        } else if danger::device(target) {
             found.push(Danger {
                 catastrophic: true,
                 reason: format!("a redirection writes onto the device {target}"),

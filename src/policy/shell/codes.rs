@@ -93,7 +93,7 @@ pub const CODES: &[Code] = &[
         name: CATASTROPHIC,
         level: 4,
         outcome: Outcome::DenyFinal,
-        meaning: "removes /, ~, the project or .git recursively, makes a file system, writes a device, force-pushes a default branch or changes modes under / or ~ (asks even in bypass)",
+        meaning: "removes or truncates /, ~, the project or .git, makes a file system, writes a device, pushes anything but a plain fast-forward push, or changes modes under / or ~ (asks even in bypass)",
     },
     Code {
         name: DANGEROUS,

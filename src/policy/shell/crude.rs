@@ -9,7 +9,7 @@
 //! whether the guard must hear about the text, and why.
 
 use super::Rules;
-use super::danger::{Danger, program_name, short_cluster_has};
+use super::danger::{self, Danger, program_name, push, short_cluster_has};
 use super::targets::catastrophic_target;
 
 /// Text longer than this is taken as catastrophic without being read.
@@ -41,10 +41,11 @@ impl Later {
         let recurse_ps = lower.len() >= 3 && "-recurse".starts_with(lower.as_str());
         self.recursive |= short_cluster_has(word, 'r')
             || short_cluster_has(word, 'R')
-            || word == "--recursive"
+            || danger::long_prefix(word, "--recursive")
             || recurse_ps
             || windows_s;
-        self.recursive_upper |= short_cluster_has(word, 'R') || word == "--recursive";
+        self.recursive_upper |=
+            short_cluster_has(word, 'R') || danger::long_prefix(word, "--recursive");
         // `/s` may be a Windows option or a directory: it counts as a place.
         if !word.starts_with('-') && catastrophic_target(word, rules) {
             self.target = Some(word.to_string());
@@ -52,25 +53,14 @@ impl Later {
                 self.wide_target = Some(word.to_string());
             }
         }
-        self.no_preserve_root |= word == "--no-preserve-root";
-        let device = |path: &str| path.starts_with("/dev/") && !harmless_device(path);
-        self.dd_device |= word.strip_prefix("of=").is_some_and(device);
-        self.device |= device(word);
-        self.push |= word == "push";
-        self.force |= word == "--force"
-            || word.starts_with("--force-with-lease")
-            || word == "--mirror"
-            || short_cluster_has(word, 'f')
-            || (word.len() > 1 && word.starts_with('+'));
+        self.no_preserve_root |= word.len() > 5 && danger::long_prefix(word, "--no-preserve-root");
+        self.dd_device |= word.strip_prefix("of=").is_some_and(danger::device);
+        self.device |= danger::device(word);
+        // `alias.p=push`, `send-pack`, `http-push`: anything that names a push.
+        self.push |= lower.contains("push") || lower.contains("send-pack");
+        self.force |= push::risky_word(word);
         self.deletes |= matches!(word, "-delete" | "-exec" | "-execdir" | "-ok" | "-okdir");
     }
-}
-
-fn harmless_device(path: &str) -> bool {
-    matches!(
-        path,
-        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/zero"
-    ) || path.starts_with("/dev/fd/")
 }
 
 /// Splits `text` into words the crude way: whitespace, control characters
@@ -162,7 +152,7 @@ fn catastrophic_call(name: &str, later: &Later, unconditional: bool) -> Option<S
             .as_ref()
             .map(|t| format!("{name} -R changes {t}")),
         "git" if later.push && later.force => {
-            Some("git push --force may rewrite a remote's default branch".into())
+            Some("git push may force, delete or mirror remote refs".into())
         }
         "find" if later.deletes => later
             .wide_target
@@ -177,7 +167,9 @@ fn catastrophic_call(name: &str, later: &Later, unconditional: bool) -> Option<S
         "format" | "format-volume" | "clear-disk" | "initialize-disk" if unconditional => {
             Some(format!("{name} formats a disk"))
         }
-        n if unconditional && n.starts_with("mkfs") => Some("mkfs makes a file system".into()),
+        n if unconditional && (n.starts_with("mkfs") || n == "mke2fs") => {
+            Some(format!("{n} makes a file system"))
+        }
         _ => None,
     }
 }

@@ -18,6 +18,9 @@ pub struct Word {
     /// Nothing in it is expanded, globbed or escaped: its text is exactly
     /// the argument the program receives.
     pub literal: bool,
+    /// The shell expands something in it (a variable, a parameter, a
+    /// command or process substitution): its text is not what runs.
+    pub expands: bool,
 }
 
 /// A redirection and the word it names.
@@ -79,6 +82,7 @@ impl Frame {
         self.word.get_or_insert_with(|| Word {
             text: String::new(),
             literal: true,
+            expands: false,
         })
     }
 }
@@ -119,6 +123,12 @@ impl Lexer {
     fn non_literal(&mut self, why: &'static str) {
         self.top().word().literal = false;
         self.complex(why);
+    }
+
+    /// A word the shell expands: non-literal, and its text is not what runs.
+    fn expansion(&mut self, why: &'static str) {
+        self.top().word().expands = true;
+        self.non_literal(why);
     }
 
     fn end_word(&mut self) {
@@ -270,7 +280,7 @@ pub fn lex(input: &str) -> Lexed {
                 continue;
             }
             '`' => {
-                lx.non_literal("a backtick substitution");
+                lx.expansion("a backtick substitution");
                 if lx.top().closer == Closer::Backtick {
                     lx.close(Closer::Backtick);
                 } else {
@@ -345,7 +355,7 @@ fn double_quoted(lx: &mut Lexer, chars: &[char], i: usize) -> usize {
         }
         '$' => dollar(lx, chars, i),
         '`' => {
-            lx.non_literal("a backtick substitution");
+            lx.expansion("a backtick substitution");
             lx.open(Closer::Backtick);
             i + 1
         }
@@ -369,12 +379,12 @@ fn double_quoted(lx: &mut Lexer, chars: &[char], i: usize) -> usize {
 fn dollar(lx: &mut Lexer, chars: &[char], i: usize) -> usize {
     match chars.get(i + 1) {
         Some('(') => {
-            lx.non_literal("a command substitution");
+            lx.expansion("a command substitution");
             lx.open(Closer::Paren);
             i + 2
         }
         Some('{') => {
-            lx.non_literal("a parameter expansion");
+            lx.expansion("a parameter expansion");
             match chars[i + 2..].iter().position(|&c| c == '}') {
                 Some(end) => {
                     let text: String = chars[i..i + 3 + end].iter().collect();
@@ -407,7 +417,7 @@ fn dollar(lx: &mut Lexer, chars: &[char], i: usize) -> usize {
             i + 2
         }
         _ => {
-            lx.non_literal("a variable expansion");
+            lx.expansion("a variable expansion");
             lx.top().word().text.push('$');
             i + 1
         }

@@ -52,9 +52,11 @@ pub(super) fn read(dialect: Dialect, command: &str) -> Read {
         Ok(command.split_whitespace().map(str::to_string).collect())
     };
     Read {
+        opaque: Vec::new(),
         code: Vec::new(),
         commands,
         written: Vec::new(),
+        truncated: Vec::new(),
         malformed,
         simple,
     }

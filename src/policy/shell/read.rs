@@ -3,7 +3,7 @@
 //! run as code, why it is malformed, and the one simple literal command if
 //! it is one. It reads; it never judges.
 
-use super::{Dialect, Shell, danger, lex, other};
+use super::{Dialect, Shell, danger, lex, opaque, other};
 
 /// A command read into words, for whichever shell.
 pub(super) struct Read {
@@ -11,6 +11,8 @@ pub(super) struct Read {
     pub(super) commands: Vec<Vec<String>>,
     /// Redirection targets written to, for the protected-path rule.
     pub(super) written: Vec<String>,
+    /// Redirection targets truncated (`>`, not `>>`).
+    pub(super) truncated: Vec<String>,
     pub(super) malformed: Option<&'static str>,
     /// The words of the one simple literal command, or why it is not one.
     pub(super) simple: Result<Vec<String>, &'static str>,
@@ -19,6 +21,8 @@ pub(super) struct Read {
     /// interpreter is among the words, each command's words. Only the
     /// bypass guard's crude scan reads it.
     pub(super) code: Vec<String>,
+    /// What the bypass guard cannot read completely (bash and sh).
+    pub(super) opaque: Vec<opaque::Opaque>,
 }
 
 pub(super) fn read(shell: Shell, command: &str) -> Read {
@@ -57,7 +61,15 @@ pub(super) fn read(shell: Shell, command: &str) -> Read {
                 }
             }
             Read {
+                truncated: lexed
+                    .commands
+                    .iter()
+                    .flat_map(|c| &c.redirects)
+                    .filter(|r| r.op.contains('>') && !r.op.contains(">>"))
+                    .map(|r| r.target.text.clone())
+                    .collect(),
                 code,
+                opaque: opaque::find(&lexed, command),
                 written: lexed
                     .commands
                     .iter()

@@ -93,6 +93,14 @@ fn spellings(word: &str) -> Vec<String> {
             home = format!("~{rest}");
         }
     }
+    // `$PWD` is where the command runs: the project, as `~+` spells it.
+    for spelling in ["${pwd}", "$pwd"] {
+        if let Some(rest) = home.strip_prefix(spelling)
+            && (rest.is_empty() || rest.starts_with('/'))
+        {
+            home = format!("~+{rest}");
+        }
+    }
     let mut out = vec![home.clone()];
     if home.contains('$') {
         let empty = without_variables(&home);
@@ -142,6 +150,44 @@ fn matches_everything(component: &str) -> bool {
     glob(component) && component.chars().all(|c| matches!(c, '*' | '?' | '.'))
 }
 
+/// Whether the glob `pattern` (`*`, `?`, `[...]`) may match `name`; a
+/// bracket is taken to match any one character.
+fn glob_matches(pattern: &str, name: &str) -> bool {
+    let mut p: Vec<char> = Vec::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if c == '[' {
+            for d in chars.by_ref() {
+                if d == ']' {
+                    break;
+                }
+            }
+            p.push('?');
+        } else {
+            p.push(c);
+        }
+    }
+    let n: Vec<char> = name.chars().collect();
+    // Classic two-row matching: linear in pattern times name.
+    let mut row = vec![false; n.len() + 1];
+    row[0] = true;
+    for &pc in &p {
+        let mut next = vec![false; n.len() + 1];
+        if pc == '*' {
+            next[0] = row[0];
+        }
+        for j in 1..=n.len() {
+            next[j] = match pc {
+                '*' => next[j - 1] || row[j],
+                '?' => row[j - 1],
+                c => row[j - 1] && c == n[j - 1],
+            };
+        }
+        row = next;
+    }
+    row[n.len()]
+}
+
 /// A path's components from the root, `.` and `..` resolved.
 fn components(path: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -170,8 +216,10 @@ fn place(word: &str, rules: &Rules) -> bool {
     {
         return true;
     }
-    let home = rules.home.as_deref().map(components);
-    let project = rules.project_root.as_deref().map(components);
+    // The word is lowercase; so are the places it is compared with.
+    let lowered = |p: &str| components(&p.to_ascii_lowercase().replace('\\', "/"));
+    let home = rules.home.as_deref().map(lowered);
+    let project = rules.project_root.as_deref().map(lowered);
     // Where the word starts, and what is left of it.
     let (base, rest, anchor): (Vec<String>, &str, Anchor) =
         if let Some(rest) = word.strip_prefix('/') {
@@ -205,11 +253,18 @@ fn place(word: &str, rules: &Rules) -> bool {
                 if glob(c)
                     && ((anchor == Anchor::Root && at.is_empty())
                         || (matches_everything(c)
-                            && catastrophic_place(&at, above, anchor, &home, &project)))
+                            && (at.last().is_some_and(|c| c == ".git")
+                                || catastrophic_place(&at, above, anchor, &home, &project))))
                 {
                     return true;
                 }
-                at.push(c.to_string());
+                // `.g?t`, `.gi*`, `.[g]it` may be `.git` (a glob matches a
+                // leading dot only with one of its own).
+                if glob(c) && c.starts_with('.') && glob_matches(c, ".git") {
+                    at.push(".git".to_string());
+                } else {
+                    at.push(c.to_string());
+                }
             }
         }
     }
@@ -244,4 +299,23 @@ fn catastrophic_place(
             at.is_empty() || at.len() == 1 || ancestor_of(home) || ancestor_of(project)
         }
     }
+}
+
+/// Whether a written path is one of the files of a `.git` directory whose
+/// truncation breaks the repository as a whole (`.git/HEAD`, `.git/index`,
+/// `.git/config`, `.git/packed-refs`, also spelled `./.g?t/index`). `.git`
+/// itself cannot be truncated while it is a directory.
+pub fn inside_git(word: &str) -> bool {
+    let lower = word.to_ascii_lowercase().replace('\\', "/");
+    let parts: Vec<&str> = lower
+        .split('/')
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect();
+    let [.., dir, file] = parts.as_slice() else {
+        return false;
+    };
+    let git = *dir == ".git" || (glob(dir) && dir.starts_with('.') && glob_matches(dir, ".git"));
+    git && ["head", "index", "config", "packed-refs"]
+        .iter()
+        .any(|f| *file == *f || (glob(file) && glob_matches(file, f)))
 }

@@ -3,7 +3,7 @@
 //! alone. They read words only; they never run, resolve or expand anything,
 //! and never decide which row applies (the table in `mod.rs` does).
 
-use super::{Call, Danger, catastrophic, dangerous, short_cluster_has};
+use super::{Call, Danger, catastrophic, dangerous, long_prefix, push, short_cluster_has};
 
 /// Variables that make a harmless program run another one.
 const INJECTING_VARIABLES: &[&str] = &[
@@ -37,7 +37,38 @@ const INJECTING_VARIABLES: &[&str] = &[
     "PS4",
 ];
 
-pub(super) fn harmless_device(path: &str) -> bool {
+/// A path under `/dev` that is a device whose writing destroys data
+/// (`/dev/sda`, `//dev/vda`, `/dev/../dev/nvme0n1`), not a stream.
+pub fn device(path: &str) -> bool {
+    if !path.starts_with('/') {
+        return false;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for c in path.split('/') {
+        match c {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    let resolved = format!("/{}", parts.join("/"));
+    parts.len() > 1
+        && parts[0] == "dev"
+        && !harmless_device(&resolved)
+        && BLOCK_DEVICES.iter().any(|b| parts[1].starts_with(b))
+}
+
+/// Names under `/dev` of disks, partitions and memory: a write there
+/// destroys data no checkpoint holds. Terminals, `/dev/shm` and bash's
+/// `/dev/tcp` are not among them.
+const BLOCK_DEVICES: &[&str] = &[
+    "sd", "vd", "hd", "xvd", "nvme", "mmcblk", "loop", "dm-", "md", "mapper", "disk", "sr", "nbd",
+    "zram", "ram", "mtd", "rbd", "bcache", "pmem", "root", "mem", "kmem", "port",
+];
+
+fn harmless_device(path: &str) -> bool {
     matches!(
         path,
         "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty" | "/dev/zero"
@@ -66,10 +97,10 @@ pub(super) fn removal(c: &Call<'_>) -> Option<Danger> {
     });
     let recursive = flags('r')
         || flags('R')
-        || c.args.iter().any(|a| a == "--recursive")
+        || c.args.iter().any(|a| long_prefix(a, "--recursive"))
         || recurse_ps
         || windows_s;
-    let forced = posix_name && (flags('f') || c.args.iter().any(|a| a == "--force"));
+    let forced = posix_name && (flags('f') || c.args.iter().any(|a| long_prefix(a, "--force")));
     if !recursive && !forced {
         return None;
     }
@@ -77,7 +108,10 @@ pub(super) fn removal(c: &Call<'_>) -> Option<Danger> {
         .places()
         .find(|(a, place)| *place && !option_word(a, c.name != "rm"))
         .map(|(a, _)| a);
-    if c.args.iter().any(|a| a == "--no-preserve-root") {
+    if c.args
+        .iter()
+        .any(|a| long_prefix(a, "--no-preserve-root") && a.len() > 5)
+    {
         return catastrophic(format!("{} --no-preserve-root removes /", c.name));
     }
     if recursive && let Some(target) = target {
@@ -97,16 +131,50 @@ pub(super) fn find_delete(c: &Call<'_>) -> Option<Danger> {
         .places()
         .take_while(|(a, _)| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
         .find(|(a, place)| *place && !a.starts_with('.') && !a.starts_with('*'));
-    match start {
-        Some((start, _)) => catastrophic(format!("find -delete removes everything under {start}")),
-        None => dangerous("find -delete removes files"),
+    if let Some((start, _)) = start {
+        return catastrophic(format!("find -delete removes everything under {start}"));
     }
+    // `find . -delete`, `find -type f -delete`: no test narrows what goes,
+    // and it starts at the project (no start is `.`).
+    let starts: Vec<bool> = c
+        .places()
+        .take_while(|(a, _)| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!"))
+        .map(|(_, place)| place)
+        .collect();
+    let narrowed = c.args.iter().any(|a| {
+        a.starts_with('-') && !UNNARROWING.contains(&a.as_str()) || matches!(a.as_str(), "(" | "!")
+    });
+    if !narrowed && starts.iter().all(|p| *p) {
+        return catastrophic("find -delete empties the project (no test narrows what it removes)");
+    }
+    dangerous("find -delete removes files")
 }
+
+/// Words of a `find` expression that do not narrow what `-delete` removes.
+const UNNARROWING: &[&str] = &[
+    "-delete",
+    "-depth",
+    "-xdev",
+    "-mount",
+    "-P",
+    "-L",
+    "-H",
+    "-noleaf",
+    "-print",
+    "-print0",
+    "-true",
+    "-follow",
+    "-daystart",
+    "-ignore_readdir_race",
+    "-type",
+    "-mindepth",
+    "-maxdepth",
+];
 
 pub(super) fn recursive_ownership(c: &Call<'_>) -> Option<Danger> {
     let recursive = c.args.iter().any(|a| {
         short_cluster_has(a, 'R')
-            || a == "--recursive"
+            || long_prefix(a, "--recursive")
             || a.eq_ignore_ascii_case("/r")
             || a.eq_ignore_ascii_case("/t")
     });
@@ -192,37 +260,8 @@ pub(super) fn git(c: &Call<'_>) -> Option<Danger> {
     let (sub, args) = sub?;
     let has = |s: &str| args.iter().any(|a| a == s);
     match sub {
-        "push" => {
-            let force = args.iter().any(|a| {
-                a == "--force"
-                    || a.starts_with("--force-with-lease")
-                    || a == "--mirror"
-                    || short_cluster_has(a, 'f')
-                    || a.starts_with('+')
-            });
-            if !force {
-                return has("--delete").then(|| Danger {
-                    catastrophic: false,
-                    reason: "git push --delete removes a remote branch".into(),
-                });
-            }
-            let refs: Vec<&String> = args
-                .iter()
-                .filter(|a| !a.starts_with('-'))
-                .skip(1)
-                .collect();
-            let default_branch = |r: &str| {
-                let target = r.trim_start_matches('+');
-                let target = target.rsplit(':').next().unwrap_or(target);
-                let target = target.trim_start_matches("refs/heads/");
-                matches!(target, "main" | "master" | "trunk" | "HEAD" | "develop")
-            };
-            if refs.is_empty() || refs.iter().any(|r| default_branch(r)) || has("--mirror") {
-                catastrophic("git push --force rewrites a remote's default branch")
-            } else {
-                dangerous("git push --force rewrites remote history")
-            }
-        }
+        "push" => push::irreversible(args).and_then(catastrophic),
+        "send-pack" | "http-push" => catastrophic(format!("git {sub} updates a remote's refs")),
         "reset" if has("--hard") || has("--merge") => dangerous("git reset --hard discards work"),
         "clean"
             if args

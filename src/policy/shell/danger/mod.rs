@@ -4,14 +4,15 @@
 //! it never runs, resolves or expands anything.
 
 mod checks;
+pub mod push;
 
 use super::targets::catastrophic_target;
 use super::{Dialect, Rules};
 use checks::{
-    curl, find_delete, git, harmless_device, injecting_assignment, interpreter,
-    recursive_ownership, removal, wget, windows_launcher,
+    curl, find_delete, git, injecting_assignment, interpreter, recursive_ownership, removal, wget,
+    windows_launcher,
 };
-pub use checks::{git_subcommand, injecting_prefix};
+pub use checks::{device, git_subcommand, injecting_prefix};
 
 /// A dangerous command found in the input.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,7 +112,7 @@ pub const TABLE: &[Row] = &[
         check: |c| {
             if c.args
                 .iter()
-                .any(|a| a.starts_with("of=/dev/") && !harmless_device(&a[3..]))
+                .any(|a| a.strip_prefix("of=").is_some_and(device))
             {
                 catastrophic("dd writes onto a device")
             } else {
@@ -155,10 +156,7 @@ pub const TABLE: &[Row] = &[
         dialects: ALL,
         what: "destroying data, disks or the running system",
         check: |c| {
-            let device = c
-                .args
-                .iter()
-                .find(|a| a.starts_with("/dev/") && !harmless_device(a));
+            let device = c.args.iter().find(|a| device(a));
             match device {
                 Some(d) => catastrophic(format!("{} writes onto the device {d}", c.name)),
                 None => dangerous(format!("{} can destroy data or stop the system", c.name)),
@@ -269,10 +267,13 @@ pub const TABLE: &[Row] = &[
         dialects: ALL,
         what: "writes into (or copies out of) protected paths",
         check: |c| {
-            c.args
-                .iter()
-                .find(|a| c.rules.names_protected(a))
-                .and_then(|a| dangerous(format!("{} touches the protected path {a}", c.name)))
+            let protected = c.args.iter().find(|a| c.rules.names_protected(a))?;
+            if c.name == "truncate" && super::targets::inside_git(protected) {
+                return catastrophic(format!(
+                    "truncate empties {protected}, part of the repository"
+                ));
+            }
+            dangerous(format!("{} touches the protected path {protected}", c.name))
         },
     },
     Row {
@@ -371,6 +372,13 @@ pub const WRAPPERS: &[&str] = &[
     "coproc",
 ];
 
+/// `--rec`, `--forc`: an abbreviation git and GNU tools accept of `long`
+/// (any prefix of at least one letter; an ambiguous one counts too).
+pub fn long_prefix(arg: &str, long: &str) -> bool {
+    let name = arg.split('=').next().unwrap_or(arg);
+    name.len() > 2 && name.starts_with("--") && long.starts_with(name)
+}
+
 /// `-rf`, `-Rf`, `-fr`: a cluster of short options holding `flag`.
 pub fn short_cluster_has(arg: &str, flag: char) -> bool {
     arg.starts_with('-') && !arg.starts_with("--") && arg[1..].contains(flag)
@@ -387,30 +395,40 @@ pub fn scan_words(words: &[String], dialect: Dialect, rules: &Rules, found: &mut
         }
         i += 1;
     }
-    let Some(first) = words.get(i) else {
-        return;
-    };
-    let name = program_name(first);
     let places: Vec<bool> = words
         .iter()
         .map(|w| catastrophic_target(w, rules))
         .collect();
-    check_table(&words[i..], &places[i..], dialect, rules, found);
-    // From a wrapper at the start, the first keyword that opens a body
-    // (`{`, `then`, `do`, a function or a `case`, wherever the tokenizer
-    // left it in the command) or `find -exec`, every later word may be the
-    // program that runs; each is checked against the table once, so the
-    // work stays quadratic at worst in the words of one command.
+    for from in call_starts(words, dialect) {
+        check_table(&words[from..], &places[from..], dialect, rules, found);
+    }
+}
+
+/// Where in one command's words a program may start: after the assignment
+/// prefixes, and from a wrapper at the start, the first keyword that opens
+/// a body (`{`, `then`, `do`, a function or a `case`, wherever the
+/// tokenizer left it in the command) or `find -exec`, every later word.
+/// Each start is read once, so the work stays quadratic at worst in the
+/// words of one command.
+pub fn call_starts(words: &[String], dialect: Dialect) -> Vec<usize> {
+    let mut i = 0;
+    while dialect == Dialect::Posix && i < words.len() && is_assignment(&words[i]) {
+        i += 1;
+    }
+    let Some(first) = words.get(i) else {
+        return Vec::new();
+    };
+    let name = program_name(first);
     let from = words[i..].iter().enumerate().position(|(k, w)| {
         (k == 0 && WRAPPERS.contains(&name.as_str()))
             || KEYWORDS.contains(&w.as_str())
             || (name == "find" && matches!(w.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"))
     });
+    let mut starts = vec![i];
     if let Some(k) = from {
-        for m in i + k + 1..words.len() {
-            check_table(&words[m..], &places[m..], dialect, rules, found);
-        }
+        starts.extend(i + k + 1..words.len());
     }
+    starts
 }
 
 /// The table's verdict on `words` as one call, program first.
@@ -445,8 +463,8 @@ fn check_table(
             found.push(d);
         }
     }
-    if name.starts_with("mkfs")
-        && let Some(d) = catastrophic("mkfs makes a file system")
+    if (name.starts_with("mkfs") || name == "mke2fs")
+        && let Some(d) = catastrophic(format!("{name} makes a file system"))
     {
         found.push(d);
     }

@@ -10,6 +10,7 @@ mod in_decide;
 mod levels;
 mod properties;
 mod repository;
+mod undo;
 
 const GIT: &str = "/usr/bin/git";
 const DIGEST: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
