@@ -6,6 +6,7 @@
 //! invalid file, and never writes a settings file.
 
 mod error;
+mod limits;
 mod locate;
 mod mcp;
 mod project;

@@ -10,10 +10,10 @@ use std::time::Duration;
 use serde_json::Value as Json;
 
 use super::error::{ConfigError, KeyPath};
-use super::raw::{RawAgent, RawFile, RawHooks, RawLimits, RawModel, RawShellGate, RawTools};
+use super::raw::{RawAgent, RawFile, RawHooks, RawModel, RawShellGate, RawTools};
 use super::settings::{
-    AskedAgent, JudgeSettings, LimitSettings, MAX_TOKENS_FIELD_NAMES, MaxTokensField,
-    ModelSettings, PROVIDER_NAMES, ProviderKind, Settings, ShellGateSettings, TrustedExecutable,
+    AskedAgent, JudgeSettings, MAX_TOKENS_FIELD_NAMES, MaxTokensField, ModelSettings,
+    PROVIDER_NAMES, ProviderKind, Settings, ShellGateSettings, TrustedExecutable,
 };
 use super::source::SourceFile;
 use crate::policy::{MODE_NAMES, Mode, ProtectedPaths};
@@ -43,10 +43,10 @@ pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), Confi
         }
     }
     if let Some(checkpoints) = &raw.checkpoints {
-        settings.checkpoints = retention(src, checkpoints)?;
+        settings.checkpoints = super::limits::retention(src, checkpoints)?;
     }
     if let Some(limits) = &raw.limits {
-        settings.limits = limits_settings(src, limits)?;
+        settings.limits = super::limits::limits_settings(src, limits)?;
     }
     if let Some(patterns) = raw.protected.as_ref().and_then(|p| p.patterns.as_ref()) {
         add_patterns(settings, src, patterns)?;
@@ -372,73 +372,6 @@ fn apply_tools(settings: &mut Settings, raw: &RawTools) {
     tools.edit = raw.edit.unwrap_or(tools.edit);
     tools.fetch = raw.fetch.unwrap_or(tools.fetch);
     tools.plan = raw.plan.unwrap_or(tools.plan);
-}
-
-fn retention(
-    src: &SourceFile,
-    raw: &super::raw::RawCheckpoints,
-) -> Result<crate::checkpoint::prune::Retention, ConfigError> {
-    let key = |k: &str| KeyPath::of(&["checkpoints", k]);
-    let mut out = crate::checkpoint::prune::Retention::default();
-    if let Some(n) = raw.keep_per_session {
-        let n = ranged(src, key("keep_per_session"), n, 1, 100_000, " checkpoints")?;
-        out.keep = usize::try_from(n).unwrap_or(usize::MAX);
-    }
-    if let Some(days) = raw.max_age_days {
-        let days = ranged(src, key("max_age_days"), days, 1, 3650, " days")?;
-        out.max_age = Duration::from_secs(days * 24 * 3600);
-    }
-    if let Some(mib) = raw.max_size_mib {
-        let mib = ranged(src, key("max_size_mib"), mib, 16, 16 << 20, " MiB")?;
-        out.max_bytes = mib << 20;
-    }
-    Ok(out)
-}
-
-fn limits_settings(src: &SourceFile, raw: &RawLimits) -> Result<LimitSettings, ConfigError> {
-    let key = |k: &str| KeyPath::of(&["limits", k]);
-    let mut limits = LimitSettings::default();
-    if let Some(secs) = raw.bash_timeout_secs {
-        limits.bash_timeout = Duration::from_secs(ranged(
-            src,
-            key("bash_timeout_secs"),
-            secs,
-            1,
-            3600,
-            " seconds",
-        )?);
-    }
-    if let Some(bytes) = raw.bash_output_bytes {
-        let bytes = ranged(
-            src,
-            key("bash_output_bytes"),
-            bytes,
-            1024,
-            16 * 1024 * 1024,
-            " bytes",
-        )?;
-        limits.bash_output_bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
-    }
-    if let Some(n) = raw.turn_requests {
-        limits.turn_requests =
-            u32::try_from(ranged(src, key("turn_requests"), n, 1, 100, "")?).unwrap_or(100);
-    }
-    if let Some(n) = raw.turn_tool_calls {
-        limits.turn_tool_calls =
-            u32::try_from(ranged(src, key("turn_tool_calls"), n, 1, 500, "")?).unwrap_or(500);
-    }
-    if let Some(bytes) = raw.prompt_bytes {
-        let bytes = ranged(
-            src,
-            key("prompt_bytes"),
-            bytes,
-            1024,
-            16 * 1024 * 1024,
-            " bytes",
-        )?;
-        limits.prompt_bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
-    }
-    Ok(limits)
 }
 
 /// Checks each of `patterns` and adds the new ones to `settings`.
