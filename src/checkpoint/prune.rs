@@ -175,10 +175,8 @@ impl Store {
             }
         }
         let mut doomed_blobs = Vec::new();
-        let mut bytes = 0;
         for (digest, path) in self.blobs()? {
             if !referenced.contains(&digest) {
-                bytes += held_bytes(&path);
                 doomed_blobs.push(path);
             }
         }
@@ -214,11 +212,12 @@ impl Store {
             .iter()
             .take(MAX_REMOVALS.saturating_sub(out.manifests))
         {
+            let bytes = held_bytes(path);
             if fs::remove_file(path).is_ok() {
                 out.blobs += 1;
+                out.bytes += bytes;
             }
         }
-        out.bytes = bytes;
         let kept: String = lines
             .iter()
             .filter(|l| live.contains(&l.id))
