@@ -11,10 +11,17 @@ use mino::policy::Mode;
 /// mino: a terminal coding agent whose every tool call goes through one
 /// decision (allow, ask, deny) made by the program.
 #[derive(Debug, Parser)]
-#[command(name = "mino", version)]
+#[command(name = "mino", version, disable_version_flag = true)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Option<Sub>,
+    /// Print the version; with -v (`mino -vV`), the long form: the wires,
+    /// the MCP and ACP revisions, the sandbox this machine allows, the build.
+    #[arg(short = 'V', long = "version")]
+    pub(crate) version: bool,
+    /// With -V: the long form of the version.
+    #[arg(short = 'v', long = "verbose", requires = "version")]
+    pub(crate) verbose: bool,
     /// The project directory (default: the current directory).
     #[arg(long, global = true, value_name = "DIR")]
     pub(crate) cd: Option<PathBuf>,
@@ -67,6 +74,27 @@ pub(crate) struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Sub {
+    /// Print the version; --verbose adds the wires, the MCP and ACP
+    /// revisions, the sandbox this machine allows and the build.
+    Version {
+        #[arg(short = 'v', long)]
+        verbose: bool,
+    },
+    /// Print a completion script for SHELL (bash, zsh, fish, powershell,
+    /// elvish), generated from these very arguments. Bash: `source <(mino
+    /// completions bash)`.
+    Completions {
+        #[arg(value_enum, value_name = "SHELL")]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff), generated from these very arguments:
+    /// `mino man > mino.1; man ./mino.1`.
+    Man {
+        /// Write mino.1 and a page for each subcommand (mino-eval.1, ...)
+        /// into DIR instead.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
     /// Serve the Agent Client Protocol on stdin and stdout, for editors.
     Acp,
     /// Inspect the decision.

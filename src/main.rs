@@ -7,6 +7,7 @@ use anyhow::Context;
 use clap::Parser;
 
 mod cli;
+mod install;
 use cli::{Cli, EvalFormat, GateCommand, HookFormatArg, PolicyCommand, SandboxCommand, Sub};
 
 use mino::agent::build::{Launch, Relaunch, launch, sandbox_planner};
@@ -119,6 +120,9 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let cli = Cli::parse();
+    if let Some(code) = install::act(&cli) {
+        return exit_code(code);
+    }
     // One worker: the agent's tasks wait on the network, the screen runs
     // on this thread, and a second worker mostly woke up to find nothing
     // to do (a context switch for every piece of a streamed answer).

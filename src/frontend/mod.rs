@@ -10,6 +10,7 @@ pub mod rewind_words;
 pub mod stream_json;
 pub mod text;
 pub mod tui;
+pub mod version;
 
 use std::time::Duration;
 

@@ -17,6 +17,7 @@ mod dir_tools;
 mod eval;
 mod file_tools;
 mod hardening;
+mod install;
 mod judge_answers;
 mod layers;
 mod line_mode;
