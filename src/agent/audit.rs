@@ -57,6 +57,7 @@ impl Audit {
             "decision": view.decision,
             "unasked": view.unasked,
             "code": view.code,
+            "rule": view.rule,
         });
         let audit = self.clone();
         tokio::task::spawn_blocking(move || audit.append(&line.to_string()))

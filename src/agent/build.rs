@@ -416,6 +416,10 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         surfaces,
     };
     let store = SessionStore::new(home.sessions_dir());
+    let mut run = crate::policy::RunConsent::with_rules(settings.rules.clone());
+    for tool in never {
+        run.never(tool);
+    }
     let agent = Agent::start(
         rt,
         store,
@@ -423,7 +427,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         project_name,
         settings.model.model.clone(),
         resume,
-        never,
+        run,
     )
     .await?;
     let mut handle = spawn(agent, events_rx);

@@ -59,6 +59,9 @@ pub struct DecisionView {
     pub unasked: bool,
     pub code: Option<&'static str>,
     pub reason: Option<String>,
+    /// The saved rule that allowed the call (`rule 3 (cargo test)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
 }
 
 impl DecisionView {
@@ -69,18 +72,24 @@ impl DecisionView {
                 unasked: *shown != Shown::Quietly,
                 code: None,
                 reason: None,
+                rule: match shown {
+                    Shown::ByRule(rule) => Some(rule.clone()),
+                    _ => None,
+                },
             },
             Decision::Ask => Self {
                 decision: "ask",
                 unasked: false,
                 code: None,
                 reason: None,
+                rule: None,
             },
             Decision::Deny { code, reason } => Self {
                 decision: "deny",
                 unasked: false,
                 code: Some(code.as_str()),
                 reason: Some(reason.clone()),
+                rule: None,
             },
         }
     }

@@ -61,7 +61,7 @@ impl Agent {
         project: String,
         model: String,
         resume: Option<&str>,
-        never: Vec<crate::policy::ToolKey>,
+        run: RunConsent,
     ) -> Result<Self, AgentError> {
         let current = match resume {
             Some(id) => {
@@ -80,10 +80,6 @@ impl Agent {
             }
             None => new_session(&store, &project, &model, start_mode).await?,
         };
-        let mut run = RunConsent::default();
-        for tool in never {
-            run.never(tool);
-        }
         let mut agent = Self {
             rt,
             store,

@@ -11,6 +11,7 @@ mod locate;
 mod mcp;
 mod project;
 pub mod raw;
+mod rules;
 mod sandbox;
 mod settings;
 mod source;
@@ -23,6 +24,7 @@ use std::path::{Path, PathBuf};
 
 pub use error::{ConfigError, KeyPath, Segment};
 pub use mcp::env_value;
+pub use rules::url_parts;
 pub use settings::{
     AskedAgent, DEFAULT_CONTEXT_WINDOW, EnvValue, JudgeSettings, LimitSettings,
     MAX_TOKENS_FIELD_NAMES, MaxTokensField, McpServer, ModelSettings, PROVIDER_NAMES, ProviderKind,

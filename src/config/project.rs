@@ -1,5 +1,6 @@
 //! A project's `.mino/config.toml`, which can only tighten: add protected
-//! patterns, turn tools off, mark a user's MCP server `ask` or disable it. Everything that
+//! patterns, turn tools off, mark a user's MCP server `ask` or disable it,
+//! add rules that ask or deny. Everything that
 //! could loosen (a mode, a hook, a trusted executable, a model, limits, a
 //! tool turned on, a new server) is refused with the key and the file that
 //! does accept it. Never reads a file itself.
@@ -51,6 +52,16 @@ pub fn apply_project(
     }
     if let Some(sandbox) = &raw.sandbox {
         tighten_sandbox(settings, src, sandbox, user_file)?;
+    }
+    if let Some(rules) = &raw.rules {
+        let mut all = settings.rules.rules().to_vec();
+        all.extend(super::rules::rules(
+            src,
+            rules,
+            all.len() + 1,
+            Some(user_file),
+        )?);
+        settings.rules = std::sync::Arc::new(crate::policy::saved::SavedRules::new(all));
     }
     Ok(())
 }

@@ -470,6 +470,8 @@ pub struct Settings {
     pub ui: super::UiSettings,
     /// `[checkpoints]`: what the project's checkpoint store keeps.
     pub checkpoints: crate::checkpoint::prune::Retention,
+    /// `[[rules]]`: the user's, then the project's (ask and deny only).
+    pub rules: std::sync::Arc<crate::policy::saved::SavedRules>,
     /// The settings files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
     /// mino's home directory, when the settings were loaded from one.
@@ -501,6 +503,7 @@ impl Default for Settings {
             sandbox: SandboxSettings::default(),
             ui: super::UiSettings::default(),
             checkpoints: crate::checkpoint::prune::Retention::default(),
+            rules: Default::default(),
             sources: Vec::new(),
             mino_home: None,
             protected: ProtectedPaths::builtin(),

@@ -69,6 +69,10 @@ pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), Confi
     if let Some(ui) = &raw.ui {
         settings.ui = super::ui::ui_settings(src, ui)?;
     }
+    if let Some(rules) = &raw.rules {
+        let rules = super::rules::rules(src, rules, 1, None)?;
+        settings.rules = std::sync::Arc::new(crate::policy::saved::SavedRules::new(rules));
+    }
     Ok(())
 }
 

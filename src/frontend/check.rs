@@ -133,7 +133,7 @@ pub async fn check(
         req.mode,
         &settings.protected(),
         &SessionConsent::default(),
-        &RunConsent::default(),
+        &RunConsent::with_rules(settings.rules.clone()),
         CanAsk::Yes,
     );
     // The words stream-json uses for a decision.

@@ -25,21 +25,22 @@ pub fn banner(id: &str, mode: Mode, model: &str, context_window: u64) -> String 
 }
 
 /// A record line's header: `[Tool: NAME, allowed without confirmation in
-/// MODE mode]` or `[Tool: NAME, allowed for this session]`; `None` for a
-/// quiet read.
-pub fn record_header(tool: &str, shown: Shown) -> Option<String> {
+/// MODE mode]`, `[Tool: NAME, allowed for this session]` or `[Tool: NAME,
+/// allowed by rule 3 (cargo test)]`; `None` for a quiet read.
+pub fn record_header(tool: &str, shown: &Shown) -> Option<String> {
     match shown {
         Shown::Quietly => None,
         Shown::ByMode(mode) => Some(format!(
             "[Tool: {tool}, allowed without confirmation in {mode} mode]"
         )),
         Shown::ForSession => Some(format!("[Tool: {tool}, allowed for this session]")),
+        Shown::ByRule(rule) => Some(format!("[Tool: {tool}, allowed by {rule}]")),
     }
 }
 
 /// A record: the header and one line per text field; warnings and diffs
 /// belong to the dialog only.
-pub fn record_lines(tool: &str, shown: Shown, fields: &[Field]) -> Vec<String> {
+pub fn record_lines(tool: &str, shown: &Shown, fields: &[Field]) -> Vec<String> {
     let Some(head) = record_header(tool, shown) else {
         return Vec::new();
     };
@@ -302,7 +303,7 @@ mod tests {
             Field::warning("Runs with your account permissions; this is not a sandbox."),
         ];
         assert_eq!(
-            record_lines("edit_file", Shown::ByMode(Mode::AcceptEdits), &fields),
+            record_lines("edit_file", &Shown::ByMode(Mode::AcceptEdits), &fields),
             vec![
                 "[Tool: edit_file, allowed without confirmation in accept-edits mode]",
                 "Path: \"notes.md\"",
@@ -310,10 +311,14 @@ mod tests {
             ]
         );
         assert_eq!(
-            record_header("bash", Shown::ForSession).as_deref(),
+            record_header("bash", &Shown::ForSession).as_deref(),
             Some("[Tool: bash, allowed for this session]")
         );
-        assert!(record_lines("read_file", Shown::Quietly, &fields).is_empty());
+        assert_eq!(
+            record_header("bash", &Shown::ByRule("rule 3 (cargo test)".into())).as_deref(),
+            Some("[Tool: bash, allowed by rule 3 (cargo test)]")
+        );
+        assert!(record_lines("read_file", &Shown::Quietly, &fields).is_empty());
     }
 
     #[test]

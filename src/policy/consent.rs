@@ -138,14 +138,27 @@ impl SessionConsent {
     }
 }
 
-/// What tightens may spread: tools the user said "never" to, for every
-/// session of this run.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What holds for every session of this run: tools the user said "never"
+/// to, and the saved rules of the settings.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunConsent {
     never: BTreeSet<ToolKey>,
+    rules: std::sync::Arc<super::saved::SavedRules>,
 }
 
 impl RunConsent {
+    /// A run whose calls the saved `rules` decide first.
+    pub fn with_rules(rules: std::sync::Arc<super::saved::SavedRules>) -> Self {
+        Self {
+            never: BTreeSet::new(),
+            rules,
+        }
+    }
+
+    pub fn rules(&self) -> &super::saved::SavedRules {
+        &self.rules
+    }
+
     pub fn refuses(&self, tool: &ToolKey) -> bool {
         self.never.contains(tool)
     }

@@ -16,7 +16,7 @@ pub enum CanAsk {
 }
 
 /// How an allowed call is made visible.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub enum Shown {
     /// A confined read: its result is the trace.
     Quietly,
@@ -24,6 +24,8 @@ pub enum Shown {
     ByMode(Mode),
     /// `[Tool: NAME, allowed for this session]`.
     ForSession,
+    /// `[Tool: NAME, allowed by rule 3 (cargo test)]`: a saved rule.
+    ByRule(String),
 }
 
 /// Stable codes for every denial.
@@ -39,6 +41,8 @@ pub enum DenyCode {
     HardLink,
     Hook,
     Never,
+    /// A saved rule with `decision = "deny"`.
+    Rule,
     NobodyToAsk,
     /// Plan mode: only confined reads (and asked fetches) run.
     PlanMode,
@@ -57,6 +61,7 @@ impl DenyCode {
             DenyCode::HardLink => "MINO_DENY_HARD_LINK",
             DenyCode::Hook => "MINO_DENY_HOOK",
             DenyCode::Never => "MINO_DENY_NEVER",
+            DenyCode::Rule => "MINO_DENY_RULE",
             DenyCode::NobodyToAsk => "MINO_DENY_NOBODY_TO_ASK",
             DenyCode::PlanMode => "MINO_DENY_PLAN_MODE",
             DenyCode::Gate(code) => code,
@@ -232,6 +237,48 @@ fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
     }
 }
 
+/// Step 4b: a saved rule. A deny holds in every mode; an ask makes the call
+/// ask in every mode (plan mode's and the gate's refusals stay refusals);
+/// an allow replaces only a question, and never one the mode table asks in
+/// every mode (leaving the sandbox, planting code, a private destination,
+/// the bypass guard, a server marked `ask`), nor in plan mode. `Err` when
+/// the rule changes nothing.
+fn by_rule(facts: &CallFacts, mode: Mode, ruling: super::saved::Ruling) -> Result<Decision, ()> {
+    use super::saved::RuleDecision;
+    match ruling.decision {
+        RuleDecision::Deny => {
+            let why = match &ruling.reason {
+                Some(reason) => format!("{} refuses this call: {reason}", ruling.label),
+                None => format!("{} of the user's settings refuses this call", ruling.label),
+            };
+            Ok(deny(DenyCode::Rule, why))
+        }
+        RuleDecision::Ask => match by_mode(facts, mode) {
+            denied @ Decision::Deny { .. } => Ok(denied),
+            _ => Ok(Decision::Ask),
+        },
+        RuleDecision::Allow => {
+            let always_asks = matches!(
+                facts.kind,
+                CallKind::UnsandboxedShell { .. }
+                    | CallKind::SurfaceWrite { .. }
+                    | CallKind::FetchPrivate
+                    | CallKind::Mcp {
+                        trust_ask: true,
+                        ..
+                    }
+            ) || facts.guard.is_some()
+                || mode == Mode::Plan;
+            match by_mode(facts, mode) {
+                Decision::Ask if !always_asks => Ok(Decision::Allow {
+                    shown: Shown::ByRule(ruling.label),
+                }),
+                _ => Err(()),
+            }
+        }
+    }
+}
+
 /// Decides one call. `session` is what this session's answers allow; `run`
 /// holds the tools refused with "never" for every session of this run.
 pub fn decide(
@@ -263,7 +310,13 @@ pub fn decide(
             ),
         };
     }
-    let decision = by_mode(facts, mode);
+    let decision = match run.rules().ruling(facts) {
+        Some(ruling) => match by_rule(facts, mode, ruling) {
+            Ok(decision) => decision,
+            Err(()) => by_mode(facts, mode),
+        },
+        None => by_mode(facts, mode),
+    };
     if decision != Decision::Ask {
         return decision;
     }

@@ -117,6 +117,8 @@ pub struct CallFacts {
     /// Bash: the bypass guard's reason, when the command is in the gate's
     /// catastrophic subset and the guard is on. Read in bypass mode only.
     pub guard: Option<String>,
+    /// fetch_content: the URL's parts, as the tool parsed them.
+    pub url: Option<Box<super::saved::UrlParts>>,
     /// MCP calls: every string in the arguments. A server decides for itself
     /// what a string means, so one that names a protected file is refused.
     pub argument_strings: Vec<String>,
@@ -132,6 +134,7 @@ impl CallFacts {
             gate: None,
             command: None,
             guard: None,
+            url: None,
             argument_strings: Vec::new(),
         }
     }

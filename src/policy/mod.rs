@@ -9,6 +9,7 @@ mod facts;
 pub mod mode;
 pub mod protected;
 mod root;
+pub mod saved;
 pub mod shell;
 pub mod surfaces;
 

@@ -128,6 +128,7 @@ impl Tool for FetchContent {
             Some(_) => CallFacts::new(ToolKey::new(PRIVATE_KEY), CallKind::FetchPrivate),
             None => CallFacts::new(ToolKey::new("fetch_content"), CallKind::Fetch),
         };
+        facts.url = crate::config::url_parts(&url).map(Box::new);
         let mut output = None;
         if let Some(path) = args.output {
             let target = cx.project.locate(&path)?;

@@ -364,7 +364,7 @@ pub async fn pump(
                 shown,
                 fields,
             } => {
-                let lines = crate::frontend::text::record_lines(&tool, shown, &fields);
+                let lines = crate::frontend::text::record_lines(&tool, &shown, &fields);
                 let mut content = Vec::new();
                 if !lines.is_empty() {
                     content.push(wire::text_content(lines.join("\n")));

@@ -277,7 +277,7 @@ impl Sink {
                 fields,
                 ..
             } => {
-                let lines = text::record_lines(&tool, shown, &fields);
+                let lines = text::record_lines(&tool, &shown, &fields);
                 if !lines.is_empty() {
                     let block = lines.join("\n") + "\n";
                     if text_mode {

@@ -113,7 +113,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             fields,
             ..
         } => {
-            let lines = record_lines(&tool, shown, &fields);
+            let lines = record_lines(&tool, &shown, &fields);
             if !lines.is_empty() && !into_asked(app, &tool, &lines) {
                 app.transcript.push(EntryKind::Record { lines, shown });
             }

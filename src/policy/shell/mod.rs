@@ -11,6 +11,7 @@ mod crude;
 pub mod danger;
 mod eligible;
 mod lex;
+pub mod list;
 mod opaque;
 mod other;
 mod reach;

@@ -57,7 +57,7 @@ pub fn lines(kind: &EntryKind, width: u16) -> Vec<Line<'static>> {
             answer_rows(marked.lines, &marked.code, width, &mut out);
         }
         EntryKind::Tool(tool) => tool_lines(tool, width, &mut out),
-        EntryKind::Record { lines, shown } => record_lines(lines, *shown, width, &mut out),
+        EntryKind::Record { lines, shown } => record_lines(lines, shown, width, &mut out),
         EntryKind::Answer { text, allowed } => {
             let style = if *allowed {
                 theme::ok()
@@ -550,10 +550,12 @@ fn diff_lines(diff: &str, expanded: bool, width: u16, out: &mut Vec<Line<'static
     }
 }
 
-fn record_lines(lines: &[String], shown: Shown, width: u16, out: &mut Vec<Line<'static>>) {
+fn record_lines(lines: &[String], shown: &Shown, width: u16, out: &mut Vec<Line<'static>>) {
     let color = match shown {
-        Shown::ByMode(mode) => theme::mode_color(mode),
-        Shown::ForSession | Shown::Quietly => theme::warning().fg.unwrap_or_default(),
+        Shown::ByMode(mode) => theme::mode_color(*mode),
+        Shown::ForSession | Shown::Quietly | Shown::ByRule(_) => {
+            theme::warning().fg.unwrap_or_default()
+        }
     };
     let bar = Span::styled("▎", Style::new().fg(color));
     for (i, text) in lines.iter().enumerate() {
