@@ -102,6 +102,11 @@ pub(crate) enum Sub {
         #[command(subcommand)]
         command: PolicyCommand,
     },
+    /// Saved rules ([[rules]] in the settings).
+    Rules {
+        #[command(subcommand)]
+        command: RulesCommand,
+    },
     /// Inspect the sandbox bash commands run in.
     Sandbox {
         #[command(subcommand)]
@@ -207,6 +212,27 @@ pub(crate) enum HookFormatArg {
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub(crate) enum UnresolvedArg {
     Ask,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum RulesCommand {
+    /// Print, as one JSON object, which rule decides a call and why; with
+    /// no call, the rules (exit 0), or exit 2 naming the rule and the
+    /// example that disagree.
+    Check {
+        /// The tool called: bash, write_file, edit_file, read_file, ...
+        #[arg(long)]
+        tool: Option<String>,
+        /// bash's command line, exactly as the model would send it.
+        #[arg(long, conflicts_with_all = ["path", "url"])]
+        command: Option<String>,
+        /// A file tool's path, relative to the project.
+        #[arg(long, conflicts_with = "url")]
+        path: Option<String>,
+        /// fetch_content's URL.
+        #[arg(long)]
+        url: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

@@ -8,7 +8,9 @@ use clap::Parser;
 
 mod cli;
 mod install;
-use cli::{Cli, EvalFormat, GateCommand, HookFormatArg, PolicyCommand, SandboxCommand, Sub};
+use cli::{
+    Cli, EvalFormat, GateCommand, HookFormatArg, PolicyCommand, RulesCommand, SandboxCommand, Sub,
+};
 
 use mino::agent::build::{Launch, Relaunch, launch, sandbox_planner};
 use mino::config::{CliOverrides, EnvOverrides, Settings};
@@ -232,6 +234,26 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
             action: action.as_deref(),
         };
         println!("{}", check(&settings, &project_dir, &req).await?);
+        return Ok(0);
+    }
+    if let Some(Sub::Rules {
+        command:
+            RulesCommand::Check {
+                tool,
+                command,
+                path,
+                url,
+            },
+    }) = &cli.command
+    {
+        let query = mino::frontend::rules_check::RulesQuery {
+            tool: tool.as_deref(),
+            command: command.as_deref(),
+            path: path.as_deref(),
+            url: url.as_deref(),
+        };
+        let answer = mino::frontend::rules_check::rules_check(&settings, &project_dir, &query)?;
+        println!("{answer:#}");
         return Ok(0);
     }
     if let Some(Sub::Gate { command }) = &cli.command {

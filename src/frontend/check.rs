@@ -12,7 +12,7 @@ use crate::agent::DecisionView;
 use crate::agent::build::{hook, registry, tool_context};
 use crate::config::Settings;
 use crate::policy::shell::Verdict;
-use crate::policy::{CallKind, CanAsk, Mode, RunConsent, SessionConsent, decide};
+use crate::policy::{CallFacts, CallKind, CanAsk, Mode, RunConsent, SessionConsent, decide};
 use crate::tools::Project;
 use crate::tools::gate::examine;
 
@@ -78,6 +78,33 @@ fn arguments(req: &CheckRequest<'_>) -> Result<Value, CheckError> {
         }
         other => return Err(CheckError::UnknownTool(other.to_string())),
     })
+}
+
+/// The facts a live call of `req.tool` would establish here (`Err` with
+/// the tool's own message when its arguments are refused), with the tool
+/// context they were found in.
+pub fn facts_of(
+    settings: &Settings,
+    project_dir: &Path,
+    req: &CheckRequest<'_>,
+) -> Result<Result<CallFacts, String>, CheckError> {
+    let tools = registry(settings);
+    let Some(tool) = tools.get(req.tool) else {
+        return Err(CheckError::Absent {
+            tool: req.tool.to_string(),
+            existing: tools.names().join(", "),
+        });
+    };
+    let project = Project::new(project_dir).map_err(|source| CheckError::Project {
+        path: project_dir.to_path_buf(),
+        source,
+    })?;
+    let cx = tool_context(settings, project);
+    let args = arguments(req)?;
+    Ok(tool
+        .prepare(&args, &cx)
+        .map(|p| p.facts().clone())
+        .map_err(|e| e.to_string()))
 }
 
 /// Runs the check; the JSON object on success, a sentence on failure.

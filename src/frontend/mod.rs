@@ -7,6 +7,7 @@ pub mod gate;
 pub mod line;
 pub mod rewind;
 pub mod rewind_words;
+pub mod rules_check;
 pub mod stream_json;
 pub mod text;
 pub mod tui;

@@ -336,6 +336,7 @@ impl SavedRules {
                 used.push(rule);
             }
         }
+        used.sort_by_key(|r| r.number);
         let first = used.first()?;
         if used.len() == 1 {
             return Some(ruling(first));

@@ -33,6 +33,7 @@ mod quick_start;
 mod real_models;
 mod redaction;
 mod redirects;
+mod rules;
 mod sandbox;
 mod sandbox_git;
 mod sandbox_network;
