@@ -414,6 +414,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         mcp: mcp.clone(),
         agents: settings.agents.clone(),
         surfaces,
+        settings_file: settings.user_file.clone(),
     };
     let store = SessionStore::new(home.sessions_dir());
     let mut run = crate::policy::RunConsent::with_rules(settings.rules.clone());

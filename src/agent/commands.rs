@@ -23,6 +23,9 @@ pub enum Command {
     /// `/permissions` lists the remembered answers; `/permissions N`
     /// forgets the Nth of that list.
     Permissions(Option<usize>),
+    /// `/permissions save N`: offers the Nth remembered answer as a saved
+    /// rule appended to the user's settings, after a yes.
+    SaveRule(usize),
     /// `/rewind` lists this session's prompts to go back to; `/rewind N`
     /// offers what going back to before prompt N would do.
     Rewind(Option<usize>),
@@ -134,9 +137,20 @@ pub const COMMANDS: [CommandSpec; 12] = [
         name: "/permissions",
         aliases: &[],
         argument: Some("N"),
-        help: "list what this session allows and this run refuses; /permissions N revokes the Nth",
+        help: "list what this session allows and this run refuses; /permissions N revokes the Nth; /permissions save N saves it as a rule",
         build: |arg| match arg {
             None => Ok(Command::Permissions(None)),
+            Some(save) if save.starts_with("save") => {
+                let n = save["save".len()..].trim();
+                match n.parse::<usize>() {
+                    Ok(n) if n > 0 && save["save".len()..].starts_with(' ') => {
+                        Ok(Command::SaveRule(n))
+                    }
+                    _ => Err(CommandError::BadNumber {
+                        given: save.to_string(),
+                    }),
+                }
+            }
             Some(n) => match n.parse::<usize>() {
                 Ok(n) if n > 0 => Ok(Command::Permissions(Some(n))),
                 _ => Err(CommandError::BadNumber {
@@ -194,7 +208,7 @@ pub enum CommandError {
     #[error("unknown permission mode {given:?}; accepted: {MODE_NAMES}")]
     UnknownMode { given: String },
     #[error(
-        "/permissions takes the number of a grant as /permissions lists it (1, 2, ...); got {given:?}"
+        "/permissions takes the number of a grant as /permissions lists it (1, 2, ...), or save and that number; got {given:?}"
     )]
     BadNumber { given: String },
     #[error(
@@ -237,9 +251,12 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
     let Some(spec) = CommandSpec::find(name) else {
         return Err(CommandError::Unknown(name.to_string()));
     };
+    let joined = args.join(" ");
     let (arg, extra) = match (spec.argument, args.as_slice()) {
         (_, []) => (None, None),
         (Some(_), [arg]) => (Some(*arg), None),
+        // `/permissions save N`: two words, one argument.
+        (Some(_), ["save", _]) if spec.name == "/permissions" => (Some(joined.as_str()), None),
         (Some(argument), [_, rest @ ..]) => {
             (None, Some((format!("{} {argument}", spec.name), rest)))
         }
@@ -279,6 +296,9 @@ mod tests {
         assert_eq!(parse("/quit"), Ok(Command::Quit));
         assert_eq!(parse("/permissions"), Ok(Command::Permissions(None)));
         assert_eq!(parse("/permissions 2"), Ok(Command::Permissions(Some(2))));
+        assert_eq!(parse("/permissions save 3"), Ok(Command::SaveRule(3)));
+        assert!(parse("/permissions save").is_err());
+        assert!(parse("/permissions savex 3").is_err());
         assert_eq!(parse("/rewind"), Ok(Command::Rewind(None)));
         assert_eq!(parse("/rewind 3"), Ok(Command::Rewind(Some(3))));
         assert!(matches!(

@@ -53,6 +53,8 @@ pub struct Runtime {
     pub surfaces: crate::policy::Surfaces,
     /// The project's checkpoints, when mino's home keeps them.
     pub checkpoints: Option<std::sync::Arc<crate::checkpoint::Checkpoints>>,
+    /// The user's settings file, where `/permissions save N` appends.
+    pub settings_file: Option<std::path::PathBuf>,
 }
 
 impl Runtime {

@@ -231,6 +231,12 @@ pub enum AgentEvent {
         to: Mode,
         warning: String,
     },
+    /// `/permissions save N` needs `Append this rule to FILE? [y/N]`;
+    /// answer with `Input::ConfirmRule`.
+    ConfirmRule {
+        toml: String,
+        file: std::path::PathBuf,
+    },
     /// The MCP servers' counts for the status bar, after every change.
     McpStatus(crate::mcp::McpStatus),
     /// `/mcp`: every configured server, its state, destination and tools.

@@ -29,6 +29,10 @@ pub enum Input {
         to: Mode,
         yes: bool,
     },
+    /// The answer to `Append this rule to FILE? [y/N]`.
+    ConfirmRule {
+        yes: bool,
+    },
     /// Resume the session with this id in this project although it was
     /// started in another (the answer to `AgentEvent::OtherProject`).
     ResumeHere(String),
@@ -166,6 +170,7 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
                     }
                 }
                 Input::ConfirmMode { to, yes } => agent.confirm_mode(to, yes),
+                Input::ConfirmRule { yes } => agent.confirm_rule(yes).await,
                 Input::ResumeHere(id) => agent.resume_here(&id).await,
                 Input::ChooseMode(to) => agent.choose_mode(to),
                 Input::Rewind { to, what, force } => agent.rewind(to, what, force).await,

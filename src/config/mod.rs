@@ -13,6 +13,7 @@ mod project;
 pub mod raw;
 mod rules;
 mod sandbox;
+pub mod save_rule;
 mod settings;
 mod source;
 mod ui;
@@ -127,6 +128,7 @@ impl Settings {
     ) -> Result<Settings, ConfigError> {
         let mut settings = Settings::default();
         let user_file = user_file.to_path_buf();
+        settings.user_file = Some(user_file.clone());
         // The user's own file may be a link (dotfiles); the project's may not.
         let user = SourceFile::read(&user_file, Links::Follow)?;
         if let Some(src) = &user {

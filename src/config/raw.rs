@@ -36,30 +36,13 @@ pub struct RawFile {
 pub struct RawRule {
     pub tool: Option<String>,
     pub command: Option<Vec<String>>,
-    pub path: Option<RawStrings>,
+    pub path: Option<Vec<String>>,
     pub url: Option<String>,
     pub decision: Option<String>,
     pub reason: Option<String>,
     #[serde(rename = "match")]
     pub match_examples: Option<Vec<String>>,
     pub not_match: Option<Vec<String>>,
-}
-
-/// One string or a list of them.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(untagged)]
-pub enum RawStrings {
-    One(String),
-    Many(Vec<String>),
-}
-
-impl RawStrings {
-    pub fn to_vec(&self) -> Vec<String> {
-        match self {
-            RawStrings::One(s) => vec![s.clone()],
-            RawStrings::Many(v) => v.clone(),
-        }
-    }
 }
 
 /// `[checkpoints]`: how much of the undo history mino's home keeps.

@@ -132,7 +132,7 @@ fn matcher(
                 "command for bash, url for fetch_content",
             ));
         }
-        let globs = globs.to_vec();
+        let globs = globs.clone();
         if globs.is_empty() || globs.iter().any(|g| g.is_empty()) {
             return Err(src.invalid(
                 key.key("path"),

@@ -474,6 +474,8 @@ pub struct Settings {
     pub rules: std::sync::Arc<crate::policy::saved::SavedRules>,
     /// The settings files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
+    /// The user's settings file, whether or not it exists yet.
+    pub user_file: Option<PathBuf>,
     /// mino's home directory, when the settings were loaded from one.
     pub mino_home: Option<PathBuf>,
     /// `protected_patterns` compiled with the built-ins, once, at load.
@@ -504,6 +506,7 @@ impl Default for Settings {
             ui: super::UiSettings::default(),
             checkpoints: crate::checkpoint::prune::Retention::default(),
             rules: Default::default(),
+            user_file: None,
             sources: Vec::new(),
             mino_home: None,
             protected: ProtectedPaths::builtin(),

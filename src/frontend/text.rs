@@ -84,7 +84,9 @@ pub fn permissions(grants: &[crate::policy::Grant]) -> String {
     if grants.is_empty() {
         return "Nothing is allowed for this session and nothing is refused for this run: every call is decided by the mode.".into();
     }
-    let mut out = String::from("Remembered answers (/permissions N revokes one):");
+    let mut out = String::from(
+        "Remembered answers (/permissions N revokes one; /permissions save N keeps it as a rule in your settings):",
+    );
     for (i, grant) in grants.iter().enumerate() {
         out.push_str(&format!("\n  {}. {}", i + 1, visible(&grant.describe())));
     }

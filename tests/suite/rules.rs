@@ -233,3 +233,91 @@ async fn a_rule_allows_a_bash_call_in_manual_and_its_record_says_so() {
         "MINO_DENY_NOBODY_TO_ASK"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_answer_is_saved_as_a_rule_after_a_yes() {
+    use crate::support::llm::tool;
+    use crate::support::pty::Pty;
+    use crate::support::world::World;
+    let world = World::with(
+        "openai-chat",
+        vec![
+            tool(
+                "write_file",
+                serde_json::json!({"path": "x.txt", "content": "x"}),
+            ),
+            text("written"),
+        ],
+        "",
+    )
+    .await;
+    let config = world.home.path().join("config.toml");
+    let home = world.home.path().to_str().unwrap().to_string();
+    let project = world.project.path().to_str().unwrap().to_string();
+    let mut pty = Pty::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--line", "--cd", &project],
+        world.project.path(),
+        &[
+            ("MINO_HOME", &home),
+            ("OPENAI_API_KEY", "test"),
+            ("AGENT_YOLO", ""),
+        ],
+    );
+    pty.expect("Use /mode to change it.");
+    pty.send_line("write it");
+    pty.expect("Approve this operation? [y/N]");
+    pty.send_line("a");
+    pty.expect("written");
+    let before = std::fs::read_to_string(&config).unwrap();
+
+    pty.send_line("/permissions save 2");
+    pty.expect("there is 1 remembered answer; give 1");
+    pty.send_line("/permissions save 1");
+    let shown = pty.expect("? [y/N]").replace("\r\n", "\n");
+    assert!(
+        shown.contains("[[rules]]\ntool = \"write_file\"\ndecision = \"allow\""),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!("Append this rule to {}", config.display())),
+        "{shown}"
+    );
+    pty.send_line("n");
+    pty.expect("Nothing was saved");
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), before);
+
+    pty.send_line("/permissions save 1");
+    pty.expect("? [y/N]");
+    pty.send_line("y");
+    pty.expect("Saved the rule to");
+    pty.send_line("/quit");
+    pty.wait();
+    let after = std::fs::read_to_string(&config).unwrap();
+    assert!(after.starts_with(&before), "{after}");
+    assert!(
+        after.ends_with("[[rules]]\ntool = \"write_file\"\ndecision = \"allow\"\n"),
+        "{after}"
+    );
+    // The next start reads it as rule 1.
+    let out = Command::new(env!("CARGO_BIN_EXE_mino"))
+        .args([
+            "rules",
+            "check",
+            "--tool",
+            "write_file",
+            "--path",
+            "y.txt",
+            "--cd",
+            &project,
+        ])
+        .env("MINO_HOME", &home)
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["rule"].as_u64(), v["decision"].as_str()),
+        (Some(1), Some("allow")),
+        "{v}"
+    );
+}

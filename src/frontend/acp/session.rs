@@ -420,6 +420,10 @@ pub async fn pump(
                 // (`choose_mode`); a switch asked any other way is refused.
                 let _ = slot.inputs.send(Input::ConfirmMode { to, yes: false });
             }
+            AgentEvent::ConfirmRule { .. } => {
+                // An editor has no y/N line: nothing is written.
+                let _ = slot.inputs.send(Input::ConfirmRule { yes: false });
+            }
             AgentEvent::ModeChanged(mode) => update(
                 &cx,
                 &id,

@@ -21,6 +21,7 @@ enum Pending {
     Nothing,
     Consent(crate::agent::ConsentRequest),
     Mode(Mode),
+    Rule,
 }
 
 /// Reads stdin lines on a thread of its own (stdin is blocking).
@@ -192,6 +193,13 @@ async fn interactive(handle: &mut AgentHandle, saved: &mut Option<String>) -> i3
                         sink.out(&format!("{warning}\nSwitch to this mode? [y/N]\n"));
                         state.ask(Pending::Mode(to));
                     }
+                    AgentEvent::ConfirmRule { toml, file } => {
+                        sink.out(&format!(
+                            "{toml}\nAppend this rule to {}? [y/N]\n",
+                            file.display()
+                        ));
+                        state.ask(Pending::Rule);
+                    }
                     AgentEvent::Quit => return 0,
                     AgentEvent::Idle => {
                         state.outstanding = state.outstanding.saturating_sub(1);
@@ -236,6 +244,10 @@ fn advance(handle: &AgentHandle, sink: &mut Sink, state: &mut Lines) -> Option<i
                     let yes = matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes");
                     send(handle, state, Input::ConfirmMode { to, yes });
                 }
+                Pending::Rule => {
+                    let yes = matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes");
+                    send(handle, state, Input::ConfirmRule { yes });
+                }
                 Pending::Nothing => {}
             }
             continue;
@@ -251,6 +263,9 @@ fn advance(handle: &AgentHandle, sink: &mut Sink, state: &mut Lines) -> Option<i
                 }
                 Pending::Mode(to) => {
                     send(handle, state, Input::ConfirmMode { to, yes: false });
+                }
+                Pending::Rule => {
+                    send(handle, state, Input::ConfirmRule { yes: false });
                 }
                 Pending::Nothing => {}
             }

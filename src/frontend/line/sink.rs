@@ -374,7 +374,7 @@ impl Sink {
             | AgentEvent::Quit
             | AgentEvent::Idle
             | AgentEvent::Cleared => {}
-            AgentEvent::ConfirmMode { .. } => {}
+            AgentEvent::ConfirmMode { .. } | AgentEvent::ConfirmRule { .. } => {}
             AgentEvent::McpStatus(_) => {}
             AgentEvent::McpServers(list) => {
                 if text_mode {

@@ -60,10 +60,24 @@ pub struct RunningTurn {
 /// `Switch to this mode? [y/N]`, open.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ModeQuestion {
-    pub from: Mode,
-    pub to: Mode,
-    pub warning: String,
+    pub ask: YesNo,
     pub arming: Arming,
+}
+
+/// What a y/N question over the chat asks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum YesNo {
+    /// `Switch to this mode? [y/N]` after the mode's warning.
+    Mode {
+        from: Mode,
+        to: Mode,
+        warning: String,
+    },
+    /// `Append this rule to FILE? [y/N]` under the rule's TOML.
+    Rule {
+        toml: String,
+        file: std::path::PathBuf,
+    },
 }
 
 /// What a picker picks.

@@ -3,6 +3,7 @@
 //! Mirrors the line front end's handling of the same events. It never
 //! decides: a question is queued as it came and answered only by the user.
 
+use crate::frontend::tui::app::YesNo;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -249,9 +250,13 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         }
         AgentEvent::ConfirmMode { from, to, warning } => {
             app.mode_question = Some(ModeQuestion {
-                from,
-                to,
-                warning,
+                ask: YesNo::Mode { from, to, warning },
+                arming: Arming::new(app.now, app.last_key),
+            });
+        }
+        AgentEvent::ConfirmRule { toml, file } => {
+            app.mode_question = Some(ModeQuestion {
+                ask: YesNo::Rule { toml, file },
                 arming: Arming::new(app.now, app.last_key),
             });
         }

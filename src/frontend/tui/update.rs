@@ -4,6 +4,7 @@
 //! handed back exactly as the user gave it.
 
 use crate::agent::{Command, ConsentReply, Input};
+use crate::frontend::tui::app::YesNo;
 use crate::policy::{ConsentAnswer, Mode};
 
 use super::app::{App, Layer, Picker, PickerItem, PickerKind};
@@ -156,11 +157,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             }
             Vec::new()
         }
-        Msg::ConfirmMode(yes) => match app.mode_question.take() {
-            Some(question) => vec![Action::Send(Input::ConfirmMode {
-                to: question.to,
-                yes,
-            })],
+        Msg::ConfirmMode(yes) => match app.mode_question.take().map(|q| q.ask) {
+            Some(YesNo::Mode { to, .. }) => vec![Action::Send(Input::ConfirmMode { to, yes })],
+            Some(YesNo::Rule { .. }) => vec![Action::Send(Input::ConfirmRule { yes })],
             None => Vec::new(),
         },
         Msg::OverlayUp => overlay_move(app, -1, false),

@@ -369,3 +369,32 @@ fn a_command_scoped_question_says_it_allows_that_command_line() {
     );
     assert!(!screen.contains("allow bash for this session"), "{screen}");
 }
+
+#[test]
+fn the_rule_question_shows_the_rule_and_appends_only_on_y() {
+    for (code, yes) in [
+        (KeyCode::Char('y'), true),
+        (KeyCode::Char('n'), false),
+        (KeyCode::Esc, false),
+    ] {
+        let mut app = app();
+        agent(
+            &mut app,
+            AgentEvent::ConfirmRule {
+                toml: "[[rules]]\ntool = \"write_file\"\ndecision = \"allow\"\n".into(),
+                file: "/home/u/.config/mino/config.toml".into(),
+            },
+        );
+        arm(&mut app);
+        assert_eq!(app.layer(), Layer::ModeQuestion);
+        let screen = shot(&app, 90, 20);
+        assert!(screen.contains("tool = \"write_file\""), "{screen}");
+        assert!(
+            screen.contains("Append this rule to /home/u/.config/mino/config.toml? [y/N]"),
+            "{screen}"
+        );
+        let actions = press(&mut app, key(code));
+        assert_eq!(sent(&actions), vec![Input::ConfirmRule { yes }], "{code:?}");
+        assert_eq!(app.layer(), Layer::Input);
+    }
+}

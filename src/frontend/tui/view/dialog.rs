@@ -4,6 +4,7 @@
 //! how many more wait) and the mode question (`Switch to this mode? [y/N]`).
 //! They only show; the keys that answer are in the keymap.
 
+use crate::frontend::tui::app::YesNo;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
@@ -287,37 +288,46 @@ pub fn draw_mode_question(
 ) {
     let width = dialog_width(above, 90);
     let inner = width.saturating_sub(4).max(1);
-    let mut lines = wrap(&[Line::raw(question.warning.clone())], inner);
+    let (body, ask, title, keys, border) = match &question.ask {
+        YesNo::Mode { from, to, warning } => {
+            let color = theme::mode_color(*to);
+            let border = if *to == Mode::Bypass {
+                Style::new().fg(color).add_modifier(Modifier::BOLD)
+            } else {
+                Style::new().fg(color)
+            };
+            (
+                vec![Line::raw(warning.clone())],
+                "Switch to this mode? [y/N]".to_string(),
+                format!(" /mode {to}: from {from} to {to} "),
+                format!(" y switches · any other key keeps {from} "),
+                border,
+            )
+        }
+        YesNo::Rule { toml, file } => (
+            toml.lines().map(|l| Line::raw(l.to_string())).collect(),
+            format!("Append this rule to {}? [y/N]", file.display()),
+            " /permissions save: a rule for every session ".to_string(),
+            " y appends · any other key saves nothing ".to_string(),
+            theme::warning(),
+        ),
+    };
+    let mut lines = wrap(&body, inner);
     lines.push(Line::default());
-    lines.push(Line::styled(
-        "Switch to this mode? [y/N]",
-        theme::bold().add_modifier(Modifier::BOLD),
+    lines.extend(wrap(
+        &[Line::styled(
+            ask,
+            theme::bold().add_modifier(Modifier::BOLD),
+        )],
+        inner,
     ));
     let area = place(chat, above, width, lines.len() as u16 + 2);
-    let color = theme::mode_color(question.to);
-    let border = if question.to == Mode::Bypass {
-        Style::new().fg(color).add_modifier(Modifier::BOLD)
-    } else {
-        Style::new().fg(color)
-    };
     let block = Block::bordered()
         .border_type(BorderType::Rounded)
         .border_style(border)
-        .title(Line::styled(
-            format!(
-                " /mode {}: from {} to {} ",
-                question.to, question.from, question.to
-            ),
-            theme::bold(),
-        ))
+        .title(Line::styled(title, theme::bold()))
         .title_bottom(arming_note(app))
-        .title_bottom(
-            Line::styled(
-                format!(" y switches · any other key keeps {} ", question.from),
-                theme::dim(),
-            )
-            .right_aligned(),
-        );
+        .title_bottom(Line::styled(keys, theme::dim()).right_aligned());
     frame.render_widget(Clear, area);
     let inside = block.inner(area);
     frame.render_widget(block, area);
