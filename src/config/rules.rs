@@ -18,7 +18,8 @@ const DECISIONS: &str = "\"allow\", \"ask\" or \"deny\"";
 pub fn url_parts(url: &Url) -> Option<UrlParts> {
     Some(UrlParts {
         scheme: url.scheme().to_string(),
-        host: url.host_str()?.to_string(),
+        // `docs.rs.` is `docs.rs`: a rule must not miss the same host.
+        host: url.host_str()?.trim_end_matches('.').to_string(),
         port: url.port(),
         path: url.path().to_string(),
     })
@@ -260,4 +261,27 @@ fn check_examples(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_is_compared_in_one_form() {
+        for text in [
+            "https://Docs.RS./serde",
+            "https://docs.rs:443/serde",
+            "https://u@docs.rs/serde",
+        ] {
+            let parts = url_parts(&Url::parse(text).unwrap()).unwrap();
+            assert_eq!(
+                (parts.host.as_str(), parts.port),
+                ("docs.rs", None),
+                "{text}"
+            );
+        }
+        assert!(rule_url("https://docs.rs/?q=1").is_err());
+        assert!(rule_url("ftp://docs.rs/").is_err());
+    }
 }

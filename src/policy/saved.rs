@@ -185,9 +185,7 @@ impl Rule {
                 match self.decision {
                     RuleDecision::Allow => literal_list(command)
                         .is_some_and(|list| list.iter().all(|argv| argv.starts_with(words))),
-                    _ => every_command(command)
-                        .iter()
-                        .any(|argv| argv.starts_with(words)),
+                    _ => every_command(command).any_starts_with(words),
                 }
             }
             Matcher::Path { exact, folded, .. } => {

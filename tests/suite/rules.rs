@@ -321,3 +321,44 @@ async fn a_session_answer_is_saved_as_a_rule_after_a_yes() {
         "{v}"
     );
 }
+
+#[test]
+fn a_deny_rule_for_a_host_holds_for_its_other_spellings_and_hidden_commands() {
+    let w = world(
+        "[[rules]]\ntool = \"fetch_content\"\nurl = \"https://evil.example/\"\ndecision = \"deny\"\n\n[[rules]]\ntool = \"bash\"\ncommand = [\"git\", \"push\"]\ndecision = \"deny\"\n",
+    );
+    for url in [
+        "https://evil.example/x",
+        "https://EVIL.example./x",
+        "https://a@evil.example:443/x",
+    ] {
+        let (code, out, err) = mino(
+            &w,
+            &[
+                "policy",
+                "check",
+                "--mode",
+                "bypass",
+                "--tool",
+                "fetch_content",
+                "--url",
+                url,
+            ],
+        );
+        assert_eq!(code, 0, "{err}");
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["code"], "MINO_DENY_RULE", "{url}: {v}");
+    }
+    for command in [
+        "sh -c 'git push'",
+        "/usr/bin/git push",
+        "FOO=1 env git push -f",
+        "echo $(git push)",
+    ] {
+        assert_eq!(
+            decision(&w, "bypass", command)["code"],
+            "MINO_DENY_RULE",
+            "{command}"
+        );
+    }
+}

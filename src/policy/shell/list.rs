@@ -92,34 +92,71 @@ fn non_empty(piece: &str) -> Option<&str> {
 /// are compared, so `env git push` is `git push` to a rule that denies.
 const WRAPPERS: &[&str] = &["command", "exec", "env", "nohup", "time", "builtin", "sudo"];
 
-/// Every command the reader finds in `input`, nested ones included, with
-/// leading assignments and plain wrappers left off; the crude words of the
-/// whole line as well when the reader cannot read it. For rules that deny
-/// or ask: they hold wherever their words appear as a command.
-pub fn every_command(input: &str) -> Vec<Vec<String>> {
-    let lexed = lex(input);
-    let mut out: Vec<Vec<String>> = lexed
-        .commands
-        .iter()
-        .map(|c| strip(c.words.iter().map(|w| w.text.clone()).collect()))
-        .collect();
-    if lexed.malformed.is_some() {
-        // Read it word by word: each word may start a command.
-        let words = crude::words(input);
-        for start in 0..words.len() {
-            out.push(words[start..].to_vec());
-        }
-    }
-    out
+/// Every command the reader finds in a line, nested ones included, and its
+/// crude words when the line is not a plainly literal list or names a
+/// program that runs its arguments, so that code handed to a shell (`sh -c
+/// 'git push'`, `eval`, `xargs`) is read too.
+pub struct Commands {
+    commands: Vec<Vec<String>>,
+    words: Vec<String>,
 }
 
-fn strip(mut words: Vec<String>) -> Vec<String> {
+impl Commands {
+    /// Whether `prefix` starts a command: a command the reader found (with
+    /// leading assignments and plain wrappers left off), or a run of the
+    /// crude words. A program named by its path also counts by its file
+    /// name (`/usr/bin/git` is `git`). For rules that deny or ask.
+    pub fn any_starts_with(&self, prefix: &[String]) -> bool {
+        let Some((first, rest)) = prefix.split_first() else {
+            return true;
+        };
+        let same = |words: &[String]| {
+            words.len() > rest.len()
+                && (words[0] == *first
+                    || words[0].rsplit_once('/').is_some_and(|(_, b)| b == first))
+                && words[1..=rest.len()] == *rest
+        };
+        self.commands.iter().any(|c| same(&strip(c))) || self.words.windows(prefix.len()).any(same)
+    }
+}
+
+/// The commands and words of `input` for `Commands::any_starts_with`.
+pub fn every_command(input: &str) -> Commands {
+    let lexed = lex(input);
+    let commands: Vec<Vec<String>> = lexed
+        .commands
+        .iter()
+        .map(|c| c.words.iter().map(|w| w.text.clone()).collect())
+        .collect();
+    let words = if literal_list(input).is_none() || hands_on(&commands) {
+        crude::words(input)
+    } else {
+        Vec::new()
+    };
+    Commands { commands, words }
+}
+
+/// Programs that run their arguments as a command or as code.
+const RUNNERS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "fish", "eval", "xargs", "su", "sudo", "env", "nohup",
+    "timeout", "watch", "script", "ssh", "exec", "command", "time", "nice", "flock", "setsid",
+    "stdbuf", "parallel", "find", "busybox",
+];
+
+/// Whether a command hands its arguments to something that runs them.
+fn hands_on(commands: &[Vec<String>]) -> bool {
+    commands.iter().flatten().any(|w| {
+        let base = w.rsplit_once('/').map_or(w.as_str(), |(_, b)| b);
+        RUNNERS.contains(&base)
+    })
+}
+
+fn strip(words: &[String]) -> &[String] {
     let skip = words
         .iter()
         .take_while(|w| WRAPPERS.contains(&w.as_str()) || is_assignment(w))
         .count();
-    words.drain(..skip);
-    words
+    &words[skip..]
 }
 
 fn is_assignment(word: &str) -> bool {
@@ -189,21 +226,24 @@ mod tests {
     }
 
     #[test]
-    fn every_command_sees_nested_and_wrapped_commands() {
+    fn every_command_sees_nested_wrapped_and_shell_handed_commands() {
+        let words = |w: &[&str]| w.iter().map(|w| w.to_string()).collect::<Vec<_>>();
         let all = every_command("echo $(env FOO=1 git push) && X=2 command git status");
-        assert!(
-            all.contains(&vec!["git".to_string(), "push".into()]),
-            "{all:?}"
-        );
-        assert!(
-            all.contains(&vec!["git".to_string(), "status".into()]),
-            "{all:?}"
-        );
-        let broken = every_command("git push 'unclosed");
-        assert!(
-            broken
-                .iter()
-                .any(|c| c.starts_with(&["git".into(), "push".into()]))
-        );
+        assert!(all.any_starts_with(&words(&["git", "push"])));
+        assert!(all.any_starts_with(&words(&["git", "status"])));
+        let push = |input: &str| every_command(input).any_starts_with(&words(&["git", "push"]));
+        for hidden in [
+            "git push 'unclosed",
+            "sh -c 'git push origin'",
+            "eval \"git push\"",
+            "/usr/bin/git push",
+            "gi''t push",
+            "\\git push",
+            "ls; bash -lc 'cd x && git push'",
+        ] {
+            assert!(push(hidden), "{hidden}");
+        }
+        assert!(!push("git status"));
+        assert!(!push("echo git"));
     }
 }
