@@ -116,7 +116,7 @@ impl Commands {
                     || words[0].rsplit_once('/').is_some_and(|(_, b)| b == first))
                 && words[1..=rest.len()] == *rest
         };
-        self.commands.iter().any(|c| same(&strip(c))) || self.words.windows(prefix.len()).any(same)
+        self.commands.iter().any(|c| same(strip(c))) || self.words.windows(prefix.len()).any(same)
     }
 }
 
