@@ -288,6 +288,23 @@ impl Relaunch {
     }
 }
 
+/// The window a loopback server of an OpenAI wire reports for the model,
+/// when no settings file gave one (`model::window`).
+async fn server_window(
+    model: crate::config::ModelSettings,
+) -> Option<crate::model::window::Reported> {
+    use crate::config::ProviderKind;
+    let openai = matches!(
+        model.provider,
+        ProviderKind::OpenAiChat | ProviderKind::OpenAiResponses
+    );
+    if model.context_window_set || !openai || !crate::config::is_loopback_url(&model.base_url) {
+        return None;
+    }
+    let timeout = std::time::Duration::from_millis(1500);
+    crate::model::window::reported(&model.base_url, &model.model, timeout).await
+}
+
 /// Builds and starts the agent on its own task.
 pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let Launch {
@@ -300,6 +317,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         defer_mcp,
         never,
     } = launch;
+    let window = tokio::spawn(server_window(settings.model.clone()));
     let project = Project::new(project_dir).map_err(|source| AgentError::Project {
         path: project_dir.to_path_buf(),
         source,
@@ -394,8 +412,13 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         .with_secrets(tool_cx.secrets.clone())
         .with_retention(settings.checkpoints),
     );
+    let (context_window, window_source) = match window.await.ok().flatten() {
+        Some(reported) => (reported.tokens, Some(reported.source)),
+        None => (settings.model.context_window, None),
+    };
     let rt = Runtime {
         checkpoints: Some(checkpoints),
+        window_source,
         provider,
         registry: tools,
         tool_cx,
@@ -407,7 +430,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         can_ask,
         hook: hook(settings),
         judge: judge(settings)?,
-        context_window: settings.model.context_window,
+        context_window,
         output_reserve: u64::from(settings.model.max_output_tokens()),
         events: events_tx,
         audit: Some(Audit::open(&home.audit_log())?),

@@ -38,6 +38,8 @@ pub struct Runtime {
     /// The shell gate's judge, when enabled.
     pub judge: Option<Judge>,
     pub context_window: u64,
+    /// Where `context_window` came from when the server reported it.
+    pub window_source: Option<String>,
     /// Tokens of the window kept for the answer (`[model]
     /// max_output_tokens` in force).
     pub output_reserve: u64,

@@ -131,6 +131,8 @@ pub enum AgentEvent {
         mode: Mode,
         model: String,
         context_window: u64,
+        /// Where the window came from when the server reported it.
+        window_source: Option<String>,
     },
     /// A resumed session's earlier history, after its banner, so a front end
     /// can show the conversation the user comes back to.

@@ -106,6 +106,7 @@ impl Agent {
             mode: self.current.mode,
             model: self.model.clone(),
             context_window: self.rt.context_window,
+            window_source: self.rt.window_source.clone(),
         });
         // Each session has answers of its own; the run's "never" stays.
         self.permissions(false);

@@ -1,8 +1,8 @@
 //! The context windows of well-known hosted models, so that a settings file
 //! naming only `model` gets the window that model has instead of one
 //! default for everyone. A loopback server's window is what it was started
-//! with, which no table knows: local servers keep the default unless the
-//! settings say `context_window`.
+//! with, which no table knows: the server is asked at start
+//! (`model::window`), and the settings' `context_window` wins.
 
 /// (name prefix, tokens), longest prefixes first where they overlap. Names
 /// are matched without case and without a router's `vendor/` prefix

@@ -11,8 +11,16 @@ pub(crate) use crate::tools::wording::plural;
 use crate::tools::{Field, FieldKind};
 
 /// The three banner lines of DESIGN section 6.
-pub fn banner(id: &str, mode: Mode, model: &str, context_window: u64) -> String {
-    let origin = if crate::config::windows::known_window(model) == Some(context_window) {
+pub fn banner(
+    id: &str,
+    mode: Mode,
+    model: &str,
+    context_window: u64,
+    source: Option<&str>,
+) -> String {
+    let origin = if let Some(source) = source {
+        source.to_string()
+    } else if crate::config::windows::known_window(model) == Some(context_window) {
         format!("known for {model}")
     } else if context_window == DEFAULT_CONTEXT_WINDOW {
         "default".to_string()
@@ -272,7 +280,7 @@ mod tests {
     #[test]
     fn banner_is_the_seed_text() {
         assert_eq!(
-            banner("aaaa", Mode::Manual, "test-model", 128_000),
+            banner("aaaa", Mode::Manual, "test-model", 128_000, None),
             "Context window: 128000 tokens (default).\nSession: aaaa\nPermission mode: manual. Use /mode to change it."
         );
     }
@@ -280,7 +288,7 @@ mod tests {
     #[test]
     fn the_banner_says_where_the_window_came_from() {
         let first = |model, window| {
-            banner("a", Mode::Manual, model, window)
+            banner("a", Mode::Manual, model, window, None)
                 .lines()
                 .next()
                 .unwrap_or_default()

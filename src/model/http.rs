@@ -389,7 +389,7 @@ pub fn bearer_headers(cfg: &ProviderConfig) -> Result<HeaderMap, ModelError> {
 
 /// The one place a reqwest client is built; the rustls provider must be
 /// installed first or building panics.
-fn client(connect_timeout: Duration) -> Result<reqwest::Client, String> {
+pub(crate) fn client(connect_timeout: Duration) -> Result<reqwest::Client, String> {
     let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .connect_timeout(connect_timeout)

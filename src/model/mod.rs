@@ -11,6 +11,7 @@ pub mod openai_chat;
 pub mod openai_responses;
 pub mod scripted;
 pub mod sse;
+pub mod window;
 
 use std::borrow::Cow;
 use std::pin::Pin;

@@ -76,3 +76,54 @@ async fn every_quick_start_block_works_against_a_server_of_its_wire() {
     }
     assert_eq!(wires.len(), 3, "every wire has a block: {wires:?}");
 }
+
+/// `-p hello` against `llm` with `extra` settings: the banner line of the
+/// context window.
+async fn window_line(llm: &Llm, extra: &str) -> String {
+    let home = tempfile::TempDir::new().unwrap();
+    let project = tempfile::TempDir::new().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        format!(
+            "[model]\nprovider = \"openai-chat\"\nbase_url = \"{}\"\nmodel = \"local\"\n{extra}",
+            llm.base_url()
+        ),
+    )
+    .unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mino"));
+    command
+        .args(["-p", "hello", "--cd"])
+        .arg(project.path())
+        .env("MINO_HOME", home.path())
+        .env("OPENAI_API_KEY", "k")
+        .env("AGENT_YOLO", "");
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    stderr
+        .lines()
+        .find(|l| l.starts_with("Context window:"))
+        .unwrap_or_else(|| panic!("{stderr}"))
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_local_servers_window_is_the_one_it_reports_unless_the_settings_say() {
+    let props = serde_json::json!({"default_generation_settings": {"n_ctx": 8192}});
+    let llm = Llm::start_with_props("openai-chat", vec![text("OK")], props.clone()).await;
+    assert_eq!(
+        window_line(&llm, "").await,
+        "Context window: 8192 tokens (reported by the server: llama.cpp /props n_ctx)."
+    );
+    assert_eq!(llm.bodies().len(), 1, "the question is no model request");
+    let llm = Llm::start_with_props("openai-chat", vec![text("OK")], props).await;
+    assert_eq!(
+        window_line(&llm, "context_window = 32000\n").await,
+        "Context window: 32000 tokens (from settings)."
+    );
+    // A server that is not llama.cpp (nor Ollama) leaves the default.
+    let llm = Llm::start("openai-chat", vec![text("OK")]).await;
+    assert!(window_line(&llm, "").await.ends_with("tokens (default)."));
+}

@@ -66,35 +66,18 @@ impl Llm {
         .await
     }
 
-    async fn start_wrapped(provider: &str, replies: Vec<Reply>, wrap: impl Fn(Raw) -> Raw) -> Self {
-        let format = match provider {
-            "openai-chat" => Format::Chat,
-            "anthropic" => Format::Anthropic,
-            _ => Format::Responses,
-        };
-        let raw = replies
-            .iter()
-            .enumerate()
-            .map(|(n, reply)| match reply {
-                Reply::Status(code, retry_after) => Raw::Status {
-                    code: *code,
-                    retry_after: *retry_after,
-                    body: r#"{"error":{"message":"scripted failure"}}"#.to_string(),
-                },
-                Reply::Hang => Raw::Silent,
-                other => {
-                    let (frames, cut) = events(format, other, n + 1);
-                    let take = if cut { frames.len() / 2 } else { frames.len() };
-                    Raw::sse_ending(
-                        frames.into_iter().take(take).collect(),
-                        if cut { End::Abrupt } else { End::Complete },
-                    )
-                }
-            })
-            .map(wrap)
-            .collect();
+    /// A service that is also a llama.cpp server: `GET /props` answers
+    /// `props`.
+    pub async fn start_with_props(provider: &str, replies: Vec<Reply>, props: Value) -> Self {
+        let raw = raw_replies(provider, replies, |raw| raw);
         Self {
-            server: TestServer::start(raw).await,
+            server: TestServer::answering_props(raw, Some(props)).await,
+        }
+    }
+
+    async fn start_wrapped(provider: &str, replies: Vec<Reply>, wrap: impl Fn(Raw) -> Raw) -> Self {
+        Self {
+            server: TestServer::start(raw_replies(provider, replies, wrap)).await,
         }
     }
 
@@ -260,4 +243,34 @@ fn events(format: Format, reply: &Reply, n: usize) -> (Vec<String>, bool) {
         }
     }
     (out, cut)
+}
+
+/// The scripted replies as raw frames of `provider`'s wire.
+fn raw_replies(provider: &str, replies: Vec<Reply>, wrap: impl Fn(Raw) -> Raw) -> Vec<Raw> {
+    let format = match provider {
+        "openai-chat" => Format::Chat,
+        "anthropic" => Format::Anthropic,
+        _ => Format::Responses,
+    };
+    replies
+        .iter()
+        .enumerate()
+        .map(|(n, reply)| match reply {
+            Reply::Status(code, retry_after) => Raw::Status {
+                code: *code,
+                retry_after: *retry_after,
+                body: r#"{"error":{"message":"scripted failure"}}"#.to_string(),
+            },
+            Reply::Hang => Raw::Silent,
+            other => {
+                let (frames, cut) = events(format, other, n + 1);
+                let take = if cut { frames.len() / 2 } else { frames.len() };
+                Raw::sse_ending(
+                    frames.into_iter().take(take).collect(),
+                    if cut { End::Abrupt } else { End::Complete },
+                )
+            }
+        })
+        .map(wrap)
+        .collect()
 }

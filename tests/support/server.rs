@@ -156,6 +156,15 @@ impl TestServer {
     /// Starts a server that answers requests with `replies` in order (and
     /// with 404 once they run out). `base_url` ends in `/v1`.
     pub async fn start(replies: Vec<Reply>) -> Self {
+        Self::answering_props(replies, None).await
+    }
+
+    /// As `start`, and `GET /props` (llama.cpp's server) answers `props`.
+    /// Without it, `/props` and Ollama's `/api/show` get a 404, as from any
+    /// server that is neither; those questions are never recorded and never
+    /// take a scripted reply.
+    pub async fn answering_props(replies: Vec<Reply>, props: Option<Value>) -> Self {
+        let props = Arc::new(props);
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let log = Arc::new(Mutex::new(Vec::new()));
@@ -165,7 +174,8 @@ impl TestServer {
             while let Ok((socket, _)) = listener.accept().await {
                 let log = task_log.clone();
                 let replies = replies.clone();
-                tokio::spawn(serve(socket, replies, log));
+                let props = props.clone();
+                tokio::spawn(serve(socket, replies, log, props));
             }
         });
         Self {
@@ -184,10 +194,24 @@ async fn serve(
     mut socket: TcpStream,
     replies: Arc<Mutex<VecDeque<Reply>>>,
     log: Arc<Mutex<Vec<Recorded>>>,
+    props: Arc<Option<Value>>,
 ) {
     let Some(request) = read_request(&mut socket).await else {
         return;
     };
+    if request.path == "/props" || request.path == "/api/show" {
+        let (code, body) = match (request.path.as_str(), props.as_ref()) {
+            ("/props", Some(props)) => (200, props.to_string()),
+            _ => (404, r#"{"error":"not found"}"#.to_string()),
+        };
+        let head = format!(
+            "HTTP/1.1 {code} Scripted\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        let _ = socket.write_all(head.as_bytes()).await;
+        let _ = socket.shutdown().await;
+        return;
+    }
     log.lock().unwrap().push(request);
     let mut reply = replies
         .lock()

@@ -204,8 +204,8 @@ async fn interactive(handle: &mut AgentHandle, saved: &mut Option<String>) -> i3
                     AgentEvent::Idle => {
                         state.outstanding = state.outstanding.saturating_sub(1);
                     }
-                    AgentEvent::Session { id, mode, model, context_window } => {
-                        sink.event(AgentEvent::Session { id, mode, model, context_window });
+                    AgentEvent::Session { id, mode, model, context_window, window_source } => {
+                        sink.event(AgentEvent::Session { id, mode, model, context_window, window_source });
                         state.started = true;
                     }
                     other => {

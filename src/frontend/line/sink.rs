@@ -164,11 +164,12 @@ impl Sink {
                 mode,
                 model,
                 context_window,
+                window_source,
             } => {
                 if text_mode {
                     self.info(&format!(
                         "{}\n",
-                        text::banner(&id, mode, &model, context_window)
+                        text::banner(&id, mode, &model, context_window, window_source.as_deref())
                     ));
                 }
                 self.json(StreamRecord::Session {

@@ -46,6 +46,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             mode,
             model,
             context_window,
+            window_source,
         } => {
             // Another session (/new, /resume): the chat shows that one.
             if !app.status.session_id.is_empty() && app.status.session_id != id {
@@ -60,6 +61,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 mode,
                 &model,
                 context_window,
+                window_source.as_deref(),
             )));
             if app.status.session_id != id {
                 app.session_saved = false;
