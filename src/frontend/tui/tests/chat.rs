@@ -115,6 +115,7 @@ fn another_session_starts_a_clean_chat() {
             mode: Mode::Manual,
             model: "gpt-5-mini".into(),
             context_window: 128_000,
+            window_source: None,
         },
     );
     let text = shot(&app, 80, 20);

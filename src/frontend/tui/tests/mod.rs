@@ -51,6 +51,7 @@ pub fn app_in(mode: Mode) -> App {
             mode,
             model: "gpt-5-mini".into(),
             context_window: 128_000,
+            window_source: None,
         },
     );
     app

@@ -112,6 +112,7 @@ fn another_session_starts_without_the_plan() {
             mode: crate::policy::Mode::Manual,
             model: "gpt-5-mini".into(),
             context_window: 128_000,
+            window_source: None,
         },
     );
     let text = shot(&app, 80, 16);
