@@ -95,6 +95,7 @@ fn long_session(messages: usize) -> App {
             mode: Mode::Bypass,
             model: "mock".into(),
             context_window: 128_000,
+            window_source: None,
         },
     );
     let mut n = 0;
