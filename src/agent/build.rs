@@ -288,6 +288,46 @@ impl Relaunch {
     }
 }
 
+/// The bash spec naming the trusted executables, when the settings trust
+/// any: a command that starts with one, written with that path, with no
+/// operator, needs no question in auto mode. The list is the same in
+/// every mode, so it tells the model nothing about the mode.
+fn trusted_spec(tools: &Registry, settings: &Settings) -> Option<crate::model::ToolSpec> {
+    let paths: Vec<String> = settings
+        .shell_gate
+        .trusted_executables
+        .iter()
+        .map(|t| t.path.display().to_string())
+        .collect();
+    bash_spec_trusting(tools, &paths)
+}
+
+/// `tools`' bash spec with the sentence naming `paths`; `None` for none.
+pub(crate) fn bash_spec_trusting(
+    tools: &Registry,
+    paths: &[String],
+) -> Option<crate::model::ToolSpec> {
+    if paths.is_empty() {
+        return None;
+    }
+    let mut spec = tools
+        .specs()
+        .into_iter()
+        .find(|s| s.name == crate::tools::bash::NAME)?;
+    let base = spec
+        .description
+        .split(" Trusted executables: ")
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    spec.description = format!(
+        "{base} Trusted executables: {}. A read-only command that starts with one of these paths, written with that path and without operators, redirections or substitutions, can be decided without asking.",
+        paths.join(", ")
+    )
+    .into();
+    Some(spec)
+}
+
 /// The window a loopback server of an OpenAI wire reports for the model,
 /// when no settings file gave one (`model::window`).
 async fn server_window(
@@ -393,6 +433,9 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         // Leaving the sandbox always asks, and nobody can answer: a call
         // that can only be refused is not offered.
         tools = tools.with_spec(crate::tools::bash::Bash::sandbox_only_spec());
+    }
+    if let Some(spec) = trusted_spec(&tools, settings) {
+        tools = tools.with_spec(spec);
     }
     if let Some(hub) = &mcp {
         tools = tools.with_source(Arc::new(hub.clone()));

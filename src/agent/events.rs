@@ -238,6 +238,8 @@ pub enum AgentEvent {
     ConfirmRule {
         toml: String,
         file: std::path::PathBuf,
+        /// The question under the text: `Append this rule to FILE? [y/N]`.
+        ask: String,
     },
     /// The MCP servers' counts for the status bar, after every change.
     McpStatus(crate::mcp::McpStatus),

@@ -14,6 +14,7 @@ pub mod compact;
 pub mod driver;
 mod error;
 pub mod events;
+pub mod first_trust;
 mod gate_step;
 pub mod hook;
 pub mod judge;

@@ -27,6 +27,8 @@ struct Visited {
     consent: SessionConsent,
 }
 
+mod saving;
+
 /// The agent: runtime, store, sessions.
 pub struct Agent {
     pub rt: Runtime,
@@ -42,8 +44,8 @@ pub struct Agent {
     run: RunConsent,
     /// A loosening waiting for `Switch to this mode? [y/N]`.
     pending_mode: Option<Mode>,
-    /// A remembered answer waiting for `Append this rule to FILE? [y/N]`.
-    pending_rule: Option<(crate::policy::Grant, std::path::PathBuf)>,
+    /// Settings text waiting for `Append … to FILE? [y/N]`.
+    pending_append: Option<saving::Append>,
 }
 
 /// What a command asks of the loop that runs the agent.
@@ -93,7 +95,7 @@ impl Agent {
             parked: HashMap::new(),
             run,
             pending_mode: None,
-            pending_rule: None,
+            pending_append: None,
         };
         agent.banner();
         agent.replay();
@@ -249,71 +251,6 @@ impl Agent {
         self.permissions(false);
     }
 
-    /// `/permissions save N`: shows the rule the Nth remembered answer
-    /// would be, checked to load with the rest of the user's settings, and
-    /// asks before appending it.
-    fn offer_rule(&mut self, n: usize) {
-        use crate::config::save_rule::{appended, rule_for};
-        let all = grants(&self.current.consent, &self.run);
-        let Some(grant) = n.checked_sub(1).and_then(|i| all.get(i)) else {
-            let count = all.len();
-            self.rt.emit(AgentEvent::Error(match count {
-                0 => format!("/permissions save {n}: nothing is remembered; there is nothing to save."),
-                1 => format!("/permissions save {n}: there is 1 remembered answer; give 1, as /permissions lists it."),
-                _ => format!("/permissions save {n}: there are {count} remembered answers; give a number from 1 to {count}, as /permissions lists them."),
-            }));
-            return;
-        };
-        let Some(file) = self.rt.settings_file.clone() else {
-            self.rt.emit(AgentEvent::Error(format!(
-                "/permissions save {n}: this run has no user settings file to save a rule in."
-            )));
-            return;
-        };
-        match rule_for(grant).and_then(|toml| appended(&file, &toml).map(|_| toml)) {
-            Ok(toml) => {
-                self.pending_rule = Some((grant.clone(), file.clone()));
-                self.rt.emit(AgentEvent::ConfirmRule { toml, file });
-            }
-            Err(why) => self
-                .rt
-                .emit(AgentEvent::Error(format!("/permissions save {n}: {why}"))),
-        }
-    }
-
-    /// The answer to `Append this rule to FILE? [y/N]`: the file is read
-    /// again, the rule appended, the whole checked and written atomically.
-    pub async fn confirm_rule(&mut self, yes: bool) {
-        use crate::config::save_rule::{appended, rule_for, write};
-        let Some((grant, file)) = self.pending_rule.take() else {
-            return;
-        };
-        if !yes {
-            self.notice(format!(
-                "Nothing was saved; {} is unchanged.",
-                file.display()
-            ));
-            return;
-        }
-        let shown = file.clone();
-        let saved = tokio::task::spawn_blocking(move || {
-            let text = rule_for(&grant).and_then(|toml| appended(&file, &toml))?;
-            write(&file, &text).map_err(|e| e.to_string())
-        })
-        .await
-        .unwrap_or_else(|e| Err(e.to_string()));
-        match saved {
-            Ok(written) => self.notice(format!(
-                "Saved the rule to {}; it decides from mino's next start (this session's answer holds until then).",
-                written.display()
-            )),
-            Err(why) => self.rt.emit(AgentEvent::Error(format!(
-                "The rule was not saved; {} is unchanged: {why}",
-                shown.display()
-            ))),
-        }
-    }
-
     /// How this run's Bash commands are confined, for the mode question.
     fn confinement(&self) -> BashConfinement {
         self.rt.tool_cx.sandbox.sandbox.confinement()
@@ -380,6 +317,9 @@ impl Agent {
             self.current.mode = to;
             self.notice(format!("Permission mode for this session: {to}."));
             self.rt.emit(AgentEvent::ModeChanged(to));
+            if to == Mode::Auto {
+                self.offer_trust();
+            }
         } else {
             self.notice(format!(
                 "Permission mode for this session unchanged: {}.",

@@ -27,7 +27,7 @@ pub fn rule_for(grant: &Grant) -> Result<String, String> {
             "{tool} is an asked agent's tool; its rules belong in that agent's own settings"
         ));
     }
-    if tool == crate::tools::fetch_content::PRIVATE_KEY {
+    if tool == crate::policy::PRIVATE_FETCH_KEY {
         return Err(
             "a fetch to a private address asks every time; no rule can allow it".to_string(),
         );

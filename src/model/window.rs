@@ -31,7 +31,7 @@ pub async fn reported(base_url: &str, model: &str, timeout: Duration) -> Option<
         .await;
     if let Ok(response) = props
         && response.status().is_success()
-        && let Ok(body) = response.json::<Value>().await
+        && let Some(body) = small_json(response).await
         && let Some(tokens) = llama_cpp(&body)
     {
         return Some(Reported {
@@ -49,7 +49,30 @@ pub async fn reported(base_url: &str, model: &str, timeout: Duration) -> Option<
     if !show.status().is_success() {
         return None;
     }
-    ollama(&show.json::<Value>().await.ok()?)
+    ollama(&small_json(show).await?)
+}
+
+/// The most of an answer read: `/props` and `/api/show` are a few KiB
+/// (Ollama's includes the model's template and license).
+const MAX_ANSWER_BYTES: usize = 1 << 20;
+
+/// The answer as JSON, when it is at most `MAX_ANSWER_BYTES`; a server
+/// that answers with more (or with anything else) is not asked further.
+async fn small_json(mut response: reqwest::Response) -> Option<Value> {
+    if response
+        .content_length()
+        .is_some_and(|n| n > MAX_ANSWER_BYTES as u64)
+    {
+        return None;
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.ok()? {
+        if body.len() + chunk.len() > MAX_ANSWER_BYTES {
+            return None;
+        }
+        body.extend_from_slice(&chunk);
+    }
+    serde_json::from_slice(&body).ok()
 }
 
 /// `n_ctx` of llama.cpp's `/props`, per slot where it says so.

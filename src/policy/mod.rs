@@ -24,6 +24,10 @@ pub use protected::{PatternError, ProtectedPaths, Protection};
 pub use root::{RootRefused, check_root};
 pub use surfaces::{Surface, Surfaces};
 
+/// The key a fetch to a private address is remembered under, apart from
+/// `fetch_content`: allowing one does not allow the other.
+pub const PRIVATE_FETCH_KEY: &str = "fetch_content (private address)";
+
 /// The sentence every denied result ends with.
 pub const DO_NOT_RETRY: &str = "Do not retry or work around this with another tool.";
 

@@ -22,7 +22,7 @@ use crate::policy::{CallFacts, CallKind, PathTarget, ToolKey};
 use std::sync::Arc;
 
 /// The key a private destination's answers are remembered under.
-pub const PRIVATE_KEY: &str = "fetch_content (private address)";
+pub const PRIVATE_KEY: &str = crate::policy::PRIVATE_FETCH_KEY;
 
 /// The most bytes downloaded.
 const DOWNLOAD_LIMIT: usize = 2 * 1024 * 1024;

@@ -102,10 +102,15 @@ impl Registry {
     /// `spec` instead of its own (bash without the way out of the sandbox
     /// where nobody could allow it).
     pub fn with_spec(mut self, spec: ToolSpec) -> Self {
+        self.set_spec(spec);
+        self
+    }
+
+    /// Replaces the spec of the built-in tool `spec` names.
+    pub fn set_spec(&mut self, spec: ToolSpec) {
         if let Some(at) = self.specs.iter().position(|s| s.name == spec.name) {
             self.specs[at] = spec;
         }
-        self
     }
 
     /// Adds the tools of `source` after the built-in ones.

@@ -16,6 +16,7 @@ mod decision_table;
 mod dir_tools;
 mod eval;
 mod file_tools;
+mod first_trust;
 mod hardening;
 mod install;
 mod judge_answers;

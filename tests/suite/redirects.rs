@@ -18,9 +18,14 @@ async fn redirecting(location: String) -> (String, std::sync::Arc<std::sync::ato
     let counter = hits.clone();
     tokio::spawn(async move {
         while let Ok((mut socket, _)) = listener.accept().await {
-            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             let mut buf = vec![0u8; 1 << 16];
-            let _ = socket.read(&mut buf).await;
+            let n = socket.read(&mut buf).await.unwrap_or(0);
+            // mino asks a loopback server for its window first
+            // (`model::window`); only model requests count here.
+            let head = String::from_utf8_lossy(&buf[..n]);
+            if !head.starts_with("GET /props") && !head.starts_with("POST /api/show") {
+                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
             let head = format!(
                 "HTTP/1.1 307 Temporary Redirect\r\nLocation: {location}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
             );

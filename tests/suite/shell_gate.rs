@@ -138,6 +138,9 @@ async fn auto_runs_a_trusted_read_only_command_and_denies_the_rest_with_codes() 
     // The allowed listing ran and reached the model; nothing else ran.
     let bodies = world.llm.bodies();
     assert!(bodies[1].contains("notes.md"), "{}", bodies[1]);
+    // The bash tool names the trusted executables, in every request.
+    let named = format!("Trusted executables: {ls}. A read-only command that starts with one");
+    assert!(bodies.iter().all(|b| b.contains(&named)), "{}", bodies[0]);
     assert!(world.project.path().join("build").exists());
     assert!(!world.project.path().join("pwned").exists());
 }

@@ -193,11 +193,8 @@ async fn interactive(handle: &mut AgentHandle, saved: &mut Option<String>) -> i3
                         sink.out(&format!("{warning}\nSwitch to this mode? [y/N]\n"));
                         state.ask(Pending::Mode(to));
                     }
-                    AgentEvent::ConfirmRule { toml, file } => {
-                        sink.out(&format!(
-                            "{toml}\nAppend this rule to {}? [y/N]\n",
-                            file.display()
-                        ));
+                    AgentEvent::ConfirmRule { toml, ask, .. } => {
+                        sink.out(&format!("{toml}\n{ask}\n"));
                         state.ask(Pending::Rule);
                     }
                     AgentEvent::Quit => return 0,

@@ -73,10 +73,12 @@ pub enum YesNo {
         to: Mode,
         warning: String,
     },
-    /// `Append this rule to FILE? [y/N]` under the rule's TOML.
+    /// `Append this rule to FILE? [y/N]` (the `ask`) under the text to
+    /// append to the user's settings `file`.
     Rule {
         toml: String,
         file: std::path::PathBuf,
+        ask: String,
     },
 }
 

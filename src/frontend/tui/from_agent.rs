@@ -256,9 +256,9 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 arming: Arming::new(app.now, app.last_key),
             });
         }
-        AgentEvent::ConfirmRule { toml, file } => {
+        AgentEvent::ConfirmRule { toml, file, ask } => {
             app.mode_question = Some(ModeQuestion {
-                ask: YesNo::Rule { toml, file },
+                ask: YesNo::Rule { toml, file, ask },
                 arming: Arming::new(app.now, app.last_key),
             });
         }

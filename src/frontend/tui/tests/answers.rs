@@ -383,6 +383,7 @@ fn the_rule_question_shows_the_rule_and_appends_only_on_y() {
             AgentEvent::ConfirmRule {
                 toml: "[[rules]]\ntool = \"write_file\"\ndecision = \"allow\"\n".into(),
                 file: "/home/u/.config/mino/config.toml".into(),
+                ask: "Append this rule to /home/u/.config/mino/config.toml? [y/N]".into(),
             },
         );
         arm(&mut app);

@@ -304,23 +304,31 @@ pub fn draw_mode_question(
                 border,
             )
         }
-        YesNo::Rule { toml, file } => (
+        YesNo::Rule { toml, ask, .. } => (
             toml.lines().map(|l| Line::raw(l.to_string())).collect(),
-            format!("Append this rule to {}? [y/N]", file.display()),
-            " /permissions save: a rule for every session ".to_string(),
+            ask.clone(),
+            " your settings: appended only on y ".to_string(),
             " y appends · any other key saves nothing ".to_string(),
             theme::warning(),
         ),
     };
-    let mut lines = wrap(&body, inner);
-    lines.push(Line::default());
-    lines.extend(wrap(
+    let asked = wrap(
         &[Line::styled(
             ask,
             theme::bold().add_modifier(Modifier::BOLD),
         )],
         inner,
-    ));
+    );
+    let body = wrap(&body, inner);
+    // A mode's warning comes before its question; settings text to append
+    // comes after it, so a long text never hides the question.
+    let (first, last) = match question.ask {
+        YesNo::Mode { .. } => (body, asked),
+        YesNo::Rule { .. } => (asked, body),
+    };
+    let mut lines = first;
+    lines.push(Line::default());
+    lines.extend(last);
     let area = place(chat, above, width, lines.len() as u16 + 2);
     let block = Block::bordered()
         .border_type(BorderType::Rounded)
