@@ -5,11 +5,8 @@
 //! user's settings. Nothing is written or trusted before the person says
 //! yes to the text shown.
 
-use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-
-use sha2::{Digest, Sha256};
 
 /// The tools offered, by name.
 pub const OFFERED: &[&str] = &[
@@ -19,9 +16,6 @@ pub const OFFERED: &[&str] = &[
 /// Where they are looked for: never PATH, which a project's environment
 /// could point elsewhere.
 const DIRS: &[&str] = &["/usr/bin", "/bin", "/usr/local/bin"];
-
-/// Larger files are not read for a digest.
-const MAX_BYTES: u64 = 256 * 1024 * 1024;
 
 /// The offered tools found here: (absolute path, lowercase hex SHA-256).
 pub fn candidates() -> Vec<(PathBuf, String)> {
@@ -50,20 +44,7 @@ fn examined(path: &Path) -> Option<String> {
     if !meta.file_type().is_file() || meta.uid() != 0 || meta.mode() & 0o022 != 0 {
         return None;
     }
-    if meta.len() > MAX_BYTES {
-        return None;
-    }
-    let mut file = std::fs::File::open(path).ok()?;
-    let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = file.read(&mut buf).ok()?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
-    Some(hex::encode(hasher.finalize()))
+    crate::tools::gate::sha256(path.to_str()?, meta.len())
 }
 
 /// The settings text that trusts `found`.
@@ -93,14 +74,19 @@ mod tests {
             assert!(DIRS.iter().any(|d| path.starts_with(d)), "{path:?}");
             assert_eq!(digest.len(), 64);
         }
+        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let mine = dir.path().join("ls");
         std::fs::write(&mine, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&mine, std::fs::Permissions::from_mode(0o775)).unwrap();
         assert_eq!(
             examined(&mine),
             None,
-            "a file root does not own is never offered"
+            "a file others can write is never offered"
         );
+        let link = dir.path().join("cat");
+        std::os::unix::fs::symlink(&found[0].0, &link).unwrap();
+        assert_eq!(examined(&link), None, "a link is never offered");
         let text = toml(&found[..1]);
         assert!(text.starts_with("[[shell_gate.trusted_executables]]\npath = \""));
     }

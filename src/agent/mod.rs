@@ -24,6 +24,7 @@ mod prepare;
 pub mod prompt;
 mod request;
 mod rewind;
+mod runtime;
 mod secret_values;
 pub mod sessions;
 mod stream;

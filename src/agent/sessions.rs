@@ -46,6 +46,8 @@ pub struct Agent {
     pending_mode: Option<Mode>,
     /// Settings text waiting for `Append … to FILE? [y/N]`.
     pending_append: Option<saving::Append>,
+    /// Auto mode's trust offer was made in this run (it is made once).
+    trust_offered: bool,
 }
 
 /// What a command asks of the loop that runs the agent.
@@ -96,6 +98,7 @@ impl Agent {
             run,
             pending_mode: None,
             pending_append: None,
+            trust_offered: false,
         };
         agent.banner();
         agent.replay();

@@ -13,8 +13,8 @@ use crate::agent::build::{hook, registry, tool_context};
 use crate::config::Settings;
 use crate::policy::shell::Verdict;
 use crate::policy::{CallFacts, CallKind, CanAsk, Mode, RunConsent, SessionConsent, decide};
-use crate::tools::Project;
 use crate::tools::gate::examine;
+use crate::tools::{PreparedCall, Project, ToolContext};
 
 /// The call to check.
 pub struct CheckRequest<'a> {
@@ -80,14 +80,20 @@ fn arguments(req: &CheckRequest<'_>) -> Result<Value, CheckError> {
     })
 }
 
-/// The facts a live call of `req.tool` would establish here (`Err` with
-/// the tool's own message when its arguments are refused), with the tool
-/// context they were found in.
-pub fn facts_of(
+/// A call as a live one would be prepared here: the tool context, the
+/// arguments, and what the tool made of them (its own message when it
+/// refused them).
+struct Prepared {
+    cx: ToolContext,
+    args: Value,
+    call: Result<Box<dyn PreparedCall>, String>,
+}
+
+fn prepared(
     settings: &Settings,
     project_dir: &Path,
     req: &CheckRequest<'_>,
-) -> Result<Result<CallFacts, String>, CheckError> {
+) -> Result<Prepared, CheckError> {
     let tools = registry(settings);
     let Some(tool) = tools.get(req.tool) else {
         return Err(CheckError::Absent {
@@ -101,10 +107,20 @@ pub fn facts_of(
     })?;
     let cx = tool_context(settings, project);
     let args = arguments(req)?;
-    Ok(tool
-        .prepare(&args, &cx)
-        .map(|p| p.facts().clone())
-        .map_err(|e| e.to_string()))
+    let call = tool.prepare(&args, &cx).map_err(|e| e.to_string());
+    Ok(Prepared { cx, args, call })
+}
+
+/// The facts a live call of `req.tool` would establish here (`Err` with
+/// the tool's own message when its arguments are refused).
+pub fn facts_of(
+    settings: &Settings,
+    project_dir: &Path,
+    req: &CheckRequest<'_>,
+) -> Result<Result<CallFacts, String>, CheckError> {
+    Ok(prepared(settings, project_dir, req)?
+        .call
+        .map(|p| p.facts().clone()))
 }
 
 /// Runs the check; the JSON object on success, a sentence on failure.
@@ -113,24 +129,12 @@ pub async fn check(
     project_dir: &Path,
     req: &CheckRequest<'_>,
 ) -> Result<Value, CheckError> {
-    let tools = registry(settings);
-    let Some(tool) = tools.get(req.tool) else {
-        return Err(CheckError::Absent {
-            tool: req.tool.to_string(),
-            existing: tools.names().join(", "),
-        });
-    };
-    let project = Project::new(project_dir).map_err(|source| CheckError::Project {
-        path: project_dir.to_path_buf(),
-        source,
-    })?;
-    let cx = tool_context(settings, project);
-    let args = arguments(req)?;
-    let prepared = match tool.prepare(&args, &cx) {
+    let Prepared { cx, args, call } = prepared(settings, project_dir, req)?;
+    let prepared = match call {
         Ok(prepared) => prepared,
-        Err(e) => {
+        Err(reason) => {
             return Ok(
-                json!({"decision": "error", "unasked": false, "code": null, "reason": e.to_string()}),
+                json!({"decision": "error", "unasked": false, "code": null, "reason": reason}),
             );
         }
     };

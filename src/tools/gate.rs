@@ -61,7 +61,9 @@ pub fn evidence(path: &str, digest: bool) -> Evidence {
     }
 }
 
-fn sha256(path: &str, len: u64) -> Option<String> {
+/// The lowercase hex SHA-256 of the file at `path` of `len` bytes; `None`
+/// past the digest bound or when it cannot be read.
+pub fn sha256(path: &str, len: u64) -> Option<String> {
     if len > MAX_DIGEST_BYTES {
         return None;
     }

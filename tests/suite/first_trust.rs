@@ -9,8 +9,8 @@ use std::path::Path;
 
 use serde_json::json;
 
+use super::line_mode::Line;
 use crate::support::llm::{text, tool};
-use crate::support::pty::Pty;
 use crate::support::world::World;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -30,19 +30,8 @@ async fn auto_mode_offers_to_trust_read_only_tools_and_writes_them_only_after_ye
     .await;
     let config = world.home.path().join("config.toml");
     let before = std::fs::read_to_string(&config).unwrap();
-    let home = world.home.path().to_str().unwrap().to_string();
-    let project = world.project.path().to_str().unwrap().to_string();
     let start = || {
-        let mut pty = Pty::spawn(
-            env!("CARGO_BIN_EXE_mino"),
-            &["--line", "--cd", &project],
-            world.project.path(),
-            &[
-                ("MINO_HOME", &home),
-                ("OPENAI_API_KEY", "test"),
-                ("AGENT_YOLO", ""),
-            ],
-        );
+        let mut pty = world.start();
         pty.expect("Use /mode to change it.");
         pty
     };

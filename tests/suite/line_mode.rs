@@ -9,8 +9,8 @@ use crate::support::pty::Pty;
 use crate::support::world::World;
 use serde_json::json;
 
-/// How this file runs the binary in a test world.
-trait Line: Sized {
+/// How this file (and others) run the binary in line mode in a test world.
+pub(super) trait Line: Sized {
     async fn new(replies: Vec<Reply>) -> Self;
     fn start(&self) -> Pty;
 }
@@ -77,6 +77,10 @@ async fn session_commands_keep_each_sessions_own_mode() {
     pty.expect("Switch to this mode? [y/N]");
     pty.send_line("yes");
     pty.expect("Permission mode for this session: auto.");
+    // Nothing is trusted yet: auto mode offers the read-only tools, once.
+    pty.expect("Trust these read-only tools");
+    pty.send_line("n");
+    pty.expect("Nothing was saved");
     pty.send_line("/mode manual");
     let said = pty.expect("Permission mode for this session: manual.");
     assert!(!said.contains("Switch to this mode"), "{said}");

@@ -236,8 +236,8 @@ async fn a_rule_allows_a_bash_call_in_manual_and_its_record_says_so() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_session_answer_is_saved_as_a_rule_after_a_yes() {
+    use super::line_mode::Line;
     use crate::support::llm::tool;
-    use crate::support::pty::Pty;
     use crate::support::world::World;
     let world = World::with(
         "openai-chat",
@@ -254,16 +254,7 @@ async fn a_session_answer_is_saved_as_a_rule_after_a_yes() {
     let config = world.home.path().join("config.toml");
     let home = world.home.path().to_str().unwrap().to_string();
     let project = world.project.path().to_str().unwrap().to_string();
-    let mut pty = Pty::spawn(
-        env!("CARGO_BIN_EXE_mino"),
-        &["--line", "--cd", &project],
-        world.project.path(),
-        &[
-            ("MINO_HOME", &home),
-            ("OPENAI_API_KEY", "test"),
-            ("AGENT_YOLO", ""),
-        ],
-    );
+    let mut pty = world.start();
     pty.expect("Use /mode to change it.");
     pty.send_line("write it");
     pty.expect("Approve this operation? [y/N]");

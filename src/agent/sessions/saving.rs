@@ -71,11 +71,14 @@ impl Agent {
         }
     }
 
-    /// After a switch to auto with nothing trusted: the read-only tools
-    /// found here, offered for the user's settings. Silent when there is
-    /// nothing to offer or nobody to ask.
+    /// After the run's first switch to auto with nothing trusted: the
+    /// read-only tools found here, offered for the user's settings. Silent
+    /// when there is nothing to offer or nobody to ask.
     pub(super) fn offer_trust(&mut self) {
-        if !self.rt.tool_cx.gate.rules.trusted.is_empty() || self.rt.can_ask == CanAsk::No {
+        if std::mem::replace(&mut self.trust_offered, true)
+            || !self.rt.tool_cx.gate.rules.trusted.is_empty()
+            || self.rt.can_ask == CanAsk::No
+        {
             return;
         }
         let Some(file) = self.rt.settings_file.clone() else {

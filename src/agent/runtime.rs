@@ -1,0 +1,80 @@
+//! What a turn needs that outlives it: the provider, the tools and their
+//! context, the limits, the prompt, the event channel and the run's
+//! settings the agent acts on. Built once by `build.rs`.
+
+use tokio::sync::mpsc;
+
+use crate::mcp::McpHub;
+use crate::model::{Item, Provider};
+use crate::policy::CanAsk;
+use crate::tools::{Registry, ToolContext};
+
+use super::audit::Audit;
+use super::budget::{self, Budget};
+use super::events::AgentEvent;
+use super::hook::Hook;
+use super::judge::Judge;
+use super::live::LiveSession;
+use super::turn::TurnLimits;
+
+/// What a turn needs that outlives it.
+pub struct Runtime {
+    pub provider: Box<dyn Provider>,
+    pub registry: Registry,
+    /// The project, limits and protected patterns the tools and the
+    /// decision share.
+    pub tool_cx: ToolContext,
+    pub limits: TurnLimits,
+    pub system: String,
+    pub can_ask: CanAsk,
+    pub hook: Option<Hook>,
+    /// The shell gate's judge, when enabled.
+    pub judge: Option<Judge>,
+    pub context_window: u64,
+    /// Where `context_window` came from when the server reported it.
+    pub window_source: Option<String>,
+    /// Tokens of the window kept for the answer (`[model]
+    /// max_output_tokens` in force).
+    pub output_reserve: u64,
+    pub events: mpsc::UnboundedSender<AgentEvent>,
+    /// Where every decision is recorded, when mino's home has one.
+    pub audit: Option<Audit>,
+    /// The MCP servers of this run, for `/mcp`.
+    pub mcp: Option<McpHub>,
+    /// The agents this one can ask (`[agents.NAME]`).
+    pub agents: std::collections::BTreeMap<String, crate::config::AskedAgent>,
+    /// The execution surfaces of this project: a file write there asks in
+    /// every mode.
+    pub surfaces: crate::policy::Surfaces,
+    /// The project's checkpoints, when mino's home keeps them.
+    pub checkpoints: Option<std::sync::Arc<crate::checkpoint::Checkpoints>>,
+    /// The user's settings file, where `/permissions save N` appends.
+    pub settings_file: Option<std::path::PathBuf>,
+}
+
+impl Runtime {
+    /// The context budget with `session`'s calibration.
+    pub fn budget(&self, session: &LiveSession) -> Budget {
+        Budget::new(self.context_window, self.output_reserve).with(session.calibration)
+    }
+
+    /// The estimated tokens of a request with `history`: system prompt,
+    /// tool schemas and every item.
+    pub fn estimate(&self, history: &[Item]) -> u64 {
+        budget::fixed_tokens(&self.system, &self.registry.specs())
+            + history.iter().map(budget::item_tokens).sum::<u64>()
+    }
+
+    pub fn emit(&self, event: AgentEvent) {
+        // Errors, turn notices and an asked agent's words leave redacted,
+        // as tool results do (waiting here, in the rare case the values
+        // are still being read).
+        let event = if event.carries_outside_words() {
+            event.redacted(&self.tool_cx.secrets.now())
+        } else {
+            event
+        };
+        // A front end that has gone away cannot be told anything more.
+        let _ = self.events.send(event);
+    }
+}
