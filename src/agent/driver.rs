@@ -536,6 +536,7 @@ async fn run_call(
         tool: tool.clone(),
     });
     let live = prepared.live_output();
+    let edited = crate::tools::lsp::edited_files(&tool, prepared.facts());
     let mut running = prepared.run(cancel.child_token());
     tokio::select! {
         biased;
@@ -550,6 +551,12 @@ async fn run_call(
         mut outcome = &mut running => {
             super::checkpoints::after_call(rt, session, &call_id, &tool, before, &mut outcome)
                 .await;
+            if outcome.status == ToolStatus::Completed
+                && let Some(report) = crate::tools::lsp::after_edit(&rt.tool_cx, &edited).await
+            {
+                outcome.output.push_str("\n\n");
+                outcome.output.push_str(&report);
+            }
             if outcome.status == ToolStatus::Completed
                 && let Some((path, diff)) = change
             {

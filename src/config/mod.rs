@@ -8,6 +8,7 @@
 mod error;
 mod limits;
 mod locate;
+mod lsp;
 mod mcp;
 mod project;
 pub mod raw;
@@ -22,6 +23,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 pub use error::{ConfigError, KeyPath, Segment};
+pub use lsp::{LspServer, LspSettings};
 pub use mcp::env_value;
 pub use settings::{
     AskedAgent, DEFAULT_CONTEXT_WINDOW, EnvValue, JudgeSettings, LimitSettings,

@@ -26,6 +26,26 @@ pub struct RawFile {
     pub sandbox: Option<RawSandbox>,
     pub ui: Option<RawUi>,
     pub checkpoints: Option<RawCheckpoints>,
+    pub lsp: Option<RawLsp>,
+}
+
+/// `[lsp]`: `diagnostics_after_edit` and one `[lsp.NAME]` table per
+/// language server.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct RawLsp {
+    pub diagnostics_after_edit: Option<bool>,
+    #[serde(flatten)]
+    pub servers: BTreeMap<String, RawLspServer>,
+}
+
+/// `[lsp.NAME]`: a language server mino starts for files of its extensions.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLspServer {
+    pub command: Option<String>,
+    pub args: Option<Vec<String>>,
+    pub extensions: Option<Vec<String>>,
+    pub root_markers: Option<Vec<String>>,
 }
 
 /// `[checkpoints]`: how much of the undo history mino's home keeps.
@@ -88,6 +108,7 @@ pub struct RawTools {
     pub edit: Option<bool>,
     pub fetch: Option<bool>,
     pub plan: Option<bool>,
+    pub lsp: Option<bool>,
     pub fetch_private_hosts: Option<String>,
 }
 

@@ -283,6 +283,8 @@ pub struct ToolSwitches {
     pub fetch: bool,
     /// plan (the session's step list).
     pub plan: bool,
+    /// lsp (language servers' navigation and rename).
+    pub lsp: bool,
     /// `fetch_private_hosts = "allow"` (user settings only).
     pub fetch_private_hosts_allowed: bool,
 }
@@ -294,6 +296,7 @@ impl Default for ToolSwitches {
             edit: true,
             fetch: true,
             plan: true,
+            lsp: true,
             fetch_private_hosts_allowed: false,
         }
     }
@@ -470,6 +473,8 @@ pub struct Settings {
     pub ui: super::UiSettings,
     /// `[checkpoints]`: what the project's checkpoint store keeps.
     pub checkpoints: crate::checkpoint::prune::Retention,
+    /// `[lsp]`: the language servers and diagnostics after edits.
+    pub lsp: super::lsp::LspSettings,
     /// The settings files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
     /// mino's home directory, when the settings were loaded from one.
@@ -501,6 +506,7 @@ impl Default for Settings {
             sandbox: SandboxSettings::default(),
             ui: super::UiSettings::default(),
             checkpoints: crate::checkpoint::prune::Retention::default(),
+            lsp: super::lsp::LspSettings::default(),
             sources: Vec::new(),
             mino_home: None,
             protected: ProtectedPaths::builtin(),

@@ -1,0 +1,197 @@
+//! `[lsp]` in the user's settings: the language servers mino may start
+//! (`[lsp.NAME]`: command, args, extensions, root_markers), the built-in
+//! entries used when their program is on `PATH`, and
+//! `diagnostics_after_edit`. Checks the shape only: never looks for a
+//! program and never starts anything.
+
+use super::error::{ConfigError, KeyPath};
+use super::raw::{RawLsp, RawLspServer};
+use super::source::SourceFile;
+
+/// One language server mino may start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LspServer {
+    pub name: String,
+    /// The program, found on `PATH` when not a path.
+    pub command: String,
+    pub args: Vec<String>,
+    /// File name extensions it covers, without the dot.
+    pub extensions: Vec<String>,
+    /// Files or directories that mark a workspace's root: the nearest
+    /// directory holding one (inside the project) is the server's root,
+    /// the project directory otherwise.
+    pub root_markers: Vec<String>,
+    /// A built-in entry: used only when its program is on `PATH`.
+    pub builtin: bool,
+}
+
+/// `[lsp]`, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LspSettings {
+    /// The user's entries first, then the built-in ones they do not name.
+    pub servers: Vec<LspServer>,
+    /// The result of edit_file, write_file and rename ends with the
+    /// server's errors and warnings for the changed files.
+    pub diagnostics_after_edit: bool,
+}
+
+impl Default for LspSettings {
+    fn default() -> Self {
+        Self {
+            servers: builtin(),
+            diagnostics_after_edit: true,
+        }
+    }
+}
+
+/// The built-in servers: (name, command, args, extensions, root markers).
+const BUILTIN: [(&str, &str, &[&str], &[&str], &[&str]); 6] = [
+    (
+        "rust-analyzer",
+        "rust-analyzer",
+        &[],
+        &["rs"],
+        &["Cargo.toml"],
+    ),
+    (
+        "pyright",
+        "pyright-langserver",
+        &["--stdio"],
+        &["py", "pyi"],
+        &[
+            "pyproject.toml",
+            "setup.py",
+            "setup.cfg",
+            "requirements.txt",
+        ],
+    ),
+    (
+        "pylsp",
+        "pylsp",
+        &[],
+        &["py", "pyi"],
+        &[
+            "pyproject.toml",
+            "setup.py",
+            "setup.cfg",
+            "requirements.txt",
+        ],
+    ),
+    (
+        "typescript-language-server",
+        "typescript-language-server",
+        &["--stdio"],
+        &["ts", "tsx", "js", "jsx", "mts", "cts", "mjs", "cjs"],
+        &["tsconfig.json", "jsconfig.json", "package.json"],
+    ),
+    ("gopls", "gopls", &[], &["go"], &["go.mod", "go.work"]),
+    (
+        "clangd",
+        "clangd",
+        &[],
+        &["c", "h", "cc", "cpp", "cxx", "hpp", "hh", "hxx"],
+        &["compile_commands.json", "compile_flags.txt", ".clangd"],
+    ),
+];
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| (*s).to_string()).collect()
+}
+
+/// The built-in entries, in the order they are tried.
+pub fn builtin() -> Vec<LspServer> {
+    BUILTIN
+        .iter()
+        .map(|(name, command, args, extensions, markers)| LspServer {
+            name: (*name).to_string(),
+            command: (*command).to_string(),
+            args: strings(args),
+            extensions: strings(extensions),
+            root_markers: strings(markers),
+            builtin: true,
+        })
+        .collect()
+}
+
+const EXTENSION_ACCEPTED: &str = "file name extensions without the dot, such as [\"py\", \"pyi\"]";
+
+/// `[lsp]` of the user's file.
+pub fn lsp_settings(src: &SourceFile, raw: &RawLsp) -> Result<LspSettings, ConfigError> {
+    let builtins = builtin();
+    let mut servers = Vec::new();
+    for (name, entry) in &raw.servers {
+        let key = KeyPath::of(&["lsp", name]);
+        let base = builtins.iter().find(|b| &b.name == name);
+        servers.push(server(src, &key, name, entry, base)?);
+    }
+    servers.extend(
+        builtins
+            .into_iter()
+            .filter(|b| !raw.servers.contains_key(&b.name)),
+    );
+    Ok(LspSettings {
+        servers,
+        diagnostics_after_edit: raw.diagnostics_after_edit.unwrap_or(true),
+    })
+}
+
+fn server(
+    src: &SourceFile,
+    key: &KeyPath,
+    name: &str,
+    entry: &RawLspServer,
+    base: Option<&LspServer>,
+) -> Result<LspServer, ConfigError> {
+    let command = match (&entry.command, base) {
+        (Some(command), _) if !command.trim().is_empty() => command.clone(),
+        (Some(_), _) => {
+            return Err(src.invalid(
+                key.key("command"),
+                "an empty command",
+                "the program that starts the language server (speaking LSP on its stdio)",
+            ));
+        }
+        (None, Some(base)) => base.command.clone(),
+        (None, None) => {
+            return Err(src.invalid(
+                key.key("command"),
+                "missing",
+                "the program that starts the language server (speaking LSP on its stdio)",
+            ));
+        }
+    };
+    let extensions = match (&entry.extensions, base) {
+        (Some(list), _) => list.clone(),
+        (None, Some(base)) => base.extensions.clone(),
+        (None, None) => {
+            return Err(src.invalid(key.key("extensions"), "missing", EXTENSION_ACCEPTED));
+        }
+    };
+    if extensions.is_empty()
+        || extensions
+            .iter()
+            .any(|e| e.is_empty() || e.starts_with('.') || e.contains(['/', '\\']))
+    {
+        return Err(src.invalid(
+            key.key("extensions"),
+            format!("{extensions:?} is not a list of extensions"),
+            EXTENSION_ACCEPTED,
+        ));
+    }
+    Ok(LspServer {
+        name: name.to_string(),
+        command,
+        args: entry
+            .args
+            .clone()
+            .or_else(|| base.map(|b| b.args.clone()))
+            .unwrap_or_default(),
+        extensions,
+        root_markers: entry
+            .root_markers
+            .clone()
+            .or_else(|| base.map(|b| b.root_markers.clone()))
+            .unwrap_or_default(),
+        builtin: false,
+    })
+}

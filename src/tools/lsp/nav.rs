@@ -1,0 +1,566 @@
+//! The `lsp` navigation actions, confined reads that never ask:
+//! definition, references, hover, a file's or the workspace's symbols, a
+//! file's or every open file's diagnostics. Each reads the file it names
+//! through the confined open, hands its text to the server, and lists what
+//! the server points at through `results.rs` (so protected files, links and
+//! places outside the project are left out and said so). Never writes.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use lsp_types::request::{
+    DocumentSymbolRequest, GotoDefinition, HoverRequest, References, WorkspaceSymbolRequest,
+};
+use lsp_types::{
+    Diagnostic, DiagnosticSeverity, DocumentSymbol, DocumentSymbolParams, DocumentSymbolResponse,
+    GotoDefinitionParams, GotoDefinitionResponse, HoverContents, HoverParams, MarkedString, OneOf,
+    PartialResultParams, Position, ReferenceContext, ReferenceParams, SymbolKind,
+    TextDocumentIdentifier, TextDocumentPositionParams, Uri, WorkDoneProgressParams,
+    WorkspaceSymbolParams, WorkspaceSymbolResponse,
+};
+use tokio_util::sync::CancellationToken;
+
+use super::position::{column_of, line_of};
+use super::results::Places;
+use super::{Action, At, Hub, NAME, no_file_facts};
+use crate::lsp::{Client, Connected};
+use crate::policy::{CallFacts, PathTarget, ProtectedPaths};
+use crate::tools::{BoxFuture, Field, PreparedCall, Project, ToolContext, ToolOutcome};
+
+/// The most bytes of a file handed to a server.
+const FILE_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// How long a fresh diagnostics report is waited for.
+pub(super) const FRESH_REPORT: Duration = Duration::from_secs(2);
+
+/// The most hover text kept.
+const HOVER_LIMIT: usize = 8 * 1024;
+
+/// A call the decision refuses (its target may not be read): it carries
+/// the facts there and never runs.
+pub(super) struct Refused {
+    pub facts: CallFacts,
+}
+
+impl PreparedCall for Refused {
+    fn facts(&self) -> &CallFacts {
+        &self.facts
+    }
+
+    fn fields(&self) -> Vec<Field> {
+        Vec::new()
+    }
+
+    fn run(self: Box<Self>, _cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
+        Box::pin(std::future::ready(ToolOutcome::error(
+            "lsp did not run: its file may not be read.",
+        )))
+    }
+}
+
+enum What {
+    AtSymbol(Action, At),
+    File(Action, String),
+    WorkspaceSymbols(String),
+    AllDiagnostics,
+}
+
+struct NavCall {
+    project: Arc<Project>,
+    protected: Arc<ProtectedPaths>,
+    hub: Hub,
+    facts: CallFacts,
+    what: What,
+}
+
+pub(super) fn symbol_call(
+    cx: &ToolContext,
+    hub: Hub,
+    action: Action,
+    facts: CallFacts,
+    _target: PathTarget,
+    at: At,
+) -> Box<dyn PreparedCall> {
+    nav(cx, hub, facts, What::AtSymbol(action, at))
+}
+
+pub(super) fn file_call(
+    cx: &ToolContext,
+    hub: Hub,
+    action: Action,
+    facts: CallFacts,
+    _target: PathTarget,
+    relative: String,
+) -> Box<dyn PreparedCall> {
+    nav(cx, hub, facts, What::File(action, relative))
+}
+
+pub(super) fn workspace_symbols(
+    cx: &ToolContext,
+    hub: Hub,
+    query: String,
+) -> Box<dyn PreparedCall> {
+    nav(cx, hub, no_file_facts(), What::WorkspaceSymbols(query))
+}
+
+pub(super) fn all_diagnostics(cx: &ToolContext, hub: Hub) -> Box<dyn PreparedCall> {
+    nav(cx, hub, no_file_facts(), What::AllDiagnostics)
+}
+
+fn nav(cx: &ToolContext, hub: Hub, facts: CallFacts, what: What) -> Box<dyn PreparedCall> {
+    Box::new(NavCall {
+        project: Arc::clone(&cx.project),
+        protected: Arc::clone(&cx.protected),
+        hub,
+        facts,
+        what,
+    })
+}
+
+impl PreparedCall for NavCall {
+    fn facts(&self) -> &CallFacts {
+        &self.facts
+    }
+
+    fn fields(&self) -> Vec<Field> {
+        Vec::new()
+    }
+
+    fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
+        Box::pin(async move {
+            tokio::select! {
+                biased;
+                () = cancel.cancelled() => ToolOutcome::interrupted("Interrupted; the language server's answer was not awaited."),
+                outcome = self.answer() => outcome,
+            }
+        })
+    }
+}
+
+/// A project file handed to its server.
+pub(super) struct Opened {
+    pub connected: Connected,
+    pub uri: Uri,
+    pub text: String,
+    /// `lsp: started NAME` the first time, else empty.
+    pub note: String,
+}
+
+/// Reads `relative` confined, finds its server (starting it on first use)
+/// and tells the server what the file holds.
+pub(super) async fn open_file(
+    project: &Arc<Project>,
+    hub: &Hub,
+    relative: &str,
+) -> Result<Opened, String> {
+    let (reader, name) = (Arc::clone(project), relative.to_string());
+    let file = tokio::task::spawn_blocking(move || reader.read(&name, FILE_LIMIT))
+        .await
+        .map_err(|e| format!("reading {relative} stopped: {e}"))?
+        .map_err(|e| e.to_string())?;
+    if file.truncated {
+        return Err(format!(
+            "{relative} is {} bytes; lsp hands files of at most {FILE_LIMIT} bytes to a server.",
+            file.size
+        ));
+    }
+    let text =
+        String::from_utf8(file.bytes).map_err(|_| format!("{relative} is not UTF-8 text."))?;
+    let connected = hub.for_file(relative).await.map_err(|e| e.to_string())?;
+    let note = if connected.first_start {
+        format!("lsp: started {}\n", connected.server)
+    } else {
+        String::new()
+    };
+    let uri = connected
+        .client
+        .sync_document(
+            &project.root().join(relative),
+            &connected.language_id,
+            text.clone(),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(Opened {
+        connected,
+        uri,
+        text,
+        note,
+    })
+}
+
+/// The server's position of `at` in `text`, or why there is none.
+pub(super) fn position_of(text: &str, at: &At) -> Result<Position, String> {
+    let shown_line = at.line + 1;
+    let line = line_of(text, at.line as usize).ok_or_else(|| {
+        format!(
+            "{} has no line {shown_line}; it has {} lines.",
+            at.relative,
+            text.lines().count()
+        )
+    })?;
+    let column = column_of(line, &at.symbol).ok_or_else(|| {
+        format!(
+            "{:?} is not on line {shown_line} of {}; the line reads: {}",
+            at.symbol,
+            at.relative,
+            line.trim()
+        )
+    })?;
+    Ok(Position::new(at.line, column))
+}
+
+fn document(uri: &Uri) -> TextDocumentIdentifier {
+    TextDocumentIdentifier { uri: uri.clone() }
+}
+
+impl NavCall {
+    async fn answer(self) -> ToolOutcome {
+        let result = match &self.what {
+            What::AtSymbol(action, at) => self.at_symbol(*action, at).await,
+            What::File(Action::Symbols, relative) => self.file_symbols(relative).await,
+            What::File(_, relative) => self.file_diagnostics(relative).await,
+            What::WorkspaceSymbols(query) => self.workspace_symbols(query).await,
+            What::AllDiagnostics => self.every_diagnostic().await,
+        };
+        match result {
+            Ok(text) => ToolOutcome::completed(text),
+            Err(text) => ToolOutcome::error(text),
+        }
+    }
+
+    fn places(&self) -> Places<'_> {
+        Places::new(&self.project, &self.protected)
+    }
+
+    async fn at_symbol(&self, action: Action, at: &At) -> Result<String, String> {
+        let opened = open_file(&self.project, &self.hub, &at.relative).await?;
+        let position = position_of(&opened.text, at)?;
+        let client = &opened.connected.client;
+        let place = TextDocumentPositionParams {
+            text_document: document(&opened.uri),
+            position,
+        };
+        let where_ = format!("{} at {}:{}", at.symbol, at.relative, at.line + 1);
+        let text = match action {
+            Action::Definition => {
+                let answer = client
+                    .request::<GotoDefinition>(GotoDefinitionParams {
+                        text_document_position_params: place,
+                        work_done_progress_params: WorkDoneProgressParams::default(),
+                        partial_result_params: PartialResultParams::default(),
+                    })
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let mut places = self.places();
+                match answer {
+                    None => {}
+                    Some(GotoDefinitionResponse::Scalar(location)) => {
+                        places.add_location(&location)
+                    }
+                    Some(GotoDefinitionResponse::Array(list)) => {
+                        list.iter().for_each(|l| places.add_location(l));
+                    }
+                    Some(GotoDefinitionResponse::Link(links)) => {
+                        for link in links {
+                            if let Some(relative) = places.relative(&link.target_uri) {
+                                places.add_at(&relative, link.target_selection_range.start, "");
+                            }
+                        }
+                    }
+                }
+                places.finish(
+                    &format!("Definition of {where_}:"),
+                    &format!("The language server knows no definition of {where_}."),
+                )
+            }
+            Action::References => {
+                let answer = client
+                    .request::<References>(ReferenceParams {
+                        text_document_position: place,
+                        work_done_progress_params: WorkDoneProgressParams::default(),
+                        partial_result_params: PartialResultParams::default(),
+                        context: ReferenceContext {
+                            include_declaration: true,
+                        },
+                    })
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let mut places = self.places();
+                for location in answer.unwrap_or_default() {
+                    places.add_location(&location);
+                }
+                places.finish(
+                    &format!("References to {where_}:"),
+                    &format!("The language server knows no references to {where_}."),
+                )
+            }
+            _ => {
+                let answer = client
+                    .request::<HoverRequest>(HoverParams {
+                        text_document_position_params: place,
+                        work_done_progress_params: WorkDoneProgressParams::default(),
+                    })
+                    .await
+                    .map_err(|e| e.to_string())?;
+                match answer.map(|h| hover_text(h.contents)) {
+                    Some(text) if !text.trim().is_empty() => format!("Hover for {where_}:\n{text}"),
+                    _ => format!("The language server has no hover text for {where_}."),
+                }
+            }
+        };
+        Ok(format!("{}{text}", opened.note))
+    }
+
+    async fn file_symbols(&self, relative: &str) -> Result<String, String> {
+        let opened = open_file(&self.project, &self.hub, relative).await?;
+        let answer = opened
+            .connected
+            .client
+            .request::<DocumentSymbolRequest>(DocumentSymbolParams {
+                text_document: document(&opened.uri),
+                work_done_progress_params: WorkDoneProgressParams::default(),
+                partial_result_params: PartialResultParams::default(),
+            })
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut places = self.places();
+        match answer {
+            None => {}
+            Some(DocumentSymbolResponse::Flat(list)) => {
+                for symbol in list {
+                    let prefix = format!("{} {} ", kind_name(symbol.kind), symbol.name);
+                    if let Some(at) = places.relative(&symbol.location.uri) {
+                        places.add_at(&at, symbol.location.range.start, &prefix);
+                    }
+                }
+            }
+            Some(DocumentSymbolResponse::Nested(list)) => {
+                nested(&mut places, relative, &list, 0);
+            }
+        }
+        let text = places.finish(
+            &format!("Symbols of {relative}:"),
+            &format!("The language server lists no symbols in {relative}."),
+        );
+        Ok(format!("{}{text}", opened.note))
+    }
+
+    async fn workspace_symbols(&self, query: &str) -> Result<String, String> {
+        let running = self.hub.running().await;
+        if running.is_empty() {
+            return Err(
+                "No language server is running yet: give path (a file of the language) to start one."
+                    .into(),
+            );
+        }
+        let mut places = self.places();
+        for (_, client) in running {
+            let answer = client
+                .request::<WorkspaceSymbolRequest>(WorkspaceSymbolParams {
+                    query: query.to_string(),
+                    work_done_progress_params: WorkDoneProgressParams::default(),
+                    partial_result_params: PartialResultParams::default(),
+                })
+                .await
+                .map_err(|e| e.to_string())?;
+            match answer {
+                None => {}
+                Some(WorkspaceSymbolResponse::Flat(list)) => {
+                    for symbol in list {
+                        let prefix = format!("{} {} ", kind_name(symbol.kind), symbol.name);
+                        if let Some(at) = places.relative(&symbol.location.uri) {
+                            places.add_at(&at, symbol.location.range.start, &prefix);
+                        }
+                    }
+                }
+                Some(WorkspaceSymbolResponse::Nested(list)) => {
+                    for symbol in list {
+                        let prefix = format!("{} {} ", kind_name(symbol.kind), symbol.name);
+                        let (uri, start) = match &symbol.location {
+                            OneOf::Left(location) => (&location.uri, location.range.start),
+                            OneOf::Right(location) => (&location.uri, Position::new(0, 0)),
+                        };
+                        if let Some(at) = places.relative(uri) {
+                            places.add_at(&at, start, &prefix);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(places.finish(
+            &format!("Symbols matching {query:?}:"),
+            &format!("The language server lists no symbols matching {query:?}."),
+        ))
+    }
+
+    async fn file_diagnostics(&self, relative: &str) -> Result<String, String> {
+        let (text, note) = diagnostics_of(&self.project, &self.hub, relative, usize::MAX).await?;
+        Ok(format!("{note}{text}"))
+    }
+
+    async fn every_diagnostic(&self) -> Result<String, String> {
+        let mut places = self.places();
+        let mut count = 0;
+        for (_, client) in self.hub.running().await {
+            for uri in client.open_documents() {
+                let Ok(uri) = uri.parse::<Uri>() else {
+                    continue;
+                };
+                let Some(relative) = places.relative(&uri) else {
+                    continue;
+                };
+                for diagnostic in client.diagnostics(uri.as_str()) {
+                    count += 1;
+                    places.add_line(diagnostic_line(&relative, &diagnostic));
+                }
+            }
+        }
+        Ok(places.finish(
+            &format!(
+                "{} in the open files:",
+                crate::tools::wording::plural(count, "diagnostic")
+            ),
+            "No diagnostics in the files the language servers have open.",
+        ))
+    }
+}
+
+/// A file's diagnostics after its text was handed to the server, waiting
+/// at most `FRESH_REPORT` for a fresh report; at most `listed` listed.
+/// Also the `lsp: started` note.
+pub(super) async fn diagnostics_of(
+    project: &Arc<Project>,
+    hub: &Hub,
+    relative: &str,
+    listed: usize,
+) -> Result<(String, String), String> {
+    let connected = hub.for_file(relative).await.map_err(|e| e.to_string())?;
+    let uri = crate::lsp::uri::path_to_uri(&project.root().join(relative))
+        .ok_or_else(|| format!("{relative} cannot be named as a file URI"))?;
+    let seen = connected.client.reports(uri.as_str());
+    let opened = open_file(project, hub, relative).await?;
+    let fresh = wait_fresh(&opened.connected.client, &uri, seen).await;
+    let all = opened.connected.client.diagnostics(uri.as_str());
+    let shown: Vec<&Diagnostic> = all
+        .iter()
+        .filter(|d| {
+            matches!(
+                d.severity,
+                None | Some(DiagnosticSeverity::ERROR) | Some(DiagnosticSeverity::WARNING)
+            )
+        })
+        .collect();
+    let server = &opened.connected.server;
+    let mut text = if shown.is_empty() {
+        format!("{server}: no errors or warnings in {relative}.")
+    } else {
+        let errors = shown
+            .iter()
+            .filter(|d| d.severity == Some(DiagnosticSeverity::ERROR))
+            .count();
+        format!(
+            "{server}: {} and {} in {relative}:",
+            crate::tools::wording::plural(errors, "error"),
+            crate::tools::wording::plural(shown.len() - errors, "warning")
+        )
+    };
+    for diagnostic in shown.iter().take(listed) {
+        text.push('\n');
+        text.push_str(&diagnostic_line(relative, diagnostic));
+    }
+    if shown.len() > listed {
+        text.push_str(&format!("\n({} more)", shown.len() - listed));
+    }
+    if !fresh {
+        text.push_str(&format!(
+            "\n(no fresh report within {} s; this is the last one)",
+            FRESH_REPORT.as_secs()
+        ));
+    }
+    Ok((text, opened.note))
+}
+
+async fn wait_fresh(client: &Arc<Client>, uri: &Uri, seen: u64) -> bool {
+    client.wait_report(uri.as_str(), seen, FRESH_REPORT).await
+}
+
+fn diagnostic_line(relative: &str, d: &Diagnostic) -> String {
+    let severity = match d.severity {
+        Some(DiagnosticSeverity::ERROR) => "error",
+        Some(DiagnosticSeverity::WARNING) => "warning",
+        Some(DiagnosticSeverity::INFORMATION) => "info",
+        Some(DiagnosticSeverity::HINT) => "hint",
+        _ => "problem",
+    };
+    let source = d
+        .source
+        .as_deref()
+        .map(|s| format!(" [{s}]"))
+        .unwrap_or_default();
+    let message = d.message.lines().next().unwrap_or_default();
+    format!(
+        "{relative}:{}: {severity}: {message}{source}",
+        d.range.start.line + 1
+    )
+}
+
+fn nested(places: &mut Places<'_>, relative: &str, list: &[DocumentSymbol], depth: usize) {
+    for symbol in list {
+        let prefix = format!(
+            "{}{} {} ",
+            "  ".repeat(depth),
+            kind_name(symbol.kind),
+            symbol.name
+        );
+        places.add_at(relative, symbol.selection_range.start, &prefix);
+        if let Some(children) = &symbol.children {
+            nested(places, relative, children, depth + 1);
+        }
+    }
+}
+
+fn kind_name(kind: SymbolKind) -> &'static str {
+    match kind {
+        SymbolKind::FILE => "file",
+        SymbolKind::MODULE => "module",
+        SymbolKind::NAMESPACE => "namespace",
+        SymbolKind::PACKAGE => "package",
+        SymbolKind::CLASS => "class",
+        SymbolKind::METHOD => "method",
+        SymbolKind::PROPERTY => "property",
+        SymbolKind::FIELD => "field",
+        SymbolKind::CONSTRUCTOR => "constructor",
+        SymbolKind::ENUM => "enum",
+        SymbolKind::INTERFACE => "interface",
+        SymbolKind::FUNCTION => "function",
+        SymbolKind::VARIABLE => "variable",
+        SymbolKind::CONSTANT => "constant",
+        SymbolKind::STRUCT => "struct",
+        SymbolKind::ENUM_MEMBER => "variant",
+        SymbolKind::TYPE_PARAMETER => "type parameter",
+        _ => "symbol",
+    }
+}
+
+fn hover_text(contents: HoverContents) -> String {
+    let marked = |m: MarkedString| match m {
+        MarkedString::String(s) => s,
+        MarkedString::LanguageString(l) => l.value,
+    };
+    let mut text = match contents {
+        HoverContents::Scalar(m) => marked(m),
+        HoverContents::Array(list) => list.into_iter().map(marked).collect::<Vec<_>>().join("\n"),
+        HoverContents::Markup(m) => m.value,
+    };
+    if text.len() > HOVER_LIMIT {
+        let mut end = HOVER_LIMIT;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push_str("\n(hover text cut)");
+    }
+    let _ = NAME;
+    text
+}

