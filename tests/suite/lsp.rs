@@ -219,3 +219,217 @@ async fn definition_references_and_hover_on_a_python_project_never_ask() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+fn check(f: &Fixture, mode: &str, action: &str, path: &str) -> Value {
+    let out = f
+        .command(&[
+            "policy", "check", "--mode", mode, "--tool", "lsp", "--action", action, "--path", path,
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn navigation_never_asks_and_rename_is_decided_like_an_edit_through_policy_check() {
+    let f = Fixture::new(vec![], "").await;
+    let rows = [
+        ("plan", "deny", false),
+        ("manual", "ask", false),
+        ("accept-edits", "allow", true),
+        ("auto", "allow", true),
+        ("bypass", "allow", true),
+    ];
+    for (mode, decision, unasked) in rows {
+        let rename = check(&f, mode, "rename", "app.py");
+        assert_eq!(rename["decision"], decision, "{mode}: {rename}");
+        assert_eq!(rename["unasked"], unasked, "{mode}: {rename}");
+        for action in [
+            "definition",
+            "references",
+            "hover",
+            "symbols",
+            "diagnostics",
+        ] {
+            let read = check(&f, mode, action, "app.py");
+            assert_eq!(
+                (read["decision"].as_str(), read["unasked"].as_bool()),
+                (Some("allow"), Some(false)),
+                "{mode} {action}: {read}"
+            );
+        }
+        // A protected file is refused in every mode, read or rename.
+        for action in ["hover", "rename"] {
+            let refused = check(&f, mode, action, ".env");
+            assert_eq!(refused["decision"], "deny", "{mode} {action}: {refused}");
+            assert_eq!(refused["code"], "MINO_DENY_PROTECTED_PATH", "{refused}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lsp_false_removes_the_tool_from_what_the_model_is_offered() {
+    let f = Fixture::new(vec![text("ok"), text("ok")], "").await;
+    let offered = |f: &Fixture| -> Vec<String> {
+        let body: Value = serde_json::from_str(&f.llm.bodies()[0]).unwrap();
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (_, out) = f.turn("manual", "hi").await;
+    assert!(out.status.success(), "{out:?}");
+    assert!(offered(&f).contains(&"lsp".to_string()));
+    let f = f
+        .with_replies(vec![text("ok")], "[tools]\nlsp = false\n")
+        .await;
+    let (_, out) = f.turn("manual", "hi").await;
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        !offered(&f).contains(&"lsp".to_string()),
+        "{:?}",
+        offered(&f)
+    );
+}
+
+fn rename_greet() -> Reply {
+    lsp(
+        json!({"action": "rename", "path": "util.py", "line": 1, "symbol": "greet", "new_name": "welcome"}),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rename_across_two_files_runs_shown_in_accept_edits() {
+    let f = Fixture::new(vec![rename_greet(), text("renamed")], "").await;
+    let (events, out) = f.turn("accept-edits", "rename greet").await;
+    let results = outputs(&events);
+    assert_eq!(
+        results.len(),
+        1,
+        "{results:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        results[0].contains("Renamed greet to welcome in 2 files: app.py, util.py."),
+        "{}",
+        results[0]
+    );
+    // The edits end with the server's word on the files it changed.
+    assert!(
+        results[0].contains("pylsp: no errors or warnings in util.py."),
+        "{}",
+        results[0]
+    );
+    assert_eq!(f.read("util.py"), UTIL.replace("greet", "welcome"));
+    assert_eq!(f.read("app.py"), APP.replace("greet", "welcome"));
+    let shown: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "decision" && e["tool"] == "lsp")
+        .collect();
+    assert_eq!(shown.len(), 1, "{events:?}");
+    assert_eq!(shown[0]["decision"], "allow", "{}", shown[0]);
+    assert_eq!(shown[0]["unasked"], true, "{}", shown[0]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn diagnostics_follow_an_edit_that_breaks_a_file_unless_turned_off() {
+    let broken = "    return \"hello \" + nam\n";
+    let edit = tool(
+        "edit_file",
+        json!({"path": "util.py", "old_string": "    return \"hello \" + name\n", "new_string": broken}),
+    );
+    let f = Fixture::new(vec![edit.clone(), text("edited")], "").await;
+    let (events, out) = f.turn("accept-edits", "break it").await;
+    let results = outputs(&events);
+    assert_eq!(
+        results.len(),
+        1,
+        "{results:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        results[0].starts_with("Edited util.py at line 2"),
+        "{}",
+        results[0]
+    );
+    assert!(results[0].contains("lsp: started pylsp"), "{}", results[0]);
+    assert!(
+        results[0].contains(
+            "pylsp: 1 error and 0 warnings in util.py:\nutil.py:2: error: undefined name 'nam'"
+        ),
+        "{}",
+        results[0]
+    );
+
+    std::fs::write(f.project().join("util.py"), UTIL).unwrap();
+    let f = f
+        .with_replies(
+            vec![edit, text("edited")],
+            "[lsp]\ndiagnostics_after_edit = false\n",
+        )
+        .await;
+    let (events, _) = f.turn("accept-edits", "break it").await;
+    let results = outputs(&events);
+    assert!(
+        results[0].starts_with("Edited util.py at line 2"),
+        "{}",
+        results[0]
+    );
+    assert!(!results[0].contains("pylsp"), "{}", results[0]);
+}
+
+/// The processes whose command line holds `marker`.
+fn processes_with(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let line = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if line.contains(marker) {
+            found.push(format!("{}: {line}", entry.file_name().to_string_lossy()));
+        }
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_is_stopped_when_mino_exits() {
+    let f = Fixture::new(vec![], "").await;
+    let log = f.project().join("server-of-this-test.log");
+    let marker = log.to_string_lossy().into_owned();
+    let f = f
+        .with_replies(
+            vec![
+                lsp(json!({"action": "hover", "path": "app.py", "line": 3, "symbol": "greet"})),
+                text("done"),
+            ],
+            &format!("[lsp.pylsp]\nargs = [\"--log-file\", {marker:?}]\n"),
+        )
+        .await;
+    let (events, out) = f.turn("manual", "hover").await;
+    let results = outputs(&events);
+    assert!(
+        results[0].contains("lsp: started pylsp"),
+        "{results:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The server was there (it wrote its log) and is gone now that mino
+    // has exited: wait for that state (its guard ends it).
+    assert!(log.exists(), "the server never started");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let left = processes_with(&marker);
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still running: {left:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

@@ -116,11 +116,8 @@ impl Tool for Lsp {
 
     fn prepare(&self, args: &Value, cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError> {
         let args: Args = parse_args(NAME, args)?;
-        let Some(hub) = cx.lsp.clone() else {
-            return Err(ToolError::Failed(
-                "No language servers are set up in this run.".into(),
-            ));
-        };
+        let hub = cx.lsp.clone();
+        let no_servers = || ToolError::Failed("No language servers are set up in this run.".into());
         let action = args.action;
         if action != Action::Rename && args.new_name.is_some() {
             return Err(invalid("new_name is only for action rename"));
@@ -137,13 +134,14 @@ impl Tool for Lsp {
         let Some(path) = args.path.as_deref() else {
             return match action {
                 Action::Symbols if args.query.as_deref().is_some_and(|q| !q.trim().is_empty()) => {
+                    let hub = hub.ok_or_else(no_servers)?;
                     Ok(nav::workspace_symbols(
                         cx,
                         hub,
                         args.query.unwrap_or_default(),
                     ))
                 }
-                Action::Diagnostics => Ok(nav::all_diagnostics(cx, hub)),
+                Action::Diagnostics => Ok(nav::all_diagnostics(cx, hub.ok_or_else(no_servers)?)),
                 Action::Symbols => Err(invalid(
                     "symbols needs path (a file's) or query (the workspace's)",
                 )),
@@ -166,6 +164,14 @@ impl Tool for Lsp {
             crate::policy::PathTarget::Inside { relative, .. } => relative.clone(),
             // The decision refuses it; the call carries the facts there.
             crate::policy::PathTarget::Outside { given } => given.clone(),
+        };
+        // Without servers (`mino policy check`) the call still carries its
+        // facts to the decision; it cannot run.
+        let Some(hub) = hub else {
+            return Ok(Box::new(nav::Refused {
+                facts,
+                why: "No language servers are set up in this run.",
+            }));
         };
         if !action.at_symbol() {
             return Ok(nav::file_call(cx, hub, action, facts, target, relative));
@@ -198,7 +204,10 @@ impl Tool for Lsp {
             // A target the decision refuses is never read: it carries the
             // facts to the decision alone.
             if !facts_allow_reading(&facts, cx) {
-                return Ok(Box::new(nav::Refused { facts }));
+                return Ok(Box::new(nav::Refused {
+                    facts,
+                    why: "lsp did not run: its file may not be read.",
+                }));
             }
             return rename::prepare(cx, hub, target, at, new_name);
         }

@@ -36,10 +36,11 @@ pub(super) const FRESH_REPORT: Duration = Duration::from_secs(2);
 /// The most hover text kept.
 const HOVER_LIMIT: usize = 8 * 1024;
 
-/// A call the decision refuses (its target may not be read): it carries
-/// the facts there and never runs.
+/// A call that carries its facts to the decision and cannot run: its
+/// target may not be read, or there are no servers.
 pub(super) struct Refused {
     pub facts: CallFacts,
+    pub why: &'static str,
 }
 
 impl PreparedCall for Refused {
@@ -52,9 +53,7 @@ impl PreparedCall for Refused {
     }
 
     fn run(self: Box<Self>, _cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
-        Box::pin(std::future::ready(ToolOutcome::error(
-            "lsp did not run: its file may not be read.",
-        )))
+        Box::pin(std::future::ready(ToolOutcome::error(self.why)))
     }
 }
 
@@ -478,7 +477,12 @@ pub(super) async fn diagnostics_of(
             FRESH_REPORT.as_secs()
         ));
     }
-    Ok((text, opened.note))
+    let note = if connected.first_start {
+        format!("lsp: started {}\n", connected.server)
+    } else {
+        opened.note
+    };
+    Ok((text, note))
 }
 
 async fn wait_fresh(client: &Arc<Client>, uri: &Uri, seen: u64) -> bool {
