@@ -21,6 +21,8 @@ pub struct LspServer {
     /// directory holding one (inside the project) is the server's root,
     /// the project directory otherwise.
     pub root_markers: Vec<String>,
+    /// What `initialize` hands the server (its own settings).
+    pub initialization_options: Option<serde_json::Value>,
     /// A built-in entry: used only when its program is on `PATH`.
     pub builtin: bool,
 }
@@ -108,6 +110,11 @@ pub fn builtin() -> Vec<LspServer> {
             args: strings(args),
             extensions: strings(extensions),
             root_markers: strings(markers),
+            // typescript-language-server answers from a syntax-only server
+            // while the project loads (an import instead of the
+            // definition): the full one answers every request.
+            initialization_options: (*name == "typescript-language-server")
+                .then(|| serde_json::json!({"tsserver": {"useSyntaxServer": "never"}})),
             builtin: true,
         })
         .collect()
@@ -192,6 +199,16 @@ fn server(
             .clone()
             .or_else(|| base.map(|b| b.root_markers.clone()))
             .unwrap_or_default(),
+        initialization_options: match &entry.initialization_options {
+            Some(table) => Some(serde_json::to_value(table).map_err(|e| {
+                src.invalid(
+                    key.key("initialization_options"),
+                    e.to_string(),
+                    "a table of the server's own settings",
+                )
+            })?),
+            None => base.and_then(|b| b.initialization_options.clone()),
+        },
         builtin: false,
     })
 }

@@ -46,6 +46,7 @@ pub struct RawLspServer {
     pub args: Option<Vec<String>>,
     pub extensions: Option<Vec<String>>,
     pub root_markers: Option<Vec<String>>,
+    pub initialization_options: Option<toml::Table>,
 }
 
 /// `[checkpoints]`: how much of the undo history mino's home keeps.

@@ -72,11 +72,13 @@ pub struct Client {
 
 impl Client {
     /// Connects over `output` (the server's stdout) and `input` (its
-    /// stdin) and runs `initialize` for `root`.
+    /// stdin) and runs `initialize` for `root` with the server's own
+    /// `options`.
     pub async fn start(
         output: impl AsyncRead + Send + Unpin + 'static,
         input: impl AsyncWrite + Send + Unpin + 'static,
         root: &Path,
+        options: Option<Value>,
         timeout: Duration,
     ) -> Result<Self, RpcError> {
         let pending: Arc<Pending> = Arc::default();
@@ -101,7 +103,8 @@ impl Client {
             open: Mutex::default(),
             capabilities: ServerCapabilities::default(),
         };
-        let params = initialize_params(root);
+        let mut params = initialize_params(root);
+        params.initialization_options = options;
         let result = tokio::time::timeout(
             timeout,
             client.request::<lsp_types::request::Initialize>(params),

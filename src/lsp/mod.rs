@@ -216,7 +216,15 @@ impl LspHub {
             }
             None => 0,
         };
-        match spawn::start(&self.launch, &server.name, &program, &server.args, &root).await {
+        let started = spawn::start(
+            &self.launch,
+            &server.name,
+            &program,
+            &server.args,
+            &root,
+            server.initialization_options.clone(),
+        );
+        match started.await {
             Ok((client, group)) => {
                 let client = Arc::new(client);
                 servers.insert(

@@ -67,6 +67,7 @@ pub async fn start(
     program: &Path,
     args: &[String],
     root: &Path,
+    options: Option<serde_json::Value>,
 ) -> Result<(Client, Group), LspError> {
     let planner = &launch.sandbox;
     let (program, args): (PathBuf, Vec<OsString>) = if planner.sandbox.level == Level::None {
@@ -172,7 +173,7 @@ pub async fn start(
     tokio::spawn(async move {
         let _ = child.wait().await;
     });
-    let client = Client::start(stdout, stdin, root, START_TIMEOUT)
+    let client = Client::start(stdout, stdin, root, options, START_TIMEOUT)
         .await
         .map_err(|e| LspError::Start {
             server: name.to_string(),

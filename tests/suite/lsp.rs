@@ -433,3 +433,126 @@ async fn the_server_is_stopped_when_mino_exits() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+const TS_UTIL: &str =
+    "export function greet(name: string): string {\n  return \"hello \" + name;\n}\n";
+const TS_APP: &str = "import { greet } from \"./util\";\n\nconsole.log(greet(\"world\"));\n";
+const TS_SECRET: &str =
+    "import { greet } from \"./util\";\nexport const token = greet(\"TOKEN\");\n";
+
+/// A TypeScript project whose program includes `.env.ts` (protected by
+/// the `.env.*` pattern), with typescript-language-server from
+/// scripts/node-deps. The sandbox is off here: inside it the server would
+/// see `.env.ts` masked (empty) and never point into it; mino must leave
+/// such results out on its own.
+async fn typescript(replies: Vec<Reply>) -> Fixture {
+    let bin = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/node/node_modules/.bin");
+    assert!(
+        bin.join("typescript-language-server").exists(),
+        "typescript-language-server is missing: run scripts/node-deps"
+    );
+    let f = Fixture::new(replies, "").await;
+    f.settings(&format!(
+        "[lsp.typescript-language-server]\ncommand = {:?}\n",
+        bin.join("typescript-language-server").to_string_lossy()
+    ));
+    // The settings above end the [sandbox] table: turn it off after them.
+    let config = f.mino_home().join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace("[sandbox]\n", "[sandbox]\nenabled = false\n"),
+    )
+    .unwrap();
+    for (name, text) in [
+        ("util.ts", TS_UTIL),
+        ("app.ts", TS_APP),
+        (".env.ts", TS_SECRET),
+        (
+            "tsconfig.json",
+            "{\"compilerOptions\": {\"strict\": true}, \"files\": [\"util.ts\", \"app.ts\", \".env.ts\"]}\n",
+        ),
+    ] {
+        std::fs::write(f.project().join(name), text).unwrap();
+    }
+    f
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_in_a_protected_file_are_left_out_and_said_so() {
+    let f = typescript(vec![
+        lsp(json!({"action": "definition", "path": "app.ts", "line": 3, "symbol": "greet"})),
+        lsp(json!({"action": "references", "path": "util.ts", "line": 1, "symbol": "greet"})),
+        text("done"),
+    ])
+    .await;
+    let (events, out) = f.turn("manual", "where is greet used").await;
+    let results = outputs(&events);
+    assert_eq!(
+        results.len(),
+        2,
+        "{results:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        results[0].starts_with("lsp: started typescript-language-server\n"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[0].contains("util.ts:1: export function greet(name: string): string {"),
+        "{}",
+        results[0]
+    );
+    let references = &results[1];
+    assert!(
+        references.contains("app.ts:3: console.log(greet(\"world\"));"),
+        "{references}"
+    );
+    assert!(
+        references.contains("2 results in a protected file left out."),
+        "{references}"
+    );
+    assert!(!references.contains(".env"), "{references}");
+    assert!(
+        !f.llm.bodies().join("\n").contains("TOKEN"),
+        "the protected file's text reached the model"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rename_that_would_touch_a_protected_file_is_refused_whole() {
+    let f = typescript(vec![
+        lsp(json!({"action": "rename", "path": "util.ts", "line": 1, "symbol": "greet", "new_name": "welcome"})),
+        text("refused"),
+    ])
+    .await;
+    let (events, out) = f.turn("bypass", "rename greet").await;
+    let results = outputs(&events);
+    assert_eq!(
+        results.len(),
+        1,
+        "{results:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        results[0].contains(".env.ts is a protected path"),
+        "{}",
+        results[0]
+    );
+    assert_eq!(
+        decisions(&events),
+        vec![(
+            "lsp".to_string(),
+            "deny".to_string(),
+            "MINO_DENY_PROTECTED_PATH".to_string()
+        )]
+    );
+    for (name, text) in [
+        ("util.ts", TS_UTIL),
+        ("app.ts", TS_APP),
+        (".env.ts", TS_SECRET),
+    ] {
+        assert_eq!(f.read(name), text, "{name} was changed");
+    }
+}
