@@ -556,3 +556,48 @@ async fn a_rename_that_would_touch_a_protected_file_is_refused_whole() {
         assert_eq!(f.read(name), text, "{name} was changed");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rename_asks_in_manual_with_both_diffs_and_writes_nothing_when_a_file_changed_since() {
+    use crate::support::full_screen::{env, quit};
+    use crate::support::pty::Screen;
+    let f = Fixture::new(vec![rename_greet(), text("after the rename")], "").await;
+    let (home, mino_home, project, path) = (
+        f.home().to_string_lossy().into_owned(),
+        f.mino_home().to_string_lossy().into_owned(),
+        f.project().to_string_lossy().into_owned(),
+        f.path_var(),
+    );
+    let vars = env(&[
+        ("HOME", home.as_str()),
+        ("MINO_HOME", mino_home.as_str()),
+        ("PATH", path.as_str()),
+    ]);
+    let mut screen = Screen::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--cd", &project],
+        &f.project(),
+        &vars,
+    );
+    screen.wait_for(crate::support::full_screen::FIRST_FRAME);
+    screen.submit("rename greet to welcome");
+    let dialog = screen.wait_for_all(&[
+        "lsp wants to rename in app.py, util.py",
+        "+++ b/app.py",
+        "+++ b/util.py",
+        "+def welcome(name):",
+        "+print(welcome(\"world\"))",
+        "keys armed",
+    ]);
+    assert!(dialog.contains("-def greet(name):"), "{dialog}");
+    // A file changes after inspection, before the answer: the rename
+    // writes nothing, not even the file that did not change.
+    let changed = format!("{APP}# changed meanwhile\n");
+    std::fs::write(f.project().join("app.py"), &changed).unwrap();
+    screen.send(b"y");
+    screen.wait_for("Nothing was written: app.py changed since the rename was inspected");
+    assert_eq!(f.read("util.py"), UTIL);
+    assert_eq!(f.read("app.py"), changed);
+    screen.wait_for("after the rename");
+    quit(&mut screen);
+}
