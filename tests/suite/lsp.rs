@@ -601,3 +601,32 @@ async fn a_rename_asks_in_manual_with_both_diffs_and_writes_nothing_when_a_file_
     screen.wait_for("after the rename");
     quit(&mut screen);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_runs_inside_the_sandbox() {
+    let f = Fixture::new(vec![], "").await;
+    let start = "readlink /proc/self/ns/pid > seen-ns.txt; echo x > ../outside.txt; exec pylsp";
+    let f = f
+        .with_replies(
+            vec![
+                lsp(json!({"action": "hover", "path": "app.py", "line": 3, "symbol": "greet"})),
+                text("done"),
+            ],
+            &format!("[lsp.pylsp]\ncommand = \"bash\"\nargs = [\"-c\", {start:?}]\n"),
+        )
+        .await;
+    let (events, out) = f.turn("manual", "hover").await;
+    let results = outputs(&events);
+    assert!(
+        results[0].contains("Hover for greet at app.py:3"),
+        "{results:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let inside = std::fs::read_to_string(f.project().join("seen-ns.txt")).unwrap();
+    let outside = std::fs::read_link("/proc/self/ns/pid").unwrap();
+    assert_ne!(inside.trim(), outside.to_string_lossy(), "the server shares mino's PID namespace");
+    assert!(
+        !f.root.path().join("outside.txt").exists(),
+        "the server wrote outside the project"
+    );
+}
