@@ -624,9 +624,91 @@ async fn the_server_runs_inside_the_sandbox() {
     );
     let inside = std::fs::read_to_string(f.project().join("seen-ns.txt")).unwrap();
     let outside = std::fs::read_link("/proc/self/ns/pid").unwrap();
-    assert_ne!(inside.trim(), outside.to_string_lossy(), "the server shares mino's PID namespace");
+    assert_ne!(
+        inside.trim(),
+        outside.to_string_lossy(),
+        "the server shares mino's PID namespace"
+    );
     assert!(
         !f.root.path().join("outside.txt").exists(),
         "the server wrote outside the project"
     );
+}
+
+/// A language server that answers `initialize`, counts its starts in
+/// `starts.txt` and dies at the first hover.
+const CRASHING_SERVER: &str = r#"import json, os, sys
+here = os.path.dirname(os.path.abspath(__file__))
+with open(os.path.join(here, "starts.txt"), "a") as f:
+    f.write("x")
+def read():
+    length = None
+    while True:
+        line = sys.stdin.buffer.readline()
+        if not line:
+            sys.exit(0)
+        line = line.strip()
+        if not line:
+            break
+        name, value = line.split(b":", 1)
+        if name.lower() == b"content-length":
+            length = int(value)
+    return json.loads(sys.stdin.buffer.read(length))
+def send(message):
+    body = json.dumps(message).encode()
+    sys.stdout.buffer.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    sys.stdout.buffer.flush()
+while True:
+    message = read()
+    if message.get("method") == "initialize":
+        send({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": {"hoverProvider": True}}})
+    elif message.get("method") == "textDocument/hover":
+        os._exit(3)
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_crashes_is_started_again_once_then_unavailable() {
+    // Three different calls: an identical one is answered from the first.
+    let hover = |line: u64| {
+        lsp(json!({"action": "hover", "path": "a.crash", "line": line, "symbol": "word"}))
+    };
+    let f = Fixture::new(vec![], "").await;
+    std::fs::write(f.project().join("crashing_server.py"), CRASHING_SERVER).unwrap();
+    std::fs::write(f.project().join("a.crash"), "word\nword\nword\n").unwrap();
+    let python = f.venv.join("bin/python");
+    let f = f
+        .with_replies(
+            vec![hover(1), hover(2), hover(3), text("done")],
+            &format!(
+                "[lsp.crashing]\ncommand = {:?}\nargs = [\"crashing_server.py\"]\nextensions = [\"crash\"]\n",
+                python.to_string_lossy()
+            ),
+        )
+        .await;
+    let (events, out) = f.turn("manual", "hover thrice").await;
+    let results = outputs(&events);
+    assert_eq!(
+        results.len(),
+        3,
+        "{results:?}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        results[0].contains("the language server stopped"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1].contains("the language server stopped"),
+        "{}",
+        results[1]
+    );
+    assert!(
+        results[2].contains(
+            "the language server crashing is unavailable: it stopped 2 times in this run"
+        ),
+        "{}",
+        results[2]
+    );
+    assert_eq!(f.read("starts.txt"), "xx", "started once and again once");
 }
