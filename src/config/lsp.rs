@@ -46,8 +46,17 @@ impl Default for LspSettings {
     }
 }
 
-/// The built-in servers: (name, command, args, extensions, root markers).
-const BUILTIN: [(&str, &str, &[&str], &[&str], &[&str]); 6] = [
+/// One built-in server: name, command, args, extensions, root markers.
+type Builtin = (
+    &'static str,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [&'static str],
+);
+
+/// The built-in servers, in the order they are tried.
+const BUILTIN: [Builtin; 6] = [
     (
         "rust-analyzer",
         "rust-analyzer",
