@@ -26,6 +26,10 @@ use super::uri::path_to_uri;
 /// comes after indexing).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The most documents whose diagnostics are kept: a server that reports
+/// on every file of a huge tree cannot grow mino without bound.
+const DOCUMENTS_KEPT: usize = 10_000;
+
 /// Why a request failed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum RpcError {
@@ -372,6 +376,9 @@ fn publish(published: &Published, message: &Value) {
         return;
     };
     if let Ok(mut map) = published.by_uri.lock() {
+        if map.len() >= DOCUMENTS_KEPT && !map.contains_key(params.uri.as_str()) {
+            return;
+        }
         let entry = map
             .entry(params.uri.as_str().to_string())
             .or_insert((0, Vec::new()));

@@ -21,7 +21,7 @@ use lsp_types::{
 use tokio_util::sync::CancellationToken;
 
 use super::position::{column_of, line_of};
-use super::results::Places;
+use super::results::{Raw, render};
 use super::{Action, At, Hub, NAME, no_file_facts};
 use crate::lsp::{Client, Connected};
 use crate::policy::{CallFacts, PathTarget, ProtectedPaths};
@@ -228,8 +228,10 @@ impl NavCall {
         }
     }
 
-    fn places(&self) -> Places<'_> {
-        Places::new(&self.project, &self.protected)
+    /// `raw` as the model reads it, the files' lines read confined on the
+    /// blocking pool.
+    async fn render(&self, raw: Vec<Raw>, heading: String, none: String) -> Result<String, String> {
+        render(&self.project, &self.protected, raw, heading, none).await
     }
 
     async fn at_symbol(&self, action: Action, at: &At) -> Result<String, String> {
@@ -251,27 +253,27 @@ impl NavCall {
                     })
                     .await
                     .map_err(|e| e.to_string())?;
-                let mut places = self.places();
-                match answer {
-                    None => {}
-                    Some(GotoDefinitionResponse::Scalar(location)) => {
-                        places.add_location(&location)
-                    }
+                let raw = match answer {
+                    None => Vec::new(),
+                    Some(GotoDefinitionResponse::Scalar(location)) => vec![Raw::location(location)],
                     Some(GotoDefinitionResponse::Array(list)) => {
-                        list.iter().for_each(|l| places.add_location(l));
+                        list.into_iter().map(Raw::location).collect()
                     }
-                    Some(GotoDefinitionResponse::Link(links)) => {
-                        for link in links {
-                            if let Some(relative) = places.relative(&link.target_uri) {
-                                places.add_at(&relative, link.target_selection_range.start, "");
-                            }
-                        }
-                    }
-                }
-                places.finish(
-                    &format!("Definition of {where_}:"),
-                    &format!("The language server knows no definition of {where_}."),
+                    Some(GotoDefinitionResponse::Link(links)) => links
+                        .into_iter()
+                        .map(|link| Raw::At {
+                            uri: link.target_uri,
+                            position: link.target_selection_range.start,
+                            prefix: String::new(),
+                        })
+                        .collect(),
+                };
+                self.render(
+                    raw,
+                    format!("Definition of {where_}:"),
+                    format!("The language server knows no definition of {where_}."),
                 )
+                .await?
             }
             Action::References => {
                 let answer = client
@@ -285,14 +287,17 @@ impl NavCall {
                     })
                     .await
                     .map_err(|e| e.to_string())?;
-                let mut places = self.places();
-                for location in answer.unwrap_or_default() {
-                    places.add_location(&location);
-                }
-                places.finish(
-                    &format!("References to {where_}:"),
-                    &format!("The language server knows no references to {where_}."),
+                let raw = answer
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(Raw::location)
+                    .collect();
+                self.render(
+                    raw,
+                    format!("References to {where_}:"),
+                    format!("The language server knows no references to {where_}."),
                 )
+                .await?
             }
             _ => {
                 let answer = client
@@ -323,25 +328,29 @@ impl NavCall {
             })
             .await
             .map_err(|e| e.to_string())?;
-        let mut places = self.places();
+        let mut raw = Vec::new();
         match answer {
             None => {}
             Some(DocumentSymbolResponse::Flat(list)) => {
                 for symbol in list {
-                    let prefix = format!("{} {} ", kind_name(symbol.kind), symbol.name);
-                    if let Some(at) = places.relative(&symbol.location.uri) {
-                        places.add_at(&at, symbol.location.range.start, &prefix);
-                    }
+                    raw.push(Raw::At {
+                        prefix: format!("{} {} ", kind_name(symbol.kind), symbol.name),
+                        uri: symbol.location.uri,
+                        position: symbol.location.range.start,
+                    });
                 }
             }
             Some(DocumentSymbolResponse::Nested(list)) => {
-                nested(&mut places, relative, &list, 0);
+                nested(&mut raw, &opened.uri, &list, 0);
             }
         }
-        let text = places.finish(
-            &format!("Symbols of {relative}:"),
-            &format!("The language server lists no symbols in {relative}."),
-        );
+        let text = self
+            .render(
+                raw,
+                format!("Symbols of {relative}:"),
+                format!("The language server lists no symbols in {relative}."),
+            )
+            .await?;
         Ok(format!("{}{text}", opened.note))
     }
 
@@ -353,7 +362,7 @@ impl NavCall {
                     .into(),
             );
         }
-        let mut places = self.places();
+        let mut raw = Vec::new();
         for (_, client) in running {
             let answer = client
                 .request::<WorkspaceSymbolRequest>(WorkspaceSymbolParams {
@@ -367,30 +376,34 @@ impl NavCall {
                 None => {}
                 Some(WorkspaceSymbolResponse::Flat(list)) => {
                     for symbol in list {
-                        let prefix = format!("{} {} ", kind_name(symbol.kind), symbol.name);
-                        if let Some(at) = places.relative(&symbol.location.uri) {
-                            places.add_at(&at, symbol.location.range.start, &prefix);
-                        }
+                        raw.push(Raw::At {
+                            prefix: format!("{} {} ", kind_name(symbol.kind), symbol.name),
+                            uri: symbol.location.uri,
+                            position: symbol.location.range.start,
+                        });
                     }
                 }
                 Some(WorkspaceSymbolResponse::Nested(list)) => {
                     for symbol in list {
-                        let prefix = format!("{} {} ", kind_name(symbol.kind), symbol.name);
-                        let (uri, start) = match &symbol.location {
-                            OneOf::Left(location) => (&location.uri, location.range.start),
-                            OneOf::Right(location) => (&location.uri, Position::new(0, 0)),
+                        let (uri, position) = match symbol.location {
+                            OneOf::Left(location) => (location.uri, location.range.start),
+                            OneOf::Right(location) => (location.uri, Position::new(0, 0)),
                         };
-                        if let Some(at) = places.relative(uri) {
-                            places.add_at(&at, start, &prefix);
-                        }
+                        raw.push(Raw::At {
+                            prefix: format!("{} {} ", kind_name(symbol.kind), symbol.name),
+                            uri,
+                            position,
+                        });
                     }
                 }
             }
         }
-        Ok(places.finish(
-            &format!("Symbols matching {query:?}:"),
-            &format!("The language server lists no symbols matching {query:?}."),
-        ))
+        self.render(
+            raw,
+            format!("Symbols matching {query:?}:"),
+            format!("The language server lists no symbols matching {query:?}."),
+        )
+        .await
     }
 
     async fn file_diagnostics(&self, relative: &str) -> Result<String, String> {
@@ -399,29 +412,30 @@ impl NavCall {
     }
 
     async fn every_diagnostic(&self) -> Result<String, String> {
-        let mut places = self.places();
-        let mut count = 0;
+        let mut raw = Vec::new();
         for (_, client) in self.hub.running().await {
             for uri in client.open_documents() {
                 let Ok(uri) = uri.parse::<Uri>() else {
                     continue;
                 };
-                let Some(relative) = places.relative(&uri) else {
-                    continue;
-                };
                 for diagnostic in client.diagnostics(uri.as_str()) {
-                    count += 1;
-                    places.add_line(diagnostic_line(&relative, &diagnostic));
+                    raw.push(Raw::Diagnostic {
+                        uri: uri.clone(),
+                        diagnostic,
+                    });
                 }
             }
         }
-        Ok(places.finish(
-            &format!(
+        let count = raw.len();
+        self.render(
+            raw,
+            format!(
                 "{} in the open files:",
                 crate::tools::wording::plural(count, "diagnostic")
             ),
-            "No diagnostics in the files the language servers have open.",
-        ))
+            "No diagnostics in the files the language servers have open.".into(),
+        )
+        .await
     }
 }
 
@@ -489,7 +503,7 @@ async fn wait_fresh(client: &Arc<Client>, uri: &Uri, seen: u64) -> bool {
     client.wait_report(uri.as_str(), seen, FRESH_REPORT).await
 }
 
-fn diagnostic_line(relative: &str, d: &Diagnostic) -> String {
+pub(super) fn diagnostic_line(relative: &str, d: &Diagnostic) -> String {
     let severity = match d.severity {
         Some(DiagnosticSeverity::ERROR) => "error",
         Some(DiagnosticSeverity::WARNING) => "warning",
@@ -509,17 +523,20 @@ fn diagnostic_line(relative: &str, d: &Diagnostic) -> String {
     )
 }
 
-fn nested(places: &mut Places<'_>, relative: &str, list: &[DocumentSymbol], depth: usize) {
+fn nested(raw: &mut Vec<Raw>, uri: &Uri, list: &[DocumentSymbol], depth: usize) {
     for symbol in list {
-        let prefix = format!(
-            "{}{} {} ",
-            "  ".repeat(depth),
-            kind_name(symbol.kind),
-            symbol.name
-        );
-        places.add_at(relative, symbol.selection_range.start, &prefix);
+        raw.push(Raw::At {
+            uri: uri.clone(),
+            position: symbol.selection_range.start,
+            prefix: format!(
+                "{}{} {} ",
+                "  ".repeat(depth),
+                kind_name(symbol.kind),
+                symbol.name
+            ),
+        });
         if let Some(children) = &symbol.children {
-            nested(places, relative, children, depth + 1);
+            nested(raw, uri, children, depth + 1);
         }
     }
 }

@@ -85,7 +85,7 @@ pub(super) fn prepare(
         )));
     }
     let mut facts = CallFacts::new(ToolKey::new(NAME), CallKind::FileWrite);
-    let mut edits = Vec::new();
+    let mut edits: Vec<(PathTarget, Vec<TextEdit>)> = Vec::new();
     for (uri, list) in per_file {
         let target = match uri_to_path(&uri) {
             Some(path) => cx.project.locate(&path.to_string_lossy())?,
@@ -94,8 +94,15 @@ pub(super) fn prepare(
             },
         };
         refuse_surface(&cx.surfaces, &target)?;
-        facts = facts.with_target(target.clone());
-        edits.push((target, list));
+        // Two URIs for one file (`%61.py` and `a.py`) are one file's edits:
+        // written once, bound to one digest.
+        match edits.iter_mut().find(|(known, _)| *known == target) {
+            Some((_, known)) => known.extend(list),
+            None => {
+                facts = facts.with_target(target.clone());
+                edits.push((target, list));
+            }
+        }
     }
     Ok(Box::new(RenameCall {
         project: Arc::clone(&cx.project),
@@ -320,4 +327,61 @@ fn apply(project: &Project, inspected: &[Inspected]) -> Result<Vec<String>, Stri
         written.push(file.relative.clone());
     }
     Ok(written)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn inside(relative: &str) -> PathTarget {
+        PathTarget::Inside {
+            relative: relative.into(),
+            through_link: None,
+            hard_linked: false,
+        }
+    }
+
+    #[test]
+    fn a_rename_never_writes_an_execution_surface() {
+        let surfaces = Surfaces::new(None);
+        for surface in [".github/workflows/ci.yml", "AGENTS.md", ".mino/config.toml"] {
+            let refused = refuse_surface(&surfaces, &inside(surface)).unwrap_err();
+            assert!(
+                refused
+                    .to_string()
+                    .contains(&format!("would change {surface}")),
+                "{refused}"
+            );
+            assert!(refused.to_string().contains("refused whole"), "{refused}");
+        }
+        assert!(refuse_surface(&surfaces, &inside("src/app.py")).is_ok());
+    }
+
+    #[test]
+    fn file_operations_are_refused_and_edits_gathered_per_file() {
+        let edit: WorkspaceEdit = serde_json::from_value(serde_json::json!({
+            "documentChanges": [
+                {"textDocument": {"uri": "file:///p/a.py", "version": 1},
+                 "edits": [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "newText": "b"}]},
+                {"kind": "delete", "uri": "file:///p/c.py"}
+            ]
+        }))
+        .unwrap();
+        assert!(
+            files_of(edit)
+                .unwrap_err()
+                .to_string()
+                .contains("create, rename or delete")
+        );
+        let edit: WorkspaceEdit = serde_json::from_value(serde_json::json!({
+            "changes": {"file:///p/a.py": [
+                {"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}}, "newText": "b"}
+            ]}
+        }))
+        .unwrap();
+        let files = files_of(edit).unwrap();
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].1.len(), 1);
+    }
 }

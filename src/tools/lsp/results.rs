@@ -5,8 +5,9 @@
 //! the count is said. Never decides and never follows a link.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
-use lsp_types::{Location, Position, Uri};
+use lsp_types::{Diagnostic, Location, Position, Uri};
 
 use super::position::line_of;
 use crate::lsp::uri::uri_to_path;
@@ -15,7 +16,7 @@ use crate::tools::Project;
 use crate::tools::wording::plural;
 
 /// The most bytes of one file read to show its lines.
-const READ_LIMIT: u64 = 4 * 1024 * 1024;
+const READ_LIMIT: u64 = 1024 * 1024;
 
 /// The most places listed in one result.
 pub const PLACES_LISTED: usize = 100;
@@ -59,8 +60,67 @@ pub fn place(project: &Project, protected: &ProtectedPaths, uri: &Uri) -> Result
     }
 }
 
+/// One thing a server pointed at, before it is placed in the project.
+pub enum Raw {
+    /// A place, shown as `PREFIXpath:LINE: text`.
+    At {
+        uri: Uri,
+        position: Position,
+        prefix: String,
+    },
+    /// A diagnostic, shown as `path:LINE: severity: message`.
+    Diagnostic { uri: Uri, diagnostic: Diagnostic },
+}
+
+impl Raw {
+    pub fn location(location: Location) -> Self {
+        Raw::At {
+            uri: location.uri,
+            position: location.range.start,
+            prefix: String::new(),
+        }
+    }
+}
+
+/// `raw` placed and listed under `heading` (or `none` when nothing is
+/// left), with what was left out said; the files are read on the blocking
+/// pool.
+pub async fn render(
+    project: &Arc<Project>,
+    protected: &Arc<ProtectedPaths>,
+    raw: Vec<Raw>,
+    heading: String,
+    none: String,
+) -> Result<String, String> {
+    let (project, protected) = (Arc::clone(project), Arc::clone(protected));
+    tokio::task::spawn_blocking(move || {
+        let mut places = Places::new(&project, &protected);
+        for item in raw {
+            match item {
+                Raw::At {
+                    uri,
+                    position,
+                    prefix,
+                } => {
+                    if let Some(relative) = places.relative(&uri) {
+                        places.add_at(&relative, position, &prefix);
+                    }
+                }
+                Raw::Diagnostic { uri, diagnostic } => {
+                    if let Some(relative) = places.relative(&uri) {
+                        places.add_line(super::nav::diagnostic_line(&relative, &diagnostic));
+                    }
+                }
+            }
+        }
+        places.finish(&heading, &none)
+    })
+    .await
+    .map_err(|e| format!("listing the language server's answer stopped: {e}"))
+}
+
 /// Places gathered for one result, with the files' text read once.
-pub struct Places<'a> {
+struct Places<'a> {
     project: &'a Project,
     protected: &'a ProtectedPaths,
     texts: HashMap<String, Option<String>>,
@@ -116,12 +176,6 @@ impl<'a> Places<'a> {
         let text = self.line_text(relative, position.line);
         self.lines
             .push(format!("{prefix}{relative}:{}: {text}", position.line + 1));
-    }
-
-    pub fn add_location(&mut self, location: &Location) {
-        if let Some(relative) = self.relative(&location.uri) {
-            self.add_at(&relative, location.range.start, "");
-        }
     }
 
     /// Adds a line of its own (a symbol's description).
