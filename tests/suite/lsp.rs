@@ -171,6 +171,8 @@ async fn definition_references_and_hover_on_a_python_project_never_ask() {
             lsp(json!({"action": "references", "path": "util.py", "line": 1, "symbol": "greet"})),
             lsp(json!({"action": "hover", "path": "app.py", "line": 3, "symbol": "greet"})),
             lsp(json!({"action": "symbols", "path": "util.py"})),
+            lsp(json!({"action": "diagnostics", "path": "app.py"})),
+            lsp(json!({"action": "diagnostics"})),
             text("done"),
         ],
         "",
@@ -180,7 +182,7 @@ async fn definition_references_and_hover_on_a_python_project_never_ask() {
     let results = outputs(&events);
     assert_eq!(
         results.len(),
-        4,
+        6,
         "{results:?}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -212,6 +214,11 @@ async fn definition_references_and_hover_on_a_python_project_never_ask() {
         results[3].contains("function greet util.py:1:"),
         "{}",
         results[3]
+    );
+    assert_eq!(results[4], "pylsp: no errors or warnings in app.py.");
+    assert_eq!(
+        results[5],
+        "No diagnostics in the files the language servers have open."
     );
     assert!(
         out.status.success(),
@@ -483,6 +490,7 @@ async fn results_in_a_protected_file_are_left_out_and_said_so() {
     let f = typescript(vec![
         lsp(json!({"action": "definition", "path": "app.ts", "line": 3, "symbol": "greet"})),
         lsp(json!({"action": "references", "path": "util.ts", "line": 1, "symbol": "greet"})),
+        lsp(json!({"action": "symbols", "query": "greet"})),
         text("done"),
     ])
     .await;
@@ -490,9 +498,14 @@ async fn results_in_a_protected_file_are_left_out_and_said_so() {
     let results = outputs(&events);
     assert_eq!(
         results.len(),
-        2,
+        3,
         "{results:?}\n{}",
         String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        results[2].contains("function greet util.ts:1: export function greet"),
+        "{}",
+        results[2]
     );
     assert!(
         results[0].starts_with("lsp: started typescript-language-server\n"),

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use super::nav::diagnostics_of;
+use super::diagnostics::diagnostics_of;
 use crate::lsp::LspError;
 use crate::policy::{CallFacts, CallKind, PathTarget};
 use crate::tools::ToolContext;

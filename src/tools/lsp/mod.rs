@@ -6,6 +6,7 @@
 //! symbol's name; mino finds the column. Never decides.
 
 mod after_edit;
+mod diagnostics;
 mod nav;
 mod position;
 mod rename;

@@ -108,7 +108,8 @@ pub async fn render(
                 }
                 Raw::Diagnostic { uri, diagnostic } => {
                     if let Some(relative) = places.relative(&uri) {
-                        places.add_line(super::nav::diagnostic_line(&relative, &diagnostic));
+                        places
+                            .add_line(super::diagnostics::diagnostic_line(&relative, &diagnostic));
                     }
                 }
             }
