@@ -725,3 +725,63 @@ async fn a_server_that_crashes_is_started_again_once_then_unavailable() {
     );
     assert_eq!(f.read("starts.txt"), "xx", "started once and again once");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_is_stopped_when_mino_is_killed() {
+    use crate::support::full_screen::env;
+    use crate::support::pty::Screen;
+    let f = Fixture::new(vec![], "").await;
+    let log = f.project().join("server-of-a-killed-mino.log");
+    let marker = log.to_string_lossy().into_owned();
+    let f = f
+        .with_replies(
+            vec![
+                lsp(json!({"action": "hover", "path": "app.py", "line": 3, "symbol": "greet"})),
+                text("hovered it"),
+            ],
+            &format!("[lsp.pylsp]\nargs = [\"--log-file\", {marker:?}]\n"),
+        )
+        .await;
+    let (home, mino_home, project, path) = (
+        f.home().to_string_lossy().into_owned(),
+        f.mino_home().to_string_lossy().into_owned(),
+        f.project().to_string_lossy().into_owned(),
+        f.path_var(),
+    );
+    let vars = env(&[
+        ("HOME", home.as_str()),
+        ("MINO_HOME", mino_home.as_str()),
+        ("PATH", path.as_str()),
+    ]);
+    let mut screen = Screen::spawn(
+        env!("CARGO_BIN_EXE_mino"),
+        &["--cd", &project],
+        &f.project(),
+        &vars,
+    );
+    screen.wait_for(crate::support::full_screen::FIRST_FRAME);
+    screen.submit("hover greet");
+    screen.wait_for("hovered it");
+    assert!(
+        !processes_with(&marker).is_empty(),
+        "the server is not running"
+    );
+    let pid = i32::try_from(screen.pty.pid()).unwrap();
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(pid).unwrap(),
+        rustix::process::Signal::KILL,
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let left = processes_with(&marker);
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still running after mino was killed: {left:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}

@@ -215,3 +215,73 @@ impl<'a> Places<'a> {
         out
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::lsp::uri::path_to_uri;
+
+    #[test]
+    fn places_in_protected_files_links_and_outside_are_left_out_and_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::write(root.join("a.py"), "one\ntwo\n").unwrap();
+        std::fs::write(root.join(".env"), "TOKEN=x\n").unwrap();
+        std::fs::create_dir(root.join("real")).unwrap();
+        std::fs::write(root.join("real/b.py"), "b\n").unwrap();
+        std::os::unix::fs::symlink("real", root.join("linked")).unwrap();
+        std::fs::hard_link(root.join("a.py"), root.join("twin.py")).unwrap();
+        let project = Project::new(&root).unwrap();
+        let protected = ProtectedPaths::builtin();
+        let uri = |p: &std::path::Path| path_to_uri(p).unwrap();
+        assert_eq!(
+            place(&project, &protected, &uri(&root.join("real/b.py"))),
+            Ok("real/b.py".to_string())
+        );
+        assert_eq!(
+            place(&project, &protected, &uri(&root.join(".env"))),
+            Err(LeftOut::Protected)
+        );
+        assert_eq!(
+            place(&project, &protected, &uri(&root.join(".ENV"))),
+            Err(LeftOut::Protected)
+        );
+        assert_eq!(
+            place(&project, &protected, &uri(&root.join("linked/b.py"))),
+            Err(LeftOut::Link)
+        );
+        assert_eq!(
+            place(&project, &protected, &uri(&root.join("twin.py"))),
+            Err(LeftOut::Link)
+        );
+        assert_eq!(
+            place(
+                &project,
+                &protected,
+                &uri(std::path::Path::new("/etc/passwd"))
+            ),
+            Err(LeftOut::Outside)
+        );
+        assert_eq!(
+            place(&project, &protected, &uri(&root.join("../x.py"))),
+            Err(LeftOut::Outside)
+        );
+        let other: Uri = "untitled:Untitled-1".parse().unwrap();
+        assert_eq!(place(&project, &protected, &other), Err(LeftOut::Outside));
+
+        let mut places = Places::new(&project, &protected);
+        for path in [root.join("real/b.py"), root.join(".env"), root.join(".env")] {
+            if let Some(relative) = places.relative(&uri(&path)) {
+                places.add_at(&relative, Position::new(0, 0), "");
+            }
+        }
+        if let Some(relative) = places.relative(&uri(&root.join("linked/b.py"))) {
+            places.add_at(&relative, Position::new(0, 0), "");
+        }
+        assert_eq!(
+            places.finish("Found:", "none"),
+            "Found:\nreal/b.py:1: b\n2 results in a protected file left out.\n1 result through a link or in a hard-linked file left out."
+        );
+    }
+}
