@@ -418,7 +418,7 @@ impl NavCall {
                 for diagnostic in client.diagnostics(uri.as_str()) {
                     raw.push(Raw::Diagnostic {
                         uri: uri.clone(),
-                        diagnostic,
+                        diagnostic: Box::new(diagnostic),
                     });
                 }
             }

@@ -69,7 +69,10 @@ pub enum Raw {
         prefix: String,
     },
     /// A diagnostic, shown as `path:LINE: severity: message`.
-    Diagnostic { uri: Uri, diagnostic: Diagnostic },
+    Diagnostic {
+        uri: Uri,
+        diagnostic: Box<Diagnostic>,
+    },
 }
 
 impl Raw {
