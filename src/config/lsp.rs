@@ -5,7 +5,9 @@
 //! program and never starts anything.
 
 use super::error::{ConfigError, KeyPath};
-use super::raw::{RawLsp, RawLspServer};
+use std::collections::BTreeMap;
+
+use super::raw::RawLspServer;
 use super::source::SourceFile;
 
 /// One language server mino may start.
@@ -131,23 +133,46 @@ pub fn builtin() -> Vec<LspServer> {
 
 const EXTENSION_ACCEPTED: &str = "file name extensions without the dot, such as [\"py\", \"pyi\"]";
 
+const SERVER_ACCEPTED: &str =
+    "a table [lsp.NAME] with command, args, extensions, root_markers and initialization_options";
+
 /// `[lsp]` of the user's file.
-pub fn lsp_settings(src: &SourceFile, raw: &RawLsp) -> Result<LspSettings, ConfigError> {
+pub fn lsp_settings(
+    src: &SourceFile,
+    raw: &BTreeMap<String, toml::Value>,
+) -> Result<LspSettings, ConfigError> {
     let builtins = builtin();
     let mut servers = Vec::new();
-    for (name, entry) in &raw.servers {
+    let mut diagnostics_after_edit = true;
+    for (name, value) in raw {
         let key = KeyPath::of(&["lsp", name]);
+        if name == "diagnostics_after_edit" {
+            diagnostics_after_edit = value.as_bool().ok_or_else(|| {
+                src.invalid(
+                    key.clone(),
+                    format!("{value} is not a boolean"),
+                    "true or false",
+                )
+            })?;
+            continue;
+        }
+        if !value.is_table() {
+            return Err(src.invalid(
+                key,
+                format!("{value} is not a table"),
+                format!("diagnostics_after_edit = true or false, or {SERVER_ACCEPTED}"),
+            ));
+        }
+        let entry: RawLspServer = value.clone().try_into().map_err(|e: toml::de::Error| {
+            src.invalid(key.clone(), e.message().to_string(), SERVER_ACCEPTED)
+        })?;
         let base = builtins.iter().find(|b| &b.name == name);
-        servers.push(server(src, &key, name, entry, base)?);
+        servers.push(server(src, &key, name, &entry, base)?);
     }
-    servers.extend(
-        builtins
-            .into_iter()
-            .filter(|b| !raw.servers.contains_key(&b.name)),
-    );
+    servers.extend(builtins.into_iter().filter(|b| !raw.contains_key(&b.name)));
     Ok(LspSettings {
         servers,
-        diagnostics_after_edit: raw.diagnostics_after_edit.unwrap_or(true),
+        diagnostics_after_edit,
     })
 }
 

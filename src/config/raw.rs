@@ -26,16 +26,10 @@ pub struct RawFile {
     pub sandbox: Option<RawSandbox>,
     pub ui: Option<RawUi>,
     pub checkpoints: Option<RawCheckpoints>,
-    pub lsp: Option<RawLsp>,
-}
-
-/// `[lsp]`: `diagnostics_after_edit` and one `[lsp.NAME]` table per
-/// language server.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-pub struct RawLsp {
-    pub diagnostics_after_edit: Option<bool>,
-    #[serde(flatten)]
-    pub servers: BTreeMap<String, RawLspServer>,
+    /// `[lsp]`: `diagnostics_after_edit` and one `[lsp.NAME]` table per
+    /// language server, told apart by `config/lsp.rs` (one table holds
+    /// both kinds of key).
+    pub lsp: Option<BTreeMap<String, toml::Value>>,
 }
 
 /// `[lsp.NAME]`: a language server mino starts for files of its extensions.
