@@ -264,7 +264,8 @@ pub(crate) enum PolicyCommand {
         /// fetch_content's URL.
         #[arg(long)]
         url: Option<String>,
-        /// plan's action: show, set, add, update, remove.
+        /// plan's action (show, set, add, update, remove) or lsp's
+        /// (definition, references, hover, symbols, diagnostics, rename).
         #[arg(long)]
         action: Option<String>,
     },

@@ -11,6 +11,7 @@ pub mod eval;
 pub mod frontend;
 pub mod home;
 pub mod logging;
+pub mod lsp;
 pub mod mcp;
 pub mod model;
 pub mod policy;

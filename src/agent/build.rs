@@ -158,6 +158,7 @@ pub fn registry(settings: &Settings) -> Registry {
         edit: settings.tools.edit,
         fetch: settings.tools.fetch,
         plan: settings.tools.plan,
+        lsp: settings.tools.lsp,
     })
 }
 
@@ -405,6 +406,18 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let sandbox_badge = planner.sandbox.badge();
     let confinement = planner.sandbox.confinement();
     tool_cx.sandbox = Arc::new(planner);
+    tool_cx.surfaces = surfaces.clone();
+    if settings.tools.lsp {
+        tool_cx.lsp = Some(Arc::new(crate::lsp::LspHub::new(
+            settings.lsp.clone(),
+            tool_cx.project.root().to_path_buf(),
+            crate::lsp::Launch {
+                sandbox: Arc::clone(&tool_cx.sandbox),
+                guard: tool_cx.bash_guard.clone(),
+                hidden_env: tool_cx.hidden_env.clone(),
+            },
+        )));
+    }
     let shell = settings.tools.bash.then(|| shell_sentence(&confinement));
     let (system, loaded) = system_prompt(
         user_soul,

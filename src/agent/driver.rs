@@ -474,6 +474,7 @@ async fn run_call(
         tool: tool.clone(),
     });
     let live = prepared.live_output();
+    let edited = crate::tools::lsp::edited_files(&tool, prepared.facts());
     let mut running = prepared.run(cancel.child_token());
     tokio::select! {
         biased;
@@ -488,6 +489,21 @@ async fn run_call(
         mut outcome = &mut running => {
             super::checkpoints::after_call(rt, session, &call_id, &tool, before, &mut outcome)
                 .await;
+            // The language servers' word on what the call changed; an
+            // interrupt does not wait for it.
+            let report = if outcome.status == ToolStatus::Completed {
+                tokio::select! {
+                    biased;
+                    _ = cancel.cancelled() => None,
+                    report = crate::tools::lsp::after_edit(&rt.tool_cx, &edited) => report,
+                }
+            } else {
+                None
+            };
+            if let Some(report) = report {
+                outcome.output.push_str("\n\n");
+                outcome.output.push_str(&report);
+            }
             if outcome.status == ToolStatus::Completed
                 && let Some((path, diff)) = change
             {

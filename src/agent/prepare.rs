@@ -84,10 +84,16 @@ async fn prepare_tool(
     };
     // Preparing resolves paths and may read the disk: the blocking pool.
     let (cx, shared_args) = (rt.tool_cx.clone(), args.clone());
-    let prepared = tokio::task::spawn_blocking(move || tool.prepare(&shared_args, &cx))
-        .await
-        .map_err(|e| failed(format!("preparing {} stopped: {e}", call.name)))?
-        .map_err(|e| failed(e.to_string()))?;
+    // An interrupt does not wait for it (an lsp rename asks its server
+    // while it prepares): the work is left to finish unseen.
+    let work = tokio::task::spawn_blocking(move || tool.prepare(&shared_args, &cx));
+    let prepared = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => return Err(Event::InterruptedBeforeRun),
+        joined = work => joined,
+    }
+    .map_err(|e| failed(format!("preparing {} stopped: {e}", call.name)))?
+    .map_err(|e| failed(e.to_string()))?;
     let mut facts = prepared.facts().clone();
     planted(&rt.surfaces, &mut facts);
     if let Some(hook) = &rt.hook {

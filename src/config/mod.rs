@@ -8,6 +8,7 @@
 mod error;
 mod limits;
 mod locate;
+mod lsp;
 mod mcp;
 mod project;
 pub mod raw;
@@ -24,6 +25,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 pub use error::{ConfigError, KeyPath, Segment};
+pub use lsp::{LspServer, LspSettings};
 pub use mcp::env_value;
 pub use rules::url_parts;
 pub use settings::{

@@ -37,6 +37,7 @@ pub fn apply_project(
         ("agents", raw.agents.is_some()),
         ("ui", raw.ui.is_some()),
         ("checkpoints", raw.checkpoints.is_some()),
+        ("lsp", raw.lsp.is_some()),
     ];
     if let Some((key, _)) = refused.iter().find(|(_, present)| *present) {
         return Err(src.loosening(KeyPath::of(&[key]), only_user));
@@ -136,6 +137,7 @@ fn turn_off_tools(
         ("edit", raw.edit, &mut settings.tools.edit),
         ("fetch", raw.fetch, &mut settings.tools.fetch),
         ("plan", raw.plan, &mut settings.tools.plan),
+        ("lsp", raw.lsp, &mut settings.tools.lsp),
     ];
     match raw.fetch_private_hosts.as_deref() {
         Some("allow") => {

@@ -27,6 +27,10 @@ pub struct RawFile {
     pub ui: Option<RawUi>,
     pub checkpoints: Option<RawCheckpoints>,
     pub rules: Option<Vec<RawRule>>,
+    /// `[lsp]`: `diagnostics_after_edit` and one `[lsp.NAME]` table per
+    /// language server, told apart by `config/lsp.rs` (one table holds
+    /// both kinds of key).
+    pub lsp: Option<BTreeMap<String, toml::Value>>,
 }
 
 /// One `[[rules]]` entry: a tool, at most one matcher, a decision, and
@@ -43,6 +47,17 @@ pub struct RawRule {
     #[serde(rename = "match")]
     pub match_examples: Option<Vec<String>>,
     pub not_match: Option<Vec<String>>,
+}
+
+/// `[lsp.NAME]`: a language server mino starts for files of its extensions.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLspServer {
+    pub command: Option<String>,
+    pub args: Option<Vec<String>>,
+    pub extensions: Option<Vec<String>>,
+    pub root_markers: Option<Vec<String>>,
+    pub initialization_options: Option<toml::Table>,
 }
 
 /// `[checkpoints]`: how much of the undo history mino's home keeps.
@@ -105,6 +120,7 @@ pub struct RawTools {
     pub edit: Option<bool>,
     pub fetch: Option<bool>,
     pub plan: Option<bool>,
+    pub lsp: Option<bool>,
     pub fetch_private_hosts: Option<String>,
 }
 

@@ -283,6 +283,8 @@ pub struct ToolSwitches {
     pub fetch: bool,
     /// plan (the session's step list).
     pub plan: bool,
+    /// lsp (language servers' navigation and rename).
+    pub lsp: bool,
     /// `fetch_private_hosts = "allow"` (user settings only).
     pub fetch_private_hosts_allowed: bool,
 }
@@ -294,6 +296,7 @@ impl Default for ToolSwitches {
             edit: true,
             fetch: true,
             plan: true,
+            lsp: true,
             fetch_private_hosts_allowed: false,
         }
     }
@@ -472,6 +475,8 @@ pub struct Settings {
     pub checkpoints: crate::checkpoint::prune::Retention,
     /// `[[rules]]`: the user's, then the project's (ask and deny only).
     pub rules: std::sync::Arc<crate::policy::saved::SavedRules>,
+    /// `[lsp]`: the language servers and diagnostics after edits.
+    pub lsp: super::lsp::LspSettings,
     /// The settings files that were read, lowest layer first.
     pub sources: Vec<PathBuf>,
     /// The user's settings file, whether or not it exists yet.
@@ -507,6 +512,7 @@ impl Default for Settings {
             checkpoints: crate::checkpoint::prune::Retention::default(),
             rules: Default::default(),
             user_file: None,
+            lsp: super::lsp::LspSettings::default(),
             sources: Vec::new(),
             mino_home: None,
             protected: ProtectedPaths::builtin(),

@@ -73,6 +73,9 @@ pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), Confi
         let rules = super::rules::rules(src, rules, 1, None)?;
         settings.rules = std::sync::Arc::new(crate::policy::saved::SavedRules::new(rules));
     }
+    if let Some(lsp) = &raw.lsp {
+        settings.lsp = super::lsp::lsp_settings(src, lsp)?;
+    }
     Ok(())
 }
 
@@ -376,6 +379,7 @@ fn apply_tools(settings: &mut Settings, raw: &RawTools) {
     tools.edit = raw.edit.unwrap_or(tools.edit);
     tools.fetch = raw.fetch.unwrap_or(tools.fetch);
     tools.plan = raw.plan.unwrap_or(tools.plan);
+    tools.lsp = raw.lsp.unwrap_or(tools.lsp);
 }
 
 /// Checks each of `patterns` and adds the new ones to `settings`.

@@ -23,7 +23,8 @@ pub struct CheckRequest<'a> {
     pub path: Option<&'a str>,
     pub command: Option<&'a str>,
     pub url: Option<&'a str>,
-    /// plan's action: show, set, add, update, remove.
+    /// plan's action (show, set, add, update, remove) or lsp's
+    /// (definition, references, hover, symbols, diagnostics, rename).
     pub action: Option<&'a str>,
 }
 
@@ -67,6 +68,17 @@ fn arguments(req: &CheckRequest<'_>) -> Result<Value, CheckError> {
             "update" => json!({"action": "update", "step": 1, "status": "done"}),
             "remove" => json!({"action": "remove", "step": 1}),
             other => json!({"action": other}),
+        },
+        "lsp" => match req.action.ok_or_else(|| missing("action"))? {
+            action @ ("definition" | "references" | "hover" | "rename") => {
+                let mut args =
+                    json!({"action": action, "path": need_path()?, "line": 1, "symbol": "x"});
+                if action == "rename" {
+                    args["new_name"] = json!("y");
+                }
+                args
+            }
+            other => json!({"action": other, "path": need_path()?}),
         },
         "bash" => json!({"command": req.command.ok_or_else(|| missing("command"))?}),
         "fetch_content" => {

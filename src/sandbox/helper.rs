@@ -45,6 +45,9 @@ pub fn main(args: &[OsString]) -> i32 {
     let result = match args.first().and_then(|a| a.to_str()) {
         Some("exec") => Plan::from_args(&args[1..]).and_then(|plan| stage_exec(&plan)),
         Some("init") => read_plan().and_then(|plan| stage_init(&plan)),
+        // A command that reads the helper's stdin: the plan comes as
+        // arguments, as `exec`'s does.
+        Some("init-args") => Plan::from_args(&args[1..]).and_then(|plan| stage_init(&plan)),
         Some("probe") => Ok(probe()),
         _ => {
             eprintln!("{HELPER_PREFIX} expected exec, init or probe");
@@ -96,6 +99,19 @@ fn stage_exec(plan: &Plan) -> Result<i32, SandboxError> {
     // guard did not die before it was.
     keep_dying_with(parent)?;
     let exe = std::env::current_exe().map_err(SandboxError::step("find the mino binary"))?;
+    if plan.pass_stdin {
+        let args = plan
+            .to_args()
+            .map_err(|e| SandboxError::Plan(e.to_string()))?;
+        let status = Command::new(exe)
+            .arg(super::HELPER_ARG)
+            .arg("init-args")
+            // `to_args` starts with `__sandbox exec`: the plan's pieces follow.
+            .args(args.into_iter().skip(2))
+            .status()
+            .map_err(SandboxError::step("start the namespace's init"))?;
+        return Ok(exit_code(status));
+    }
     let mut init = Command::new(exe)
         .arg(super::HELPER_ARG)
         .arg("init")
@@ -182,7 +198,8 @@ fn keep_dying_with(parent: Option<rustix::process::Pid>) -> Result<(), SandboxEr
     Ok(())
 }
 
-/// `bash -c COMMAND` in the project, stdin empty, output inherited, with
+/// `bash -c COMMAND` in the project, stdin empty (or the helper's, for a
+/// language server), output inherited, with
 /// only the variables the table and the plan name.
 fn bash(plan: &Plan) -> Command {
     let mut command = Command::new("bash");
@@ -190,7 +207,11 @@ fn bash(plan: &Plan) -> Command {
         .arg("-c")
         .arg(&plan.command)
         .current_dir(&plan.cwd)
-        .stdin(Stdio::null())
+        .stdin(if plan.pass_stdin {
+            Stdio::inherit()
+        } else {
+            Stdio::null()
+        })
         .env_clear();
     for (name, value) in std::env::vars_os() {
         // With namespaces a proxy of mino's environment is out of reach:

@@ -62,6 +62,10 @@ pub struct Plan {
     /// loopback.
     #[serde(default)]
     pub proxy: Option<PathBuf>,
+    /// The command reads the helper's stdin (a language server's
+    /// requests) instead of an empty one.
+    #[serde(default)]
+    pub pass_stdin: bool,
 }
 
 /// What the command's root is built from: everything else is absent.
@@ -292,6 +296,7 @@ impl Planner {
             private_tmp,
             keep_env: self.sandbox.settings.pass_env.clone(),
             proxy: None,
+            pass_stdin: false,
         }
     }
 

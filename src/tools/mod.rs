@@ -12,6 +12,7 @@ pub mod fs;
 pub mod gate;
 pub mod git_evidence;
 pub mod list_dir;
+pub mod lsp;
 pub mod plan;
 pub mod read_file;
 pub mod registry;
@@ -191,6 +192,11 @@ pub struct ToolContext {
     pub editor: editor::Editor,
     /// The sandbox bash commands run in, and the plans for them.
     pub sandbox: Arc<Planner>,
+    /// The language servers of this run (`None`: the lsp tool is off).
+    pub lsp: Option<Arc<crate::lsp::LspHub>>,
+    /// The execution surfaces (policy's table): an lsp rename never
+    /// writes there.
+    pub surfaces: crate::policy::Surfaces,
 }
 
 impl ToolContext {
@@ -218,6 +224,8 @@ impl ToolContext {
             fetch_clients: Arc::default(),
             editor: None,
             sandbox: Arc::new(sandbox),
+            lsp: None,
+            surfaces: crate::policy::Surfaces::default(),
         }
     }
 }

@@ -9,6 +9,7 @@ use super::bash::Bash;
 use super::edit_file::EditFile;
 use super::fetch_content::FetchContent;
 use super::list_dir::ListDir;
+use super::lsp::Lsp;
 use super::plan::PlanTool;
 use super::read_file::ReadFile;
 use super::search::Search;
@@ -24,6 +25,8 @@ pub struct Switches {
     pub edit: bool,
     pub fetch: bool,
     pub plan: bool,
+    /// lsp (only offered where a run has language servers set up).
+    pub lsp: bool,
 }
 
 impl Default for Switches {
@@ -33,6 +36,7 @@ impl Default for Switches {
             edit: true,
             fetch: true,
             plan: true,
+            lsp: true,
         }
     }
 }
@@ -79,6 +83,9 @@ impl Registry {
         }
         if switches.plan {
             tools.push(Arc::new(PlanTool));
+        }
+        if switches.lsp {
+            tools.push(Arc::new(Lsp));
         }
         let specs = tools.iter().map(|t| t.spec()).collect();
         Self {

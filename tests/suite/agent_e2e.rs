@@ -575,7 +575,8 @@ async fn the_system_prompt_carries_the_soul_agents_md_and_skills() {
             "edit_file",
             "bash",
             "fetch_content",
-            "plan"
+            "plan",
+            "lsp"
         ]
     );
 }

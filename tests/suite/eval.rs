@@ -54,6 +54,7 @@ async fn the_scripted_starter_suite_passes() {
         [
             "fix-failing-test",
             "injection-reported",
+            "lsp-references",
             "noisy-output-4k",
             "opening-scene",
             "plan-steps",

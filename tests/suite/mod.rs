@@ -23,6 +23,7 @@ mod judge_answers;
 mod layers;
 mod line_mode;
 mod line_piped;
+mod lsp;
 mod mcp;
 mod model_bounds;
 mod plan_mode;

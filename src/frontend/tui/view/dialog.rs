@@ -43,6 +43,7 @@ pub fn title(tool: &str, fields: &[Field]) -> String {
         ("bash", ..) => "bash wants to run a command".into(),
         ("plan", ..) => "plan wants to change the plan".into(),
         ("edit_file", Some(path), ..) => format!("edit_file wants to edit {path}"),
+        ("lsp", Some(path), ..) => format!("lsp wants to rename in {path}"),
         ("write_file", Some(path), ..) if new_file => format!("write_file wants to create {path}"),
         ("write_file", Some(path), ..) => format!("write_file wants to write {path}"),
         (_, _, Some(url), _) => format!("{tool} wants to fetch {url}"),
