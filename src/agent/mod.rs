@@ -25,6 +25,7 @@ mod request;
 mod rewind;
 mod secret_values;
 pub mod sessions;
+mod shells;
 mod stream;
 pub mod task;
 pub mod turn;

@@ -100,6 +100,7 @@ pub struct RawLimits {
     pub turn_requests: Option<i64>,
     pub turn_tool_calls: Option<i64>,
     pub prompt_bytes: Option<i64>,
+    pub background_shells: Option<i64>,
 }
 
 /// `[protected]`.

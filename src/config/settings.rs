@@ -311,6 +311,9 @@ pub struct LimitSettings {
     /// The largest prompt accepted, in bytes (a person's or an editor's,
     /// embedded resources included).
     pub prompt_bytes: usize,
+    /// Background processes (`bash` with `background: true`) a session
+    /// runs at once.
+    pub background_shells: usize,
 }
 
 impl Default for LimitSettings {
@@ -321,6 +324,7 @@ impl Default for LimitSettings {
             turn_requests: 8,
             turn_tool_calls: 16,
             prompt_bytes: 1 << 20,
+            background_shells: crate::tools::bash::background::DEFAULT_LIMIT,
         }
     }
 }

@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 use crate::policy::BashConfinement;
 
 pub use describe::{links_note, masked_note, network_note, result_note, summary};
-pub use plan::{Plan, Planner};
+pub use plan::{Join, Plan, Planner};
 pub use probe::Support;
 
 /// The loopback port of the proxy inside every command's network namespace.
@@ -44,6 +44,12 @@ pub const PROXY_PORT: u16 = 3128;
 
 /// Where the proxy's unix socket is bound in the command's root.
 pub const PROXY_SOCKET: &str = "/dev/mino-proxy";
+
+/// The line a keeper's first stage prints, followed by its process id.
+pub const KEEPER_AT: &str = "mino-keeper at";
+
+/// The line a keeper's init prints once its namespace is ready.
+pub const KEEPER_READY: &str = "mino-keeper ready";
 
 /// The first argument that starts the helper instead of mino.
 pub const HELPER_ARG: &str = "__sandbox";

@@ -62,6 +62,25 @@ pub struct Plan {
     /// loopback.
     #[serde(default)]
     pub proxy: Option<PathBuf>,
+    /// Hold a network namespace instead of running the command: the
+    /// session's keeper, whose namespace its background processes and the
+    /// calls after them share (`helper.rs`).
+    #[serde(default)]
+    pub keeper: bool,
+    /// Enter the keeper's network namespace (and the user namespace that
+    /// owns it) instead of making a new one; everything else is this
+    /// call's own.
+    #[serde(default)]
+    pub join: Option<Join>,
+}
+
+/// The process whose namespaces a call joins: the keeper's first stage,
+/// named by its id and its start time (clock ticks after boot), so that an
+/// id reused by another process is never joined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Join {
+    pub pid: i32,
+    pub start: u64,
 }
 
 /// What the command's root is built from: everything else is absent.
@@ -292,6 +311,8 @@ impl Planner {
             private_tmp,
             keep_env: self.sandbox.settings.pass_env.clone(),
             proxy: None,
+            keeper: false,
+            join: None,
         }
     }
 

@@ -3,6 +3,8 @@
 //! then runs (`run`). It never decides whether it may run: `policy` does.
 
 pub mod bash;
+pub mod bash_kill;
+pub mod bash_output;
 mod blocking;
 pub mod edit_file;
 pub mod editor;
@@ -16,6 +18,7 @@ pub mod plan;
 pub mod read_file;
 pub mod registry;
 pub mod search;
+pub mod shell_tools;
 pub mod skill_view;
 pub(crate) mod wording;
 pub mod write_file;
@@ -191,6 +194,9 @@ pub struct ToolContext {
     pub editor: editor::Editor,
     /// The sandbox bash commands run in, and the plans for them.
     pub sandbox: Arc<Planner>,
+    /// The session's background processes (`bash` with `background:
+    /// true`), read by `bash_output` and stopped by `bash_kill`.
+    pub shells: Arc<bash::Shells>,
 }
 
 impl ToolContext {
@@ -218,6 +224,7 @@ impl ToolContext {
             fetch_clients: Arc::default(),
             editor: None,
             sandbox: Arc::new(sandbox),
+            shells: Arc::default(),
         }
     }
 }

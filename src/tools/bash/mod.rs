@@ -29,11 +29,15 @@ use tokio::time::{Instant, sleep, sleep_until, timeout};
 use tokio_util::sync::CancellationToken;
 
 mod args;
+pub mod background;
 pub mod guard;
+mod keeper;
+mod log;
 mod output;
 mod status;
 
 use args::Args;
+pub use background::Shells;
 use guard::GUARD;
 pub use output::LiveOutput;
 use output::{Pipes, SharedCapture};
@@ -133,6 +137,10 @@ impl Tool for Bash {
                     "reason": {
                         "type": "string",
                         "description": "With sandbox: false, why the command needs to leave the sandbox; shown to the user."
+                    },
+                    "background": {
+                        "type": "boolean",
+                        "description": "true starts a long-running command (a dev server, a watcher) and returns at once with its id and first lines of output; read more with bash_output, stop it with bash_kill. Later bash calls reach what it serves on localhost. Default: false."
                     }
                 },
                 "required": ["command"],
@@ -165,6 +173,9 @@ impl Tool for Bash {
                 crate::policy::DO_NOT_RETRY
             )));
         }
+        if args.background {
+            cx.shells.check_room()?;
+        }
         let (kind, sandbox) = match (exists, args.sandboxed) {
             (true, true) => (CallKind::Shell, Some(planner.clone())),
             (true, false) => (
@@ -190,6 +201,10 @@ impl Tool for Bash {
             reason: args.reason,
             no_sandbox: sandbox::summary(&planner.sandbox),
             sandbox,
+            background: args.background,
+            secrets: cx.secrets.clone(),
+            output_limit: cx.bash_output_limit,
+            shells: cx.shells.clone(),
         }))
     }
 }
@@ -215,6 +230,17 @@ struct BashCall {
     reason: Option<String>,
     /// What the `Sandbox` field says when it runs without one.
     no_sandbox: String,
+    /// `background: true`: started, registered with the session's shells,
+    /// and left running.
+    background: bool,
+    /// The values redaction hides (a background process's log holds back
+    /// their pieces).
+    secrets: crate::secrets::HeldSecrets,
+    /// Bytes of output kept.
+    output_limit: usize,
+    /// The session's background processes (and the keeper whose network
+    /// a sandboxed call joins while one exists).
+    shells: Arc<Shells>,
 }
 
 impl PreparedCall for BashCall {
@@ -227,6 +253,12 @@ impl PreparedCall for BashCall {
             Field::text("Command", self.command.clone()),
             Field::text("Working directory", self.cwd.to_string_lossy()),
         ];
+        if self.background {
+            fields.push(Field::text(
+                "Runs",
+                "in the background, until it ends, is stopped, or the session ends",
+            ));
+        }
         match (&self.sandbox, &self.reason) {
             (Some(planner), _) => {
                 fields.push(Field::text("Sandbox", sandbox::summary(&planner.sandbox)));
@@ -264,6 +296,9 @@ impl PreparedCall for BashCall {
 /// call left that the user's own git would run is undone and said so, on
 /// every way the call ends.
 async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
+    if call.background {
+        return background::run(call, cancel).await;
+    }
     let before = match &call.sandbox {
         Some(planner) => {
             let planner = planner.clone();
@@ -288,10 +323,31 @@ async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
     outcome
 }
 
-async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
-    if cancel.is_cancelled() {
-        return ToolOutcome::interrupted("Interrupted before the command started; nothing ran.");
-    }
+/// What the sandbox said about one call's plan: the helper's arguments,
+/// the masked paths and the note about links it left alone.
+type Planned = (Vec<std::ffi::OsString>, Vec<String>, Option<String>);
+
+/// A command started: its process (the guard, where there is one), the
+/// group it is signalled through, its output pipes and its plan.
+struct Started {
+    child: Child,
+    group: Group,
+    stdout: Option<tokio::process::ChildStdout>,
+    stderr: Option<tokio::process::ChildStderr>,
+    plan: Option<Planned>,
+}
+
+/// How a call enters the sandbox: on its own, joining the session's
+/// keeper, or as the keeper itself.
+#[derive(Debug, Clone, Copy, Default)]
+struct Entry {
+    join: Option<sandbox::Join>,
+    keeper: bool,
+}
+
+/// Plans the call's sandbox and starts it under the guard. Never waits for
+/// it; an error is the call's result.
+async fn start(call: &BashCall, entry: Entry) -> Result<Started, ToolOutcome> {
     let plan = match &call.sandbox {
         Some(planner) => {
             let planner = planner.clone();
@@ -301,7 +357,7 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
                 None => None,
                 Some(Ok(socket)) => Some(socket),
                 Some(Err(e)) => {
-                    return ToolOutcome::error(format!("{e}; the command did not run."));
+                    return Err(ToolOutcome::error(format!("{e}; the command did not run.")));
                 }
             };
             // The shell gate's own variables pass the sandbox's allow-list.
@@ -310,6 +366,8 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
                 let mut plan = planner.plan(&text);
                 plan.keep_env.extend(keep);
                 plan.proxy = proxy;
+                plan.join = entry.join.filter(|_| plan.namespaces);
+                plan.keeper = entry.keeper;
                 let masked: Vec<String> = plan.masked().map(|p| planner.display(p)).collect();
                 let links: Vec<String> = plan
                     .ignored_links
@@ -322,9 +380,15 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
             {
                 Ok((Ok(args), masked, links)) => Some((args, masked, links)),
                 Ok((Err(e), _, _)) => {
-                    return ToolOutcome::error(format!("Could not write the sandbox plan: {e}"));
+                    return Err(ToolOutcome::error(format!(
+                        "Could not write the sandbox plan: {e}"
+                    )));
                 }
-                Err(e) => return ToolOutcome::error(format!("Could not plan the sandbox: {e}")),
+                Err(e) => {
+                    return Err(ToolOutcome::error(format!(
+                        "Could not plan the sandbox: {e}"
+                    )));
+                }
             }
         }
         None => None,
@@ -374,19 +438,48 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
     command.envs(call.env.iter().map(|(k, v)| (k, v)));
     let mut child = match command.spawn() {
         Ok(child) => child,
-        Err(e) => return ToolOutcome::error(format!("Could not start bash: {e}")),
+        Err(e) => return Err(ToolOutcome::error(format!("Could not start bash: {e}"))),
     };
     // `process_group(0)`: the group's id is the child's pid.
-    let Some(mut group) = child
+    let Some(group) = child
         .id()
         .and_then(|id| i32::try_from(id).ok())
         .and_then(Pid::from_raw)
         .map(|pid| Group::new(pid, child.stdin.take()))
     else {
         let _ = child.start_kill();
-        return ToolOutcome::error("Could not start bash: it has no process id.");
+        return Err(ToolOutcome::error(
+            "Could not start bash: it has no process id.",
+        ));
     };
-    let mut pipes = Pipes::new(child.stdout.take(), child.stderr.take());
+    Ok(Started {
+        stdout: child.stdout.take(),
+        stderr: child.stderr.take(),
+        child,
+        group,
+        plan,
+    })
+}
+
+async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
+    if cancel.is_cancelled() {
+        return ToolOutcome::interrupted("Interrupted before the command started; nothing ran.");
+    }
+    let entry = Entry {
+        join: call.shells.join_target(),
+        keeper: false,
+    };
+    let Started {
+        mut child,
+        mut group,
+        stdout,
+        stderr,
+        plan,
+    } = match start(&call, entry).await {
+        Ok(started) => started,
+        Err(outcome) => return outcome,
+    };
+    let mut pipes = Pipes::new(stdout, stderr);
     let capture = &call.capture;
 
     let deadline = sleep_until(Instant::now() + call.timeout);

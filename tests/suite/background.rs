@@ -1,0 +1,189 @@
+//! Background processes end to end: the built binary against a loopback
+//! model service starts a real HTTP server (`python3 -m http.server`) with
+//! `bash` and `background: true`, reaches it from a later bash call's
+//! `curl` (the calls share the session's network), reads its log with
+//! `bash_output`, stops it with `bash_kill`; and nothing of it is left
+//! after `/new` or after mino is killed with SIGKILL (checked in `/proc`).
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::sandbox::{Setup, stderr};
+use crate::support::llm::{Reply, text, tool};
+use crate::support::stream::outputs;
+
+/// The server, serving the project on the sandbox's loopback.
+fn server(setup: &Setup, port: u16) -> String {
+    format!(
+        "exec python3 -u -m http.server {port} --bind 127.0.0.1 --directory {}",
+        setup.project().display()
+    )
+}
+
+fn background(command: &str) -> Reply {
+    tool("bash", json!({ "command": command, "background": true }))
+}
+
+/// A later call that waits for the server to answer (a state, not a time).
+fn fetch(port: u16) -> Reply {
+    tool(
+        "bash",
+        json!({ "command": format!(
+            "for i in $(seq 200); do curl -sf http://127.0.0.1:{port}/notes.md && break; sleep 0.05; done; echo fetched"
+        ) }),
+    )
+}
+
+/// The processes of this machine running the test's server (its command
+/// line names the test's own project).
+fn servers(setup: &Setup) -> Vec<i32> {
+    let project = setup.project().display().to_string();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains("http.server")
+            && cmdline.contains(&project)
+            && !cmdline.contains("bash -c")
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+/// Waits until `ready` holds for the server processes, or fails after a
+/// generous bound (a state is waited for, never a duration).
+fn wait_servers(setup: &Setup, what: &str, ready: impl Fn(&[i32]) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let now = servers(setup);
+        if ready(&now) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{what}: still {now:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_background_server_is_reached_by_a_later_call_read_and_killed() {
+    let setup = Setup::new(Vec::new(), "").await;
+    let port = 8765;
+    let start = background(&server(&setup, port));
+    let setup = setup
+        .with_replies(
+            vec![
+                start,
+                fetch(port),
+                tool("bash_output", json!({ "id": 1 })),
+                tool("bash_kill", json!({ "id": 1 })),
+                text("done"),
+            ],
+            "",
+        )
+        .await;
+    let (events, out) = setup.bypass("start the dev server").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = outputs(&events);
+    assert_eq!(results.len(), 4, "{results:?}");
+    assert!(
+        results[0].contains("Started background process 1"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1].contains("notes\n") && results[1].contains("fetched"),
+        "the later call reached the server: {}",
+        results[1]
+    );
+    assert!(
+        results[2].contains("still running") && results[2].contains("GET /notes.md"),
+        "bash_output reads the server's log: {}",
+        results[2]
+    );
+    assert!(
+        results[3].contains("Stopped background process 1"),
+        "{}",
+        results[3]
+    );
+    // Offered only while a background process exists.
+    let bodies = setup.llm.bodies();
+    let offered = |body: &str| {
+        let body: serde_json::Value = serde_json::from_str(body).unwrap();
+        let names: Vec<&str> = body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t["function"]["name"].as_str())
+            .collect();
+        assert!(names.contains(&"bash"), "{names:?}");
+        names.contains(&"bash_output") && names.contains(&"bash_kill")
+    };
+    assert!(!offered(&bodies[0]), "offered before any");
+    assert!(offered(&bodies[1]), "offered while one runs");
+    assert!(!offered(&bodies[4]), "offered after the kill");
+    assert!(servers(&setup).is_empty(), "{:?}", servers(&setup));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_of_a_background_server_is_left_after_new_or_a_sigkill() {
+    let setup = Setup::new(Vec::new(), "").await;
+    let port = 8766;
+    let (first, again) = (
+        background(&server(&setup, port)),
+        background(&server(&setup, port)),
+    );
+    let setup = setup
+        .with_replies(
+            vec![first, text("started"), again, text("started again")],
+            "",
+        )
+        .await;
+    let mut pty = setup.line_in_bypass();
+    pty.send_line("start the server");
+    pty.expect("started");
+    wait_servers(&setup, "the server starts", |s| !s.is_empty());
+    pty.send_line("/new");
+    wait_servers(&setup, "/new stops the server", <[i32]>::is_empty);
+    pty.send_line("start it again");
+    pty.expect("started again");
+    wait_servers(&setup, "the server starts again", |s| !s.is_empty());
+    let mino = i32::try_from(pty.pid()).unwrap();
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(mino).unwrap(),
+        rustix::process::Signal::KILL,
+    )
+    .unwrap();
+    wait_servers(&setup, "mino's SIGKILL stops the server", <[i32]>::is_empty);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fifth_background_process_is_refused_with_the_limit_named() {
+    let setup = Setup::new(Vec::new(), "").await;
+    let mut replies: Vec<Reply> = (0..5).map(|_| background("sleep 600")).collect();
+    replies.push(text("done"));
+    let setup = setup.with_replies(replies, "").await;
+    let (events, out) = setup.bypass("start five").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = outputs(&events);
+    assert_eq!(results.len(), 5, "{results:?}");
+    for (i, result) in results[..4].iter().enumerate() {
+        assert!(
+            result.contains(&format!("Started background process {}", i + 1)),
+            "{result}"
+        );
+    }
+    assert!(
+        results[4].contains("4 background processes are running already")
+            && results[4].contains("[limits] background_shells = 4"),
+        "{}",
+        results[4]
+    );
+}
