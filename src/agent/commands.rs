@@ -373,8 +373,29 @@ mod tests {
         ));
         assert_eq!(
             parse("/frobnicate").unwrap_err().to_string(),
-            "unknown command /frobnicate; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /permissions, /rewind, /help, /quit"
+            "unknown command /frobnicate; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /permissions, /rewind, /shells, /help, /quit"
         );
+        assert_eq!(parse("/shells"), Ok(Command::Shells(None)));
+        assert_eq!(
+            parse("/shells 2"),
+            Ok(Command::Shells(Some(ShellsAction::Show(2))))
+        );
+        assert_eq!(
+            parse("/shells kill 3"),
+            Ok(Command::Shells(Some(ShellsAction::Kill(3))))
+        );
+        assert!(matches!(
+            parse("/shells kill"),
+            Err(CommandError::BadShell { .. })
+        ));
+        assert!(matches!(
+            parse("/shells 0"),
+            Err(CommandError::BadShell { .. })
+        ));
+        assert!(matches!(
+            parse("/shells kill 3 4"),
+            Err(CommandError::Extra { .. })
+        ));
         assert_eq!(parse("/exit"), Ok(Command::Quit));
         assert!(is_command("/mode"));
         assert!(!is_command("//not a command"));

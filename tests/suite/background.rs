@@ -187,3 +187,38 @@ async fn a_fifth_background_process_is_refused_with_the_limit_named() {
         results[4]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_a_background_process_prints_in_pieces_never_reaches_the_model() {
+    use crate::support::world::SECRET;
+    let setup = Setup::new(Vec::new(), "").await;
+    let (head, tail) = SECRET.split_at(SECRET.len() / 2);
+    // The first piece is printed before the start returns, the second
+    // after it: neither may be handed out alone.
+    let command = format!("printf 'value: {head}'; sleep 3; printf '{tail}\\n'; sleep 600");
+    let setup = setup
+        .with_replies(
+            vec![
+                background(&command),
+                tool("bash", json!({ "command": "sleep 4; echo waited" })),
+                tool("bash_output", json!({ "id": 1 })),
+                text("done"),
+            ],
+            "",
+        )
+        .await;
+    let (events, out) = setup.bypass("print it").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = outputs(&events);
+    assert_eq!(results.len(), 3, "{results:?}");
+    // What the process printed (the command itself, written by the model,
+    // holds the pieces as text).
+    let printed = |result: &str, after: &str| result.split_once(after).unwrap().1.to_string();
+    let first = printed(&results[0], "First output:");
+    let later = printed(&results[2], "New output:");
+    assert!(first.contains("value: "), "{first}");
+    assert!(later.contains("[redacted"), "{later}");
+    for output in [first, later] {
+        assert!(!output.contains(head) && !output.contains(tail), "{output}");
+    }
+}
