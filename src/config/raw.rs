@@ -190,4 +190,5 @@ pub struct RawSandbox {
     pub pass_env: Option<Vec<String>>,
     pub allow_private: Option<Vec<String>>,
     pub allowed_domains: Option<Vec<String>>,
+    pub publish: Option<Vec<i64>>,
 }

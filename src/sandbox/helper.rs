@@ -53,8 +53,9 @@ pub fn main(args: &[OsString]) -> i32 {
         Some("exec") => Plan::from_args(&args[1..]).and_then(|plan| stage_exec(&plan)),
         Some("init") => read_plan().and_then(|plan| stage_init(&plan)),
         Some("probe") => Ok(probe()),
+        Some("publish") => super::publish::stage(&args[1..]),
         _ => {
-            eprintln!("{HELPER_PREFIX} expected exec, init or probe");
+            eprintln!("{HELPER_PREFIX} expected exec, init, probe or publish");
             return SETUP_FAILED;
         }
     };
@@ -208,7 +209,7 @@ fn stage_init(plan: &Plan) -> Result<i32, SandboxError> {
 /// Enters the user and network namespaces of the keeper's first stage,
 /// after checking that the process is still the one that was named (its
 /// start time), so a reused id is never joined.
-fn join(keeper: Join) -> Result<(), SandboxError> {
+pub(super) fn join(keeper: Join) -> Result<(), SandboxError> {
     let open = |ns: &str| {
         std::fs::File::open(format!("/proc/{}/ns/{ns}", keeper.pid)).map_err(SandboxError::step(
             format!("open the keeper's {ns} namespace"),
@@ -250,7 +251,7 @@ fn hold() -> Result<i32, SandboxError> {
 /// Sets the parent-death signal (again: a change of user namespace may
 /// clear it) and checks that the parent is still `parent`: one that died
 /// before the signal was set would never send it.
-fn keep_dying_with(parent: Option<rustix::process::Pid>) -> Result<(), SandboxError> {
+pub(super) fn keep_dying_with(parent: Option<rustix::process::Pid>) -> Result<(), SandboxError> {
     set_parent_process_death_signal(Some(Signal::KILL))
         .map_err(|e| SandboxError::step("set the parent-death signal")(e.into()))?;
     if rustix::process::getppid() != parent {

@@ -26,6 +26,8 @@ mod netlink;
 pub mod plan;
 pub mod probe;
 pub mod proxy;
+#[cfg(target_os = "linux")]
+mod publish;
 pub mod root;
 pub mod scan;
 
@@ -50,6 +52,9 @@ pub const KEEPER_AT: &str = "mino-keeper at";
 
 /// The line a keeper's init prints once its namespace is ready.
 pub const KEEPER_READY: &str = "mino-keeper ready";
+
+/// The line the publishing helper prints once it forwards.
+pub const PUBLISH_READY: &str = "mino-publish ready";
 
 /// The first argument that starts the helper instead of mino.
 pub const HELPER_ARG: &str = "__sandbox";
@@ -154,6 +159,10 @@ pub struct SandboxSettings {
     /// When set, the only hosts the proxy reaches (patterns, `*` any run
     /// of characters), user settings only.
     pub allowed_domains: Option<Vec<String>>,
+    /// Ports of the session's shared network forwarded to the host's
+    /// loopback (the same port), so the person's browser reaches a dev
+    /// server a background process started; user settings only.
+    pub publish: Vec<u16>,
 }
 
 impl Default for SandboxSettings {
@@ -170,6 +179,7 @@ impl Default for SandboxSettings {
             pass_env: Vec::new(),
             allow_private: Vec::new(),
             allowed_domains: None,
+            publish: Vec::new(),
         }
     }
 }

@@ -222,3 +222,55 @@ async fn a_secret_a_background_process_prints_in_pieces_never_reaches_the_model(
         assert!(!output.contains(head) && !output.contains(tail), "{output}");
     }
 }
+
+/// `GET /notes.md` on the host's loopback; `None` when nothing answers.
+fn get_from_host(port: u16) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    stream
+        .write_all(b"GET /notes.md HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        .ok()?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).ok()?;
+    (!answer.is_empty()).then_some(answer)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_published_port_reaches_the_server_from_the_host_until_mino_is_killed() {
+    let port = 18767;
+    let settings = format!("[sandbox]\npublish = [{port}]\n");
+    let setup = Setup::new(Vec::new(), &settings).await;
+    let start = background(&server(&setup, port));
+    let setup = setup
+        .with_replies(vec![start, text("serving")], &settings)
+        .await;
+    let mut pty = setup.line_in_bypass();
+    pty.send_line("start the server");
+    pty.expect("serving");
+    assert!(pty.all().contains("Forwarded to the host"), "{}", pty.all());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let answer = loop {
+        if let Some(answer) = get_from_host(port).filter(|a| a.contains("200")) {
+            break answer;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the published port never answered"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(answer.ends_with("notes\n"), "{answer}");
+    let mino = i32::try_from(pty.pid()).unwrap();
+    rustix::process::kill_process(
+        rustix::process::Pid::from_raw(mino).unwrap(),
+        rustix::process::Signal::KILL,
+    )
+    .unwrap();
+    wait_servers(&setup, "mino's SIGKILL stops the server", <[i32]>::is_empty);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+        assert!(Instant::now() < deadline, "the port stayed open");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -230,22 +230,24 @@ impl Shells {
     /// The keeper for a background call in the full sandbox, started the
     /// first time; `None` where commands share the host's network anyway
     /// (Landlock alone, no sandbox).
-    async fn keeper_for(&self, call: &BashCall) -> Result<Option<Join>, String> {
+    /// With it, what the keeper's start says (the published ports).
+    async fn keeper_for(&self, call: &BashCall) -> Result<(Option<Join>, Option<String>), String> {
         let full = call
             .sandbox
             .as_ref()
             .is_some_and(|planner| planner.sandbox.level == Level::Full);
         if !full {
-            return Ok(None);
+            return Ok((None, None));
         }
         let _starting = self.starting.lock().await;
         if let Some(join) = self.join_target() {
-            return Ok(Some(join));
+            return Ok((Some(join), None));
         }
         let keeper = Keeper::start(call).await?;
         let join = keeper.join;
+        let note = keeper.note.clone();
         *self.keeper.lock().unwrap_or_else(PoisonError::into_inner) = Some(keeper);
-        Ok(Some(join))
+        Ok((Some(join), note))
     }
 
     /// A new entry in the table, when there is room.
@@ -326,8 +328,8 @@ pub(super) async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcom
     if let Err(e) = shells.check_room() {
         return ToolOutcome::error(e.to_string());
     }
-    let join = match shells.keeper_for(&call).await {
-        Ok(join) => join,
+    let (join, published) = match shells.keeper_for(&call).await {
+        Ok(found) => found,
         Err(why) => return ToolOutcome::error(why),
     };
     let bg = match shells.add(&call.command, call.output_limit, call.secrets.clone()) {
@@ -389,7 +391,10 @@ pub(super) async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcom
     if end.is_some() {
         shells.forget_if_done(id);
     }
-    ToolOutcome::completed(format!("{state}\nFirst output:\n{first}"))
+    let published = published
+        .map(|note| format!("\n{note}"))
+        .unwrap_or_default();
+    ToolOutcome::completed(format!("{state}{published}\nFirst output:\n{first}"))
 }
 
 /// Waits for a first whole line, the end, a cancel, or the bound.

@@ -7,15 +7,17 @@
 //! so it dies with its lifeline: dropped with the session's shells, or with
 //! mino, however mino ends. Never runs the model's command.
 
+use std::path::Path;
+use std::process::Stdio;
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
-use tokio::process::{Child, ChildStderr};
+use tokio::process::{Child, ChildStderr, Command};
 use tokio::time::timeout;
 
 use super::{BashCall, Entry, Group, Started, start};
 use crate::process_guard::proc_entry;
-use crate::sandbox::{Join, KEEPER_AT, KEEPER_READY};
+use crate::sandbox::{HELPER_ARG, Join, KEEPER_AT, KEEPER_READY, PUBLISH_READY};
 
 /// How long the keeper may take to set its namespace up.
 const READY_WAIT: Duration = Duration::from_secs(15);
@@ -28,7 +30,11 @@ pub(super) struct Keeper {
     /// Held so the keeper never writes into a closed pipe.
     _stdout: BufReader<tokio::process::ChildStdout>,
     _stderr: Option<ChildStderr>,
+    /// What forwards `[sandbox] publish` ports to the host (killed on drop).
+    _publisher: Option<Child>,
     pub(super) join: Join,
+    /// What the first background call says about the published ports.
+    pub(super) note: Option<String>,
 }
 
 impl Keeper {
@@ -56,15 +62,29 @@ impl Keeper {
                 let Some(entry) = proc_entry(pid) else {
                     return Err("The session's sandbox keeper ended as it started.".to_string());
                 };
+                let join = Join {
+                    pid,
+                    start: entry.start,
+                };
+                let (publisher, note) = match call.sandbox.as_ref() {
+                    Some(planner) if !planner.sandbox.settings.publish.is_empty() => {
+                        publish(
+                            &planner.sandbox.helper,
+                            join,
+                            &planner.sandbox.settings.publish,
+                        )
+                        .await
+                    }
+                    _ => (None, None),
+                };
                 Ok(Self {
                     child,
                     _group: group,
                     _stdout: stdout,
                     _stderr: stderr,
-                    join: Join {
-                        pid,
-                        start: entry.start,
-                    },
+                    _publisher: publisher,
+                    join,
+                    note,
                 })
             }
             Ok(None) | Err(_) => {
@@ -89,6 +109,72 @@ impl Keeper {
     pub(super) fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))
     }
+}
+
+/// Starts the helper that forwards `ports` of the host's loopback into
+/// the keeper's network, and what to tell the model about it.
+async fn publish(helper: &Path, join: Join, ports: &[u16]) -> (Option<Child>, Option<String>) {
+    let mut command = Command::new(helper);
+    command
+        .arg(HELPER_ARG)
+        .arg("publish")
+        .arg(join.pid.to_string())
+        .arg(join.start.to_string())
+        .args(ports.iter().map(u16::to_string))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let list = ports
+        .iter()
+        .map(|p| format!("127.0.0.1:{p}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut child = match command.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            return (
+                None,
+                Some(format!(
+                    "[sandbox] publish: could not start forwarding {list}: {e}"
+                )),
+            );
+        }
+    };
+    let mut line = String::new();
+    let ready = match child.stdout.take() {
+        Some(stdout) => {
+            let mut stdout = BufReader::new(stdout);
+            timeout(READY_WAIT, stdout.read_line(&mut line))
+                .await
+                .is_ok()
+                && line.trim_end() == PUBLISH_READY
+        }
+        None => false,
+    };
+    if ready {
+        return (
+            Some(child),
+            Some(format!(
+                "Forwarded to the host ([sandbox] publish): {list} there reaches the same port here."
+            )),
+        );
+    }
+    let mut said = String::new();
+    if let Some(stderr) = child.stderr.as_mut() {
+        let _ = timeout(
+            Duration::from_millis(500),
+            stderr.take(64 * 1024).read_to_string(&mut said),
+        )
+        .await;
+    }
+    (
+        None,
+        Some(format!(
+            "[sandbox] publish: could not forward {list} to the host: {}",
+            said.trim_end()
+        )),
+    )
 }
 
 /// Reads the keeper's two lines: where it is, then that it is ready.
