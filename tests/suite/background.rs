@@ -274,3 +274,30 @@ async fn a_published_port_reaches_the_server_from_the_host_until_mino_is_killed(
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shells_on_the_full_screen_lists_shows_and_stops_one() {
+    use crate::support::world::World;
+    let world = World::with(
+        "openai-chat",
+        vec![
+            background("echo shell-line-one; echo shell-line-two; exec sleep 600"),
+            text("it runs"),
+        ],
+        "",
+    )
+    .await;
+    let mut screen = world.full_screen_in(world.project.path(), &["--yolo"], &[]);
+    screen.submit("start it");
+    screen.wait_for("it runs");
+    screen.submit("/shells");
+    let listed = screen.wait_for_all(&["Background processes of this session", "shell-line-two"]);
+    assert!(listed.contains("running"), "{listed}");
+    screen.submit("/shells 1");
+    screen.wait_for_all(&["Output of background process 1", "shell-line-one"]);
+    screen.submit("/shells kill 1");
+    screen.wait_for("Stopped background process 1");
+    screen.submit("/shells");
+    screen.wait_for("No background processes in this session");
+    crate::support::full_screen::quit(&mut screen);
+}
