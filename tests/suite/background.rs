@@ -74,8 +74,18 @@ fn wait_servers(setup: &Setup, what: &str, ready: impl Fn(&[i32]) -> bool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_background_server_is_reached_by_a_later_call_read_and_killed() {
-    let setup = Setup::new(Vec::new(), "").await;
-    let port = 8765;
+    reached_read_and_killed(8765, "").await;
+}
+
+/// Under Landlock alone there is no namespace to share: the server is on
+/// the host's loopback, and the same holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn under_landlock_alone_a_background_server_is_reached_read_and_killed() {
+    reached_read_and_killed(18768, "[sandbox]\nnamespaces = false\n").await;
+}
+
+async fn reached_read_and_killed(port: u16, settings: &str) {
+    let setup = Setup::new(Vec::new(), settings).await;
     let start = background(&server(&setup, port));
     let setup = setup
         .with_replies(
@@ -86,7 +96,7 @@ async fn a_background_server_is_reached_by_a_later_call_read_and_killed() {
                 tool("bash_kill", json!({ "id": 1 })),
                 text("done"),
             ],
-            "",
+            settings,
         )
         .await;
     let (events, out) = setup.bypass("start the dev server").await;

@@ -261,6 +261,14 @@ impl Shells {
         if procs.iter().filter(|p| p.running()).count() >= self.limit {
             return Err(self.full());
         }
+        // Ended ones wait for the model to read them, but never more than
+        // `limit` of them: memory stays bounded however many are started.
+        while procs.iter().filter(|p| !p.running()).count() >= self.limit {
+            let Some(oldest) = procs.iter().position(|p| !p.running()) else {
+                break;
+            };
+            procs.remove(oldest);
+        }
         let bg = Arc::new(Background {
             id: self.next.fetch_add(1, Ordering::Relaxed),
             command: command.to_string(),
