@@ -284,7 +284,7 @@ fn bash(plan: &Plan) -> Command {
         }
     }
     if plan.namespaces && plan.proxy.is_some() {
-        for (name, value) in root::proxy_env(PROXY_PORT) {
+        for (name, value) in root::proxy_env(PROXY_PORT, plan.direct_loopback) {
             command.env(name, value);
         }
     }

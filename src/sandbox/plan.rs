@@ -72,6 +72,11 @@ pub struct Plan {
     /// call's own.
     #[serde(default)]
     pub join: Option<Join>,
+    /// The namespace's loopback reached without the proxy (`NO_PROXY`):
+    /// a call in the shared network, unless the user's `allow_private`
+    /// names a loopback service of the host, which only the proxy reaches.
+    #[serde(default)]
+    pub direct_loopback: bool,
 }
 
 /// The process whose namespaces a call joins: the keeper's first stage,
@@ -196,6 +201,16 @@ impl Planner {
         }
     }
 
+    /// Whether a call in the session's shared network reaches its loopback
+    /// directly: not when `allow_private` names a loopback service of the
+    /// host, which only the proxy reaches.
+    pub fn direct_loopback(&self) -> bool {
+        !self.sandbox.settings.allow_private.iter().any(|entry| {
+            let host = entry.rsplit_once(':').map_or(entry.as_str(), |(h, _)| h);
+            host.eq_ignore_ascii_case("localhost") || host.starts_with("127.") || host == "[::1]"
+        })
+    }
+
     /// Whether a command's traffic leaves through the proxy.
     pub fn uses_proxy(&self) -> bool {
         self.sandbox.level == Level::Full && self.sandbox.settings.network == Network::On
@@ -313,6 +328,7 @@ impl Planner {
             proxy: None,
             keeper: false,
             join: None,
+            direct_loopback: false,
         }
     }
 

@@ -311,3 +311,42 @@ async fn shells_on_the_full_screen_lists_shows_and_stops_one() {
     screen.wait_for("No background processes in this session");
     crate::support::full_screen::quit(&mut screen);
 }
+
+/// A call in the shared network still leaves through the proxy: a host
+/// loopback service named in `allow_private` is reached through the
+/// keeper's bridge (and loopback then goes through the proxy).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_in_the_shared_network_still_leaves_through_the_proxy() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let mut head = [0u8; 1024];
+            let _ = stream.read(&mut head);
+            let _ = stream.write_all(b"HTTP/1.0 200 OK\r\nContent-Length: 10\r\n\r\nhost-index");
+        }
+    });
+    let settings = format!("[sandbox]\nallow_private = [\"127.0.0.1:{port}\"]\n");
+    let setup = Setup::new(
+        vec![
+            background("echo holding; exec sleep 600"),
+            tool(
+                "bash",
+                json!({ "command": format!("curl -s http://127.0.0.1:{port}/; echo; echo fetched") }),
+            ),
+            text("done"),
+        ],
+        &settings,
+    )
+    .await;
+    let (events, out) = setup.bypass("fetch through the proxy").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = outputs(&events);
+    assert!(
+        results[0].contains("Started background process 1"),
+        "{}",
+        results[0]
+    );
+    assert!(results[1].contains("host-index"), "{}", results[1]);
+}

@@ -59,6 +59,7 @@ pub(super) async fn start(call: &BashCall, entry: Entry) -> Result<Started, Tool
                 plan.proxy = proxy;
                 plan.join = entry.join.filter(|_| plan.namespaces);
                 plan.keeper = entry.keeper;
+                plan.direct_loopback = plan.join.is_some() && planner.direct_loopback();
                 let masked: Vec<String> = plan.masked().map(|p| planner.display(p)).collect();
                 let links: Vec<String> = plan
                     .ignored_links
