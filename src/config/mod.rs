@@ -24,9 +24,10 @@ use std::path::{Path, PathBuf};
 pub use error::{ConfigError, KeyPath, Segment};
 pub use mcp::env_value;
 pub use settings::{
-    AskedAgent, DEFAULT_CONTEXT_WINDOW, EnvValue, JudgeSettings, LimitSettings,
-    MAX_TOKENS_FIELD_NAMES, MaxTokensField, McpServer, ModelSettings, PROVIDER_NAMES, ProviderKind,
-    Settings, ShellGateSettings, ToolSwitches, TrustedExecutable, UnknownProvider, is_loopback_url,
+    AskedAgent, DEFAULT_BACKGROUND_SHELLS, DEFAULT_CONTEXT_WINDOW, EnvValue, JudgeSettings,
+    LimitSettings, MAX_TOKENS_FIELD_NAMES, MaxTokensField, McpServer, ModelSettings,
+    PROVIDER_NAMES, ProviderKind, Settings, ShellGateSettings, ToolSwitches, TrustedExecutable,
+    UnknownProvider, is_loopback_url,
 };
 pub use ui::{Notify, UiSettings};
 

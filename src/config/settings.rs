@@ -299,6 +299,9 @@ impl Default for ToolSwitches {
     }
 }
 
+/// How many background processes a session runs at once by default.
+pub const DEFAULT_BACKGROUND_SHELLS: usize = 4;
+
 /// `[limits]` (DESIGN section 11).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LimitSettings {
@@ -324,7 +327,7 @@ impl Default for LimitSettings {
             turn_requests: 8,
             turn_tool_calls: 16,
             prompt_bytes: 1 << 20,
-            background_shells: crate::tools::bash::background::DEFAULT_LIMIT,
+            background_shells: DEFAULT_BACKGROUND_SHELLS,
         }
     }
 }

@@ -25,7 +25,7 @@ use crate::secrets::HeldSecrets;
 use crate::tools::{ToolError, ToolOutcome};
 
 /// How many background processes a session runs at once by default.
-pub const DEFAULT_LIMIT: usize = 4;
+pub const DEFAULT_LIMIT: usize = crate::config::DEFAULT_BACKGROUND_SHELLS;
 
 /// How long a background call waits for the first line of output before
 /// it returns.
