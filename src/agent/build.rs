@@ -54,6 +54,9 @@ fn tool_context_with(
     cx.protected = protected;
     cx.bash_timeout = settings.limits.bash_timeout;
     cx.bash_output_limit = settings.limits.bash_output_bytes;
+    cx.shells = Arc::new(crate::tools::bash::Shells::new(
+        settings.limits.background_shells,
+    ));
     cx.hidden_env = vec![settings.model.api_key_env.clone()];
     let mut secrets = Secrets::new();
     if let Ok(key) = std::env::var(&settings.model.api_key_env) {
@@ -449,6 +452,11 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     }
     if let Some(spec) = trusted_spec(&tools, settings) {
         tools = tools.with_spec(spec);
+    }
+    if settings.tools.bash {
+        tools = tools.with_source(Arc::new(crate::tools::shell_tools::ShellTools::new(
+            tool_cx.shells.clone(),
+        )));
     }
     if let Some(hub) = &mcp {
         tools = tools.with_source(Arc::new(hub.clone()));

@@ -29,6 +29,9 @@ pub enum Command {
     /// `/rewind` lists this session's prompts to go back to; `/rewind N`
     /// offers what going back to before prompt N would do.
     Rewind(Option<usize>),
+    /// `/shells` lists the session's background processes, `/shells N`
+    /// shows one's output, `/shells kill N` stops one.
+    Shells(Option<ShellsAction>),
     Help,
     Quit,
     /// `/ask-NAME QUESTION`: ask the configured agent NAME.
@@ -36,6 +39,13 @@ pub enum Command {
         agent: String,
         question: String,
     },
+}
+
+/// What `/shells N` or `/shells kill N` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShellsAction {
+    Show(u32),
+    Kill(u32),
 }
 
 /// One slash command as the user sees it, and how its words become a
@@ -62,7 +72,7 @@ impl CommandSpec {
 }
 
 /// Every command, in the order help shows them.
-pub const COMMANDS: [CommandSpec; 12] = [
+pub const COMMANDS: [CommandSpec; 13] = [
     CommandSpec {
         name: "/mode",
         aliases: &[],
@@ -175,6 +185,28 @@ pub const COMMANDS: [CommandSpec; 12] = [
         },
     },
     CommandSpec {
+        name: "/shells",
+        aliases: &[],
+        argument: Some("N"),
+        help: "list background processes (command, uptime, last line); /shells N shows one's output, /shells kill N stops it",
+        build: |arg| {
+            let Some(arg) = arg else {
+                return Ok(Command::Shells(None));
+            };
+            let (kill, n) = match arg.strip_prefix("kill ") {
+                Some(n) => (true, n.trim()),
+                None => (false, arg),
+            };
+            match n.parse::<u32>() {
+                Ok(n) if n > 0 && kill => Ok(Command::Shells(Some(ShellsAction::Kill(n)))),
+                Ok(n) if n > 0 => Ok(Command::Shells(Some(ShellsAction::Show(n)))),
+                _ => Err(CommandError::BadShell {
+                    given: arg.to_string(),
+                }),
+            }
+        },
+    },
+    CommandSpec {
         name: "/help",
         aliases: &[],
         argument: None,
@@ -215,6 +247,10 @@ pub enum CommandError {
         "/rewind takes the number of a prompt as /rewind lists it (1 is the session's first); got {given:?}"
     )]
     BadPrompt { given: String },
+    #[error(
+        "/shells takes a background process's number as /shells lists it (/shells N), or kill and the number (/shells kill N); got {given:?}"
+    )]
+    BadShell { given: String },
     #[error("/sessions takes only --all (every project's sessions); got {given:?}")]
     SessionsFlag { given: String },
     #[error("{command} needs a question: {command} QUESTION")]
@@ -247,7 +283,13 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
     }
     let mut words = line.split_whitespace();
     let name = words.next().unwrap_or_default();
-    let args: Vec<&str> = words.collect();
+    let mut args: Vec<&str> = words.collect();
+    // `/shells kill N`: the one command whose argument is two words.
+    let joined;
+    if name == "/shells" && args.len() == 2 && args[0] == "kill" {
+        joined = format!("kill {}", args[1]);
+        args = vec![joined.as_str()];
+    }
     let Some(spec) = CommandSpec::find(name) else {
         return Err(CommandError::Unknown(name.to_string()));
     };
@@ -351,8 +393,29 @@ mod tests {
         ));
         assert_eq!(
             parse("/frobnicate").unwrap_err().to_string(),
-            "unknown command /frobnicate; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /permissions, /rewind, /help, /quit"
+            "unknown command /frobnicate; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /permissions, /rewind, /shells, /help, /quit"
         );
+        assert_eq!(parse("/shells"), Ok(Command::Shells(None)));
+        assert_eq!(
+            parse("/shells 2"),
+            Ok(Command::Shells(Some(ShellsAction::Show(2))))
+        );
+        assert_eq!(
+            parse("/shells kill 3"),
+            Ok(Command::Shells(Some(ShellsAction::Kill(3))))
+        );
+        assert!(matches!(
+            parse("/shells kill"),
+            Err(CommandError::BadShell { .. })
+        ));
+        assert!(matches!(
+            parse("/shells 0"),
+            Err(CommandError::BadShell { .. })
+        ));
+        assert!(matches!(
+            parse("/shells kill 3 4"),
+            Err(CommandError::Extra { .. })
+        ));
         assert_eq!(parse("/exit"), Ok(Command::Quit));
         assert!(is_command("/mode"));
         assert!(!is_command("//not a command"));

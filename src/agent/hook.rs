@@ -26,6 +26,7 @@ fn kind_name(kind: &CallKind) -> &'static str {
         CallKind::SurfaceWrite { .. } => "write_surface",
         CallKind::Shell => "shell",
         CallKind::UnsandboxedShell { .. } => "shell_unsandboxed",
+        CallKind::ShellKill => "shell_kill",
         CallKind::Fetch => "fetch",
         CallKind::FetchPrivate => "fetch_private",
         CallKind::Mcp { .. } => "mcp",

@@ -27,6 +27,7 @@ mod rewind;
 mod runtime;
 mod secret_values;
 pub mod sessions;
+mod shells;
 mod stream;
 pub mod task;
 pub mod turn;

@@ -196,6 +196,7 @@ impl Agent {
                     Err(e) => self.rt.emit(AgentEvent::Error(e)),
                 }
             }
+            Command::Shells(action) => super::shells::command(&self.rt, action).await,
             Command::Help => self.notice(help_text()),
             Command::Ask { agent, question } => {
                 if let Err(e) = super::asked::ask(
@@ -333,6 +334,18 @@ impl Agent {
 
     /// Makes `session` the one in use; what this run remembers of the one
     /// left is kept (and the session itself, when it has no file yet).
+    /// The session in use ends: its background processes (and the keeper
+    /// of their network) are stopped with everything they started.
+    async fn end_shells(&self) {
+        let stopped = self.rt.tool_cx.shells.kill_all().await;
+        if stopped > 0 {
+            self.notice(format!(
+                "Stopped {stopped} background process{} of the session left.",
+                if stopped == 1 { "" } else { "es" }
+            ));
+        }
+    }
+
     fn switch_to(&mut self, session: LiveSession) {
         let left = std::mem::replace(&mut self.current, session);
         self.visited.insert(
@@ -360,6 +373,7 @@ impl Agent {
     async fn new_session(&mut self) {
         match new_session(&self.store, &self.project, &self.model, self.start_mode).await {
             Ok(session) => {
+                self.end_shells().await;
                 self.switch_to(session);
                 self.banner();
             }
@@ -384,6 +398,7 @@ impl Agent {
             && let Some(session) = self.parked.remove(&id)
         {
             // Left before its first prompt in this run: it is this project's.
+            self.end_shells().await;
             self.switch_to(session);
             self.banner();
             return;
@@ -426,6 +441,7 @@ impl Agent {
                     session.mode = visited.mode;
                     session.consent = visited.consent.clone();
                 }
+                self.end_shells().await;
                 self.switch_to(session);
                 self.banner();
                 self.replay();

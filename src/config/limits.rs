@@ -77,5 +77,9 @@ pub(super) fn limits_settings(
         )?;
         limits.prompt_bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
     }
+    if let Some(n) = raw.background_shells {
+        limits.background_shells =
+            usize::try_from(ranged(src, key("background_shells"), n, 1, 32, "")?).unwrap_or(32);
+    }
     Ok(limits)
 }

@@ -29,9 +29,10 @@ pub use lsp::{LspServer, LspSettings};
 pub use mcp::env_value;
 pub use rules::url_parts;
 pub use settings::{
-    AskedAgent, DEFAULT_CONTEXT_WINDOW, EnvValue, JudgeSettings, LimitSettings,
-    MAX_TOKENS_FIELD_NAMES, MaxTokensField, McpServer, ModelSettings, PROVIDER_NAMES, ProviderKind,
-    Settings, ShellGateSettings, ToolSwitches, TrustedExecutable, UnknownProvider, is_loopback_url,
+    AskedAgent, DEFAULT_BACKGROUND_SHELLS, DEFAULT_CONTEXT_WINDOW, EnvValue, JudgeSettings,
+    LimitSettings, MAX_TOKENS_FIELD_NAMES, MaxTokensField, McpServer, ModelSettings,
+    PROVIDER_NAMES, ProviderKind, Settings, ShellGateSettings, ToolSwitches, TrustedExecutable,
+    UnknownProvider, is_loopback_url,
 };
 pub use ui::{Notify, UiSettings};
 

@@ -89,6 +89,7 @@ fn tighten_sandbox(
         ("pass_env", raw.pass_env.is_some()),
         ("allow_private", raw.allow_private.is_some()),
         ("allowed_domains", raw.allowed_domains.is_some()),
+        ("publish", raw.publish.is_some()),
     ];
     if let Some((name, _)) = refused.iter().find(|(_, present)| *present) {
         return Err(src.loosening(key(name), only_user));

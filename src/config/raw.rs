@@ -133,6 +133,7 @@ pub struct RawLimits {
     pub turn_requests: Option<i64>,
     pub turn_tool_calls: Option<i64>,
     pub prompt_bytes: Option<i64>,
+    pub background_shells: Option<i64>,
 }
 
 /// `[protected]`.
@@ -222,4 +223,5 @@ pub struct RawSandbox {
     pub pass_env: Option<Vec<String>>,
     pub allow_private: Option<Vec<String>>,
     pub allowed_domains: Option<Vec<String>>,
+    pub publish: Option<Vec<i64>>,
 }

@@ -22,6 +22,8 @@ const ALLOWED_DOMAINS_ACCEPTED: &str = "a host name or a pattern of one, labels 
      digits, - and _ where * stands for any run of characters (\"*.crates.io\"), without a \
      scheme, a port or a path";
 
+const PUBLISH_ACCEPTED: &str = "a TCP port from 1024 to 65535, each at most once";
+
 const PASS_ENV_ACCEPTED: &str =
     "a variable name (letters, digits, _), or a prefix of one ending in *";
 
@@ -136,6 +138,21 @@ pub(super) fn sandbox_settings(
             }
         }
         sandbox.allowed_domains = Some(patterns.clone());
+    }
+    if let Some(ports) = &raw.publish {
+        for (i, port) in ports.iter().enumerate() {
+            let valid = u16::try_from(*port).ok().filter(|p| *p >= 1024);
+            match valid {
+                Some(port) if !sandbox.publish.contains(&port) => sandbox.publish.push(port),
+                _ => {
+                    return Err(src.invalid(
+                        KeyPath::of(&["sandbox", "publish"]).index(i),
+                        format!("{port} is not accepted"),
+                        PUBLISH_ACCEPTED,
+                    ));
+                }
+            }
+        }
     }
     Ok(sandbox)
 }

@@ -302,6 +302,9 @@ impl Default for ToolSwitches {
     }
 }
 
+/// How many background processes a session runs at once by default.
+pub const DEFAULT_BACKGROUND_SHELLS: usize = 4;
+
 /// `[limits]` (DESIGN section 11).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LimitSettings {
@@ -314,6 +317,9 @@ pub struct LimitSettings {
     /// The largest prompt accepted, in bytes (a person's or an editor's,
     /// embedded resources included).
     pub prompt_bytes: usize,
+    /// Background processes (`bash` with `background: true`) a session
+    /// runs at once.
+    pub background_shells: usize,
 }
 
 impl Default for LimitSettings {
@@ -324,6 +330,7 @@ impl Default for LimitSettings {
             turn_requests: 8,
             turn_tool_calls: 16,
             prompt_bytes: 1 << 20,
+            background_shells: DEFAULT_BACKGROUND_SHELLS,
         }
     }
 }

@@ -223,7 +223,8 @@ fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
         }
         (CallKind::UnsandboxedShell { .. }, _) => Decision::Ask,
         (_, Mode::Bypass) => shown,
-        (CallKind::FileWrite, Mode::Manual) => Decision::Ask,
+        (CallKind::FileWrite | CallKind::ShellKill, Mode::Manual) => Decision::Ask,
+        (CallKind::ShellKill, _) => shown,
         (CallKind::FileWrite, _) => shown,
         (CallKind::Shell, Mode::Auto) => match &facts.gate {
             Some(GateVerdict::AllowFinal) => shown,

@@ -51,6 +51,10 @@ pub enum CallKind {
     /// bash with `sandbox: false`: asks in every mode. `run_in_bypass` when
     /// the user's settings say `[sandbox] unsandboxed_in_bypass = "run"`.
     UnsandboxedShell { run_in_bypass: bool },
+    /// bash_kill: stops a background process this session started. Asks in
+    /// manual like bash, runs shown in the looser modes; plan mode refuses it
+    /// like every call that is not a read.
+    ShellKill,
     /// fetch_content: a URL is a destination that data can leave through.
     Fetch,
     /// fetch_content to a loopback, link-local or private address: asks in

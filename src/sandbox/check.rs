@@ -61,7 +61,7 @@ pub fn report(planner: &Planner, support: &Support) -> Value {
             json!({
                 "listens": format!("127.0.0.1:{PROXY_PORT} inside the command's namespace"),
                 "socket": PROXY_SOCKET,
-                "env": root::proxy_env(PROXY_PORT)
+                "env": root::proxy_env(PROXY_PORT, false)
                     .into_iter()
                     .map(|(name, value)| format!("{name}={value}"))
                     .collect::<Vec<_>>(),

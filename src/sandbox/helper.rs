@@ -21,6 +21,13 @@
 //!   `PR_SET_NO_NEW_PRIVS`, applies Landlock, runs `bash -c COMMAND`, reaps
 //!   every orphan and exits with the command's status. Its exit kills
 //!   everything left in the namespace.
+//! - A session's keeper (`plan.keeper`): `exec` prints its own id, `init`
+//!   sets the namespace up as for a command, prints that it is ready and
+//!   holds the namespace instead of running anything. A call with
+//!   `plan.join` enters the keeper's user and network namespaces instead of
+//!   making them (so it reaches what a background process serves on the
+//!   namespace's loopback) and unshares a mount and PID namespace of its
+//!   own, built from its own plan: only the network is shared.
 //! - `probe`: tries the namespaces and reports what works, as JSON.
 //!
 //! It never runs the command when a step of the sandbox failed (it prints
@@ -30,15 +37,15 @@ use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::process::{Command, ExitStatus, Stdio};
 
-use nix::sched::{CloneFlags, unshare};
+use nix::sched::{CloneFlags, setns, unshare};
 use rustix::process::{
     DumpableBehavior, Signal, WaitOptions, set_dumpable_behavior, set_parent_process_death_signal,
 };
 use serde_json::json;
 
 use super::{
-    HELPER_PREFIX, PROXY_PORT, Plan, SETUP_FAILED, SandboxError, bridge, construct, lock, mounts,
-    netlink, root,
+    HELPER_PREFIX, Join, KEEPER_AT, KEEPER_READY, PROXY_PORT, Plan, SETUP_FAILED, SandboxError,
+    bridge, construct, lock, mounts, netlink, root,
 };
 
 pub fn main(args: &[OsString]) -> i32 {
@@ -49,8 +56,9 @@ pub fn main(args: &[OsString]) -> i32 {
         // arguments, as `exec`'s does.
         Some("init-args") => Plan::from_args(&args[1..]).and_then(|plan| stage_init(&plan)),
         Some("probe") => Ok(probe()),
+        Some("publish") => super::publish::stage(&args[1..]),
         _ => {
-            eprintln!("{HELPER_PREFIX} expected exec, init or probe");
+            eprintln!("{HELPER_PREFIX} expected exec, init, probe or publish");
             return SETUP_FAILED;
         }
     };
@@ -83,21 +91,48 @@ fn stage_exec(plan: &Plan) -> Result<i32, SandboxError> {
         return Ok(exit_code(status));
     }
     let parent = rustix::process::getppid();
-    // A network namespace of its own whatever `network` says: the host's
-    // loopback and abstract unix sockets are never in reach.
-    let flags = CloneFlags::CLONE_NEWUSER
-        | CloneFlags::CLONE_NEWNS
-        | CloneFlags::CLONE_NEWPID
-        | CloneFlags::CLONE_NEWNET;
-    unshare(flags).map_err(|e| SandboxError::Step {
-        step: "unshare the user, mount, PID and network namespaces".into(),
-        source: e.into(),
-    })?;
-    map_ids(&format!("0 {} 1", plan.uid), &format!("0 {} 1", plan.gid))?;
+    match plan.join {
+        // The session's network namespace, held by its keeper: the same
+        // user namespace (where this process is root, as in its own) and
+        // network, a mount and PID namespace of its own.
+        Some(keeper) => {
+            join(keeper)?;
+            unshare(CloneFlags::CLONE_NEWNS | CloneFlags::CLONE_NEWPID).map_err(|e| {
+                SandboxError::Step {
+                    step: "unshare the mount and PID namespaces".into(),
+                    source: e.into(),
+                }
+            })?;
+        }
+        None => {
+            // A network namespace of its own whatever `network` says: the
+            // host's loopback and abstract unix sockets are never in reach.
+            let flags = CloneFlags::CLONE_NEWUSER
+                | CloneFlags::CLONE_NEWNS
+                | CloneFlags::CLONE_NEWPID
+                | CloneFlags::CLONE_NEWNET;
+            unshare(flags).map_err(|e| SandboxError::Step {
+                step: "unshare the user, mount, PID and network namespaces".into(),
+                source: e.into(),
+            })?;
+            map_ids(&format!("0 {} 1", plan.uid), &format!("0 {} 1", plan.gid))?;
+        }
+    }
     // Entering a user namespace without privileges outside clears the
     // parent-death signal `__bash-exec` set: set it again, and make sure the
     // guard did not die before it was.
     keep_dying_with(parent)?;
+    if plan.keeper {
+        // Where the namespaces are, for the calls that join them.
+        let mut out = std::io::stdout();
+        writeln!(
+            out,
+            "{KEEPER_AT} {}",
+            rustix::process::getpid().as_raw_nonzero()
+        )
+        .and_then(|()| out.flush())
+        .map_err(SandboxError::step("say where the keeper is"))?;
+    }
     let exe = std::env::current_exe().map_err(SandboxError::step("find the mino binary"))?;
     if plan.pass_stdin {
         let args = plan
@@ -139,11 +174,12 @@ fn stage_init(plan: &Plan) -> Result<i32, SandboxError> {
     construct::build(plan)?;
     mounts::finish(plan)?;
     netlink::loopback_up().map_err(SandboxError::step("bring loopback up"))?;
-    let bridge = match plan.proxy {
-        Some(_) => Some(bridge::listen().map_err(SandboxError::step(format!(
+    // A call that joined the keeper's network finds its bridge listening.
+    let bridge = match (&plan.proxy, plan.join) {
+        (Some(_), None) => Some(bridge::listen().map_err(SandboxError::step(format!(
             "listen on 127.0.0.1:{PROXY_PORT} for the proxy"
         )))?),
-        None => None,
+        _ => None,
     };
     // The command's own user namespace: its ids as outside, no capability
     // over the mounts above (they cannot be unmounted or remounted).
@@ -161,6 +197,9 @@ fn stage_init(plan: &Plan) -> Result<i32, SandboxError> {
     lock::restrict(plan)?;
     if let Some(listener) = bridge {
         bridge::serve(listener).map_err(SandboxError::step("start the proxy's bridge"))?;
+    }
+    if plan.keeper {
+        return hold();
     }
     let child = bash(plan)
         .spawn()
@@ -183,10 +222,52 @@ fn stage_init(plan: &Plan) -> Result<i32, SandboxError> {
     }
 }
 
+/// Enters the user and network namespaces of the keeper's first stage,
+/// after checking that the process is still the one that was named (its
+/// start time), so a reused id is never joined.
+pub(super) fn join(keeper: Join) -> Result<(), SandboxError> {
+    let open = |ns: &str| {
+        std::fs::File::open(format!("/proc/{}/ns/{ns}", keeper.pid)).map_err(SandboxError::step(
+            format!("open the keeper's {ns} namespace"),
+        ))
+    };
+    let user = open("user")?;
+    let net = open("net")?;
+    let same =
+        crate::process_guard::proc_entry(keeper.pid).is_some_and(|p| p.start == keeper.start);
+    if !same {
+        return Err(SandboxError::Step {
+            step: "join the session's sandbox".into(),
+            source: std::io::Error::other("its keeper is gone"),
+        });
+    }
+    setns(&user, CloneFlags::CLONE_NEWUSER).map_err(|e| SandboxError::Step {
+        step: "enter the keeper's user namespace".into(),
+        source: e.into(),
+    })?;
+    setns(&net, CloneFlags::CLONE_NEWNET).map_err(|e| SandboxError::Step {
+        step: "enter the keeper's network namespace".into(),
+        source: e.into(),
+    })?;
+    Ok(())
+}
+
+/// The keeper's init, once its namespace is ready: says so and holds it
+/// until the first stage dies (the parent-death signal), which ends it.
+fn hold() -> Result<i32, SandboxError> {
+    let mut out = std::io::stdout();
+    writeln!(out, "{KEEPER_READY}")
+        .and_then(|()| out.flush())
+        .map_err(SandboxError::step("say the keeper is ready"))?;
+    loop {
+        std::thread::park();
+    }
+}
+
 /// Sets the parent-death signal (again: a change of user namespace may
 /// clear it) and checks that the parent is still `parent`: one that died
 /// before the signal was set would never send it.
-fn keep_dying_with(parent: Option<rustix::process::Pid>) -> Result<(), SandboxError> {
+pub(super) fn keep_dying_with(parent: Option<rustix::process::Pid>) -> Result<(), SandboxError> {
     set_parent_process_death_signal(Some(Signal::KILL))
         .map_err(|e| SandboxError::step("set the parent-death signal")(e.into()))?;
     if rustix::process::getppid() != parent {
@@ -224,7 +305,7 @@ fn bash(plan: &Plan) -> Command {
         }
     }
     if plan.namespaces && plan.proxy.is_some() {
-        for (name, value) in root::proxy_env(PROXY_PORT) {
+        for (name, value) in root::proxy_env(PROXY_PORT, plan.direct_loopback) {
             command.env(name, value);
         }
     }

@@ -26,6 +26,8 @@ mod netlink;
 pub mod plan;
 pub mod probe;
 pub mod proxy;
+#[cfg(target_os = "linux")]
+mod publish;
 pub mod root;
 pub mod scan;
 
@@ -36,7 +38,7 @@ use serde::{Deserialize, Serialize};
 use crate::policy::BashConfinement;
 
 pub use describe::{links_note, masked_note, network_note, result_note, summary};
-pub use plan::{Plan, Planner};
+pub use plan::{Join, Plan, Planner};
 pub use probe::Support;
 
 /// The loopback port of the proxy inside every command's network namespace.
@@ -44,6 +46,15 @@ pub const PROXY_PORT: u16 = 3128;
 
 /// Where the proxy's unix socket is bound in the command's root.
 pub const PROXY_SOCKET: &str = "/dev/mino-proxy";
+
+/// The line a keeper's first stage prints, followed by its process id.
+pub const KEEPER_AT: &str = "mino-keeper at";
+
+/// The line a keeper's init prints once its namespace is ready.
+pub const KEEPER_READY: &str = "mino-keeper ready";
+
+/// The line the publishing helper prints once it forwards.
+pub const PUBLISH_READY: &str = "mino-publish ready";
 
 /// The first argument that starts the helper instead of mino.
 pub const HELPER_ARG: &str = "__sandbox";
@@ -148,6 +159,10 @@ pub struct SandboxSettings {
     /// When set, the only hosts the proxy reaches (patterns, `*` any run
     /// of characters), user settings only.
     pub allowed_domains: Option<Vec<String>>,
+    /// Ports of the session's shared network forwarded to the host's
+    /// loopback (the same port), so the person's browser reaches a dev
+    /// server a background process started; user settings only.
+    pub publish: Vec<u16>,
 }
 
 impl Default for SandboxSettings {
@@ -164,6 +179,7 @@ impl Default for SandboxSettings {
             pass_env: Vec::new(),
             allow_private: Vec::new(),
             allowed_domains: None,
+            publish: Vec::new(),
         }
     }
 }

@@ -66,6 +66,30 @@ pub struct Plan {
     /// requests) instead of an empty one.
     #[serde(default)]
     pub pass_stdin: bool,
+    /// Hold a network namespace instead of running the command: the
+    /// session's keeper, whose namespace its background processes and the
+    /// calls after them share (`helper.rs`).
+    #[serde(default)]
+    pub keeper: bool,
+    /// Enter the keeper's network namespace (and the user namespace that
+    /// owns it) instead of making a new one; everything else is this
+    /// call's own.
+    #[serde(default)]
+    pub join: Option<Join>,
+    /// The namespace's loopback reached without the proxy (`NO_PROXY`):
+    /// a call in the shared network, unless the user's `allow_private`
+    /// names a loopback service of the host, which only the proxy reaches.
+    #[serde(default)]
+    pub direct_loopback: bool,
+}
+
+/// The process whose namespaces a call joins: the keeper's first stage,
+/// named by its id and its start time (clock ticks after boot), so that an
+/// id reused by another process is never joined.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Join {
+    pub pid: i32,
+    pub start: u64,
 }
 
 /// What the command's root is built from: everything else is absent.
@@ -179,6 +203,16 @@ impl Planner {
             scan: Arc::new(Mutex::new(ScanCache::default())),
             proxy: Arc::new(proxy),
         }
+    }
+
+    /// Whether a call in the session's shared network reaches its loopback
+    /// directly: not when `allow_private` names a loopback service of the
+    /// host, which only the proxy reaches.
+    pub fn direct_loopback(&self) -> bool {
+        !self.sandbox.settings.allow_private.iter().any(|entry| {
+            let host = entry.rsplit_once(':').map_or(entry.as_str(), |(h, _)| h);
+            host.eq_ignore_ascii_case("localhost") || host.starts_with("127.") || host == "[::1]"
+        })
     }
 
     /// Whether a command's traffic leaves through the proxy.
@@ -297,6 +331,9 @@ impl Planner {
             keep_env: self.sandbox.settings.pass_env.clone(),
             proxy: None,
             pass_stdin: false,
+            keeper: false,
+            join: None,
+            direct_loopback: false,
         }
     }
 

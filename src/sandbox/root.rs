@@ -127,10 +127,16 @@ pub const PROXY_ENV: [&str; 8] = [
     "no_proxy",
 ];
 
+/// `NO_PROXY` inside the namespace.
+pub const NAMESPACE_LOOPBACK: &str = "localhost,127.0.0.1,::1";
+
 /// What the proxy variables are set to for the proxy's bridge on the
 /// namespace's loopback `port`: HTTP for http and https, SOCKS5 (names
-/// resolved by the proxy) for the rest, no exceptions.
-pub fn proxy_env(port: u16) -> Vec<(&'static str, String)> {
+/// resolved by the proxy) for the rest. With `direct_loopback` (a call in
+/// the session's shared network, where a background process may serve),
+/// the namespace's own loopback is reached directly: only what runs in the
+/// namespace listens there, never the host.
+pub fn proxy_env(port: u16, direct_loopback: bool) -> Vec<(&'static str, String)> {
     let http = format!("http://127.0.0.1:{port}");
     let socks = format!("socks5h://127.0.0.1:{port}");
     PROXY_ENV
@@ -138,6 +144,7 @@ pub fn proxy_env(port: u16) -> Vec<(&'static str, String)> {
         .map(|name| {
             let value = match name.to_ascii_lowercase().as_str() {
                 "all_proxy" => socks.clone(),
+                "no_proxy" if direct_loopback => NAMESPACE_LOOPBACK.to_string(),
                 "no_proxy" => String::new(),
                 _ => http.clone(),
             };

@@ -3,6 +3,8 @@
 //! then runs (`run`). It never decides whether it may run: `policy` does.
 
 pub mod bash;
+pub mod bash_kill;
+pub mod bash_output;
 mod blocking;
 pub mod edit_file;
 pub mod editor;
@@ -17,6 +19,7 @@ pub mod plan;
 pub mod read_file;
 pub mod registry;
 pub mod search;
+pub mod shell_tools;
 pub mod skill_view;
 pub(crate) mod wording;
 pub mod write_file;
@@ -197,6 +200,9 @@ pub struct ToolContext {
     /// The execution surfaces (policy's table): an lsp rename never
     /// writes there.
     pub surfaces: crate::policy::Surfaces,
+    /// The session's background processes (`bash` with `background:
+    /// true`), read by `bash_output` and stopped by `bash_kill`.
+    pub shells: Arc<bash::Shells>,
 }
 
 impl ToolContext {
@@ -226,6 +232,7 @@ impl ToolContext {
             sandbox: Arc::new(sandbox),
             lsp: None,
             surfaces: crate::policy::Surfaces::default(),
+            shells: Arc::default(),
         }
     }
 }

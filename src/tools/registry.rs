@@ -57,7 +57,7 @@ pub trait ToolSource: Send + Sync {
 pub struct Registry {
     tools: Vec<Arc<dyn Tool>>,
     specs: Vec<ToolSpec>,
-    source: Option<Arc<dyn ToolSource>>,
+    sources: Vec<Arc<dyn ToolSource>>,
 }
 
 impl Registry {
@@ -91,7 +91,7 @@ impl Registry {
         Self {
             tools,
             specs,
-            source: None,
+            sources: Vec::new(),
         }
     }
 
@@ -120,9 +120,10 @@ impl Registry {
         }
     }
 
-    /// Adds the tools of `source` after the built-in ones.
+    /// Adds the tools of `source` after the built-in ones (and those of
+    /// the sources added before).
     pub fn with_source(mut self, source: Arc<dyn ToolSource>) -> Self {
-        self.source = Some(source);
+        self.sources.push(source);
         self
     }
 
@@ -132,13 +133,13 @@ impl Registry {
             .position(|spec| spec.name == name)
             .and_then(|i| self.tools.get(i))
             .cloned()
-            .or_else(|| self.source.as_ref().and_then(|s| s.get(name)))
+            .or_else(|| self.sources.iter().find_map(|s| s.get(name)))
     }
 
     /// What a request offers: the built-in tools, then the source's.
     pub fn specs(&self) -> Vec<ToolSpec> {
         let mut specs = self.specs.clone();
-        if let Some(source) = &self.source {
+        for source in &self.sources {
             specs.extend(source.specs());
         }
         specs

@@ -522,7 +522,12 @@ fn invalid_arguments_name_the_field_and_what_is_accepted() {
     let message = invalid(&cx, json!({ "command": "true", "cwd": "/" }));
     assert!(message.contains("unknown field `cwd`"), "{message}");
     assert!(
-        message.contains("`command`, `timeout_secs`, `sandbox` and `reason`"),
+        message.contains("`command`, `timeout_secs`, `sandbox`, `reason` and `background`"),
+        "{message}"
+    );
+    let message = invalid(&cx, json!({ "command": "true", "background": "yes" }));
+    assert!(
+        message.contains("`background` must be a boolean") && message.contains("not a string"),
         "{message}"
     );
     let message = invalid(&cx, json!({ "command": "true", "sandbox": false }));

@@ -97,6 +97,16 @@ fn the_mode_table_row_by_row() {
         ),
         ("bash", bash(), [Denied, Asks, Asks, Asks, Shown]),
         (
+            "bash_output (a background process's output)",
+            call("bash_output", CallKind::ConfinedRead),
+            [Runs, Runs, Runs, Runs, Runs],
+        ),
+        (
+            "bash_kill",
+            call("bash_kill", CallKind::ShellKill),
+            [Denied, Asks, Shown, Shown, Shown],
+        ),
+        (
             "bash sandbox: false",
             unsandboxed(false),
             [Denied, Asks, Asks, Asks, Asks],

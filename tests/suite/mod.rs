@@ -5,6 +5,7 @@ mod acp;
 mod acp_rewind;
 mod agent_e2e;
 mod asked;
+mod background;
 mod bash_tool;
 mod broken_pipe;
 mod bypass_guard;

@@ -1270,6 +1270,12 @@ fn sandbox_settings_are_read_and_checked() {
         Some(vec!["*.crates.io".to_string(), "pypi.org".to_string()])
     );
     assert_eq!(SandboxSettings::default().allowed_domains, None);
+    let fx = Fixture::new();
+    fx.user("[sandbox]\npublish = [3000, 8080]\n[limits]\nbackground_shells = 2\n");
+    let loaded = fx.load().unwrap();
+    assert_eq!(loaded.sandbox.publish, vec![3000, 8080]);
+    assert_eq!(loaded.limits.background_shells, 2);
+    assert!(SandboxSettings::default().publish.is_empty());
 
     for (text, key, accepted) in [
         (
@@ -1322,6 +1328,21 @@ fn sandbox_settings_are_read_and_checked() {
             "sandbox.allowed_domains",
             "a host name or a pattern of one",
         ),
+        (
+            "[sandbox]\npublish = [3000, 80]\n",
+            "sandbox.publish[1]",
+            "a TCP port from 1024 to 65535",
+        ),
+        (
+            "[sandbox]\npublish = [3000, 3000]\n",
+            "sandbox.publish[1]",
+            "each at most once",
+        ),
+        (
+            "[limits]\nbackground_shells = 0\n",
+            "limits.background_shells",
+            "1",
+        ),
     ] {
         let fx = Fixture::new();
         fx.user(text);
@@ -1355,6 +1376,7 @@ fn a_project_may_only_tighten_the_sandbox() {
             "[sandbox]\nallowed_domains = [\"*.example.com\"]\n",
             "sandbox.allowed_domains",
         ),
+        ("[sandbox]\npublish = [3000]\n", "sandbox.publish"),
         ("[sandbox]\nnetwork = \"on\"\n", "sandbox.network"),
         ("[sandbox]\nrequired = false\n", "sandbox.required"),
         (

@@ -17,7 +17,8 @@ use crate::tools::ToolError;
 #[serde(
     deny_unknown_fields,
     expecting = "a JSON object with `command` (a string) and optionally `timeout_secs` \
-                 (a positive integer), `sandbox` (a boolean) and `reason` (a string)"
+                 (a positive integer), `sandbox` (a boolean), `reason` (a string) and `background` \
+                 (a boolean)"
 )]
 struct RawArgs {
     #[serde(default)]
@@ -28,6 +29,8 @@ struct RawArgs {
     sandbox: Option<Given<bool>>,
     #[serde(default)]
     reason: Option<Given<String>>,
+    #[serde(default)]
+    background: Option<Given<bool>>,
 }
 
 /// A field's value: of the expected type, or anything else, as written.
@@ -45,6 +48,8 @@ pub(super) struct Args {
     /// `false` when the model asks to leave the sandbox.
     pub sandboxed: bool,
     pub reason: Option<String>,
+    /// `background: true`: the command keeps running after the call.
+    pub background: bool,
 }
 
 impl Args {
@@ -56,7 +61,8 @@ impl Args {
         let raw: RawArgs = serde_json::from_value(args.clone()).map_err(|e| {
             invalid(match e.to_string() {
                 unknown if unknown.starts_with("unknown field") => format!(
-                    "{}; the accepted fields are `command`, `timeout_secs`, `sandbox` and `reason`",
+                    "{}; the accepted fields are `command`, `timeout_secs`, `sandbox`, `reason` \
+                     and `background`",
                     unknown.split(", expected").next().unwrap_or(&unknown)
                 ),
                 other => other,
@@ -137,6 +143,17 @@ impl Args {
                 )));
             }
         };
+        let background = match raw.background {
+            None => false,
+            Some(Given::Valid(on)) => on,
+            Some(Given::Invalid(other)) => {
+                return Err(invalid(format!(
+                    "`background` must be a boolean (true leaves the command running and \
+                     returns at once), not {}",
+                    json_kind(&other)
+                )));
+            }
+        };
         if !sandboxed && reason.is_none() {
             return Err(invalid(
                 "`sandbox: false` needs a `reason`: a sentence saying why the command cannot run \
@@ -149,6 +166,7 @@ impl Args {
             timeout_secs,
             sandboxed,
             reason,
+            background,
         })
     }
 }

@@ -14,29 +14,39 @@
 //! which asks) or where no sandbox exists, bash runs with the user's account
 //! permissions, as the dialog says.
 //!
+//! With `background: true` the call is prepared and decided the same way;
+//! it is started the same way too (`spawn`) and handed to `background`,
+//! the session's table, which watches it until it ends or is stopped.
+//! While the session has a keeper (`keeper`), every sandboxed call enters
+//! its network.
+//!
 //! It never decides whether the command may run (`policy` does), never runs
 //! anything in `prepare`, and never inspects or rewrites the command.
 
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rustix::process::{Pid, Signal, kill_process_group};
 use serde_json::{Value, json};
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::process::{Child, ChildStdin};
 use tokio::time::{Instant, sleep, sleep_until, timeout};
 use tokio_util::sync::CancellationToken;
 
 mod args;
+pub mod background;
 pub mod guard;
+mod keeper;
+mod log;
 mod output;
+mod spawn;
 mod status;
 
 use args::Args;
-use guard::GUARD;
+pub use background::Shells;
 pub use output::LiveOutput;
 use output::{Pipes, SharedCapture};
+use spawn::{Entry, Started, start};
 
 use crate::model::ToolSpec;
 use crate::policy::{CallFacts, CallKind, ToolKey};
@@ -133,6 +143,10 @@ impl Tool for Bash {
                     "reason": {
                         "type": "string",
                         "description": "With sandbox: false, why the command needs to leave the sandbox; shown to the user."
+                    },
+                    "background": {
+                        "type": "boolean",
+                        "description": "true starts a long-running command (a dev server, a watcher) and returns at once with its id and first lines of output; read more with bash_output, stop it with bash_kill. Later bash calls reach what it serves on localhost. Default: false."
                     }
                 },
                 "required": ["command"],
@@ -165,6 +179,9 @@ impl Tool for Bash {
                 crate::policy::DO_NOT_RETRY
             )));
         }
+        if args.background {
+            cx.shells.check_room()?;
+        }
         let (kind, sandbox) = match (exists, args.sandboxed) {
             (true, true) => (CallKind::Shell, Some(planner.clone())),
             (true, false) => (
@@ -190,6 +207,10 @@ impl Tool for Bash {
             reason: args.reason,
             no_sandbox: sandbox::summary(&planner.sandbox),
             sandbox,
+            background: args.background,
+            secrets: cx.secrets.clone(),
+            output_limit: cx.bash_output_limit,
+            shells: cx.shells.clone(),
         }))
     }
 }
@@ -215,6 +236,17 @@ struct BashCall {
     reason: Option<String>,
     /// What the `Sandbox` field says when it runs without one.
     no_sandbox: String,
+    /// `background: true`: started, registered with the session's shells,
+    /// and left running.
+    background: bool,
+    /// The values redaction hides (a background process's log holds back
+    /// their pieces).
+    secrets: crate::secrets::HeldSecrets,
+    /// Bytes of output kept.
+    output_limit: usize,
+    /// The session's background processes (and the keeper whose network
+    /// a sandboxed call joins while one exists).
+    shells: Arc<Shells>,
 }
 
 impl PreparedCall for BashCall {
@@ -227,6 +259,12 @@ impl PreparedCall for BashCall {
             Field::text("Command", self.command.clone()),
             Field::text("Working directory", self.cwd.to_string_lossy()),
         ];
+        if self.background {
+            fields.push(Field::text(
+                "Runs",
+                "in the background, until it ends, is stopped, or the session ends",
+            ));
+        }
         match (&self.sandbox, &self.reason) {
             (Some(planner), _) => {
                 fields.push(Field::text("Sandbox", sandbox::summary(&planner.sandbox)));
@@ -264,6 +302,9 @@ impl PreparedCall for BashCall {
 /// call left that the user's own git would run is undone and said so, on
 /// every way the call ends.
 async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
+    if call.background {
+        return background::run(call, cancel).await;
+    }
     let before = match &call.sandbox {
         Some(planner) => {
             let planner = planner.clone();
@@ -292,101 +333,21 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
     if cancel.is_cancelled() {
         return ToolOutcome::interrupted("Interrupted before the command started; nothing ran.");
     }
-    let plan = match &call.sandbox {
-        Some(planner) => {
-            let planner = planner.clone();
-            let text = call.command.clone();
-            // The network's way out, started by the first call that needs it.
-            let proxy = match planner.proxy_socket() {
-                None => None,
-                Some(Ok(socket)) => Some(socket),
-                Some(Err(e)) => {
-                    return ToolOutcome::error(format!("{e}; the command did not run."));
-                }
-            };
-            // The shell gate's own variables pass the sandbox's allow-list.
-            let keep: Vec<String> = call.env.iter().map(|(k, _)| k.clone()).collect();
-            match tokio::task::spawn_blocking(move || {
-                let mut plan = planner.plan(&text);
-                plan.keep_env.extend(keep);
-                plan.proxy = proxy;
-                let masked: Vec<String> = plan.masked().map(|p| planner.display(p)).collect();
-                let links: Vec<String> = plan
-                    .ignored_links
-                    .iter()
-                    .map(|p| planner.display(p))
-                    .collect();
-                (plan.to_args(), masked, sandbox::links_note(&links))
-            })
-            .await
-            {
-                Ok((Ok(args), masked, links)) => Some((args, masked, links)),
-                Ok((Err(e), _, _)) => {
-                    return ToolOutcome::error(format!("Could not write the sandbox plan: {e}"));
-                }
-                Err(e) => return ToolOutcome::error(format!("Could not plan the sandbox: {e}")),
-            }
-        }
-        None => None,
+    let entry = Entry {
+        join: call.shells.join_target(),
+        keeper: false,
     };
-    // What runs: bash itself, or the sandbox helper (mino's own binary)
-    // that sets the sandbox up and then runs bash.
-    let (program, args): (PathBuf, Vec<std::ffi::OsString>) = match (&call.sandbox, &plan) {
-        (Some(planner), Some((args, _, _))) => (planner.sandbox.helper.clone(), args.clone()),
-        _ => (
-            PathBuf::from("bash"),
-            vec!["-c".into(), call.command.clone().into()],
-        ),
+    let Started {
+        mut child,
+        mut group,
+        stdout,
+        stderr,
+        plan,
+    } = match start(&call, entry).await {
+        Ok(started) => started,
+        Err(outcome) => return outcome,
     };
-    // Under the guard (see `guard`), mino never signals the shell
-    // itself: it gives orders through the guard's stdin, and a dropped call
-    // closes it, which the guard answers by killing everything. Killing the
-    // guard on drop would leave its orphans behind, so it is not. The
-    // guard runs the sandbox helper, which runs bash: the guard's
-    // guarantees (subreaper, parent-death signal, every descendant killed)
-    // hold for the helper and, through the PID namespace's end, for
-    // everything inside.
-    let mut command = match &call.guard {
-        Some(mino) => {
-            let mut command = Command::new(mino);
-            command.arg(GUARD).arg("--").arg(&program).args(&args);
-            command.stdin(Stdio::piped());
-            command
-        }
-        None => {
-            let mut command = Command::new(&program);
-            command.args(&args).stdin(Stdio::null()).kill_on_drop(true);
-            command
-        }
-    };
-    command
-        .current_dir(&call.cwd)
-        .process_group(0)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for name in &call.hidden_env {
-        command.env_remove(name);
-    }
-    // Nor do mino's own variables (where its home is) reach a command.
-    for name in crate::home::own_variables() {
-        command.env_remove(name);
-    }
-    command.envs(call.env.iter().map(|(k, v)| (k, v)));
-    let mut child = match command.spawn() {
-        Ok(child) => child,
-        Err(e) => return ToolOutcome::error(format!("Could not start bash: {e}")),
-    };
-    // `process_group(0)`: the group's id is the child's pid.
-    let Some(mut group) = child
-        .id()
-        .and_then(|id| i32::try_from(id).ok())
-        .and_then(Pid::from_raw)
-        .map(|pid| Group::new(pid, child.stdin.take()))
-    else {
-        let _ = child.start_kill();
-        return ToolOutcome::error("Could not start bash: it has no process id.");
-    };
-    let mut pipes = Pipes::new(child.stdout.take(), child.stderr.take());
+    let mut pipes = Pipes::new(stdout, stderr);
     let capture = &call.capture;
 
     let deadline = sleep_until(Instant::now() + call.timeout);

@@ -47,7 +47,7 @@ impl Pipes {
     /// Waits for one read from either pipe and keeps it. A pipe at its end
     /// (or failing) is closed. Cancel-safe: a finished read is kept in the
     /// same poll. Returns at once when both pipes are closed.
-    pub(super) async fn pump(&mut self, capture: &SharedCapture) {
+    pub(super) async fn pump(&mut self, capture: &impl Sink) {
         let Self {
             stdout,
             stderr,
@@ -67,7 +67,7 @@ impl Pipes {
 
     /// Reads what is left until both pipes close or `grace` passes. Returns
     /// whether both closed.
-    pub(super) async fn drain(&mut self, capture: &SharedCapture, grace: Duration) -> bool {
+    pub(super) async fn drain(&mut self, capture: &impl Sink, grace: Duration) -> bool {
         let _ = timeout(grace, async {
             while self.is_open() {
                 self.pump(capture).await;
@@ -88,15 +88,22 @@ async fn read_some<R: AsyncRead + Unpin>(
     }
 }
 
-fn keep<R>(
-    read: std::io::Result<usize>,
-    pipe: &mut Option<R>,
-    buf: &[u8],
-    capture: &SharedCapture,
-) {
+fn keep<R>(read: std::io::Result<usize>, pipe: &mut Option<R>, buf: &[u8], capture: &impl Sink) {
     match read {
         Ok(0) | Err(_) => *pipe = None,
         Ok(n) => capture.push(buf.get(..n).unwrap_or(buf)),
+    }
+}
+
+/// Where the pipes' bytes go: a call's capture, or a background
+/// process's log.
+pub(super) trait Sink {
+    fn push(&self, bytes: &[u8]);
+}
+
+impl Sink for SharedCapture {
+    fn push(&self, bytes: &[u8]) {
+        SharedCapture::push(self, bytes);
     }
 }
 
@@ -250,7 +257,7 @@ impl Capture {
 }
 
 /// How many bytes at the end of `bytes` begin a UTF-8 character that is cut off.
-fn incomplete_suffix(bytes: &[u8]) -> usize {
+pub(super) fn incomplete_suffix(bytes: &[u8]) -> usize {
     for back in 1..=bytes.len().min(3) {
         let byte = bytes[bytes.len() - back];
         if byte & 0xC0 != 0x80 {
@@ -267,7 +274,7 @@ fn incomplete_suffix(bytes: &[u8]) -> usize {
 }
 
 /// How many bytes at the start of `bytes` continue a character cut off before it.
-fn continuation_prefix(bytes: &[u8]) -> usize {
+pub(super) fn continuation_prefix(bytes: &[u8]) -> usize {
     bytes
         .iter()
         .take(3)
