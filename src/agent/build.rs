@@ -293,9 +293,7 @@ impl Relaunch {
 }
 
 /// The bash spec naming the trusted executables, when the settings trust
-/// any: a command that starts with one, written with that path, with no
-/// operator, needs no question in auto mode. The list is the same in
-/// every mode, so it tells the model nothing about the mode.
+/// any (`tools::bash::trusting`).
 fn trusted_spec(tools: &Registry, settings: &Settings) -> Option<crate::model::ToolSpec> {
     let paths: Vec<String> = settings
         .shell_gate
@@ -306,47 +304,16 @@ fn trusted_spec(tools: &Registry, settings: &Settings) -> Option<crate::model::T
     bash_spec_trusting(tools, &paths)
 }
 
-/// `tools`' bash spec with the sentence naming `paths`; `None` for none.
+/// `tools`' bash spec naming `paths`; `None` for none.
 pub(crate) fn bash_spec_trusting(
     tools: &Registry,
     paths: &[String],
 ) -> Option<crate::model::ToolSpec> {
-    if paths.is_empty() {
-        return None;
-    }
-    let mut spec = tools
+    let spec = tools
         .specs()
         .into_iter()
         .find(|s| s.name == crate::tools::bash::NAME)?;
-    let base = spec
-        .description
-        .split(" Trusted executables: ")
-        .next()
-        .unwrap_or_default()
-        .to_string();
-    spec.description = format!(
-        "{base} Trusted executables: {}. A read-only command that starts with one of these paths, written with that path and without operators, redirections or substitutions, can be decided without asking.",
-        paths.join(", ")
-    )
-    .into();
-    Some(spec)
-}
-
-/// The window a loopback server of an OpenAI wire reports for the model,
-/// when no settings file gave one (`model::window`).
-async fn server_window(
-    model: crate::config::ModelSettings,
-) -> Option<crate::model::window::Reported> {
-    use crate::config::ProviderKind;
-    let openai = matches!(
-        model.provider,
-        ProviderKind::OpenAiChat | ProviderKind::OpenAiResponses
-    );
-    if model.context_window_set || !openai || !crate::config::is_loopback_url(&model.base_url) {
-        return None;
-    }
-    let timeout = std::time::Duration::from_millis(1500);
-    crate::model::window::reported(&model.base_url, &model.model, timeout).await
+    (!paths.is_empty()).then(|| crate::tools::bash::trusting(spec, paths))
 }
 
 /// Builds and starts the agent on its own task.
@@ -361,7 +328,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         defer_mcp,
         never,
     } = launch;
-    let window = tokio::spawn(server_window(settings.model.clone()));
+    let window = tokio::spawn(crate::model::window::for_settings(settings.model.clone()));
     let project = Project::new(project_dir).map_err(|source| AgentError::Project {
         path: project_dir.to_path_buf(),
         source,

@@ -18,6 +18,20 @@ pub struct Reported {
     pub source: String,
 }
 
+/// The window a loopback server of an OpenAI wire reports for `model`'s
+/// model, when no settings file gave one.
+pub async fn for_settings(model: crate::config::ModelSettings) -> Option<Reported> {
+    use crate::config::ProviderKind;
+    let openai = matches!(
+        model.provider,
+        ProviderKind::OpenAiChat | ProviderKind::OpenAiResponses
+    );
+    if model.context_window_set || !openai || !crate::config::is_loopback_url(&model.base_url) {
+        return None;
+    }
+    reported(&model.base_url, &model.model, Duration::from_millis(1500)).await
+}
+
 /// Asks the server at `base_url` (its OpenAI path, `.../v1`) for the
 /// window `model` is served with, within `timeout` for each question.
 pub async fn reported(base_url: &str, model: &str, timeout: Duration) -> Option<Reported> {

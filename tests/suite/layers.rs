@@ -78,6 +78,7 @@ const RANKS: &[(&str, u8)] = &[
     ("sandbox", 1),
     ("model", 2),
     ("tools", 2),
+    ("lsp", 2),
     ("mcp", 2),
     ("session", 2),
     ("agent", 3),

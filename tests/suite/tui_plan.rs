@@ -81,6 +81,10 @@ async fn the_plan_hand_off_asks_before_auto_and_goes_ahead_with_the_plan() {
     ]);
     assert!(question.contains(" PLAN "), "not switched yet: {question}");
     screen.send(b"y");
+    // Nothing is trusted yet: auto mode offers the read-only tools once,
+    // over the chat.
+    screen.wait_for_all(&["Nothing is trusted yet", "keys armed"]);
+    screen.send(b"n");
     let switched = screen.wait_for_all(&[
         "Permission mode for this session: auto.",
         " AUTO ",
@@ -90,6 +94,7 @@ async fn the_plan_hand_off_asks_before_auto_and_goes_ahead_with_the_plan() {
         !switched.contains("Run this plan in:"),
         "the offer closed: {switched}"
     );
+    assert!(switched.contains("Nothing was saved"), "{switched}");
     // The prefilled prompt goes with Enter.
     screen.send(b"\r");
     screen.wait_for("Done as planned.");

@@ -97,6 +97,26 @@ that, call again with `sandbox: false` and a `reason`: the user is asked every t
 /// sandbox (nobody can be asked, and the settings do not let it run).
 const SANDBOX_ONLY: &str = "Nobody can be asked here, so a command cannot leave the sandbox.";
 
+/// `spec` with the sentence naming the trusted executables `paths`: a
+/// command that starts with one, written with that path, with no operator,
+/// needs no question in auto mode. The list is the same in every mode, so
+/// it tells the model nothing about the mode. A sentence already there is
+/// replaced.
+pub fn trusting(mut spec: ToolSpec, paths: &[String]) -> ToolSpec {
+    let base = spec
+        .description
+        .split(" Trusted executables: ")
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    spec.description = format!(
+        "{base} Trusted executables: {}. A read-only command that starts with one of these paths, written with that path and without operators, redirections or substitutions, can be decided without asking.",
+        paths.join(", ")
+    )
+    .into();
+    spec
+}
+
 /// The `bash` tool.
 pub struct Bash;
 
