@@ -219,6 +219,9 @@ mod tests {
             "cargo test <<E\nx\nE",
             "cargo test # comment",
             "cargo tést",
+            "cargo\u{a0}test",
+            "cargo test\r",
+            "cargo test\u{0};rm x",
             "",
         ] {
             assert_eq!(list(input), None, "{input:?}");
@@ -245,5 +248,9 @@ mod tests {
         }
         assert!(!push("git status"));
         assert!(!push("echo git"));
+        // A long line is read whole: the push at its end is still seen.
+        let long = format!("{}git push", "ls -l; ".repeat(100_000));
+        assert!(push(&long));
+        assert_eq!(literal_list(&long), None, "too long to allow by a rule");
     }
 }
