@@ -62,6 +62,9 @@ pub struct RunningTurn {
 pub struct ModeQuestion {
     pub ask: YesNo,
     pub arming: Arming,
+    /// Rows of its text scrolled past (settings text taller than the
+    /// screen).
+    pub scroll: u16,
 }
 
 /// What a y/N question over the chat asks.
@@ -364,6 +367,15 @@ impl App {
     }
 
     /// True when the open question (if any) takes answer keys now.
+    /// Whether the open yes-or-no question is about appending to the
+    /// user's settings (not a mode switch).
+    pub fn settings_question(&self) -> bool {
+        matches!(
+            self.mode_question.as_ref().map(|q| &q.ask),
+            Some(YesNo::Rule { .. })
+        )
+    }
+
     pub fn question_armed(&self) -> bool {
         self.open_arming()
             .is_none_or(|arming| arming.is_armed(self.now, self.last_key))

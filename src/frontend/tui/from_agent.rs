@@ -254,12 +254,14 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             app.mode_question = Some(ModeQuestion {
                 ask: YesNo::Mode { from, to, warning },
                 arming: Arming::new(app.now, app.last_key),
+                scroll: 0,
             });
         }
         AgentEvent::ConfirmRule { toml, file, ask } => {
             app.mode_question = Some(ModeQuestion {
                 ask: YesNo::Rule { toml, file, ask },
                 arming: Arming::new(app.now, app.last_key),
+                scroll: 0,
             });
         }
         AgentEvent::Sessions { list, all } => sessions(app, list, all),

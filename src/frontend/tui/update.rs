@@ -318,6 +318,12 @@ fn overlay_move(app: &mut App, direction: i32, by_page: bool) -> Vec<Action> {
                 open.scroll = clamp(open.scroll, step(rows), total.saturating_sub(rows));
             }
         }
+        Layer::ModeQuestion => {
+            let (rows, total) = app.layout.dialog_rows.get();
+            if let Some(open) = app.mode_question.as_mut() {
+                open.scroll = clamp(open.scroll, step(rows), total.saturating_sub(rows));
+            }
+        }
         Layer::Picker => {
             if let Some(picker) = app.picker.as_mut() {
                 let last = picker.items.len().saturating_sub(1);
@@ -332,7 +338,7 @@ fn overlay_move(app: &mut App, direction: i32, by_page: bool) -> Vec<Action> {
             app.help = app.help.map(|s| clamp(s, step(rows), max));
         }
         Layer::Rewind => super::rewind::step(app, if by_page { direction * 10 } else { direction }),
-        Layer::ModeQuestion | Layer::Input => {}
+        Layer::Input => {}
     }
     Vec::new()
 }

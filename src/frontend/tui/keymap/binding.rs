@@ -24,6 +24,9 @@ pub enum On {
     Confirm,
     /// The mode question, armed.
     ModeQuestion,
+    /// The question before appending to the user's settings (a saved
+    /// rule, the first trusted tools), armed.
+    SettingsQuestion,
     /// The rewind dialog.
     Rewind,
     Picker,

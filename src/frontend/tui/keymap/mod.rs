@@ -48,6 +48,7 @@ pub fn state(app: &App, armed: bool) -> On {
             Some(open) if open.note.is_some() => On::Note,
             _ => On::Consent,
         },
+        Layer::ModeQuestion if app.settings_question() => On::SettingsQuestion,
         Layer::ModeQuestion => On::ModeQuestion,
         Layer::Rewind => On::Rewind,
         Layer::Picker => On::Picker,

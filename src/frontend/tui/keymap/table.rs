@@ -59,7 +59,8 @@ fn note_char(key: &KeyEvent) -> Option<Msg> {
 }
 
 const INPUT: &[On] = &[On::Input];
-const QUESTION: &[On] = &[On::Unarmed, On::Consent];
+/// Where the scroll keys move a question's text.
+const SCROLLS: &[On] = &[On::Unarmed, On::Consent, On::SettingsQuestion];
 const OVERLAY: &[On] = &[On::Picker, On::Help, On::Rewind];
 const ANYWHERE: &[On] = &[On::Anywhere];
 
@@ -383,28 +384,23 @@ pub const BINDINGS: &[Binding] = &[
         &[plain(KeyCode::Left), plain(KeyCode::BackTab)],
         Does::Msg(|| Msg::FocusPrev),
     ),
-    bind(
-        QUESTION,
-        &[plain(KeyCode::Up)],
-        Does::Msg(|| Msg::OverlayUp),
-    )
-    .help(line(
+    bind(SCROLLS, &[plain(KeyCode::Up)], Does::Msg(|| Msg::OverlayUp)).help(line(
         Group::Questions,
         "Up, Down, PageUp, PageDown",
         "scroll the question",
     )),
     bind(
-        QUESTION,
+        SCROLLS,
         &[plain(KeyCode::Down)],
         Does::Msg(|| Msg::OverlayDown),
     ),
     bind(
-        QUESTION,
+        SCROLLS,
         &[plain(KeyCode::PageUp)],
         Does::Msg(|| Msg::OverlayPageUp),
     ),
     bind(
-        QUESTION,
+        SCROLLS,
         &[plain(KeyCode::PageDown)],
         Does::Msg(|| Msg::OverlayPageDown),
     ),
@@ -487,6 +483,19 @@ pub const BINDINGS: &[Binding] = &[
         Does::Msg(|| Msg::ConfirmMode(false)),
     )
     .hint("other keys keep"),
+    // The question before appending to the user's settings.
+    bind(
+        &[On::SettingsQuestion],
+        &[key(KeyCode::Char('y')), key(KeyCode::Char('Y'))],
+        Does::Msg(|| Msg::ConfirmMode(true)),
+    )
+    .hint("y appends"),
+    bind(
+        &[On::SettingsQuestion],
+        &[OTHER],
+        Does::Msg(|| Msg::ConfirmMode(false)),
+    )
+    .hint("other keys save nothing"),
     // Pickers and help.
     bind(
         OVERLAY,

@@ -394,8 +394,54 @@ fn the_rule_question_shows_the_rule_and_appends_only_on_y() {
             screen.contains("Append this rule to /home/u/.config/mino/config.toml? [y/N]"),
             "{screen}"
         );
+        // The status bar and the input say what y does here: it appends.
+        assert!(
+            screen.contains("y appends · other keys save nothing"),
+            "{screen}"
+        );
+        assert!(
+            screen.contains("y appends; any other key saves nothing."),
+            "{screen}"
+        );
+        assert!(!screen.contains("switches"), "{screen}");
         let actions = press(&mut app, key(code));
         assert_eq!(sent(&actions), vec![Input::ConfirmRule { yes }], "{code:?}");
         assert_eq!(app.layer(), Layer::Input);
     }
+}
+
+#[test]
+fn settings_text_taller_than_the_screen_scrolls_under_its_question() {
+    let mut app = app();
+    let toml: String = (1..=12)
+        .map(|i| format!("[[shell_gate.trusted_executables]]\npath = \"/usr/bin/tool{i}\"\n\n"))
+        .collect();
+    agent(
+        &mut app,
+        AgentEvent::ConfirmRule {
+            toml,
+            file: "/home/u/.config/mino/config.toml".into(),
+            ask: "Trust these tools? [y/N]".into(),
+        },
+    );
+    arm(&mut app);
+    let screen = shot(&app, 90, 20);
+    assert!(screen.contains("Trust these tools? [y/N]"), "{screen}");
+    assert!(screen.contains("↑↓ scroll 1-"), "{screen}");
+    assert!(screen.contains("tool1\""), "{screen}");
+    assert!(!screen.contains("tool12\""), "{screen}");
+    for _ in 0..10 {
+        assert!(press(&mut app, key(KeyCode::PageDown)).is_empty());
+    }
+    assert_eq!(
+        app.layer(),
+        Layer::ModeQuestion,
+        "scrolling answers nothing"
+    );
+    let screen = shot(&app, 90, 20);
+    assert!(screen.contains("Trust these tools? [y/N]"), "{screen}");
+    assert!(screen.contains("tool12\""), "{screen}");
+    assert!(!screen.contains("tool1\""), "{screen}");
+    let actions = press(&mut app, key(KeyCode::Char('y')));
+    assert_eq!(sent(&actions), vec![Input::ConfirmRule { yes: true }]);
 }

@@ -322,26 +322,59 @@ pub fn draw_mode_question(
     );
     let body = wrap(&body, inner);
     // A mode's warning comes before its question; settings text to append
-    // comes after it, so a long text never hides the question.
-    let (first, last) = match question.ask {
-        YesNo::Mode { .. } => (body, asked),
-        YesNo::Rule { .. } => (asked, body),
+    // comes after it, so a long text never hides the question, and it
+    // scrolls under it when it is taller than the screen.
+    let (fixed, scrolled) = match question.ask {
+        YesNo::Mode { .. } => {
+            let mut fixed = body;
+            fixed.push(Line::default());
+            fixed.extend(asked);
+            (fixed, Vec::new())
+        }
+        YesNo::Rule { .. } => {
+            let mut fixed = asked;
+            fixed.push(Line::default());
+            (fixed, body)
+        }
     };
-    let mut lines = first;
-    lines.push(Line::default());
-    lines.extend(last);
-    let area = place(chat, above, width, lines.len() as u16 + 2);
-    let block = Block::bordered()
+    let wanted = fixed.len() + scrolled.len() + 2;
+    let area = place(
+        chat,
+        above,
+        width,
+        u16::try_from(wanted).unwrap_or(u16::MAX),
+    );
+    let mut block = Block::bordered()
         .border_type(BorderType::Rounded)
         .border_style(border)
         .title(Line::styled(title, theme::bold()))
         .title_bottom(arming_note(app))
         .title_bottom(Line::styled(keys, theme::dim()).right_aligned());
+    let fixed_rows = u16::try_from(fixed.len()).unwrap_or(u16::MAX);
+    let rows = area.height.saturating_sub(2).saturating_sub(fixed_rows);
+    let total = u16::try_from(scrolled.len()).unwrap_or(u16::MAX);
+    app.layout.dialog_rows.set((rows, total));
+    let scroll = question.scroll.min(total.saturating_sub(rows));
+    if total > rows {
+        block = block.title_bottom(Line::styled(
+            format!(
+                " ↑↓ scroll {}-{} of {} ",
+                scroll + 1,
+                (scroll + rows).min(total),
+                total
+            ),
+            theme::dim(),
+        ));
+    }
     frame.render_widget(Clear, area);
     let inside = block.inner(area);
     frame.render_widget(block, area);
     let buf = frame.buffer_mut();
-    for (i, line) in lines.iter().take(usize::from(inside.height)).enumerate() {
-        buf.set_line(inside.x + 1, inside.y + i as u16, line, inner);
+    let shown = fixed
+        .iter()
+        .chain(scrolled.iter().skip(usize::from(scroll)))
+        .take(usize::from(inside.height));
+    for (y, line) in (inside.y..).zip(shown) {
+        buf.set_line(inside.x + 1, y, line, inner);
     }
 }

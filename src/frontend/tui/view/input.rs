@@ -58,6 +58,9 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     } else {
         let hint = match app.layer() {
             Layer::Consent => answer_hint(app),
+            Layer::ModeQuestion if app.settings_question() => {
+                "Answer the question above: y appends; any other key saves nothing.".to_string()
+            }
             Layer::ModeQuestion => {
                 "Answer the question above: y switches; any other key does not.".to_string()
             }
