@@ -5,7 +5,7 @@
 //! added and removed) and the model's result gets one line naming them. A
 //! checkpoint that fails is a warning, never a stop: the turn goes on.
 
-use crate::checkpoint::{Taken, changes};
+use crate::checkpoint::{Taken, changes, diffs};
 use crate::session::{CheckpointAt, CheckpointRecord, LogEntry};
 use crate::tools::{ToolOutcome, ToolStatus};
 
@@ -167,8 +167,17 @@ pub(super) async fn after_call(
     if tool != "bash" || before.id == after.id {
         return;
     }
-    let deltas = tokio::task::spawn_blocking(move || {
-        changes::deltas(checkpoints.store(), &before.manifest, &after.manifest)
+    let (deltas, diffs) = tokio::task::spawn_blocking(move || {
+        let store = checkpoints.store();
+        let deltas = changes::deltas(store, &before.manifest, &after.manifest);
+        let diffs = diffs::diffs(
+            store,
+            &before.manifest,
+            &after.manifest,
+            &deltas,
+            diffs::DIFFS_CAP,
+        );
+        (deltas, diffs)
     })
     .await
     .unwrap_or_default();
@@ -188,5 +197,6 @@ pub(super) async fn after_call(
         call_id: call_id.to_string(),
         tool: tool.to_string(),
         changes: deltas,
+        diffs,
     });
 }

@@ -211,6 +211,8 @@ pub enum AgentEvent {
         call_id: String,
         tool: String,
         changes: Vec<crate::checkpoint::changes::FileDelta>,
+        /// Each file's diff, for a person to read (Ctrl+O); redacted.
+        diffs: Vec<crate::checkpoint::diffs::FileDiff>,
     },
     TurnEnd {
         requests: u32,
@@ -298,7 +300,8 @@ pub enum AgentEvent {
 
 impl AgentEvent {
     /// Whether this event carries words from outside mino (an error, a
-    /// notice of the turn, an asked agent's words) that are redacted before
+    /// notice of the turn, an asked agent's words, the diffs of what a
+    /// command changed) that are redacted before
     /// they are shown or sent.
     pub fn carries_outside_words(&self) -> bool {
         matches!(
@@ -306,6 +309,7 @@ impl AgentEvent {
             AgentEvent::Error(_)
                 | AgentEvent::TurnNotice { .. }
                 | AgentEvent::Asked { .. }
+                | AgentEvent::BashChanged { .. }
                 | AgentEvent::TurnEnd {
                     stop: TurnStop::ModelError(_) | TurnStop::SaveFailed(_) | TurnStop::Internal(_),
                     ..
@@ -318,6 +322,23 @@ impl AgentEvent {
         let clean = |text: String| secrets.redact(&text).text;
         match self {
             AgentEvent::Error(text) => AgentEvent::Error(clean(text)),
+            AgentEvent::BashChanged {
+                call_id,
+                tool,
+                changes,
+                diffs,
+            } => AgentEvent::BashChanged {
+                call_id,
+                tool,
+                changes,
+                diffs: diffs
+                    .into_iter()
+                    .map(|mut d| {
+                        d.diff = clean(d.diff);
+                        d
+                    })
+                    .collect(),
+            },
             AgentEvent::TurnNotice { kind, message } => AgentEvent::TurnNotice {
                 kind,
                 message: clean(message),

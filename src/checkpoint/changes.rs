@@ -48,7 +48,12 @@ pub fn deltas(store: &Store, before: &Manifest, after: &Manifest) -> Vec<FileDel
 
 /// Lines added and removed from `old` to `new`.
 pub fn counts(old: &str, new: &str) -> (usize, usize) {
-    let diff = similar::TextDiff::from_lines(old, new);
+    // A file rewritten whole can make the exact diff slow: past the
+    // timeout the counts come from a coarser diff, never a wait.
+    let diff = similar::TextDiff::configure()
+        .algorithm(similar::Algorithm::Myers)
+        .timeout(std::time::Duration::from_millis(500))
+        .diff_lines(old, new);
     let mut added = 0;
     let mut removed = 0;
     for change in diff.iter_all_changes() {

@@ -23,6 +23,7 @@
 //! record), so `mino rewind` works across restarts.
 
 pub mod changes;
+pub mod diffs;
 pub mod index;
 pub mod manifest;
 pub mod prune;

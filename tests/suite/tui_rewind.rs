@@ -43,6 +43,13 @@ async fn esc_twice_rewinds_code_and_conversation_and_keeps_a_file_changed_outsid
     });
     assert!(!project.join("src").exists());
     assert!(project.join("new.txt").exists());
+    // What bash changed is one Ctrl+O away: the diffs of the files.
+    screen.wait_for("(Ctrl+O shows the diffs)");
+    screen.send(b"\x0f");
+    let diffs = screen.wait_for_all(&["-fn c() {}", "+two"]);
+    assert!(!diffs.contains("(Ctrl+O shows the diffs)"), "{diffs}");
+    screen.send(b"\x0f");
+    screen.wait_for("(Ctrl+O shows the diffs)");
     // Something other than mino changes a file the turn changed.
     std::fs::write(project.join("notes.md"), "mine\n").unwrap();
 

@@ -201,12 +201,14 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             call_id,
             tool,
             changes,
+            diffs,
         } => {
             let index = tool_entry(app, &call_id, &tool);
             let line = crate::controls::visible(&crate::checkpoint::changes::line(&changes));
             app.transcript.edit(index, |kind| {
                 if let EntryKind::Tool(entry) = kind {
                     entry.changed_by = Some(line);
+                    entry.changed_diffs = diffs;
                 }
             });
             for delta in changes {

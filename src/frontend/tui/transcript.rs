@@ -79,6 +79,8 @@ pub struct ToolEntry {
     pub diff: Option<String>,
     /// What a bash call changed: `src/a.rs +3 -1, deleted src/b.rs`.
     pub changed_by: Option<String>,
+    /// The diffs of what it changed, shown when expanded (Ctrl+O).
+    pub changed_diffs: Vec<crate::checkpoint::diffs::FileDiff>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,6 +101,7 @@ impl ToolEntry {
             expanded: false,
             diff: None,
             changed_by: None,
+            changed_diffs: Vec::new(),
         }
     }
 
@@ -107,6 +110,7 @@ impl ToolEntry {
     pub fn expandable(&self) -> bool {
         self.output_lines > super::view::entry::COLLAPSED_LINES
             || self.output.len() > 400
+            || !self.changed_diffs.is_empty()
             || self.diff.as_deref().is_some_and(|diff| {
                 super::view::entry::diff_body(diff).count()
                     > super::view::entry::DIFF_COLLAPSED_LINES

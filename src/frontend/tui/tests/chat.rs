@@ -352,6 +352,7 @@ fn an_asked_agents_turn_is_one_nested_labelled_block() {
 fn what_bash_changed_is_shown_under_its_call_and_counted_at_the_end() {
     use crate::checkpoint::Change;
     use crate::checkpoint::changes::FileDelta;
+    use crate::checkpoint::diffs::FileDiff;
     let mut app = app_in(Mode::Bypass);
     start_turn(&mut app, "Clean up", 1);
     for event in [
@@ -379,6 +380,18 @@ fn what_bash_changed_is_shown_under_its_call_and_counted_at_the_end() {
                     change: Change::Deleted,
                     added: 0,
                     removed: 1,
+                },
+            ],
+            diffs: vec![
+                FileDiff {
+                    path: "new.txt".into(),
+                    diff: "--- a/new.txt\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+alpha\n+beta\n".into(),
+                    note: None,
+                },
+                FileDiff {
+                    path: "src/a.rs".into(),
+                    diff: String::new(),
+                    note: Some("not kept in the checkpoint, so no diff".into()),
                 },
             ],
         },
@@ -415,4 +428,16 @@ fn what_bash_changed_is_shown_under_its_call_and_counted_at_the_end() {
         .position(|l| l.contains("bash rm -rf"))
         .unwrap();
     assert!(by > call, "{text}");
+    // The diffs are one Ctrl+O away, and only then on screen.
+    assert!(text.contains("(Ctrl+O shows the diffs)"), "{text}");
+    assert!(!text.contains("+alpha"), "{text}");
+    press(&mut app, ctrl('o'));
+    let terminal = draw(&app, 100, 30);
+    let text = screen(terminal.backend().buffer());
+    assert!(text.contains("+alpha") && text.contains("+beta"), "{text}");
+    assert!(
+        text.contains("(not kept in the checkpoint, so no diff)"),
+        "{text}"
+    );
+    assert!(!text.contains("(Ctrl+O shows the diffs)"), "{text}");
 }

@@ -335,15 +335,39 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
         diff_lines(diff, tool.expanded, width, out);
     }
     if let Some(changed) = &tool.changed_by {
+        let mut spans = vec![Span::styled(
+            format!("Changed by {}: {changed}", one_line(&tool.tool, 60)),
+            theme::warning(),
+        )];
+        if !tool.changed_diffs.is_empty() && !tool.expanded {
+            spans.push(Span::styled("  (Ctrl+O shows the diffs)", theme::dim()));
+        }
         out.extend(gutter(
-            &[Line::from(Span::styled(
-                format!("Changed by {}: {changed}", one_line(&tool.tool, 60)),
-                theme::warning(),
-            ))],
+            &[Line::from(spans)],
             width,
             Span::raw("   "),
             Span::raw("   "),
         ));
+        if tool.expanded {
+            for file in &tool.changed_diffs {
+                out.extend(gutter(
+                    &[Line::from(Span::styled(
+                        crate::controls::visible(&file.path),
+                        theme::bold(),
+                    ))],
+                    width,
+                    Span::raw("   "),
+                    Span::raw("   "),
+                ));
+                match &file.note {
+                    Some(note) => out.push(Line::from(vec![
+                        Span::raw("   "),
+                        Span::styled(format!("({note})"), theme::dim()),
+                    ])),
+                    None => diff_lines(&file.diff, true, width, out),
+                }
+            }
+        }
     }
     if tool.output.is_empty() {
         return;
