@@ -9,6 +9,7 @@ mod background;
 mod bash_tool;
 mod broken_pipe;
 mod bypass_guard;
+mod bypass_guard_remote;
 mod checkpoints;
 mod child_env;
 mod context_budget;
