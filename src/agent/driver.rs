@@ -159,20 +159,22 @@ pub async fn run_turn(
                 });
                 None
             }
-            Effect::Prepare(call) => Some(match prepare(rt, &call, session.mode, cancel).await {
-                Ok((event, prepared, gate)) => {
-                    slot = Some(Slot {
-                        call_id: call.id,
-                        key: prepared.facts().tool.clone(),
-                        tool: call.name,
-                        prepared,
-                        lead: super::prepare::lead_fields(&event),
-                        gate,
-                    });
-                    event
-                }
-                Err(event) => event,
-            }),
+            Effect::Prepare(call) => Some(
+                match prepare(rt, &call, (&session.id, session.mode), cancel).await {
+                    Ok((event, prepared, gate)) => {
+                        slot = Some(Slot {
+                            call_id: call.id,
+                            key: prepared.facts().tool.clone(),
+                            tool: call.name,
+                            prepared,
+                            lead: super::prepare::lead_fields(&event),
+                            gate,
+                        });
+                        event
+                    }
+                    Err(event) => event,
+                },
+            ),
             Effect::AnnounceDecision {
                 call_id,
                 tool,

@@ -1,0 +1,268 @@
+//! Claude Code-format hooks (`[[hooks.EVENT]]`) run by the built binary
+//! against the loopback model service: the script files under
+//! `tests/fixtures/claude_hooks/` are the ones Claude Code would run, and
+//! each test reads what they were given and what mino did with their
+//! answers (the stream-json records, the requests the model received, the
+//! audit log).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::support::llm::{text, tool};
+use crate::support::run::mino;
+use crate::support::stream::{decisions, outputs, records, statuses};
+use crate::support::world::World;
+
+/// A hook script of the fixtures.
+fn script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/claude_hooks")
+        .join(name)
+}
+
+/// Appends `text` to the world's user settings.
+fn settings(world: &World, text: &str) {
+    let file = world.home.path().join("config.toml");
+    let mut settings = std::fs::read_to_string(&file).unwrap();
+    settings.push('\n');
+    settings.push_str(text);
+    std::fs::write(&file, settings).unwrap();
+}
+
+/// The JSON lines a script logged (none when it never ran).
+fn logged(file: &Path) -> Vec<Value> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The audit log's hook verdicts for `event`, as (hook, verdict).
+fn audited(world: &World, event: &str) -> Vec<(String, String)> {
+    logged(&world.home.path().join("audit.jsonl"))
+        .into_iter()
+        .filter(|l| l["hook_event"] == event)
+        .map(|l| {
+            (
+                l["hook"].as_str().unwrap().to_string(),
+                l["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn canonical(path: &Path) -> String {
+    path.canonicalize().unwrap().display().to_string()
+}
+
+/// A PreToolUse script blocks by exit 2 and denies by JSON (the call never
+/// runs and the model reads the reason); its `allow` lets the decision go
+/// on. It reads Claude Code's event: names, fields, absolute paths, the
+/// session and the project, without mino's own variables.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claude_code_pre_tool_use_script_blocks_denies_and_leaves_the_rest_to_the_decision() {
+    let world = World::with(
+        "openai-chat",
+        vec![
+            tool("bash", json!({"command": "rm -rf build"})),
+            tool("read_file", json!({"path": "./docs/../notes.md"})),
+            tool("bash", json!({"command": "echo hook-let-me-run"})),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let log = world.home.path().join("pre.jsonl");
+    settings(
+        &world,
+        &format!(
+            "[[hooks.PreToolUse]]\nmatcher = \"Bash|Read\"\nhooks = [{{ type = \"command\", command = \"python3 {} {}\", timeout = 20 }}]\n",
+            script("pre_tool_use.py").display(),
+            log.display()
+        ),
+    );
+    let out = mino(
+        &world,
+        &["-p", "go", "--output-format", "stream-json", "--yolo"],
+        None,
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let events = records(&out.stdout);
+    assert_eq!(
+        decisions(&events),
+        [
+            ("bash".into(), "deny".into(), "MINO_DENY_HOOK".into()),
+            ("read_file".into(), "deny".into(), "MINO_DENY_HOOK".into()),
+            ("bash".into(), "allow".into(), String::new()),
+        ],
+        "{stderr}"
+    );
+    let results = outputs(&events);
+    assert!(results[0].contains("rm is not allowed here"), "{results:?}");
+    assert!(results[1].contains("notes are private"), "{results:?}");
+    assert!(results[2].contains("hook-let-me-run"), "{results:?}");
+    assert_eq!(statuses(&events), ["denied", "denied", "completed"]);
+    // The model read the reasons.
+    let bodies = world.llm.bodies();
+    assert!(
+        bodies[1].contains("rm is not allowed here"),
+        "{}",
+        bodies[1]
+    );
+
+    let seen = logged(&log);
+    assert_eq!(seen.len(), 3, "{seen:?}");
+    let project = canonical(world.project.path());
+    for event in &seen {
+        assert_eq!(event["hook_event_name"], "PreToolUse");
+        assert!(!event["session_id"].as_str().unwrap().is_empty());
+        assert_eq!(event["session_id"], seen[0]["session_id"]);
+        assert_eq!(event["cwd"], project.as_str());
+        assert_eq!(event["_cwd"], project.as_str());
+        assert_eq!(event["_project_dir"], project.as_str());
+        assert_eq!(event["permission_mode"], "bypassPermissions");
+        assert_eq!(event["_mino_vars"], json!([]), "{event}");
+        assert!(event["tool_use_id"].is_string());
+    }
+    assert_eq!(seen[0]["tool_name"], "Bash");
+    assert_eq!(seen[0]["tool_input"]["command"], "rm -rf build");
+    assert_eq!(seen[1]["tool_name"], "Read");
+    // The path mino resolved, not the model's spelling.
+    assert_eq!(
+        seen[1]["tool_input"],
+        json!({"file_path": format!("{project}/notes.md")})
+    );
+    let key = "hooks.PreToolUse[0].hooks[0]".to_string();
+    assert_eq!(
+        audited(&world, "PreToolUse"),
+        [
+            (key.clone(), "deny".to_string()),
+            (key.clone(), "deny".to_string()),
+            (key, "allow".to_string())
+        ]
+    );
+}
+
+/// A hook's `allow` never loosens: where nobody can answer, a bash call
+/// still asks and is refused. A matcher that does not select a tool does
+/// not run for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_that_allows_never_skips_the_question_and_matchers_select() {
+    let world = World::with(
+        "openai-chat",
+        vec![
+            tool("bash", json!({"command": "echo asked"})),
+            tool("read_file", json!({"path": "notes.md"})),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let log = world.home.path().join("pre.jsonl");
+    settings(
+        &world,
+        &format!(
+            "[[hooks.PreToolUse]]\nmatcher = \"bash\"\nhooks = [{{ type = \"command\", command = \"python3 {} {}\" }}]\n",
+            script("pre_tool_use.py").display(),
+            log.display()
+        ),
+    );
+    let out = mino(
+        &world,
+        &["-p", "go", "--output-format", "stream-json"],
+        None,
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let events = records(&out.stdout);
+    assert_eq!(
+        decisions(&events),
+        [
+            (
+                "bash".into(),
+                "deny".into(),
+                "MINO_DENY_NOBODY_TO_ASK".into()
+            ),
+            ("read_file".into(), "allow".into(), String::new()),
+        ],
+        "{stderr}"
+    );
+    let seen = logged(&log);
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(seen[0]["tool_name"], "Bash");
+    assert_eq!(seen[0]["permission_mode"], "default");
+}
+
+/// A hook that cannot run, exits with another status or runs past its
+/// timeout denies: it fails closed. The old key still runs, with a warning
+/// naming the file and the new key.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failing_hooks_fail_closed_and_the_old_key_warns() {
+    let world = World::with(
+        "openai-chat",
+        vec![
+            tool("bash", json!({"command": "echo one"})),
+            tool("read_file", json!({"path": "notes.md"})),
+            tool("list_dir", json!({"path": "."})),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let legacy = world.home.path().join("legacy-ran");
+    settings(
+        &world,
+        &format!(
+            "[hooks]\npre_tool_call = [\"/bin/sh\", \"-c\", \"touch '{}'\"]\n\
+             [[hooks.PreToolUse]]\nmatcher = \"Bash\"\nhooks = [{{ type = \"command\", command = \"sleep 30\", timeout = 1 }}]\n\
+             [[hooks.PreToolUse]]\nmatcher = \"Read\"\nhooks = [{{ type = \"command\", command = \"/nonexistent/hook.py\" }}]\n\
+             [[hooks.PreToolUse]]\nmatcher = \"LS\"\nhooks = [{{ type = \"command\", command = \"echo '{{broken'\" }}]\n",
+            legacy.display()
+        ),
+    );
+    let out = mino(
+        &world,
+        &["-p", "go", "--output-format", "stream-json", "--yolo"],
+        None,
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let events = records(&out.stdout);
+    let codes: Vec<String> = decisions(&events).into_iter().map(|d| d.2).collect();
+    assert_eq!(codes, ["MINO_DENY_HOOK"; 3], "{stderr}");
+    let results = outputs(&events);
+    assert!(
+        results[0].contains("did not answer within 1 s"),
+        "{results:?}"
+    );
+    assert!(results[1].contains("exited with status 127"), "{results:?}");
+    assert!(results[2].contains("not a JSON object"), "{results:?}");
+    assert!(legacy.exists());
+    let file = world.home.path().join("config.toml");
+    let warning = stderr
+        .lines()
+        .find(|l| l.contains("hooks.pre_tool_call is deprecated"))
+        .unwrap_or_else(|| panic!("no deprecation warning: {stderr}"));
+    assert!(warning.contains(&file.display().to_string()), "{warning}");
+    assert!(warning.contains("[[hooks.PreToolUse]]"), "{warning}");
+    let verdicts: Vec<String> = audited(&world, "PreToolUse")
+        .into_iter()
+        .map(|(hook, verdict)| format!("{hook} {verdict}"))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            "hooks.pre_tool_call none",
+            "hooks.PreToolUse[0].hooks[0] deny",
+            "hooks.pre_tool_call none",
+            "hooks.PreToolUse[1].hooks[0] deny",
+            "hooks.pre_tool_call none",
+            "hooks.PreToolUse[2].hooks[0] deny",
+        ]
+    );
+}
