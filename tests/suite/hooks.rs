@@ -266,3 +266,194 @@ async fn failing_hooks_fail_closed_and_the_old_key_warns() {
         ]
     );
 }
+
+/// A PostToolUse script reads the call's result after redaction and adds
+/// context for the model, redacted too; its "block" cannot undo the call,
+/// whose result and decision stay as they were.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_post_tool_use_script_sees_the_redacted_result_and_adds_redacted_context() {
+    use crate::support::world::SECRET;
+    let world = World::with(
+        "openai-chat",
+        vec![
+            // The command prints the secret without spelling it.
+            tool(
+                "bash",
+                json!({"command": format!("echo {}\"{}\" printed", &SECRET[..4], &SECRET[4..])}),
+            ),
+            tool("read_file", json!({"path": "notes.md"})),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let log = world.home.path().join("post.jsonl");
+    settings(
+        &world,
+        &format!(
+            "[[hooks.PostToolUse]]\nmatcher = \"Bash\"\nhooks = [{{ type = \"command\", command = \"python3 {} {}\" }}]\n",
+            script("post_tool_use.py").display(),
+            log.display()
+        ),
+    );
+    let out = mino(
+        &world,
+        &["-p", "go", "--output-format", "stream-json", "--yolo"],
+        None,
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let events = records(&out.stdout);
+    assert_eq!(statuses(&events), ["completed", "completed"], "{stderr}");
+    let codes: Vec<String> = decisions(&events).into_iter().map(|d| d.1).collect();
+    assert_eq!(codes, ["allow", "allow"]);
+    let seen = logged(&log);
+    assert_eq!(seen.len(), 1, "only the Bash call is told: {seen:?}");
+    assert_eq!(seen[0]["hook_event_name"], "PostToolUse");
+    assert_eq!(seen[0]["tool_name"], "Bash");
+    let response = seen[0]["tool_response"].as_str().unwrap();
+    assert!(response.contains("[redacted: TOKEN] printed"), "{response}");
+    assert!(!response.contains(SECRET), "{response}");
+    let results = outputs(&events);
+    assert!(results[0].contains("post-hook-context"), "{results:?}");
+    assert!(results[0].contains("post-hook-reason"), "{results:?}");
+    assert!(!results[1].contains("post-hook"), "{results:?}");
+    let bodies = world.llm.bodies();
+    assert!(bodies[1].contains("post-hook-context"), "{}", bodies[1]);
+    for text in bodies.iter().skip(1).chain(results.iter()) {
+        assert!(!text.contains(SECRET), "{text}");
+    }
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(SECRET));
+}
+
+/// A UserPromptSubmit script blocks a prompt by exit 2 or a JSON decision
+/// (the reason is shown, nothing reaches the model or the session) and
+/// adds context to the others.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_user_prompt_submit_script_blocks_prompts_or_adds_context() {
+    let world = World::with("openai-chat", vec![text("answered")], "").await;
+    let log = world.home.path().join("prompt.jsonl");
+    settings(
+        &world,
+        &format!(
+            "[[hooks.UserPromptSubmit]]\nhooks = [{{ type = \"command\", command = \"python3 {} {}\", timeout = 20 }}]\n",
+            script("user_prompt_submit.py").display(),
+            log.display()
+        ),
+    );
+    for (prompt, reason) in [
+        (
+            "say something forbidden",
+            "prompts about forbidden things are blocked",
+        ),
+        ("a json-block prompt", "blocked by JSON"),
+    ] {
+        let out = mino(&world, &["-p", prompt], None).await;
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "A UserPromptSubmit hook blocked this prompt; it was not sent: {reason}"
+            )),
+            "{stderr}"
+        );
+    }
+    assert!(world.llm.bodies().is_empty());
+    let sessions = world.home.path().join("sessions");
+    for entry in std::fs::read_dir(&sessions).into_iter().flatten() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default();
+        assert!(!text.contains("forbidden"), "{text}");
+    }
+
+    let out = mino(&world, &["-p", "hello there"], None).await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 1);
+    assert!(bodies[0].contains("hello there"), "{}", bodies[0]);
+    assert!(
+        bodies[0].contains("ticket PROJ-42 is the one in progress"),
+        "{}",
+        bodies[0]
+    );
+    let seen = logged(&log);
+    assert_eq!(seen.len(), 3);
+    assert_eq!(seen[2]["hook_event_name"], "UserPromptSubmit");
+    assert_eq!(seen[2]["prompt"], "hello there");
+    assert_eq!(seen[2]["cwd"], canonical(world.project.path()).as_str());
+    let verdicts: Vec<String> = audited(&world, "UserPromptSubmit")
+        .into_iter()
+        .map(|(_, verdict)| verdict)
+        .collect();
+    assert_eq!(verdicts, ["block", "block", "pass"]);
+}
+
+/// SessionStart, PreCompact, Notification, Stop and SessionEnd scripts are
+/// told, in a pseudo-terminal's line mode where a question can be asked; a
+/// told hook that fails is a warning and blocks nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn told_events_reach_their_scripts_and_failures_only_warn() {
+    use super::line_mode::Line;
+    let world = World::with(
+        "openai-chat",
+        vec![
+            tool("bash", json!({"command": "echo asked"})),
+            text("turn over"),
+        ],
+        "",
+    )
+    .await;
+    let log = world.home.path().join("told.jsonl");
+    let told = format!(
+        "hooks = [{{ type = \"command\", command = \"python3 {} {}\" }}]",
+        script("told.py").display(),
+        log.display()
+    );
+    settings(
+        &world,
+        &format!(
+            "[[hooks.SessionStart]]\nmatcher = \"startup\"\n{told}\n\
+             [[hooks.SessionStart]]\nmatcher = \"resume\"\nhooks = [{{ type = \"command\", command = \"echo resumed >> '{}'\" }}]\n\
+             [[hooks.PreCompact]]\nmatcher = \"manual\"\n{told}\n\
+             [[hooks.Notification]]\n{told}\n\
+             [[hooks.Stop]]\n{told}\n\
+             [[hooks.Stop]]\nhooks = [{{ type = \"command\", command = \"echo stop-failed >&2; exit 3\" }}]\n\
+             [[hooks.SessionEnd]]\n{told}\n",
+            log.display()
+        ),
+    );
+    let mut pty = world.start();
+    pty.expect("Use /mode to change it.");
+    pty.send_line("/compact");
+    pty.expect("There is no earlier history to summarise.");
+    pty.send_line("go");
+    pty.expect("Approve this operation? [y/N]");
+    pty.send_line("n");
+    pty.expect("turn over");
+    pty.expect("Stop hook: the hook hooks.Stop[1].hooks[0] exited with status 3: stop-failed");
+    pty.send_line("/quit");
+    assert_eq!(pty.wait(), 0, "{}", pty.all());
+
+    let seen = logged(&log);
+    // Told hooks run on their own tasks and may finish in any order;
+    // leaving waits for them all before the session's end is told.
+    assert_eq!(seen.len(), 5, "{seen:?}");
+    let event = |name: &str| {
+        seen.iter()
+            .find(|e| e["hook_event_name"] == name)
+            .unwrap_or_else(|| panic!("{name} not told: {seen:?}"))
+    };
+    assert_eq!(event("SessionStart")["source"], "startup");
+    assert_eq!(event("PreCompact")["trigger"], "manual");
+    let notification = event("Notification");
+    assert_eq!(notification["notification_type"], "permission_prompt");
+    assert_eq!(
+        notification["message"],
+        "mino needs your permission to use bash"
+    );
+    assert_eq!(event("Stop")["stop_hook_active"], false);
+    assert_eq!(seen[4]["hook_event_name"], "SessionEnd");
+    assert_eq!(seen[4]["reason"], "exit");
+    let session = &seen[0]["session_id"];
+    assert!(seen.iter().all(|e| &e["session_id"] == session), "{seen:?}");
+}

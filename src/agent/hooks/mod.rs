@@ -11,8 +11,12 @@ pub mod answer;
 pub mod input;
 pub mod legacy;
 pub mod run;
+pub mod turn;
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::task::JoinHandle;
 
 use serde_json::{Map, Value, json};
 use tokio::sync::mpsc;
@@ -31,6 +35,8 @@ pub struct Hooks {
     settings: HookSettings,
     legacy: Option<legacy::Hook>,
     project: PathBuf,
+    /// Told hooks still running, so leaving can let them finish.
+    told: Arc<Mutex<Vec<JoinHandle<()>>>>,
 }
 
 /// The session an event belongs to, and where its verdicts are recorded.
@@ -71,6 +77,18 @@ impl Hooks {
                 timeout: legacy::TIMEOUT,
             }),
             project: project.to_path_buf(),
+            told: Arc::default(),
+        }
+    }
+
+    /// Waits for the told hooks still running (each within its timeout).
+    pub async fn settle(&self) {
+        let running: Vec<JoinHandle<()>> = {
+            let mut told = self.told.lock().unwrap_or_else(PoisonError::into_inner);
+            std::mem::take(&mut *told)
+        };
+        for handle in running {
+            let _ = handle.await;
         }
     }
 
@@ -223,8 +241,8 @@ impl Hooks {
 
     /// Tells `event`'s hooks (those whose matcher selects `subject`, when
     /// the event has one) with the event's own `fields`, on a task of its
-    /// own: nothing waits for it but a caller that awaits the handle. A
-    /// hook that fails is a warning on `events`; none blocks anything.
+    /// own: nothing waits for it but `settle` when mino leaves. A hook that
+    /// fails is a warning on `events`; none blocks anything.
     pub fn tell(
         &self,
         cx: &HookCx<'_>,
@@ -232,9 +250,9 @@ impl Hooks {
         subject: Option<&str>,
         fields: Map<String, Value>,
         (events, secrets): (mpsc::UnboundedSender<AgentEvent>, HeldSecrets),
-    ) -> Option<tokio::task::JoinHandle<()>> {
+    ) {
         if !self.has(event) {
-            return None;
+            return;
         }
         let subject: Option<Vec<&str>> = subject.map(|s| vec![s]);
         let hooks: Vec<HookCommand> = self
@@ -244,12 +262,12 @@ impl Hooks {
             .cloned()
             .collect();
         if hooks.is_empty() {
-            return None;
+            return;
         }
         let mut input = self.event(cx, event);
         input.extend(fields);
         let this = self.clone();
-        Some(tokio::spawn(async move {
+        let handle = tokio::spawn(async move {
             for hook in &hooks {
                 if let answer::Answer::Failed(problem) = this.run(hook, &input).await {
                     // A hook's stderr is outside words: redacted first.
@@ -260,7 +278,10 @@ impl Hooks {
                     )));
                 }
             }
-        }))
+        });
+        let mut told = self.told.lock().unwrap_or_else(PoisonError::into_inner);
+        told.retain(|h| !h.is_finished());
+        told.push(handle);
     }
 }
 
