@@ -215,14 +215,16 @@ async fn failing_hooks_fail_closed_and_the_old_key_warns() {
     )
     .await;
     let legacy = world.home.path().join("legacy-ran");
+    let pid_file = world.home.path().join("sleeper.pid");
     settings(
         &world,
         &format!(
             "[hooks]\npre_tool_call = [\"/bin/sh\", \"-c\", \"touch '{}'\"]\n\
-             [[hooks.PreToolUse]]\nmatcher = \"Bash\"\nhooks = [{{ type = \"command\", command = \"sleep 30\", timeout = 1 }}]\n\
+             [[hooks.PreToolUse]]\nmatcher = \"Bash\"\nhooks = [{{ type = \"command\", command = \"sleep 600 & echo $! > '{}'; wait\", timeout = 1 }}]\n\
              [[hooks.PreToolUse]]\nmatcher = \"Read\"\nhooks = [{{ type = \"command\", command = \"/nonexistent/hook.py\" }}]\n\
              [[hooks.PreToolUse]]\nmatcher = \"LS\"\nhooks = [{{ type = \"command\", command = \"echo '{{broken'\" }}]\n",
-            legacy.display()
+            legacy.display(),
+            pid_file.display()
         ),
     );
     let out = mino(
@@ -243,6 +245,21 @@ async fn failing_hooks_fail_closed_and_the_old_key_warns() {
     assert!(results[1].contains("exited with status 127"), "{results:?}");
     assert!(results[2].contains("not a JSON object"), "{results:?}");
     assert!(legacy.exists());
+    // What the hook left running died with it, though it was no child of
+    // mino's: the hook's whole process group is killed at the timeout.
+    let pid = std::fs::read_to_string(&pid_file).unwrap();
+    let stat = format!("/proc/{}/stat", pid.trim());
+    let alive = || {
+        std::fs::read_to_string(&stat).is_ok_and(|s| {
+            let state = s.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z') && !state.starts_with('X')
+        })
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while alive() {
+        assert!(std::time::Instant::now() < deadline, "the sleeper lives on");
+        std::thread::yield_now();
+    }
     let file = world.home.path().join("config.toml");
     let warning = stderr
         .lines()

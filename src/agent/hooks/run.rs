@@ -1,12 +1,13 @@
 //! Runs one hook command as Claude Code does: `/bin/sh -c COMMAND` in the
 //! project directory with `CLAUDE_PROJECT_DIR` set, the event as JSON on
 //! stdin, stdout and stderr read at once and bounded, all within the
-//! command's timeout (the child is killed when it is exceeded). Without
+//! command's timeout (past it, the hook's process group is killed). Without
 //! mino's own `MINO_*` variables. Reports what happened; never judges it.
 
 use std::path::Path;
 use std::process::Stdio;
 
+use rustix::process::{Pid, Signal, kill_process_group};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 
 use crate::config::HookCommand;
@@ -69,7 +70,14 @@ async fn run_unbounded(hook: &HookCommand, project: &Path, input: &str) -> std::
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true)
+        // A group of its own, so what it started dies with it.
+        .process_group(0)
         .spawn()?;
+    let mut group = Group(
+        child
+            .id()
+            .and_then(|id| Pid::from_raw(i32::try_from(id).ok()?)),
+    );
     let stdin = child.stdin.take();
     let write = async move {
         if let Some(mut stdin) = stdin {
@@ -82,12 +90,27 @@ async fn run_unbounded(hook: &HookCommand, project: &Path, input: &str) -> std::
     let ((), (stdout, stdout_cut), (stderr, _)) =
         tokio::join!(write, bounded(stdout), bounded(stderr));
     let status = child.wait().await?;
+    // It answered in time: what it left running in the background is its
+    // own business, as in Claude Code.
+    group.0 = None;
     Ok(Ran {
         outcome: Outcome::Exited(status.code()),
         stdout,
         stdout_cut,
         stderr: stderr.trim().to_string(),
     })
+}
+
+/// A hook's process group, killed when its run is dropped unfinished (a
+/// timeout, an interrupt): a child that still holds its pipes dies too.
+struct Group(Option<Pid>);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if let Some(pid) = self.0 {
+            let _ = kill_process_group(pid, Signal::KILL);
+        }
+    }
 }
 
 /// Up to `OUTPUT_LIMIT` bytes of `pipe` as text, and whether there was
