@@ -291,39 +291,41 @@ impl Asking<'_> {
         cancel: &CancellationToken,
     ) -> Option<Event> {
         match effect {
-            Effect::Prepare(call) => Some(match prepare(self.rt, &call, mode, cancel).await {
-                Ok((event, prepared, gate)) => {
-                    // Remembered under the key the asker's own call has
-                    // (a private fetch apart from fetch_content), for jan.
-                    let key = ToolKey::for_agent(self.name, prepared.facts().tool.as_str());
-                    *slot = Some(Slot {
-                        call_id: call.id,
-                        tool: ToolKey::for_agent(self.name, &call.name).to_string(),
-                        key: key.clone(),
-                        prepared,
-                        lead: std::iter::once(Field::text("Asked agent", self.name))
-                            .chain(super::prepare::lead_fields(&event))
-                            .collect(),
-                        gate,
-                    });
-                    match event {
-                        Event::Prepared {
-                            call_id,
-                            mut facts,
-                            inspect,
-                        } => {
-                            facts.tool = key;
+            Effect::Prepare(call) => Some(
+                match prepare(self.rt, &call, (&self.session.id, mode), cancel).await {
+                    Ok((event, prepared, gate)) => {
+                        // Remembered under the key the asker's own call has
+                        // (a private fetch apart from fetch_content), for jan.
+                        let key = ToolKey::for_agent(self.name, prepared.facts().tool.as_str());
+                        *slot = Some(Slot {
+                            call_id: call.id,
+                            tool: ToolKey::for_agent(self.name, &call.name).to_string(),
+                            key: key.clone(),
+                            prepared,
+                            lead: std::iter::once(Field::text("Asked agent", self.name))
+                                .chain(super::prepare::lead_fields(&event))
+                                .collect(),
+                            gate,
+                        });
+                        match event {
                             Event::Prepared {
                                 call_id,
-                                facts,
+                                mut facts,
                                 inspect,
+                            } => {
+                                facts.tool = key;
+                                Event::Prepared {
+                                    call_id,
+                                    facts,
+                                    inspect,
+                                }
                             }
+                            other => other,
                         }
-                        other => other,
                     }
-                }
-                Err(event) => event,
-            }),
+                    Err(event) => event,
+                },
+            ),
             Effect::AnnounceDecision {
                 call_id, decision, ..
             } => {

@@ -1,7 +1,7 @@
 //! The audit log: one JSON line per decision (time, session, call, tool,
-//! mode, outcome, code), appended and synced, in mino's home. It records;
-//! it never decides and is never read back by the program. Appends run on
-//! the blocking pool.
+//! mode, outcome, code) and per verdict of a hook that decides, appended
+//! and synced, in mino's home. It records; it never decides and is never
+//! read back by the program. Appends run on the blocking pool.
 
 use std::fs::File;
 use std::io::Write;
@@ -58,6 +58,35 @@ impl Audit {
             "unasked": view.unasked,
             "code": view.code,
             "rule": view.rule,
+        });
+        let audit = self.clone();
+        tokio::task::spawn_blocking(move || audit.append(&line.to_string()))
+            .await
+            .map_err(|e| AgentError::Blocking(e.to_string()))?
+    }
+
+    /// Appends one hook's verdict: the event, the call it was about (its
+    /// id and tool), where the hook is written, and its word (`none`,
+    /// `allow`, `ask`, `deny`; `pass`, `block` for a prompt).
+    pub async fn hook(
+        &self,
+        session: &str,
+        event: &str,
+        call: Option<(&str, &str)>,
+        key: &str,
+        verdict: &str,
+    ) -> Result<(), AgentError> {
+        let time = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let line = json!({
+            "time": time,
+            "session": session,
+            "hook_event": event,
+            "call_id": call.map(|c| c.0),
+            "tool": call.map(|c| c.1),
+            "hook": key,
+            "verdict": verdict,
         });
         let audit = self.clone();
         tokio::task::spawn_blocking(move || audit.append(&line.to_string()))

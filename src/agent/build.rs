@@ -26,7 +26,7 @@ use super::audit::Audit;
 use super::driver::Runtime;
 use super::error::AgentError;
 use super::events::AgentEvent;
-use super::hook::Hook;
+use super::hooks::Hooks;
 use super::judge::Judge;
 use super::prompt::{shell_sentence, system_prompt};
 use super::sessions::Agent;
@@ -35,9 +35,6 @@ use super::turn::TurnLimits;
 
 /// The largest `SOUL.md` accepted.
 const SOUL_LIMIT: u64 = 256 * 1024;
-
-/// How long a preToolCall hook may take.
-const HOOK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The tool context for `project` under `settings`.
 pub fn tool_context(settings: &Settings, project: Project) -> ToolContext {
@@ -165,12 +162,9 @@ pub fn registry(settings: &Settings) -> Registry {
     })
 }
 
-/// The preToolCall hook, when the user's settings name one.
-pub fn hook(settings: &Settings) -> Option<Hook> {
-    settings.pre_tool_call.as_ref().map(|argv| Hook {
-        argv: argv.clone(),
-        timeout: HOOK_TIMEOUT,
-    })
+/// The user's hooks, run in the project at `project_root`.
+pub fn hooks(settings: &Settings, project_root: &Path) -> Hooks {
+    Hooks::new(&settings.hooks, project_root)
 }
 
 /// The model service's configuration; the key is read from its variable.
@@ -399,6 +393,9 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let config = provider_config(settings);
     let provider = build_provider(&config)?;
     let (events_tx, events_rx) = mpsc::unbounded_channel();
+    for warning in &settings.warnings {
+        let _ = events_tx.send(AgentEvent::Warning(warning.clone()));
+    }
     if let Some(warning) = missing_key(settings, &config, &home.config_file()) {
         let _ = events_tx.send(AgentEvent::Warning(warning));
     }
@@ -447,6 +444,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         Some(reported) => (reported.tokens, Some(reported.source)),
         None => (settings.model.context_window, None),
     };
+    let user_hooks = self::hooks(settings, tool_cx.project.root());
     let rt = Runtime {
         checkpoints: Some(checkpoints),
         window_source,
@@ -459,7 +457,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         },
         system,
         can_ask,
-        hook: hook(settings),
+        hooks: user_hooks,
         judge: judge(settings)?,
         context_window,
         output_reserve: u64::from(settings.model.max_output_tokens()),

@@ -70,6 +70,7 @@ pub async fn compact_if_needed(
     });
     let mut failed = None;
     if summarise {
+        super::hooks::turn::pre_compact(rt, session, "auto");
         match compact(rt, session, cancel).await {
             Ok(message) => rt.emit(AgentEvent::TurnNotice {
                 kind: NoticeKind::Compaction,

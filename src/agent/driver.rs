@@ -62,6 +62,15 @@ pub async fn run_turn(
     let mut turn = Turn::new(rt.limits);
     rt.emit(AgentEvent::Prompt(prompt.clone()));
     let prompt_text = prompt.clone();
+    // A UserPromptSubmit hook may keep the prompt from the model.
+    let prompt = match super::hooks::turn::prompt(rt, session, prompt).await {
+        Ok(prompt) => prompt,
+        Err(reason) => {
+            let stop = TurnStop::PromptBlocked(reason);
+            end(rt, session, &turn, &stop);
+            return stop;
+        }
+    };
     super::checkpoints::turn(rt, session, &prompt).await;
     let first = match session.save(Item::User { text: prompt }).await {
         Ok(()) => Event::Begin,
@@ -72,6 +81,8 @@ pub async fn run_turn(
     let mut attach = super::attach::response(&prompt_text, session.history.len());
     let mut queue: VecDeque<Effect> = feed(&mut turn, first, rt, session, run).into();
     let mut slot: Option<Slot> = None;
+    // The call a PostToolUse hook is told about, from its preparation.
+    let mut hooked: Option<super::hooks::ToolUse> = None;
     // Only the turn's first request is `TurnFirst`: a reminder saved as a
     // user item does not make the next one first again.
     let mut first_request = true;
@@ -127,6 +138,13 @@ pub async fn run_turn(
                 // Every secret mino holds leaves a tool result here, before
                 // the result is saved, shown or sent.
                 let output = rt.tool_cx.secrets.redact_result(&output).await;
+                let told = hooked.take_if(|c| c.call_id == call_id);
+                let output = match told {
+                    Some(call) if status == crate::model::ResultStatus::Completed => {
+                        super::hooks::turn::result(rt, session, &call, output).await
+                    }
+                    _ => output,
+                };
                 let output =
                     match super::request::fit_result(rt, session, &call_id, &tool, output).await {
                         Ok(output) => output,
@@ -159,20 +177,23 @@ pub async fn run_turn(
                 });
                 None
             }
-            Effect::Prepare(call) => Some(match prepare(rt, &call, session.mode, cancel).await {
-                Ok((event, prepared, gate)) => {
-                    slot = Some(Slot {
-                        call_id: call.id,
-                        key: prepared.facts().tool.clone(),
-                        tool: call.name,
-                        prepared,
-                        lead: super::prepare::lead_fields(&event),
-                        gate,
-                    });
-                    event
-                }
-                Err(event) => event,
-            }),
+            Effect::Prepare(call) => Some(
+                match prepare(rt, &call, (&session.id, session.mode), cancel).await {
+                    Ok((event, prepared, gate)) => {
+                        hooked = super::hooks::turn::remember(rt, &call, prepared.facts());
+                        slot = Some(Slot {
+                            call_id: call.id,
+                            key: prepared.facts().tool.clone(),
+                            tool: call.name,
+                            prepared,
+                            lead: super::prepare::lead_fields(&event),
+                            gate,
+                        });
+                        event
+                    }
+                    Err(event) => event,
+                },
+            ),
             Effect::AnnounceDecision {
                 call_id,
                 tool,
@@ -193,7 +214,10 @@ pub async fn run_turn(
                 }
             }),
             Effect::Ask { call_id, offer } => Some(match Slot::get(&slot, &call_id) {
-                Some(held) => ask(rt, held, offer, cancel).await,
+                Some(held) => {
+                    super::hooks::turn::notify(rt, session, held.key.as_str());
+                    ask(rt, held, offer, cancel).await
+                }
                 None => Event::Internal(format!("no prepared call with id {call_id:?} to ask")),
             }),
             Effect::AnnounceAnswer {
@@ -242,6 +266,10 @@ pub async fn run_turn(
         }
     };
     end(rt, session, &turn, &stop);
+    if !matches!(stop, TurnStop::Interrupted) {
+        let fields = serde_json::Map::from_iter([("stop_hook_active".into(), false.into())]);
+        super::hooks::turn::tell(rt, session, crate::config::HookEvent::Stop, None, fields);
+    }
     stop
 }
 

@@ -311,7 +311,10 @@ impl AgentEvent {
                 | AgentEvent::Asked { .. }
                 | AgentEvent::BashChanged { .. }
                 | AgentEvent::TurnEnd {
-                    stop: TurnStop::ModelError(_) | TurnStop::SaveFailed(_) | TurnStop::Internal(_),
+                    stop: TurnStop::ModelError(_)
+                        | TurnStop::SaveFailed(_)
+                        | TurnStop::PromptBlocked(_)
+                        | TurnStop::Internal(_),
                     ..
                 }
         )
@@ -358,6 +361,7 @@ impl AgentEvent {
                     TurnStop::ModelError(text) => TurnStop::ModelError(clean(text)),
                     TurnStop::SaveFailed(text) => TurnStop::SaveFailed(clean(text)),
                     TurnStop::Internal(text) => TurnStop::Internal(clean(text)),
+                    TurnStop::PromptBlocked(text) => TurnStop::PromptBlocked(clean(text)),
                     other => other,
                 },
             },

@@ -16,7 +16,7 @@ mod error;
 pub mod events;
 pub mod first_trust;
 mod gate_step;
-pub mod hook;
+pub mod hooks;
 pub mod judge;
 pub mod live;
 pub mod live_output;

@@ -1,6 +1,6 @@
 //! Preparing one call before the decision: validates its arguments, lets
 //! the tool resolve what it touches (on the blocking pool), runs the
-//! preToolCall hook and then the shell gate, and asks the prepared call
+//! PreToolUse hooks and then the shell gate, and asks the prepared call
 //! whether it needs inspection. Never decides.
 
 use tokio_util::sync::CancellationToken;
@@ -11,7 +11,9 @@ use crate::tools::{Field, PreparedCall};
 
 use super::driver::Runtime;
 use super::gate_step::gate;
+use super::hooks::HookCx;
 use super::turn::Event;
+use crate::config::HookEvent;
 
 /// Prepares `call`, then runs the shell gate on it (a call the hook denies
 /// is never judged). The prepared call and the gate's line come back with
@@ -19,10 +21,15 @@ use super::turn::Event;
 pub(super) async fn prepare(
     rt: &Runtime,
     call: &ToolCall,
-    mode: Mode,
+    (session, mode): (&str, Mode),
     cancel: &CancellationToken,
 ) -> Result<(Event, Box<dyn PreparedCall>, Option<Field>), Event> {
-    let (event, mut prepared) = prepare_tool(rt, call, cancel).await?;
+    let hook_cx = HookCx {
+        session,
+        mode,
+        audit: rt.audit.as_ref(),
+    };
+    let (event, mut prepared) = prepare_tool(rt, call, &hook_cx, cancel).await?;
     let Event::Prepared {
         call_id,
         mut facts,
@@ -53,12 +60,13 @@ pub(super) async fn prepare(
     }
 }
 
-/// Validates and prepares `call`, runs the preToolCall hook, and asks the
+/// Validates and prepares `call`, runs the PreToolUse hooks, and asks the
 /// prepared call whether it must be inspected. The prepared call comes back
 /// with the event; an error is the event alone.
 async fn prepare_tool(
     rt: &Runtime,
     call: &ToolCall,
+    hook_cx: &HookCx<'_>,
     cancel: &CancellationToken,
 ) -> Result<(Event, Box<dyn PreparedCall>), Event> {
     let failed = |message: String| Event::PrepareFailed {
@@ -96,12 +104,15 @@ async fn prepare_tool(
     .map_err(|e| failed(e.to_string()))?;
     let mut facts = prepared.facts().clone();
     planted(&rt.surfaces, &mut facts);
-    if let Some(hook) = &rt.hook {
-        // The hook's verdict joins the facts the decision reads.
+    if rt.hooks.has(HookEvent::PreToolUse) {
+        // The hooks' verdict joins the facts the decision reads.
+        let verdict = rt
+            .hooks
+            .pre_tool_use(hook_cx, &call.id, &call.name, &args, &facts);
         tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(Event::InterruptedBeforeRun),
-            verdict = hook.check(&call.name, &args, &facts) => facts.hook = Some(verdict),
+            verdict = verdict => facts.hook = verdict,
         }
         // The hook's words (its stderr is the reason) reach the model and
         // the screen: redacted as a tool result is.

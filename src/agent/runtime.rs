@@ -12,7 +12,7 @@ use crate::tools::{Registry, ToolContext};
 use super::audit::Audit;
 use super::budget::{self, Budget};
 use super::events::AgentEvent;
-use super::hook::Hook;
+use super::hooks::Hooks;
 use super::judge::Judge;
 use super::live::LiveSession;
 use super::turn::TurnLimits;
@@ -27,7 +27,8 @@ pub struct Runtime {
     pub limits: TurnLimits,
     pub system: String,
     pub can_ask: CanAsk,
-    pub hook: Option<Hook>,
+    /// The user's hooks (Claude Code's events, and the legacy argv).
+    pub hooks: Hooks,
     /// The shell gate's judge, when enabled.
     pub judge: Option<Judge>,
     pub context_window: u64,

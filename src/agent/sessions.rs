@@ -102,7 +102,13 @@ impl Agent {
         };
         agent.banner();
         agent.replay();
+        super::hooks::turn::session_start(&agent.rt, &agent.current, resume.is_some());
         Ok(agent)
+    }
+
+    /// Ends the run's session: SessionEnd hooks are told, and waited for.
+    pub async fn end(&self) {
+        super::hooks::turn::session_end(&self.rt, &self.current).await;
     }
 
     fn banner(&self) {
@@ -167,6 +173,7 @@ impl Agent {
             Command::Sessions { all } => self.list_sessions(all).await,
             Command::Clear => self.clear().await,
             Command::Compact => {
+                super::hooks::turn::pre_compact(&self.rt, &self.current, "manual");
                 match super::compact::compact(&self.rt, &mut self.current, cancel).await {
                     Ok(notice) => self.notice(notice),
                     Err(e) => self.rt.emit(AgentEvent::Error(e.to_string())),

@@ -177,6 +177,7 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
             }
             agent.idle();
         }
+        agent.end().await;
     });
     AgentHandle {
         inputs,

@@ -6,6 +6,7 @@
 //! invalid file, and never writes a settings file.
 
 mod error;
+mod hooks;
 mod limits;
 mod locate;
 mod lsp;
@@ -25,6 +26,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 pub use error::{ConfigError, KeyPath, Segment};
+pub use hooks::{
+    DEFAULT_HOOK_TIMEOUT, HOOK_EVENTS, HookCommand, HookEvent, HookGroup, HookSettings, Matcher,
+};
 pub use lsp::{LspServer, LspSettings};
 pub use mcp::env_value;
 pub use rules::url_parts;

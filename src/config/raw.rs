@@ -169,11 +169,46 @@ pub struct RawJudge {
     pub timeout_secs: Option<i64>,
 }
 
-/// `[hooks]`.
+/// `[hooks]`: the deprecated `pre_tool_call` argv, and one array of
+/// `[[hooks.EVENT]]` tables per Claude Code event mino tells.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawHooks {
     pub pre_tool_call: Option<Vec<String>>,
+    #[serde(rename = "PreToolUse")]
+    pub pre_tool_use: Option<Vec<RawHookGroup>>,
+    #[serde(rename = "PostToolUse")]
+    pub post_tool_use: Option<Vec<RawHookGroup>>,
+    #[serde(rename = "UserPromptSubmit")]
+    pub user_prompt_submit: Option<Vec<RawHookGroup>>,
+    #[serde(rename = "SessionStart")]
+    pub session_start: Option<Vec<RawHookGroup>>,
+    #[serde(rename = "SessionEnd")]
+    pub session_end: Option<Vec<RawHookGroup>>,
+    #[serde(rename = "Stop")]
+    pub stop: Option<Vec<RawHookGroup>>,
+    #[serde(rename = "PreCompact")]
+    pub pre_compact: Option<Vec<RawHookGroup>>,
+    #[serde(rename = "Notification")]
+    pub notification: Option<Vec<RawHookGroup>>,
+}
+
+/// One `[[hooks.EVENT]]` table: a matcher and its commands.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHookGroup {
+    pub matcher: Option<String>,
+    pub hooks: Option<Vec<RawHookCommand>>,
+}
+
+/// One entry of a group's `hooks`: `{ type = "command", command, timeout }`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHookCommand {
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    pub command: Option<String>,
+    pub timeout: Option<i64>,
 }
 
 /// `[mcp]`.

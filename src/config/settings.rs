@@ -469,8 +469,10 @@ pub struct Settings {
     /// The user's and the project's added patterns, built-ins excluded.
     pub protected_patterns: Vec<String>,
     pub shell_gate: ShellGateSettings,
-    /// The preToolCall hook's argv; the first element is absolute.
-    pub pre_tool_call: Option<Vec<String>>,
+    /// `[hooks]`: Claude Code's events, and the deprecated `pre_tool_call`.
+    pub hooks: super::hooks::HookSettings,
+    /// What loading found worth saying (a deprecated key), file and line.
+    pub warnings: Vec<String>,
     pub mcp_servers: BTreeMap<String, McpServer>,
     /// `[agents.NAME]`, from the user's settings only.
     pub agents: BTreeMap<String, AskedAgent>,
@@ -511,7 +513,8 @@ impl Default for Settings {
             limits: LimitSettings::default(),
             protected_patterns: Vec::new(),
             shell_gate: ShellGateSettings::default(),
-            pre_tool_call: None,
+            hooks: Default::default(),
+            warnings: Vec::new(),
             mcp_servers: BTreeMap::new(),
             agents: BTreeMap::new(),
             sandbox: SandboxSettings::default(),

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::Value as Json;
 
 use super::error::{ConfigError, KeyPath};
-use super::raw::{RawAgent, RawFile, RawHooks, RawModel, RawShellGate, RawTools};
+use super::raw::{RawAgent, RawFile, RawModel, RawShellGate, RawTools};
 use super::settings::{
     AskedAgent, JudgeSettings, MAX_TOKENS_FIELD_NAMES, MaxTokensField, ModelSettings,
     PROVIDER_NAMES, ProviderKind, Settings, ShellGateSettings, TrustedExecutable,
@@ -55,7 +55,7 @@ pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), Confi
         settings.shell_gate = shell_gate_settings(src, gate)?;
     }
     if let Some(hooks) = &raw.hooks {
-        settings.pre_tool_call = hook(src, hooks)?;
+        settings.hooks = super::hooks::hook_settings(src, hooks, &mut settings.warnings)?;
     }
     if let Some(agents) = &raw.agents {
         settings.agents = asked_agents(src, agents)?;
@@ -478,19 +478,6 @@ fn shell_gate_settings(
         }
     }
     Ok(gate)
-}
-
-fn hook(src: &SourceFile, raw: &RawHooks) -> Result<Option<Vec<String>>, ConfigError> {
-    let Some(argv) = &raw.pre_tool_call else {
-        return Ok(None);
-    };
-    let key = KeyPath::of(&["hooks", "pre_tool_call"]);
-    let accepted = "a command as an array whose first element is an absolute path, such as [\"/usr/local/bin/check\", \"--strict\"]";
-    let Some(program) = argv.first() else {
-        return Err(src.invalid(key, "an empty command", accepted));
-    };
-    absolute(program).map_err(|problem| src.invalid(key.index(0), problem, accepted))?;
-    Ok(Some(argv.clone()))
 }
 
 fn asked_agents(

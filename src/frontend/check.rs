@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{Value, json};
 
 use crate::agent::DecisionView;
-use crate::agent::build::{hook, registry, tool_context};
+use crate::agent::build::{hooks, registry, tool_context};
 use crate::config::Settings;
 use crate::policy::shell::Verdict;
 use crate::policy::{CallFacts, CallKind, CanAsk, Mode, RunConsent, SessionConsent, decide};
@@ -151,9 +151,14 @@ pub async fn check(
         }
     };
     let mut facts = prepared.facts().clone();
-    if let Some(hook) = hook(settings) {
-        facts.hook = Some(hook.check(req.tool, &args, &facts).await);
-    }
+    let hook_cx = crate::agent::hooks::HookCx {
+        session: "",
+        mode: req.mode,
+        audit: None,
+    };
+    facts.hook = hooks(settings, cx.project.root())
+        .pre_tool_use(&hook_cx, "", req.tool, &args, &facts)
+        .await;
     // The shell gate, as a live call has it (without the judge, which is a
     // model request): its verdict in auto mode, the guard in bypass.
     let mut gate = None;

@@ -299,7 +299,7 @@ pub fn decide(
     if let Some(HookVerdict::Deny { reason }) = &facts.hook {
         return deny(
             DenyCode::Hook,
-            format!("the preToolCall hook refused this call: {reason}"),
+            format!("a PreToolUse hook refused this call: {reason}"),
         );
     }
     if run.refuses(&facts.tool) {

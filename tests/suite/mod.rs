@@ -20,6 +20,7 @@ mod eval;
 mod file_tools;
 mod first_trust;
 mod hardening;
+mod hooks;
 mod install;
 mod judge_answers;
 mod layers;

@@ -125,7 +125,8 @@ fn no_files_means_the_built_in_defaults() {
     assert_eq!(s.shell_gate.git, None);
     assert!(!s.shell_gate.judge.enabled);
     assert_eq!(s.shell_gate.judge.timeout, Duration::from_secs(10));
-    assert_eq!(s.pre_tool_call, None);
+    assert_eq!(s.hooks.legacy, None);
+    assert!(s.warnings.is_empty());
     assert!(s.mcp_servers.is_empty());
     assert!(s.sources.is_empty());
     assert!(s.protected().is_protected(".env"));
@@ -209,8 +210,9 @@ command = "/usr/bin/plain"
     assert_eq!(s.shell_gate.git.as_deref(), Some(Path::new("/usr/bin/git")));
     assert!(s.shell_gate.judge.enabled);
     assert_eq!(s.shell_gate.judge.timeout, Duration::from_secs(4));
+    assert!(s.warnings[0].contains("hooks.pre_tool_call is deprecated"));
     assert_eq!(
-        s.pre_tool_call,
+        s.hooks.legacy,
         Some(vec![
             "/usr/local/bin/check".to_string(),
             "--strict".to_string()
@@ -334,6 +336,69 @@ fn a_bad_protected_pattern_is_named() {
     let err = fx.error();
     assert_names(&err, &fx.user_file(), "protected.patterns[1]", 4);
     assert!(err.to_string().contains("[unclosed"), "{err}");
+}
+
+/// `[[hooks.EVENT]]`: an event mino does not know, a matcher that is not a
+/// regular expression, a hook without a command or of another type, and a
+/// timeout out of range are each named with the file, the key, the line and
+/// what is accepted.
+#[test]
+fn bad_claude_code_hooks_are_named() {
+    let fx = Fixture::new();
+    fx.user("[[hooks.PreToolUse]]\nmatcher = \"Bash\"\nhooks = [{ type = \"command\", command = \"true\" }]\n\n[[hooks.PermissionRequest]]\nmatcher = \"\"\n");
+    let err = fx.error();
+    assert_names(&err, &fx.user_file(), "hooks.PermissionRequest", 5);
+    for accepted in [
+        "PreToolUse",
+        "PostToolUse",
+        "UserPromptSubmit",
+        "SessionStart",
+        "Notification",
+    ] {
+        assert!(err.to_string().contains(accepted), "{err}");
+    }
+
+    fx.user("[[hooks.PreToolUse]]\nmatcher = \"Bash(\"\nhooks = [{ type = \"command\", command = \"true\" }]\n");
+    let err = fx.error();
+    assert_names(&err, &fx.user_file(), "hooks.PreToolUse[0].matcher", 2);
+    assert!(err.to_string().contains("regular expression"), "{err}");
+    assert!(err.to_string().contains("mcp__server__tool"), "{err}");
+
+    fx.user("[[hooks.PostToolUse]]\nmatcher = \"*\"\n\n[[hooks.PostToolUse]]\nhooks = [{ type = \"command\", command = \"true\" }, { type = \"command\", timeout = 5 }]\n");
+    let err = fx.error();
+    assert_names(&err, &fx.user_file(), "hooks.PostToolUse[0].hooks", 1);
+    fx.user("[[hooks.PostToolUse]]\nhooks = [{ type = \"command\", command = \"true\" }, { type = \"command\", timeout = 5 }]\n");
+    let err = fx.error();
+    assert_names(
+        &err,
+        &fx.user_file(),
+        "hooks.PostToolUse[0].hooks[1].command",
+        2,
+    );
+    assert!(err.to_string().contains("shell command"), "{err}");
+
+    fx.user("[[hooks.Stop]]\nhooks = [{ type = \"prompt\", command = \"true\" }]\n");
+    let err = fx.error();
+    assert_names(&err, &fx.user_file(), "hooks.Stop[0].hooks[0].type", 2);
+    assert!(err.to_string().contains("type = \"command\""), "{err}");
+
+    fx.user("[[hooks.Stop]]\nhooks = [{ type = \"command\", command = \"true\", timeout = 0 }]\n");
+    assert_names(
+        &fx.error(),
+        &fx.user_file(),
+        "hooks.Stop[0].hooks[0].timeout",
+        2,
+    );
+
+    fx.user("[[hooks.Stop]]\nhooks = [{ type = \"command\", command = \"true\", async = true }]\n");
+    assert!(fx.error().to_string().contains("async"), "{}", fx.error());
+
+    // A project's file names no hook, in the new form either.
+    fx.user("yolo = false\n")
+        .project("[[hooks.SessionStart]]\nhooks = [{ type = \"command\", command = \"true\" }]\n");
+    let err = fx.error();
+    assert!(matches!(err, ConfigError::Loosening { .. }), "{err}");
+    assert_names(&err, &fx.project_file(), "hooks", 1);
 }
 
 #[test]

@@ -42,6 +42,9 @@ pub enum TurnStop {
     ModelError(String),
     /// A record could not be saved; chat never goes on with unsaved history.
     SaveFailed(String),
+    /// A UserPromptSubmit hook blocked the prompt (the reason is the
+    /// hook's, redacted); nothing was sent or saved.
+    PromptBlocked(String),
     /// mino's own mistake: an outcome that makes no sense where the turn
     /// was. The text says which.
     Internal(String),
@@ -60,6 +63,7 @@ impl TurnStop {
             TurnStop::Interrupted => "interrupted",
             TurnStop::ModelError(_) => "model_error",
             TurnStop::SaveFailed(_) => "save_failed",
+            TurnStop::PromptBlocked(_) => "prompt_blocked",
             TurnStop::Internal(_) => "internal_error",
         }
     }
@@ -88,6 +92,9 @@ impl TurnStop {
             TurnStop::ModelError(e) => Some(format!("The model request failed: {e}")),
             TurnStop::SaveFailed(e) => Some(format!(
                 "The turn stopped because history could not be saved: {e}"
+            )),
+            TurnStop::PromptBlocked(reason) => Some(format!(
+                "A UserPromptSubmit hook blocked this prompt; it was not sent: {reason}"
             )),
             TurnStop::Internal(e) => Some(format!(
                 "The turn stopped on an internal error (please report it): {e}"

@@ -264,6 +264,7 @@ pub fn stop_reason(stop: &TurnStop) -> Result<StopReason, String> {
         | TurnStop::ToolCallLimit(_)
         | TurnStop::Repeated(_)
         | TurnStop::TextCallRepeated(_) => Ok(StopReason::MaxTurnRequests),
+        TurnStop::PromptBlocked(_) => Ok(StopReason::Refusal),
         TurnStop::ModelError(_) | TurnStop::SaveFailed(_) | TurnStop::Internal(_) => {
             Err(stop.message().unwrap_or_else(|| stop.as_str().to_string()))
         }

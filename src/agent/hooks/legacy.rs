@@ -1,7 +1,8 @@
-//! The user's preToolCall hook: a command that sees each prepared call as
-//! JSON on stdin and answers with its exit status (0 continue, anything
-//! else deny; stderr is the reason). Only the user's own settings name one.
-//! It fails closed: a hook that cannot run, or runs too long, denies.
+//! The deprecated `[hooks] pre_tool_call` argv in mino's own format: a
+//! command that sees each prepared call as JSON on stdin and answers with
+//! its exit status (0 continue, anything else deny; stderr is the reason).
+//! Only the user's own settings name one. It fails closed: a hook that
+//! cannot run, or runs too long, denies. Claude Code's format is `mod.rs`.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -10,6 +11,9 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use crate::policy::{CallFacts, CallKind, HookVerdict, PathTarget};
+
+/// How long the legacy hook may take.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A configured hook command.
 #[derive(Debug, Clone)]
