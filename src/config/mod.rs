@@ -10,6 +10,7 @@ mod limits;
 mod locate;
 mod lsp;
 mod mcp;
+pub mod profile;
 mod project;
 pub mod raw;
 mod rules;
@@ -27,6 +28,7 @@ use std::path::{Path, PathBuf};
 pub use error::{ConfigError, KeyPath, Segment};
 pub use lsp::{LspServer, LspSettings};
 pub use mcp::env_value;
+pub use profile::{PROFILE_NAMES, Profile, ProfileChoice};
 pub use rules::url_parts;
 pub use settings::{
     AskedAgent, DEFAULT_BACKGROUND_SHELLS, DEFAULT_CONTEXT_WINDOW, EnvValue, JudgeSettings,

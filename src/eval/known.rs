@@ -28,6 +28,7 @@ pub fn sentences(soul: Option<&str>) -> Vec<String> {
     texts.extend(soul.map(str::to_string));
     let mut specs = Registry::new(Switches::default()).specs();
     specs.push(Bash::sandbox_only_spec());
+    specs.extend(Registry::small(Switches::default()).specs());
     for spec in specs {
         texts.push(spec.description.to_string());
         descriptions(&spec.parameters, &mut texts);
