@@ -28,7 +28,7 @@ use super::error::AgentError;
 use super::events::AgentEvent;
 use super::hook::Hook;
 use super::judge::Judge;
-use super::prompt::{shell_sentence, system_prompt};
+use super::prompt::{SMALL_SOUL, shell_sentence, system_prompt};
 use super::sessions::Agent;
 use super::task::{AgentHandle, spawn};
 use super::turn::TurnLimits;
@@ -393,18 +393,15 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         )));
     }
     let shell = settings.tools.bash.then(|| shell_sentence(&confinement));
-    let (system, loaded) = system_prompt(
-        user_soul,
-        &tool_cx.project,
-        &tool_cx.protected,
-        shell.as_deref(),
-    )?;
-    let project_name = tool_cx.project.root().display().to_string();
     let (context_window, window_source) = match window.await.ok().flatten() {
         Some(reported) => (reported.tokens, Some(reported.source)),
         None => (settings.model.context_window, None),
     };
     let profile = crate::config::ProfileChoice::choose(settings.model.profile, context_window);
+    let soul = user_soul.or_else(|| profile.is_small().then(|| SMALL_SOUL.to_string()));
+    let (system, loaded) =
+        system_prompt(soul, &tool_cx.project, &tool_cx.protected, shell.as_deref())?;
+    let project_name = tool_cx.project.root().display().to_string();
     let mut config = provider_config(settings);
     config.extras.force_tool_call = profile.is_small();
     let provider = build_provider(&config)?;

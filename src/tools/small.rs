@@ -70,8 +70,8 @@ pub fn spec(full: ToolSpec) -> ToolSpec {
                 "type": "object",
                 "properties": {
                     "path": path("File"),
-                    "old_string": {"type": "string"},
-                    "new_string": {"type": "string"}
+                    "old_string": {"type": "string", "description": "Exact text now in the file."},
+                    "new_string": {"type": "string", "description": "The text to put in its place."}
                 },
                 "required": ["path", "old_string", "new_string"],
                 "additionalProperties": false

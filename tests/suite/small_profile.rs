@@ -105,6 +105,10 @@ async fn every_request_forces_a_call_offers_seven_tools_and_final_answer_ends_th
         assert_eq!(last["type"], "assistant", "{provider}: {records:?}");
         assert_eq!(last["text"], ANSWER, "{provider}");
         assert!(last.get("tool_calls").is_none(), "{provider}: {last}");
+        // The small SOUL: how to act and how a turn ends, and no modes.
+        let system = bodies[0].to_string();
+        assert!(system.contains("call final_answer"), "{provider}");
+        assert!(!system.contains("accept-edits"), "{provider}");
         // The session's banner names the profile, in stream-json too.
         assert_eq!(of_type(&events, "session")[0]["profile"], "small");
     }
