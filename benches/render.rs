@@ -96,6 +96,7 @@ fn long_session(messages: usize) -> App {
             model: "mock".into(),
             context_window: 128_000,
             window_source: None,
+            profile: Default::default(),
         },
     );
     let mut n = 0;

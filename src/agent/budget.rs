@@ -20,6 +20,9 @@ const MAX_SCALE: f64 = 8.0;
 /// A tool result is never cut below this many tokens of its text: the model
 /// must see something of it; compaction makes room for the rest.
 pub const MIN_RESULT_TOKENS: u64 = 96;
+/// Under the small profile, one tool result keeps at most this share (in
+/// percent) of the prompt's room.
+pub const SMALL_RESULT_PERCENT: u64 = 20;
 /// Earlier history is summarised when a request would take more than this
 /// share (in percent) of the prompt's room.
 pub const TARGET_PERCENT: u64 = 85;
@@ -219,6 +222,14 @@ impl Budget {
         (over as f64 / self.calibration.scale).ceil() as u64
     }
 
+    /// The most of one tool result the small profile keeps, in estimated
+    /// tokens: a share of the prompt's room (`SMALL_RESULT_PERCENT`), at
+    /// least `MIN_RESULT_TOKENS`, whatever room is left.
+    pub fn small_result_room(&self) -> u64 {
+        let share = self.limit() * SMALL_RESULT_PERCENT / 100;
+        ((share as f64 / self.calibration.scale).floor() as u64).max(MIN_RESULT_TOKENS)
+    }
+
     /// How many estimated tokens of a new tool result fit when the rest
     /// of the request is estimated at `others`: at least
     /// `MIN_RESULT_TOKENS`.
@@ -324,6 +335,16 @@ fn suffix_within(text: &str, budget: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_small_profile_keeps_a_fifth_of_the_room_for_one_result() {
+        let budget = Budget::new(4096, 1024);
+        assert_eq!(budget.small_result_room(), 3072 / 5);
+        // An empty history leaves far more room than the small cap.
+        assert!(budget.room_for_result(500) > budget.small_result_room());
+        let tiny = Budget::new(256, 128);
+        assert_eq!(tiny.small_result_room(), MIN_RESULT_TOKENS);
+    }
 
     #[test]
     fn digits_and_marks_count_one_each_words_a_token_per_four_letters() {

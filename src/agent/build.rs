@@ -28,7 +28,7 @@ use super::error::AgentError;
 use super::events::AgentEvent;
 use super::hooks::Hooks;
 use super::judge::Judge;
-use super::prompt::{shell_sentence, system_prompt};
+use super::prompt::{SMALL_SOUL, shell_sentence, system_prompt};
 use super::sessions::Agent;
 use super::task::{AgentHandle, spawn};
 use super::turn::TurnLimits;
@@ -181,6 +181,7 @@ pub fn provider_config(settings: &Settings) -> ProviderConfig {
             first_request_extra_body: m.first_request_extra_body.clone(),
             compaction_max_output_tokens: m.compaction.max_output_tokens,
             compaction_extra_body: m.compaction.extra_body.clone(),
+            force_tool_call: false,
         },
         max_tokens_field: Some(m.max_tokens_field()),
         script: m.script.clone(),
@@ -288,7 +289,10 @@ impl Relaunch {
 
 /// The bash spec naming the trusted executables, when the settings trust
 /// any (`tools::bash::trusting`).
-fn trusted_spec(tools: &Registry, settings: &Settings) -> Option<crate::model::ToolSpec> {
+pub(crate) fn trusted_spec(
+    tools: &Registry,
+    settings: &Settings,
+) -> Option<crate::model::ToolSpec> {
     let paths: Vec<String> = settings
         .shell_gate
         .trusted_executables
@@ -383,14 +387,17 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         )));
     }
     let shell = settings.tools.bash.then(|| shell_sentence(&confinement));
-    let (system, loaded) = system_prompt(
-        user_soul,
-        &tool_cx.project,
-        &tool_cx.protected,
-        shell.as_deref(),
-    )?;
+    let (context_window, window_source) = match window.await.ok().flatten() {
+        Some(reported) => (reported.tokens, Some(reported.source)),
+        None => (settings.model.context_window, None),
+    };
+    let profile = crate::config::ProfileChoice::choose(settings.model.profile, context_window);
+    let soul = user_soul.or_else(|| profile.is_small().then(|| SMALL_SOUL.to_string()));
+    let (system, loaded) =
+        system_prompt(soul, &tool_cx.project, &tool_cx.protected, shell.as_deref())?;
     let project_name = tool_cx.project.root().display().to_string();
-    let config = provider_config(settings);
+    let mut config = provider_config(settings);
+    config.extras.force_tool_call = profile.is_small();
     let provider = build_provider(&config)?;
     let (events_tx, events_rx) = mpsc::unbounded_channel();
     for warning in &settings.warnings {
@@ -403,25 +410,13 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         let _ = events_tx.send(AgentEvent::Notice(notice));
     }
     let mcp = start_mcp(settings, &tool_cx, &events_tx, defer_mcp);
-    let mut tools = registry(settings);
-    if loaded.skills.is_empty() {
-        tools = tools.without(crate::tools::skill_view::NAME);
-    }
-    if can_ask == CanAsk::No
-        && settings.sandbox.unsandboxed_in_bypass != crate::sandbox::UnsandboxedInBypass::Run
-    {
-        // Leaving the sandbox always asks, and nobody can answer: a call
-        // that can only be refused is not offered.
-        tools = tools.with_spec(crate::tools::bash::Bash::sandbox_only_spec());
-    }
-    if let Some(spec) = trusted_spec(&tools, settings) {
-        tools = tools.with_spec(spec);
-    }
-    if settings.tools.bash {
-        tools = tools.with_source(Arc::new(crate::tools::shell_tools::ShellTools::new(
-            tool_cx.shells.clone(),
-        )));
-    }
+    let mut tools = super::offered::tools(
+        settings,
+        profile,
+        !loaded.skills.is_empty(),
+        can_ask,
+        &tool_cx.shells,
+    );
     if let Some(hub) = &mcp {
         tools = tools.with_source(Arc::new(hub.clone()));
     }
@@ -440,12 +435,9 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         .with_secrets(tool_cx.secrets.clone())
         .with_retention(settings.checkpoints),
     );
-    let (context_window, window_source) = match window.await.ok().flatten() {
-        Some(reported) => (reported.tokens, Some(reported.source)),
-        None => (settings.model.context_window, None),
-    };
     let user_hooks = self::hooks(settings, tool_cx.project.root());
     let rt = Runtime {
+        profile,
         checkpoints: Some(checkpoints),
         window_source,
         provider,

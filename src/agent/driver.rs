@@ -125,6 +125,11 @@ pub async fn run_turn(
                 });
                 None
             }
+            Effect::Answer(text) => {
+                rt.emit(AgentEvent::AssistantDelta(text));
+                rt.emit(AgentEvent::AssistantDone);
+                None
+            }
             Effect::SaveResponse(item) => Some(save(session, item).await),
             Effect::SaveResult {
                 call_id,

@@ -133,6 +133,8 @@ pub enum AgentEvent {
         context_window: u64,
         /// Where the window came from when the server reported it.
         window_source: Option<String>,
+        /// `[model] profile` in force and whether the window chose it.
+        profile: crate::config::ProfileChoice,
     },
     /// A resumed session's earlier history, after its banner, so a front end
     /// can show the conversation the user comes back to.

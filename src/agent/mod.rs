@@ -20,6 +20,7 @@ pub mod hooks;
 pub mod judge;
 pub mod live;
 pub mod live_output;
+mod offered;
 mod prepare;
 pub mod prompt;
 mod request;

@@ -12,6 +12,12 @@ use crate::tools::skill_view::{SkillInfo, discover_with};
 /// The built-in SOUL, used unless the user's home has its own.
 pub const DEFAULT_SOUL: &str = include_str!("../../assets/SOUL.md");
 
+/// The built-in SOUL of the small profile: a small model's room is
+/// short, so it says only how to act through the tools, what stays closed
+/// and how a turn ends. A user's own SOUL.md replaces it as it replaces the
+/// default one.
+pub const SMALL_SOUL: &str = include_str!("../../assets/SOUL-small.md");
+
 /// The sentence on paths every system prompt carries.
 pub const PATHS_SENTENCE: &str = "Tool paths are relative to the project root: write `notes.md`, \
      `src/main.rs` or `docs/`, never an absolute path.";

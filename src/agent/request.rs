@@ -131,7 +131,12 @@ pub async fn fit_result(
     output: String,
 ) -> Result<String, Event> {
     let budget = rt.budget(session);
-    let room = budget.room_for_result(rt.estimate(&session.history));
+    let mut room = budget.room_for_result(rt.estimate(&session.history));
+    if rt.profile.is_small() {
+        // A small model reads a long result worse than a short one, and
+        // in a small window each one crowds out the rest of the turn.
+        room = room.min(budget.small_result_room());
+    }
     let size = budget::tokens(&output);
     if size <= room {
         return Ok(output);

@@ -34,6 +34,8 @@ pub struct Runtime {
     pub context_window: u64,
     /// Where `context_window` came from when the server reported it.
     pub window_source: Option<String>,
+    /// `[model] profile` in force, and whether the window chose it.
+    pub profile: crate::config::ProfileChoice,
     /// Tokens of the window kept for the answer (`[model]
     /// max_output_tokens` in force).
     pub output_reserve: u64,

@@ -118,6 +118,7 @@ impl Agent {
             model: self.model.clone(),
             context_window: self.rt.context_window,
             window_source: self.rt.window_source.clone(),
+            profile: self.rt.profile,
         });
         // Each session has answers of its own; the run's "never" stays.
         self.permissions(false);

@@ -11,6 +11,7 @@ mod limits;
 mod locate;
 mod lsp;
 mod mcp;
+pub mod profile;
 mod project;
 pub mod raw;
 mod rules;
@@ -31,6 +32,7 @@ pub use hooks::{
 };
 pub use lsp::{LspServer, LspSettings};
 pub use mcp::env_value;
+pub use profile::{PROFILE_NAMES, Profile, ProfileChoice};
 pub use rules::url_parts;
 pub use settings::{
     AskedAgent, DEFAULT_BACKGROUND_SHELLS, DEFAULT_CONTEXT_WINDOW, EnvValue, JudgeSettings,

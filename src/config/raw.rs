@@ -88,6 +88,7 @@ pub struct RawModel {
     /// Never accepted: read only to refuse it with the way that works.
     pub api_key: Option<toml::Value>,
     pub context_window: Option<i64>,
+    pub profile: Option<String>,
     pub extra_body: Option<toml::Table>,
     pub script: Option<String>,
     pub request_timeout_secs: Option<i64>,

@@ -109,6 +109,8 @@ pub struct ModelSettings {
     /// `context_window` was written in a settings file (else it is the
     /// default, or the built-in table's for a well-known hosted model).
     pub context_window_set: bool,
+    /// `profile`; `None`: chosen by the window (`config::profile`).
+    pub profile: Option<super::Profile>,
     /// Extra fields merged into every request body.
     pub extra_body: serde_json::Map<String, Value>,
     /// The script a `scripted` provider plays, resolved against the file
@@ -166,6 +168,7 @@ impl ModelSettings {
             api_key_env: provider.default_api_key_env().to_string(),
             context_window: DEFAULT_CONTEXT_WINDOW,
             context_window_set: false,
+            profile: None,
             extra_body: serde_json::Map::new(),
             script: None,
             request_timeout: Duration::from_secs(60),

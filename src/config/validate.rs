@@ -182,6 +182,15 @@ fn model_settings(src: &SourceFile, raw: &RawModel) -> Result<ModelSettings, Con
             " tokens",
         )?;
     }
+    if let Some(name) = &raw.profile {
+        model.profile = Some(super::Profile::from_name(name).ok_or_else(|| {
+            src.invalid(
+                key("profile"),
+                format!("{name:?} is not a profile mino knows"),
+                super::PROFILE_NAMES,
+            )
+        })?);
+    }
     if let Some(table) = &raw.extra_body {
         model.extra_body = json_object(src, &key("extra_body"), table)?;
     }

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::agent::prompt::{DEFAULT_SOUL, PATHS_SENTENCE, shell_sentence};
+use crate::agent::prompt::{DEFAULT_SOUL, PATHS_SENTENCE, SMALL_SOUL, shell_sentence};
 use crate::policy::BashConfinement;
 use crate::tools::bash::Bash;
 use crate::tools::registry::{Registry, Switches};
@@ -22,12 +22,14 @@ const MIN_SENTENCE_CHARS: usize = 24;
 pub fn sentences(soul: Option<&str>) -> Vec<String> {
     let mut texts: Vec<String> = vec![
         DEFAULT_SOUL.to_string(),
+        SMALL_SOUL.to_string(),
         PATHS_SENTENCE.to_string(),
         shell_sentence(&BashConfinement::Unconfined),
     ];
     texts.extend(soul.map(str::to_string));
     let mut specs = Registry::new(Switches::default()).specs();
     specs.push(Bash::sandbox_only_spec());
+    specs.extend(Registry::small(Switches::default()).specs());
     for spec in specs {
         texts.push(spec.description.to_string());
         descriptions(&spec.parameters, &mut texts);

@@ -16,6 +16,10 @@ pub enum StreamRecord<'a> {
         session_id: &'a str,
         mode: &'static str,
         model: &'a str,
+        /// `[model] profile`, when the settings name one or the window
+        /// chose "small"; absent for the default chosen by the window.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        profile: Option<&'static str>,
     },
     Error {
         message: &'a str,

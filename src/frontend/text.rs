@@ -17,6 +17,7 @@ pub fn banner(
     model: &str,
     context_window: u64,
     source: Option<&str>,
+    profile: crate::config::ProfileChoice,
 ) -> String {
     let origin = if let Some(source) = source {
         source.to_string()
@@ -27,8 +28,12 @@ pub fn banner(
     } else {
         "from settings".to_string()
     };
+    let profile = profile
+        .banner_line()
+        .map(|line| format!("{line}\n"))
+        .unwrap_or_default();
     format!(
-        "Context window: {context_window} tokens ({origin}).\nSession: {id}\nPermission mode: {mode}. Use /mode to change it."
+        "Context window: {context_window} tokens ({origin}).\n{profile}Session: {id}\nPermission mode: {mode}. Use /mode to change it."
     )
 }
 
@@ -280,7 +285,14 @@ mod tests {
     #[test]
     fn banner_is_the_seed_text() {
         assert_eq!(
-            banner("aaaa", Mode::Manual, "test-model", 128_000, None),
+            banner(
+                "aaaa",
+                Mode::Manual,
+                "test-model",
+                128_000,
+                None,
+                Default::default()
+            ),
             "Context window: 128000 tokens (default).\nSession: aaaa\nPermission mode: manual. Use /mode to change it."
         );
     }
@@ -288,7 +300,7 @@ mod tests {
     #[test]
     fn the_banner_says_where_the_window_came_from() {
         let first = |model, window| {
-            banner("a", Mode::Manual, model, window, None)
+            banner("a", Mode::Manual, model, window, None, Default::default())
                 .lines()
                 .next()
                 .unwrap_or_default()

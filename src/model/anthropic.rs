@@ -80,6 +80,9 @@ impl Anthropic {
                 })
                 .collect();
             body["tools"] = Value::Array(tools);
+            if self.extras.forces_tool_call(request.kind) {
+                body["tool_choice"] = json!({"type": "any"});
+            }
         }
         self.extras.apply(&mut body, request.kind, "max_tokens");
         body

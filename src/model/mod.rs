@@ -420,9 +420,20 @@ pub struct BodyExtras {
     /// `[model.compaction] extra_body`: compaction requests only; nothing
     /// of `extra_body` goes into them.
     pub compaction_extra_body: serde_json::Map<String, Value>,
+    /// The small profile: a turn's requests that offer tools force a call
+    /// (`tool_choice`, in each wire's words; an extra field of that name
+    /// wins).
+    pub force_tool_call: bool,
 }
 
 impl BodyExtras {
+    /// Whether a request of `kind` that offers tools forces a call: a
+    /// turn's requests under the small profile, never compaction's or the
+    /// judge's.
+    pub fn forces_tool_call(&self, kind: RequestKind) -> bool {
+        self.force_tool_call && matches!(kind, RequestKind::TurnFirst | RequestKind::TurnNext)
+    }
+
     /// The output cap a request of `kind` carries under `cap_field`, as
     /// its body ends up (an extra field of the same name wins).
     pub fn cap(&self, kind: RequestKind, cap_field: &str) -> Option<u32> {

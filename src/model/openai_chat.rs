@@ -75,6 +75,9 @@ impl OpenAiChat {
                 })
                 .collect();
             body["tools"] = Value::Array(tools);
+            if self.extras.forces_tool_call(request.kind) {
+                body["tool_choice"] = json!("required");
+            }
         }
         self.extras
             .apply(&mut body, request.kind, self.cap_field.as_str());

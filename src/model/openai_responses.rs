@@ -68,6 +68,9 @@ impl OpenAiResponses {
                 })
                 .collect();
             body["tools"] = Value::Array(tools);
+            if self.extras.forces_tool_call(request.kind) {
+                body["tool_choice"] = json!("required");
+            }
         }
         self.extras
             .apply(&mut body, request.kind, "max_output_tokens");

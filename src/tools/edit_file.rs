@@ -27,7 +27,7 @@ use super::{
 };
 use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
 
-const NAME: &str = "edit_file";
+pub(crate) const NAME: &str = "edit_file";
 
 /// How many lines an error lists where `old_string` occurs.
 const LINES_LISTED: usize = 20;

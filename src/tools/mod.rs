@@ -10,6 +10,7 @@ pub mod edit_file;
 pub mod editor;
 pub mod fetch_content;
 pub mod fetch_destination;
+pub mod final_answer;
 pub mod fs;
 pub mod gate;
 pub mod git_evidence;
@@ -21,6 +22,7 @@ pub mod registry;
 pub mod search;
 pub mod shell_tools;
 pub mod skill_view;
+pub mod small;
 pub(crate) mod wording;
 pub mod write_file;
 

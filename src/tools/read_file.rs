@@ -23,7 +23,7 @@ use super::{
 };
 use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
 
-const NAME: &str = "read_file";
+pub(crate) const NAME: &str = "read_file";
 
 /// The most bytes of one file that a read takes in.
 pub const READ_LIMIT: u64 = 1024 * 1024;

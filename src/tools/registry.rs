@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::bash::Bash;
 use super::edit_file::EditFile;
 use super::fetch_content::FetchContent;
+use super::final_answer::FinalAnswer;
 use super::list_dir::ListDir;
 use super::lsp::Lsp;
 use super::plan::PlanTool;
@@ -88,6 +89,28 @@ impl Registry {
             tools.push(Arc::new(Lsp));
         }
         let specs = tools.iter().map(|t| t.spec()).collect();
+        Self {
+            tools,
+            specs,
+            sources: Vec::new(),
+        }
+    }
+
+    /// The small profile's tools (`small.rs`): read_file, list_dir,
+    /// search, the writes and bash where `switches` have them, and
+    /// final_answer, each under its short spec.
+    pub fn small(switches: Switches) -> Self {
+        let mut tools: Vec<Arc<dyn Tool>> =
+            vec![Arc::new(ReadFile), Arc::new(ListDir), Arc::new(Search)];
+        if switches.edit {
+            tools.push(Arc::new(EditFile));
+            tools.push(Arc::new(WriteFile));
+        }
+        if switches.bash {
+            tools.push(Arc::new(Bash));
+        }
+        tools.push(Arc::new(FinalAnswer));
+        let specs = tools.iter().map(|t| super::small::spec(t.spec())).collect();
         Self {
             tools,
             specs,

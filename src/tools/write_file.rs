@@ -24,7 +24,7 @@ use super::{
 };
 use crate::policy::{CallFacts, CallKind, PathTarget};
 
-const NAME: &str = "write_file";
+pub(crate) const NAME: &str = "write_file";
 
 /// Creates or replaces a project file with given content.
 #[derive(Debug, Clone, Copy, Default)]

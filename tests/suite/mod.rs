@@ -49,6 +49,7 @@ mod settings;
 mod shell_gate;
 mod shell_gate_git;
 mod small_models;
+mod small_profile;
 mod surfaces;
 mod tui_answers;
 mod tui_attention;

@@ -174,7 +174,7 @@ async fn first_request_extra_body_goes_only_into_a_turn_s_first_request_and_extr
             tool("list_dir", json!({})),
             text("ok"),
         ],
-        "context_window = 2000\nextra_body = { temperature = 0.3 }\nfirst_request_extra_body = { tool_choice = \"required\" }\n[model.compaction]\nextra_body = { top_p = 0.5 }\nmax_output_tokens = 90\n",
+        "context_window = 2000\nprofile = \"default\"\nextra_body = { temperature = 0.3 }\nfirst_request_extra_body = { tool_choice = \"required\" }\n[model.compaction]\nextra_body = { top_p = 0.5 }\nmax_output_tokens = 90\n",
     )
     .await;
     let (events, stderr, out) = print(&world, "first", &[]).await;

@@ -13,7 +13,7 @@ use crate::policy::{
     CallFacts, CanAsk, ConsentAnswer, Decision, DenyCode, Mode, ProtectedPaths, RunConsent,
     SessionConsent, Shown, USER_REJECTED_WITH_NOTE, decide, offer, remember_call, user_rejected,
 };
-use crate::tools::{ToolOutcome, ToolStatus};
+use crate::tools::{ToolOutcome, ToolStatus, final_answer};
 
 mod consent;
 mod phase;
@@ -198,6 +198,20 @@ impl Turn {
     fn requesting(&mut self, event: Event) -> Vec<Effect> {
         match event {
             Event::ModelDone(response) => {
+                if let Some(answer) = self.final_answer(&response.tool_calls) {
+                    // The answer is the model's text to the person: saved
+                    // and shown as an answer, never as a call.
+                    self.phase = Phase::Ending {
+                        stop: TurnStop::Completed,
+                    };
+                    return vec![
+                        Effect::Answer(answer.clone()),
+                        Effect::SaveResponse(Item::Assistant {
+                            text: answer,
+                            tool_calls: Vec::new(),
+                        }),
+                    ];
+                }
                 self.pending = response.tool_calls.iter().cloned().collect();
                 let cut_off = response.finish == Some(FinishReason::Length);
                 let text_call = (response.tool_calls.is_empty() && !cut_off)
@@ -244,6 +258,19 @@ impl Turn {
             },
             event => self.nonsense(&Phase::Requesting, &event, None),
         }
+    }
+
+    /// The answer of a response whose only call is a `final_answer` with
+    /// a text answer, when the request offered that tool (the small
+    /// profile). Any other `final_answer` call is prepared like a call of
+    /// any tool, and its error says how to end the turn.
+    fn final_answer(&self, calls: &[ToolCall]) -> Option<String> {
+        let [call] = calls else {
+            return None;
+        };
+        (call.name == final_answer::NAME && self.offered.iter().any(|t| t == final_answer::NAME))
+            .then(|| final_answer::answer(&call.arguments))
+            .flatten()
     }
 
     fn saving_response(&mut self, event: Event) -> Vec<Effect> {

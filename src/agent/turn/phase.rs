@@ -221,6 +221,9 @@ pub enum Effect {
     },
     /// Run the prepared call.
     Run { call_id: String },
+    /// Show `final_answer`'s text as the model's answer (before it is
+    /// saved as one).
+    Answer(String),
     /// Tell the front ends the model wrote a call to `tool` as text and is
     /// reminded to use the tool-call format.
     Remind { tool: String },

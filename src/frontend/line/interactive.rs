@@ -201,8 +201,8 @@ async fn interactive(handle: &mut AgentHandle, saved: &mut Option<String>) -> i3
                     AgentEvent::Idle => {
                         state.outstanding = state.outstanding.saturating_sub(1);
                     }
-                    AgentEvent::Session { id, mode, model, context_window, window_source } => {
-                        sink.event(AgentEvent::Session { id, mode, model, context_window, window_source });
+                    AgentEvent::Session { id, mode, model, context_window, window_source, profile } => {
+                        sink.event(AgentEvent::Session { id, mode, model, context_window, window_source, profile });
                         state.started = true;
                     }
                     other => {

@@ -165,17 +165,26 @@ impl Sink {
                 model,
                 context_window,
                 window_source,
+                profile,
             } => {
                 if text_mode {
                     self.info(&format!(
                         "{}\n",
-                        text::banner(&id, mode, &model, context_window, window_source.as_deref())
+                        text::banner(
+                            &id,
+                            mode,
+                            &model,
+                            context_window,
+                            window_source.as_deref(),
+                            profile
+                        )
                     ));
                 }
                 self.json(StreamRecord::Session {
                     session_id: &id,
                     mode: mode.name(),
                     model: &model,
+                    profile: profile.banner_line().map(|_| profile.profile.name()),
                 });
             }
             AgentEvent::Notice(line) => {

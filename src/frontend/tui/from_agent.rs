@@ -47,6 +47,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             model,
             context_window,
             window_source,
+            profile,
         } => {
             // Another session (/new, /resume): the chat shows that one.
             if !app.status.session_id.is_empty() && app.status.session_id != id {
@@ -62,6 +63,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 &model,
                 context_window,
                 window_source.as_deref(),
+                profile,
             )));
             if app.status.session_id != id {
                 app.session_saved = false;

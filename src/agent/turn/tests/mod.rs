@@ -11,6 +11,7 @@ use crate::model::Response;
 use crate::policy::{CallKind, ConsentAnswer, PathTarget, ToolKey};
 
 mod every_event;
+mod final_answer;
 
 fn call(id: &str, name: &str) -> ToolCall {
     ToolCall {

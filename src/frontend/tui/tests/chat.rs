@@ -116,6 +116,7 @@ fn another_session_starts_a_clean_chat() {
             model: "gpt-5-mini".into(),
             context_window: 128_000,
             window_source: None,
+            profile: Default::default(),
         },
     );
     let text = shot(&app, 80, 20);

@@ -52,6 +52,7 @@ pub fn app_in(mode: Mode) -> App {
             model: "gpt-5-mini".into(),
             context_window: 128_000,
             window_source: None,
+            profile: Default::default(),
         },
     );
     app

@@ -113,6 +113,7 @@ fn another_session_starts_without_the_plan() {
             model: "gpt-5-mini".into(),
             context_window: 128_000,
             window_source: None,
+            profile: Default::default(),
         },
     );
     let text = shot(&app, 80, 16);
