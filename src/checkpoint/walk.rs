@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use ignore::WalkBuilder;
+use ignore::{WalkBuilder, WalkState};
 
 use crate::policy::{ProtectedPaths, Protection};
 
@@ -54,6 +54,9 @@ pub fn judge(seen: &Seen, protected: &ProtectedPaths) -> Kind {
 /// files), and checkpoints are off for the run rather than slow.
 pub const MAX_ENTRIES: usize = 200_000;
 
+/// Threads of the project's walk.
+const WALK_THREADS: usize = 2;
+
 /// Walks `root` (canonical); `Err(limit)` when it holds more than `limit`
 /// paths (nothing partial is ever returned: a partial walk would read as
 /// deletions).
@@ -81,6 +84,8 @@ fn walk_until(root: &Path, protected: &Arc<ProtectedPaths>, limit: usize) -> Vec
     let top = root.to_path_buf();
     let filter_protected = Arc::clone(protected);
     let filter_top = top.clone();
+    // Two threads: the walk is a stat of every path, and most of its time
+    // is the kernel's, which two cores halve.
     let walker = WalkBuilder::new(root)
         .hidden(false)
         .parents(false)
@@ -90,27 +95,49 @@ fn walk_until(root: &Path, protected: &Arc<ProtectedPaths>, limit: usize) -> Vec
         .ignore(true)
         .require_git(false)
         .follow_links(false)
+        .threads(WALK_THREADS)
         .filter_entry(move |entry| {
+            // The project's own .git is walked on its own, without ignore
+            // rules; mino's home (a directory) is never part of a checkpoint.
+            if entry.depth() == 1 && entry.file_name() == ".git" {
+                return false;
+            }
+            if !entry.file_type().is_some_and(|t| t.is_dir()) {
+                return true;
+            }
             let Some(rel) = relative(&filter_top, entry.path()) else {
                 return true;
             };
-            // The project's own .git is walked on its own, without ignore
-            // rules; mino's home (a directory) is never part of a checkpoint.
-            rel != ".git"
-                && !(entry.file_type().is_some_and(|t| t.is_dir())
-                    && filter_protected.protection(&rel) == Some(Protection::MinoHome))
+            filter_protected.protection(&rel) != Some(Protection::MinoHome)
         })
-        .build();
-    for entry in walker.flatten() {
-        let Some(rel) = relative(&top, entry.path()) else {
-            continue;
-        };
-        if let Some(found) = classify(entry.path(), rel, false) {
-            seen.push(found);
-        }
-        if seen.len() > limit {
-            return seen;
-        }
+        .build_parallel();
+    let (found_tx, found_rx) = std::sync::mpsc::channel();
+    let count = std::sync::atomic::AtomicUsize::new(0);
+    walker.run(|| {
+        let found_tx = found_tx.clone();
+        let top = &top;
+        let count = &count;
+        Box::new(move |entry| {
+            let Ok(entry) = entry else {
+                return WalkState::Continue;
+            };
+            let Some(rel) = relative(top, entry.path()) else {
+                return WalkState::Continue;
+            };
+            if let Some(found) = classify(entry.path(), rel, false) {
+                let _ = found_tx.send(found);
+                // Past the limit the walk stops: the caller refuses it whole.
+                if count.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= limit {
+                    return WalkState::Quit;
+                }
+            }
+            WalkState::Continue
+        })
+    });
+    drop(found_tx);
+    seen.extend(found_rx);
+    if seen.len() > limit {
+        return seen;
     }
     let git = root.join(".git");
     if git.symlink_metadata().is_ok_and(|m| m.is_dir()) {

@@ -4,15 +4,12 @@
 //! asks in manual like bash, runs shown in the looser modes. Offered only
 //! while a background process exists. Never decides.
 
-use std::sync::Arc;
-
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::bash::Shells;
-use super::bash_output::{id_parameters, parse_id};
+use super::bash_output::{Target, id_parameters, parse_id};
 use super::{BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec};
-use crate::policy::{CallFacts, CallKind, ToolKey};
+use crate::policy::{CallFacts, CallKind};
 
 /// The tool's name, as the model calls it.
 pub const NAME: &str = "bash_kill";
@@ -34,49 +31,32 @@ impl Tool for BashKill {
 
     fn prepare(&self, args: &Value, cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError> {
         let id = parse_id(NAME, args, &cx.shells)?;
-        let command = cx
-            .shells
-            .get(id)
-            .map(|b| b.command.clone())
-            .unwrap_or_default();
-        let mut facts = CallFacts::new(ToolKey::new(NAME), CallKind::ShellKill);
-        facts.command = Some(command.clone());
-        Ok(Box::new(KillCall {
-            facts,
+        Ok(Box::new(KillCall(Target::new(
+            NAME,
+            CallKind::ShellKill,
             id,
-            command,
-            shells: cx.shells.clone(),
-        }))
+            cx,
+        ))))
     }
 }
 
-struct KillCall {
-    facts: CallFacts,
-    id: u32,
-    command: String,
-    shells: Arc<Shells>,
-}
+struct KillCall(Target);
 
 impl PreparedCall for KillCall {
     fn facts(&self) -> &CallFacts {
-        &self.facts
+        &self.0.facts
     }
 
     fn fields(&self) -> Vec<Field> {
-        vec![
-            Field::text("Background process", self.id.to_string()),
-            Field::text("Command", self.command.clone()),
-        ]
+        self.0.fields()
     }
 
     fn run(self: Box<Self>, _cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
         Box::pin(async move {
-            match self.shells.kill(self.id).await {
+            let target = &self.0;
+            match target.shells.kill(target.id).await {
                 Some(text) => ToolOutcome::completed(text),
-                None => ToolOutcome::error(format!(
-                    "Background process {} is gone (stopped, or the session ended).",
-                    self.id
-                )),
+                None => target.gone(),
             }
         })
     }

@@ -33,17 +33,12 @@ impl Tool for BashOutput {
 
     fn prepare(&self, args: &Value, cx: &ToolContext) -> Result<Box<dyn PreparedCall>, ToolError> {
         let id = parse_id(NAME, args, &cx.shells)?;
-        let command = cx
-            .shells
-            .get(id)
-            .map(|b| b.command.clone())
-            .unwrap_or_default();
-        Ok(Box::new(OutputCall {
-            facts: CallFacts::new(ToolKey::new(NAME), CallKind::ConfinedRead),
+        Ok(Box::new(OutputCall(Target::new(
+            NAME,
+            CallKind::ConfinedRead,
             id,
-            command,
-            shells: cx.shells.clone(),
-        }))
+            cx,
+        ))))
     }
 }
 
@@ -107,35 +102,71 @@ pub(super) fn parse_id(
     Ok(id)
 }
 
-struct OutputCall {
-    facts: CallFacts,
-    id: u32,
-    command: String,
-    shells: Arc<Shells>,
+/// The background process a call of either background tool names, as
+/// prepared: its facts, id and command.
+pub(super) struct Target {
+    pub(super) facts: CallFacts,
+    pub(super) id: u32,
+    pub(super) command: String,
+    pub(super) shells: Arc<Shells>,
 }
 
-impl PreparedCall for OutputCall {
-    fn facts(&self) -> &CallFacts {
-        &self.facts
+impl Target {
+    /// `id` of this session, for a call of `tool` of `kind`.
+    pub(super) fn new(tool: &str, kind: CallKind, id: u32, cx: &ToolContext) -> Self {
+        let command = cx
+            .shells
+            .get(id)
+            .map(|b| b.command.clone())
+            .unwrap_or_default();
+        let kill = kind == CallKind::ShellKill;
+        let mut facts = CallFacts::new(ToolKey::new(tool), kind);
+        if kill {
+            facts.command = Some(command.clone());
+        }
+        Self {
+            facts,
+            id,
+            command,
+            shells: cx.shells.clone(),
+        }
     }
 
-    fn fields(&self) -> Vec<Field> {
+    pub(super) fn fields(&self) -> Vec<Field> {
         vec![
             Field::text("Background process", self.id.to_string()),
             Field::text("Command", self.command.clone()),
         ]
     }
 
+    /// The result when the process is no longer in the session.
+    pub(super) fn gone(&self) -> ToolOutcome {
+        ToolOutcome::error(format!(
+            "Background process {} is gone (stopped, or the session ended).",
+            self.id
+        ))
+    }
+}
+
+struct OutputCall(Target);
+
+impl PreparedCall for OutputCall {
+    fn facts(&self) -> &CallFacts {
+        &self.0.facts
+    }
+
+    fn fields(&self) -> Vec<Field> {
+        self.0.fields()
+    }
+
     fn run(self: Box<Self>, _cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
         Box::pin(async move {
-            let Some(bg) = self.shells.get(self.id) else {
-                return ToolOutcome::error(format!(
-                    "Background process {} is gone (stopped, or the session ended).",
-                    self.id
-                ));
+            let target = &self.0;
+            let Some(bg) = target.shells.get(target.id) else {
+                return target.gone();
             };
             let text = bg.read_new().await;
-            self.shells.forget_if_done(self.id);
+            target.shells.forget_if_done(target.id);
             ToolOutcome::completed(text)
         })
     }
