@@ -22,6 +22,13 @@ pub struct Audit {
     file: Arc<Mutex<File>>,
 }
 
+/// Seconds since the epoch, for a line's `time`.
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 impl Audit {
     /// Opens (creating 0600) the audit log at `path`.
     pub fn open(path: &Path) -> Result<Self, AgentError> {
@@ -45,11 +52,8 @@ impl Audit {
         mode: Mode,
         view: &DecisionView,
     ) -> Result<(), AgentError> {
-        let time = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        let line = json!({
-            "time": time,
+        self.write(json!({
+            "time": now(),
             "session": session,
             "call_id": call_id,
             "tool": tool,
@@ -58,11 +62,8 @@ impl Audit {
             "unasked": view.unasked,
             "code": view.code,
             "rule": view.rule,
-        });
-        let audit = self.clone();
-        tokio::task::spawn_blocking(move || audit.append(&line.to_string()))
-            .await
-            .map_err(|e| AgentError::Blocking(e.to_string()))?
+        }))
+        .await
     }
 
     /// Appends one hook's verdict: the event, the call it was about (its
@@ -76,18 +77,20 @@ impl Audit {
         key: &str,
         verdict: &str,
     ) -> Result<(), AgentError> {
-        let time = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        let line = json!({
-            "time": time,
+        self.write(json!({
+            "time": now(),
             "session": session,
             "hook_event": event,
             "call_id": call.map(|c| c.0),
             "tool": call.map(|c| c.1),
             "hook": key,
             "verdict": verdict,
-        });
+        }))
+        .await
+    }
+
+    /// Appends `line` on the blocking pool.
+    async fn write(&self, line: serde_json::Value) -> Result<(), AgentError> {
         let audit = self.clone();
         tokio::task::spawn_blocking(move || audit.append(&line.to_string()))
             .await

@@ -219,16 +219,8 @@ pub fn draw_consent(
             .right_aligned(),
         );
     }
-    if total > body_rows {
-        block = block.title_bottom(Line::styled(
-            format!(
-                " ↑↓ scroll {}-{} of {} ",
-                scroll + 1,
-                (scroll + body_rows).min(total),
-                total
-            ),
-            theme::dim(),
-        ));
+    if let Some(title) = scroll_title(scroll, body_rows, total) {
+        block = block.title_bottom(title);
     }
     frame.render_widget(Clear, area);
     let inside = block.inner(area);
@@ -278,6 +270,21 @@ fn arming_note(app: &App) -> Line<'static> {
     } else {
         Line::styled(" keys arm when you stop typing ", theme::dim())
     }
+}
+
+/// ` ↑↓ scroll 3-20 of 34 ` when `total` rows do not fit in `rows`.
+fn scroll_title(scroll: u16, rows: u16, total: u16) -> Option<Line<'static>> {
+    (total > rows).then(|| {
+        Line::styled(
+            format!(
+                " ↑↓ scroll {}-{} of {} ",
+                scroll + 1,
+                (scroll + rows).min(total),
+                total
+            ),
+            theme::dim(),
+        )
+    })
 }
 
 pub fn draw_mode_question(
@@ -355,16 +362,8 @@ pub fn draw_mode_question(
     let total = u16::try_from(scrolled.len()).unwrap_or(u16::MAX);
     app.layout.dialog_rows.set((rows, total));
     let scroll = question.scroll.min(total.saturating_sub(rows));
-    if total > rows {
-        block = block.title_bottom(Line::styled(
-            format!(
-                " ↑↓ scroll {}-{} of {} ",
-                scroll + 1,
-                (scroll + rows).min(total),
-                total
-            ),
-            theme::dim(),
-        ));
+    if let Some(title) = scroll_title(scroll, rows, total) {
+        block = block.title_bottom(title);
     }
     frame.render_widget(Clear, area);
     let inside = block.inner(area);
