@@ -359,7 +359,7 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
     } else {
         CanAsk::Yes
     };
-    let handle = launch(Launch {
+    let start = launch(Launch {
         home: &home,
         settings: &settings,
         project_dir: &project_dir,
@@ -369,36 +369,37 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         // The full screen starts the servers once its first frame is drawn.
         defer_mcp: full_screen,
         never: Vec::new(),
-    })
-    .await?;
+    });
+    if full_screen {
+        // The full screen draws its first frame while the agent starts.
+        let root = std::fs::canonicalize(&project_dir).unwrap_or_else(|_| project_dir.clone());
+        let history = mino::prompt_history::file_for(&home, &root);
+        let relaunch = Relaunch {
+            home: home.clone(),
+            user_file: user_file.clone(),
+            env: env.clone(),
+            overrides: overrides.clone(),
+            can_ask,
+        };
+        let options = tui::Options {
+            ui: settings.ui,
+            relaunch: Some(relaunch),
+            copy_file: Some(home.root().join("copied.txt")),
+            history: Some(history),
+            intro: cli.demo.then(|| {
+                format!(
+                    "Demo project: {} (a temporary copy; it stays there after mino exits, so you can look at what changed). Type: Summarize notes.md",
+                    project_dir.display()
+                )
+            }),
+        };
+        return Ok(tui::run(start, &project_dir, options).await?);
+    }
+    let handle = start.await?;
     let mcp = handle.mcp.clone();
     let code = match (question, cli.prompt) {
         (Some((agent, question)), _) => line::run_ask(handle, agent, question).await,
         (None, Some(prompt)) => line::run_once(handle, prompt, cli.output_format).await,
-        (None, None) if full_screen => {
-            let root = std::fs::canonicalize(&project_dir).unwrap_or_else(|_| project_dir.clone());
-            let history = mino::prompt_history::file_for(&home, &root);
-            let relaunch = Relaunch {
-                home: home.clone(),
-                user_file: user_file.clone(),
-                env: env.clone(),
-                overrides: overrides.clone(),
-                can_ask,
-            };
-            let options = tui::Options {
-                ui: settings.ui,
-                relaunch: Some(relaunch),
-                copy_file: Some(home.root().join("copied.txt")),
-                history: Some(history),
-                intro: cli.demo.then(|| {
-                    format!(
-                        "Demo project: {} (a temporary copy; it stays there after mino exits, so you can look at what changed). Type: Summarize notes.md",
-                        project_dir.display()
-                    )
-                }),
-            };
-            tui::run(handle, &project_dir, options).await
-        }
         (None, None) => line::run_interactive(handle).await,
     };
     // The servers' process groups end with mino.

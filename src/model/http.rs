@@ -399,6 +399,21 @@ pub(crate) fn client(connect_timeout: Duration) -> Result<reqwest::Client, Strin
         .map_err(|err| format!("cannot set up the HTTP client: {}", describe(&err)))
 }
 
+/// A client for plain `http://` only: it trusts no certificate, so building
+/// it reads none of the system's (about 20 ms, which the window probe would
+/// otherwise put on the first frame's path). An `https://` request through
+/// it fails its handshake.
+pub(crate) fn plain_client(timeout: Duration) -> Result<reqwest::Client, String> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder()
+        .connect_timeout(timeout)
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(concat!("mino/", env!("CARGO_PKG_VERSION")))
+        .tls_certs_only([])
+        .build()
+        .map_err(|err| format!("cannot set up the HTTP client: {}", describe(&err)))
+}
+
 /// A client cell whose client is being built on the blocking pool (when
 /// there is a runtime; else the first request builds it).
 fn building(connect_timeout: Duration) -> Arc<OnceLock<Result<reqwest::Client, String>>> {

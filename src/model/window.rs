@@ -35,7 +35,15 @@ pub async fn for_settings(model: crate::config::ModelSettings) -> Option<Reporte
 /// Asks the server at `base_url` (its OpenAI path, `.../v1`) for the
 /// window `model` is served with, within `timeout` for each question.
 pub async fn reported(base_url: &str, model: &str, timeout: Duration) -> Option<Reported> {
-    let client = super::http::client(timeout).ok()?;
+    // A loopback server over plain HTTP needs no certificates: the
+    // probe is awaited before the first frame, so it must not read them.
+    let plain = reqwest::Url::parse(base_url).is_ok_and(|url| url.scheme() == "http");
+    let client = if plain {
+        super::http::plain_client(timeout)
+    } else {
+        super::http::client(timeout)
+    }
+    .ok()?;
     let root = base_url.trim_end_matches('/');
     let root = root.strip_suffix("/v1").unwrap_or(root);
     let props = client

@@ -93,8 +93,18 @@ struct Session<'a> {
 }
 
 /// Runs the full-screen front end until the user quits. Returns the exit
-/// status.
-pub async fn run(handle: AgentHandle, project_dir: &Path, options: Options) -> i32 {
+/// status, or why the agent could not start.
+///
+/// `start` is the agent being built: the first frame (the title, an empty
+/// transcript, the composer) is drawn before it is awaited, so what the
+/// agent's start waits for (the sandbox's probe, git, a local server's
+/// window) never delays the screen. Keys typed meanwhile wait in the
+/// terminal's input.
+pub async fn run(
+    start: impl Future<Output = Result<AgentHandle, agent::AgentError>>,
+    project_dir: &Path,
+    options: Options,
+) -> Result<i32, agent::AgentError> {
     let Options {
         ui,
         relaunch,
@@ -106,27 +116,40 @@ pub async fn run(handle: AgentHandle, project_dir: &Path, options: Options) -> i
         Ok(guard) => guard,
         Err(e) => {
             eprintln!("mino: the full-screen view could not start: {e}; try --line");
-            return 2;
+            return Ok(2);
         }
     };
-    let mut handle = handle;
-    let kept = match history.clone() {
-        Some(path) => tokio::task::spawn_blocking(move || crate::prompt_history::load(&path))
-            .await
-            .unwrap_or_else(|e| Err(std::io::Error::other(e))),
-        None => Ok(Vec::new()),
+    let mut app = App::new(&project_name(project_dir), Instant::now());
+    app.project_dir = project_dir.to_path_buf();
+    app.mouse = ui.mouse;
+    // A frame that cannot be drawn now is drawn by the loop, or fails there.
+    let _ = guard.terminal.draw(|frame| view::draw(&app, frame));
+    let kept = async {
+        match history.clone() {
+            Some(path) => tokio::task::spawn_blocking(move || crate::prompt_history::load(&path))
+                .await
+                .unwrap_or_else(|e| Err(std::io::Error::other(e))),
+            None => Ok(Vec::new()),
+        }
     };
+    let (handle, kept) = tokio::join!(start, kept);
+    let mut handle = match handle {
+        Ok(handle) => handle,
+        Err(e) => {
+            // The screen is left before the error is printed.
+            drop(guard);
+            return Err(e);
+        }
+    };
+    let mcp = handle.mcp.clone();
     let writer = history.and_then(|path| crate::prompt_history::Writer::spawn(path).ok());
     let kept = kept.unwrap_or_else(|e| {
         tracing::warn!(error = %e, "the prompt history could not be read");
         Vec::new()
     });
     let mut saved = None;
-    let mut app = App::new(&project_name(project_dir), Instant::now());
     app.history.entries = kept;
-    app.project_dir = project_dir.to_path_buf();
     app.status.sandbox = handle.sandbox_badge;
-    app.mouse = ui.mouse;
     let env = |name| std::env::var(name).ok();
     let (term_program, term) = (env("TERM_PROGRAM"), env("TERM"));
     app.attention = Attention::new(
@@ -173,7 +196,12 @@ pub async fn run(handle: AgentHandle, project_dir: &Path, options: Options) -> i
             1
         }
     };
-    finish_agent(handle, code).await
+    let code = finish_agent(handle, code).await;
+    // The servers' process groups end with mino.
+    if let Some(hub) = mcp {
+        hub.shutdown();
+    }
+    Ok(code)
 }
 
 /// The name the title line shows for a project directory.
