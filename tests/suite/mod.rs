@@ -38,6 +38,7 @@ mod quick_start;
 mod real_models;
 mod redaction;
 mod redirects;
+mod repeats;
 mod rules;
 mod sandbox;
 mod sandbox_git;

@@ -326,20 +326,7 @@ impl Turn {
         match event {
             Event::Ran { call_id, outcome } if call_id == call.id => {
                 let status = status_of(&outcome);
-                match self
-                    .repeats
-                    .result(&call, self.tool_calls, status, &outcome.output)
-                {
-                    Repeat::New => self.finish(call, status, outcome.output),
-                    Repeat::Same { number } => self.finish(call, status, same_as(number)),
-                    Repeat::Again { number } => {
-                        let effect = save_result(&call, status, same_as(number));
-                        self.phase = Phase::Ending {
-                            stop: TurnStop::Repeated(number),
-                        };
-                        vec![effect]
-                    }
-                }
+                self.finish(call, status, outcome.output)
             }
             Event::Interrupted { partial: None } => {
                 self.interrupt_call(call, ResultStatus::Interrupted, INTERRUPTED_RUNNING)
@@ -446,8 +433,24 @@ impl Turn {
             let why = (status == ResultStatus::Error).then(|| output.into());
             return self.reply(call, false, why);
         }
-        let effect = save_result(&call, status, output);
-        self.phase = Phase::SavingResult { call };
+        // A refused call repeated counts as a run one does: a model that
+        // asks for the same denied read again and again ends the turn. A
+        // refusal keeps its reason every time (it is short, and the reason
+        // is what the model needs to hear again).
+        let output = output.into();
+        let repeat = self.repeats.result(&call, self.tool_calls, status, &output);
+        let refused = matches!(status, ResultStatus::Denied | ResultStatus::Rejected);
+        let text = match repeat {
+            Repeat::Same { number } | Repeat::Again { number } if !refused => same_as(number),
+            _ => output,
+        };
+        let effect = save_result(&call, status, text);
+        self.phase = match repeat {
+            Repeat::Again { number } => Phase::Ending {
+                stop: TurnStop::Repeated(number),
+            },
+            _ => Phase::SavingResult { call },
+        };
         vec![effect]
     }
 

@@ -1,8 +1,10 @@
 //! Calls a turn repeats: the same tool with the same arguments. A repeat
 //! goes through the decision and runs as any other call; when its result is
 //! the same as the earlier one's, the model gets one line saying so instead
-//! of the text again, and the third identical result ends the turn. Pure: no
-//! I/O, no clock.
+//! of the text again, and the third identical result ends the turn. A call
+//! the decision or the user refused counts the same way (its reason is
+//! sent each time), so a model asking again and again for what it was
+//! denied ends its turn. Pure: no I/O, no clock.
 
 use crate::model::{ResultStatus, ToolCall};
 

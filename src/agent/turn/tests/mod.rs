@@ -202,6 +202,69 @@ fn a_protected_read_is_denied_and_saved_before_the_next_request() {
 }
 
 #[test]
+fn the_same_denied_call_a_third_time_ends_the_turn_with_its_reason_each_time() {
+    let mut h = Harness::new(Mode::Bypass);
+    h.begin();
+    let env = || {
+        facts("read_file", CallKind::ConfinedRead).with_target(PathTarget::Inside {
+            relative: ".env".into(),
+            through_link: None,
+            hard_linked: false,
+        })
+    };
+    let saved_output = |effects: &[Effect]| {
+        effects.iter().find_map(|e| match e {
+            Effect::SaveResult { output, status, .. } => Some((*status, output.clone())),
+            _ => None,
+        })
+    };
+    let mut reasons = Vec::new();
+    for round in 1..=3 {
+        let id = format!("c{round}");
+        h.respond(vec![call(&id, "read_file")]);
+        let effects = h.on(prepared(&id, env(), false));
+        let (status, output) = saved_output(&effects).expect("a result is saved");
+        assert_eq!(status, ResultStatus::Denied);
+        reasons.push(output);
+        if round < 3 {
+            assert_eq!(h.on(Event::Saved), vec![Effect::Compact]);
+            assert_eq!(h.on(Event::Compacted), vec![Effect::Request]);
+        }
+    }
+    assert!(!reasons[0].is_empty());
+    assert!(reasons.iter().all(|r| r == &reasons[0]), "{reasons:?}");
+    assert_eq!(h.on(Event::Saved), vec![Effect::End(TurnStop::Repeated(1))]);
+}
+
+#[test]
+fn a_denied_call_with_other_arguments_starts_its_count_again() {
+    let mut h = Harness::new(Mode::Bypass);
+    h.begin();
+    let env = facts("read_file", CallKind::ConfinedRead).with_target(PathTarget::Inside {
+        relative: ".env".into(),
+        through_link: None,
+        hard_linked: false,
+    });
+    for (round, arguments) in [
+        r#"{"path":".env"}"#,
+        r#"{"path":"./.env"}"#,
+        r#"{"path":".env"}"#,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let id = format!("c{round}");
+        let mut asked = call(&id, "read_file");
+        asked.arguments = arguments.into();
+        h.respond(vec![asked]);
+        let effects = h.on(prepared(&id, env.clone(), false));
+        assert_eq!(saved_status(&effects), Some(ResultStatus::Denied));
+        assert_eq!(h.on(Event::Saved), vec![Effect::Compact], "round {round}");
+        assert_eq!(h.on(Event::Compacted), vec![Effect::Request]);
+    }
+}
+
+#[test]
 fn an_asked_write_is_inspected_first_and_a_never_is_remembered() {
     let mut h = Harness::new(Mode::Manual);
     h.begin();

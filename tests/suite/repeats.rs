@@ -1,0 +1,88 @@
+//! A model that asks again and again for what it was refused: the same
+//! denied read three times in a turn ends the turn (`repeated_call`), each
+//! refusal reaching the model with its reason, and no fourth request goes
+//! out. A small model left to itself repeats such a call until the turn's
+//! request limit.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::json;
+
+use crate::support::llm::{text, tool};
+use crate::support::run::mino;
+use crate::support::stream::{decisions, of_type, records};
+use crate::support::world::{SECRET, World};
+
+#[tokio::test]
+async fn the_same_denied_read_a_third_time_ends_the_turn() {
+    let env = || tool("read_file", json!({"path": ".env"}));
+    let replies = vec![env(), env(), env(), text("never requested")];
+    let world = World::with("openai-chat", replies, "").await;
+    let out = mino(
+        &world,
+        &[
+            "-p",
+            "read .env",
+            "--output-format",
+            "stream-json",
+            "--mode",
+            "bypass",
+        ],
+        None,
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    let events = records(&out.stdout);
+    let denied: Vec<_> = decisions(&events)
+        .into_iter()
+        .filter(|(tool, decision, _)| tool == "read_file" && decision == "deny")
+        .collect();
+    assert_eq!(denied.len(), 3, "every repeat is decided: {events:?}");
+    let outputs: Vec<&str> = of_type(&events, "tool_result")
+        .iter()
+        .map(|r| r["output"].as_str().unwrap())
+        .collect();
+    assert_eq!(outputs.len(), 3, "{outputs:?}");
+    assert!(
+        outputs
+            .iter()
+            .all(|o| *o == outputs[0] && o.contains(".env")),
+        "{outputs:?}"
+    );
+    let end = of_type(&events, "turn_end");
+    assert_eq!(end[0]["stop"], "repeated_call", "{end:?}");
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 3, "the turn ended before a fourth request");
+    assert!(bodies.iter().all(|b| !b.contains(SECRET)));
+}
+
+/// A denied read and a different one in turn never reach three of a kind:
+/// the turn goes on to its answer.
+#[tokio::test]
+async fn refusals_of_different_calls_do_not_end_the_turn() {
+    let replies = vec![
+        tool("read_file", json!({"path": ".env"})),
+        tool("read_file", json!({"path": ".git/config"})),
+        tool("read_file", json!({"path": ".env"})),
+        text("I cannot read those files."),
+    ];
+    let world = World::with("openai-chat", replies, "").await;
+    let out = mino(
+        &world,
+        &[
+            "-p",
+            "read them",
+            "--output-format",
+            "stream-json",
+            "--mode",
+            "bypass",
+        ],
+        None,
+    )
+    .await;
+    let events = records(&out.stdout);
+    let end = of_type(&events, "turn_end");
+    assert_eq!(end[0]["stop"], "completed", "{end:?}");
+    assert_eq!(world.llm.bodies().len(), 4);
+}
