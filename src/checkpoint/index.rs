@@ -29,6 +29,23 @@ pub struct Stat {
 }
 
 impl Stat {
+    /// The same fields from a `stat` the walk made itself.
+    // The fields' types differ between targets: on some these are no-ops.
+    #[allow(clippy::useless_conversion)]
+    pub fn of_raw(raw: &rustix::fs::Stat) -> Stat {
+        let ns = |secs: i64, nsec| {
+            secs.saturating_mul(1_000_000_000)
+                .saturating_add(i64::try_from(nsec).unwrap_or(0))
+        };
+        Stat {
+            size: u64::try_from(raw.st_size).unwrap_or(0),
+            mtime_ns: ns(i64::from(raw.st_mtime), raw.st_mtime_nsec),
+            ctime_ns: ns(i64::from(raw.st_ctime), raw.st_ctime_nsec),
+            ino: u64::from(raw.st_ino),
+            mode: u32::from(raw.st_mode) & 0o7777,
+        }
+    }
+
     pub fn of(meta: &Metadata) -> Stat {
         use std::os::unix::fs::MetadataExt;
         Stat {

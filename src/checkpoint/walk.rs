@@ -4,8 +4,12 @@
 //! and packs are marked to be linked rather than copied. mino's home, when
 //! it lies inside the project, is left out; protected paths (the secret
 //! table, the user's patterns) are marked to be recorded by digest only.
-//! Reads names and stats only, never contents.
+//! Reads names and stats only, never contents. Each path is stat'ed by its
+//! name relative to its directory, opened once (`O_PATH`) for all of its
+//! entries a walker thread meets in a row: the kernel then resolves one
+//! name instead of the whole path, which is most of what the walk costs.
 
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -117,6 +121,7 @@ fn walk_until(root: &Path, protected: &Arc<ProtectedPaths>, limit: usize) -> Vec
         let found_tx = found_tx.clone();
         let top = &top;
         let count = &count;
+        let mut dirs = Parent::default();
         Box::new(move |entry| {
             let Ok(entry) = entry else {
                 return WalkState::Continue;
@@ -124,7 +129,7 @@ fn walk_until(root: &Path, protected: &Arc<ProtectedPaths>, limit: usize) -> Vec
             let Some(rel) = relative(top, entry.path()) else {
                 return WalkState::Continue;
             };
-            if let Some(found) = classify(entry.path(), rel, false) {
+            if let Some(found) = classify(&mut dirs, entry.path(), rel, false) {
                 let _ = found_tx.send(found);
                 // Past the limit the walk stops: the caller refuses it whole.
                 if count.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= limit {
@@ -145,18 +150,19 @@ fn walk_until(root: &Path, protected: &Arc<ProtectedPaths>, limit: usize) -> Vec
             .standard_filters(false)
             .follow_links(false)
             .build();
+        let mut dirs = Parent::default();
         for entry in walker.flatten() {
             let Some(rel) = relative(&top, entry.path()) else {
                 continue;
             };
-            if let Some(found) = classify(entry.path(), rel, true) {
+            if let Some(found) = classify(&mut dirs, entry.path(), rel, true) {
                 seen.push(found);
             }
             if seen.len() > limit {
                 return seen;
             }
         }
-    } else if let Some(found) = classify(&git, ".git".to_string(), false) {
+    } else if let Some(found) = classify(&mut Parent::default(), &git, ".git".to_string(), false) {
         // A `.git` file (a worktree's or submodule's pointer) is a file.
         seen.push(found);
     }
@@ -171,15 +177,39 @@ pub fn relative(root: &Path, path: &Path) -> Option<String> {
     (!text.is_empty()).then(|| text.to_string())
 }
 
-fn classify(path: &Path, rel: String, in_git: bool) -> Option<Seen> {
-    let meta = path.symlink_metadata().ok()?;
-    let stat = Stat::of(&meta);
-    let file_type = meta.file_type();
-    let kind = if file_type.is_dir() {
+/// The directory a walker thread stat'ed its last entry in, held open.
+#[derive(Default)]
+struct Parent {
+    open: Option<(PathBuf, OwnedFd)>,
+}
+
+impl Parent {
+    /// `path`'s stat, not following a link at its end: by its name in its
+    /// directory, opened now unless it was the last one's.
+    fn stat(&mut self, path: &Path) -> Option<rustix::fs::Stat> {
+        use rustix::fs::{AtFlags, Mode, OFlags};
+        let (dir, name) = (path.parent()?, path.file_name()?);
+        let fresh = !matches!(&self.open, Some((open, _)) if open == dir);
+        if fresh {
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let fd = rustix::fs::open(dir, flags, Mode::empty()).ok()?;
+            self.open = Some((dir.to_path_buf(), fd));
+        }
+        let (_, fd) = self.open.as_ref()?;
+        rustix::fs::statat(fd, name, AtFlags::SYMLINK_NOFOLLOW).ok()
+    }
+}
+
+fn classify(dirs: &mut Parent, path: &Path, rel: String, in_git: bool) -> Option<Seen> {
+    use rustix::fs::FileType;
+    let raw = dirs.stat(path)?;
+    let stat = Stat::of_raw(&raw);
+    let file_type = FileType::from_raw_mode(raw.st_mode);
+    let kind = if file_type == FileType::Directory {
         Kind::Dir
-    } else if file_type.is_symlink() {
+    } else if file_type == FileType::Symlink {
         Kind::Symlink
-    } else if file_type.is_file() {
+    } else if file_type == FileType::RegularFile {
         if in_git && rel.starts_with(".git/objects/") {
             Kind::GitObject
         } else {
