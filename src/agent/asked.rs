@@ -172,6 +172,10 @@ struct Asking<'a> {
     /// The tool and arguments of each call the asked agent announced, by
     /// id: what its permission requests are decided on.
     calls: HashMap<String, (String, String)>,
+    /// How much of the answer went out as text. An end that could be the
+    /// start of a secret waits for the next piece: a value split across
+    /// two pieces is redacted whole, never shown in halves.
+    shown: usize,
 }
 
 impl Asking<'_> {
@@ -182,12 +186,23 @@ impl Asking<'_> {
         });
     }
 
+    /// Sends the answer's text from what went out up to `end` (a
+    /// character boundary), redacted on its way.
+    fn flush(&mut self, answer: &str, end: usize) {
+        if let Some(text) = answer.get(self.shown..end).filter(|t| !t.is_empty()) {
+            self.emit(AskedEvent::Text(text.to_string()));
+            self.shown = end;
+        }
+    }
+
     fn update(&mut self, update: SessionUpdate, answer: &mut String) {
         match update {
             SessionUpdate::AgentMessageChunk(chunk) => {
                 if let ContentBlock::Text(t) = chunk.content {
                     answer.push_str(&t.text);
-                    self.emit(AskedEvent::Text(t.text));
+                    let unsettled = &answer[self.shown.min(answer.len())..];
+                    let held = self.rt.tool_cx.secrets.now().unfinished_len(unsettled);
+                    self.flush(answer, answer.len() - held);
                 }
             }
             SessionUpdate::ToolCall(call) => {
@@ -518,6 +533,7 @@ pub async fn ask(
         name,
         entry: &entry,
         calls: HashMap::new(),
+        shown: 0,
     };
     asking.emit(AskedEvent::Started {
         question: question.clone(),
@@ -552,6 +568,8 @@ pub async fn ask(
     let stderr = said.await.unwrap_or_default();
     match outcome {
         Ok((answer, stop)) => {
+            // What was held back goes out now: nothing more can follow it.
+            asking.flush(&answer, answer.len());
             asking.emit(AskedEvent::Ended {
                 answer: answer.clone(),
                 stop: stop_word(stop),

@@ -72,6 +72,22 @@ impl Asking {
         Pty::spawn(env!("CARGO_BIN_EXE_mino"), &args, self.project.path(), &env)
     }
 
+    /// mino on the full screen, once its first frame is up.
+    fn full_screen(&self) -> crate::support::pty::Screen {
+        use crate::support::full_screen::{FIRST_FRAME, env};
+        let project = self.project.path().to_str().unwrap().to_string();
+        let home = self.home.path().to_str().unwrap().to_string();
+        let vars = env(&[("MINO_HOME", home.as_str())]);
+        let mut screen = crate::support::pty::Screen::spawn(
+            env!("CARGO_BIN_EXE_mino"),
+            &["--cd", &project],
+            self.project.path(),
+            &vars,
+        );
+        screen.wait_for(FIRST_FRAME);
+        screen
+    }
+
     /// `mino --ask jan` with `question` on stdin: (status, stdout, stderr).
     pub(super) async fn ask(&self, extra: &[&str], question: &str) -> (i32, String, String) {
         let mut command = Command::new(env!("CARGO_BIN_EXE_mino"));
@@ -515,4 +531,25 @@ async fn an_asked_agents_answer_is_redacted_of_the_askers_secrets() {
     assert!(!stdout.contains(secret), "{stdout}");
     assert!(!stderr.contains(secret), "{stderr}");
     assert!(stdout.contains("[redacted: TOKEN]"), "{stdout}");
+}
+
+/// jan's answer streams in pieces of a few characters, so the secret in it
+/// arrives split; the full screen shows it redacted, never reassembled
+/// from pieces that each looked harmless.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_split_across_jans_streamed_pieces_never_shows() {
+    let secret = crate::support::world::SECRET;
+    let asking = Asking::new(
+        vec![],
+        vec![text(&format!("The token is {secret}. That is all."))],
+        "",
+    )
+    .await;
+    let mut screen = asking.full_screen();
+    screen.submit("/ask-jan what is the token?");
+    let shown = screen.wait_for("That is all.");
+    assert!(!shown.contains(secret), "{shown}");
+    assert!(!shown.contains("SECRET-5b8e"), "{shown}");
+    assert!(shown.contains("[redacted: TOKEN]"), "{shown}");
+    screen.submit("/quit");
 }
