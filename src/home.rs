@@ -117,6 +117,11 @@ impl Home {
     pub fn audit_log(&self) -> PathBuf {
         self.root.join("audit.jsonl")
     }
+
+    /// What mino last loaded of each project's instructions and skills.
+    pub fn instructions_dir(&self) -> PathBuf {
+        self.root.join("instructions")
+    }
 }
 
 fn create_private_dir(dir: &Path) -> Result<(), HomeError> {

@@ -409,6 +409,13 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     if let Some(notice) = loaded.notice() {
         let _ = events_tx.send(AgentEvent::Notice(notice));
     }
+    for changed in super::instructions_seen::changes(
+        &home.instructions_dir(),
+        tool_cx.project.root(),
+        &loaded.files,
+    ) {
+        let _ = events_tx.send(AgentEvent::Notice(changed));
+    }
     let mcp = start_mcp(settings, &tool_cx, &events_tx, defer_mcp);
     let mut tools = super::offered::tools(
         settings,

@@ -17,6 +17,7 @@ pub mod events;
 pub mod first_trust;
 mod gate_step;
 pub mod hooks;
+pub mod instructions_seen;
 pub mod judge;
 pub mod live;
 pub mod live_output;

@@ -47,6 +47,9 @@ pub struct Loaded {
     pub agents_bytes: Option<usize>,
     /// The skills listed, by name.
     pub skills: Vec<String>,
+    /// Every file of the project the prompt took in: `AGENTS.md` and each
+    /// skill's `SKILL.md`.
+    pub files: Vec<super::instructions_seen::Seen>,
 }
 
 impl Loaded {
@@ -91,6 +94,11 @@ pub fn system_prompt(
         match project.read(AGENTS_FILE, AGENTS_LIMIT) {
             Ok(agents) => {
                 loaded.agents_bytes = Some(agents.bytes.len());
+                loaded.files.push(super::instructions_seen::Seen {
+                    path: AGENTS_FILE.to_string(),
+                    bytes: agents.bytes.len(),
+                    digest: crate::checkpoint::store::digest_bytes(&agents.bytes),
+                });
                 prompt.push_str("\n## Project instructions (AGENTS.md)\n\n");
                 prompt.push_str(&String::from_utf8_lossy(&agents.bytes));
                 prompt.push('\n');
@@ -104,6 +112,13 @@ pub fn system_prompt(
         prompt.push_str(&skills_section(&skills));
     }
     loaded.skills = skills.iter().map(|s| s.name.clone()).collect();
+    loaded
+        .files
+        .extend(skills.iter().map(|s| super::instructions_seen::Seen {
+            path: crate::tools::skill_view::skill_path(&s.name),
+            bytes: s.bytes,
+            digest: s.digest.clone(),
+        }));
     Ok((prompt, loaded))
 }
 
@@ -141,6 +156,7 @@ mod tests {
         let skills = Loaded {
             agents_bytes: None,
             skills: vec!["a".into(), "b".into()],
+            files: Vec::new(),
         };
         assert_eq!(skills.notice().as_deref(), Some("Skills: a, b."));
     }

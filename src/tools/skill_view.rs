@@ -56,6 +56,10 @@ pub struct SkillInfo {
     /// the text (without a leading `#`). One line, at most
     /// `MAX_DESCRIPTION_CHARS` characters; empty when the file has none.
     pub description: String,
+    /// The size of its `SKILL.md`, as read.
+    pub bytes: usize,
+    /// The SHA-256 of its `SKILL.md`, lower-case hex.
+    pub digest: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -229,6 +233,8 @@ pub fn discover_with(project: &Project, protected: &ProtectedPaths) -> Vec<Skill
         skills.push(SkillInfo {
             description: description(&text),
             name: entry.name,
+            bytes: contents.bytes.len(),
+            digest: crate::checkpoint::store::digest_bytes(&contents.bytes),
         });
     }
     skills

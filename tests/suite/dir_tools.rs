@@ -605,19 +605,22 @@ async fn skill_view_rejects_invalid_names() {
 fn discover_reads_front_matter_or_falls_back_to_the_first_line() {
     let (_dir, cx) = with_skills();
     let skills = skill_view::discover(&cx.project);
+    let named: Vec<(&str, &str)> = skills
+        .iter()
+        .map(|s: &SkillInfo| (s.name.as_str(), s.description.as_str()))
+        .collect();
     assert_eq!(
-        skills,
-        vec![
-            SkillInfo {
-                name: "deploy".into(),
-                description: "Ship a release to production".into()
-            },
-            SkillInfo {
-                name: "notes".into(),
-                description: "Write release notes".into()
-            },
+        named,
+        [
+            ("deploy", "Ship a release to production"),
+            ("notes", "Write release notes"),
         ]
     );
+    for skill in &skills {
+        let bytes = fs::read(cx.project.root().join(skill_view::skill_path(&skill.name))).unwrap();
+        assert_eq!(skill.bytes, bytes.len(), "{skill:?}");
+        assert_eq!(skill.digest.len(), 64, "{skill:?}");
+    }
 }
 
 #[test]
