@@ -129,6 +129,7 @@ fn classify_read(shell: Shell, read: &Read, rules: &Rules, evidence: Option<&Evi
         };
         let mut v = Verdict::code(code, danger.reason);
         v.catastrophic = danger.catastrophic;
+        v.unseen = danger.unseen;
         return v;
     }
     // 5. Identity of a trusted executable at the start.
@@ -202,6 +203,7 @@ fn classify_read(shell: Shell, read: &Read, rules: &Rules, evidence: Option<&Evi
             executable: Some(trusted.path.clone()),
             operation: Some(operation.clone()),
             catastrophic: false,
+            unseen: false,
             judge: None,
             git: git.is_some(),
         };
@@ -284,6 +286,7 @@ fn find_danger(shell: Shell, read: &Read, rules: &Rules) -> Option<Danger> {
         if targets::inside_git(target) {
             found.push(Danger {
                 catastrophic: true,
+                unseen: false,
                 reason: format!("a redirection truncates {target}, which the repository needs"),
             });
         }
@@ -292,11 +295,13 @@ fn find_danger(shell: Shell, read: &Read, rules: &Rules) -> Option<Danger> {
         if rules.names_protected(target) {
             found.push(Danger {
                 catastrophic: false,
+                unseen: false,
                 reason: format!("a redirection writes into the protected path {target}"),
             });
         } else if danger::device(target) {
             found.push(Danger {
                 catastrophic: true,
+                unseen: false,
                 reason: format!("a redirection writes onto the device {target}"),
             });
         }
@@ -304,11 +309,13 @@ fn find_danger(shell: Shell, read: &Read, rules: &Rules) -> Option<Danger> {
     for words in &read.commands {
         danger::scan_words(words, shell.dialect(), rules, &mut found);
     }
+    let unseen = found.iter().all(|d| d.unseen);
     found
         .iter()
         .find(|d| d.catastrophic)
         .or_else(|| found.first())
         .cloned()
+        .map(|d| Danger { unseen, ..d })
 }
 
 fn identity(trusted: &Trusted, evidence: Option<&Evidence>) -> Option<Verdict> {

@@ -93,6 +93,7 @@ pub fn scan_text(text: &str, rules: &Rules) -> Option<Danger> {
     if text.len() > MAX_SCAN_BYTES {
         return Some(Danger {
             catastrophic: true,
+            unseen: false,
             reason: format!(
                 "{} bytes are too many to read for a catastrophic command (at most {MAX_SCAN_BYTES})",
                 text.len()
@@ -128,6 +129,7 @@ fn scan(words: &[String], rules: &Rules, unconditional: bool) -> Option<Danger> 
     }
     found.map(|reason| Danger {
         catastrophic: true,
+        unseen: false,
         reason,
     })
 }

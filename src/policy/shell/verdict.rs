@@ -47,6 +47,10 @@ pub struct Verdict {
     pub operation: Option<String>,
     /// The dangerous part of the input is in the bypass guard's subset.
     pub catastrophic: bool,
+    /// Denied only because its code cannot be read (`python3 -c …` with
+    /// nothing the crude scan finds): mino's auto mode asks where someone
+    /// can answer. The gate's own outcome (`mino gate check`) is unchanged.
+    pub unseen: bool,
     /// For `unresolved-eligible`: what a judge may be told.
     pub judge: Option<JudgeRequest>,
     /// A git request that may run (allowed, or eligible for the judge):
@@ -67,6 +71,7 @@ impl Verdict {
             executable: None,
             operation: None,
             catastrophic: false,
+            unseen: false,
             judge: None,
             git: false,
         }
@@ -89,6 +94,12 @@ impl Verdict {
         let code = self.code.unwrap_or(INTERNAL);
         match self.outcome {
             Outcome::AllowFinal => crate::policy::GateVerdict::AllowFinal,
+            Outcome::DenyFinal if self.unseen && !self.catastrophic => {
+                crate::policy::GateVerdict::Unresolved {
+                    code,
+                    reason: self.reason.clone(),
+                }
+            }
             Outcome::DenyFinal => crate::policy::GateVerdict::DenyFinal {
                 code,
                 reason: self.reason.clone(),

@@ -306,6 +306,7 @@ pub(super) fn interpreter(c: &Call<'_>) -> Option<Danger> {
         });
     gives_code.then(|| Danger {
         catastrophic: false,
+        unseen: true,
         reason: format!("{} is given code to run", c.name),
     })
 }
@@ -316,6 +317,7 @@ pub(super) fn injecting_assignment(arg: &str) -> Option<Danger> {
     (INJECTING_VARIABLES.contains(&name.as_str()) || name.starts_with("GIT_CONFIG")).then(|| {
         Danger {
             catastrophic: false,
+            unseen: false,
             reason: format!("setting {name} can make a program run another"),
         }
     })
@@ -355,6 +357,7 @@ pub(super) fn curl(c: &Call<'_>) -> Option<Danger> {
     });
     writes.then(|| Danger {
         catastrophic: false,
+        unseen: false,
         reason: format!("{} uploads data or writes a file", c.name),
     })
 }
@@ -375,6 +378,7 @@ pub(super) fn wget(c: &Call<'_>) -> Option<Danger> {
         .any(|a| a.starts_with("--post") || a.starts_with("--body") || a.starts_with("--method"));
     (uploads || !to_stdout).then(|| Danger {
         catastrophic: false,
+        unseen: false,
         reason: "wget uploads data or writes a file".into(),
     })
 }
@@ -396,7 +400,7 @@ pub(super) fn windows_launcher(c: &Call<'_>) -> Option<Danger> {
                 "-file",
             ]) || lower.is_empty() =>
         {
-            dangerous("PowerShell is given code to run")
+            super::unseen("PowerShell is given code to run")
         }
         "reg" if any(&["delete", "add", "import", "restore"]) => {
             dangerous("reg changes the registry")

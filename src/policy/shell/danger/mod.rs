@@ -19,12 +19,25 @@ pub use checks::{device, git_subcommand, injecting_prefix};
 pub struct Danger {
     /// Part of the bypass guard's subset.
     pub catastrophic: bool,
+    /// Dangerous only in that its code cannot be read (`bash -c`, `python
+    /// -c`): what mino's auto mode puts to the person where someone can
+    /// answer, rather than denying outright.
+    pub unseen: bool,
     pub reason: String,
 }
 
 fn dangerous(reason: impl Into<String>) -> Option<Danger> {
     Some(Danger {
         catastrophic: false,
+        unseen: false,
+        reason: reason.into(),
+    })
+}
+
+fn unseen(reason: impl Into<String>) -> Option<Danger> {
+    Some(Danger {
+        catastrophic: false,
+        unseen: true,
         reason: reason.into(),
     })
 }
@@ -32,6 +45,7 @@ fn dangerous(reason: impl Into<String>) -> Option<Danger> {
 fn catastrophic(reason: impl Into<String>) -> Option<Danger> {
     Some(Danger {
         catastrophic: true,
+        unseen: false,
         reason: reason.into(),
     })
 }
@@ -179,7 +193,7 @@ pub const TABLE: &[Row] = &[
         names: SHELLS,
         dialects: ALL,
         what: "shells (bash -c, sh -c, ...)",
-        check: |c| dangerous(format!("{} runs shell code mino cannot see", c.name)),
+        check: |c| unseen(format!("{} runs shell code mino cannot see", c.name)),
     },
     Row {
         names: INTERPRETERS,

@@ -155,3 +155,51 @@ fn the_bypass_guard_asks_or_rejects_and_only_in_bypass_reads_the_guard() {
         }
     );
 }
+
+/// Code the gate cannot read (`python3 -c`, `bash -c`) with nothing the
+/// crude scan finds is put to the person in auto mode, and denied with the
+/// gate's code where nobody can answer; code the crude scan finds danger
+/// in, or a dangerous command beside it, stays denied outright. The gate's
+/// own outcome is deny-final either way.
+#[test]
+fn unreadable_code_asks_in_auto_and_what_reads_as_dangerous_stays_denied() {
+    use super::check;
+    let asks = [
+        "python3 -c 'print(1)'",
+        "bash -c 'ls'",
+        "node -e 'console.log(1)'",
+    ];
+    for command in asks {
+        let verdict = check("bash", command);
+        assert_eq!(verdict.outcome.as_str(), "deny-final", "{command}");
+        let facts = gated(command, verdict.for_decision());
+        assert_eq!(
+            run(&facts, Mode::Auto, &SessionConsent::default(), CanAsk::Yes),
+            Decision::Ask,
+            "{command}"
+        );
+        assert!(
+            matches!(
+                run(&facts, Mode::Auto, &SessionConsent::default(), CanAsk::No),
+                Decision::Deny { .. }
+            ),
+            "{command}"
+        );
+    }
+    let denied = [
+        "python3 -c 'import os; os.system(\"rm -rf /\")'",
+        "python3 -c 'print(1)'; rm -rf src",
+        "python3 -c 'print(1)' > .env",
+        "bash -c 'rm -rf ~'",
+    ];
+    for command in denied {
+        let facts = gated(command, check("bash", command).for_decision());
+        assert!(
+            matches!(
+                run(&facts, Mode::Auto, &SessionConsent::default(), CanAsk::Yes),
+                Decision::Deny { .. }
+            ),
+            "{command}"
+        );
+    }
+}
