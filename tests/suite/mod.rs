@@ -28,6 +28,8 @@ mod line_mode;
 mod line_piped;
 mod lsp;
 mod mcp;
+mod mcp_annotations;
+mod mcp_results;
 mod model_bounds;
 mod plan_mode;
 mod plan_tool;
