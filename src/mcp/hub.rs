@@ -138,6 +138,8 @@ pub struct HubConfig<'a> {
     /// Hold the servers back until `begin` (the full screen calls it once
     /// its first frame is drawn, so starting them never delays it).
     pub deferred: bool,
+    /// Where the servers' questions go; `None` declines every one.
+    pub questions: Option<mpsc::UnboundedSender<super::question::ServerQuestion>>,
 }
 
 /// Every credential the servers' settings hold, as (name, value): literal
@@ -268,6 +270,7 @@ impl McpHub {
                 hidden,
                 secrets.clone(),
                 config.guard.clone(),
+                config.questions.clone(),
             ));
         }
         hub
@@ -410,6 +413,7 @@ async fn run_server(
     hidden_env: Vec<String>,
     secrets: Secrets,
     guard: Option<PathBuf>,
+    questions: Option<mpsc::UnboundedSender<super::question::ServerQuestion>>,
 ) {
     let cx = StartCx {
         name: &server.name,
@@ -417,6 +421,7 @@ async fn run_server(
         hidden_env: &hidden_env,
         secrets: &secrets,
         guard: guard.as_deref(),
+        questions,
     };
     // The hub gone before `begin`: nothing to start.
     if go.wait_for(|go| *go).await.is_err() {

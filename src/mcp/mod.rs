@@ -14,6 +14,7 @@ mod hub;
 mod line_limit;
 mod links;
 pub mod names;
+pub mod question;
 mod server;
 mod tool;
 

@@ -1228,6 +1228,7 @@ async fn a_deferred_hub_starts_its_servers_only_after_begin() {
             output_limit: 1024,
             guard: Some(PathBuf::from(env!("CARGO_BIN_EXE_mino"))),
             deferred: true,
+            questions: None,
         },
         notices,
     );

@@ -80,6 +80,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         }
         AgentEvent::Notice(line) => app.transcript.push(EntryKind::Notice(line)),
         AgentEvent::McpStatus(status) => app.status.mcp = text::mcp_status(&status),
+        AgentEvent::ServerQuestion(question) => drop(question),
         AgentEvent::McpServers(list) => app
             .transcript
             .push(EntryKind::Notice(text::mcp_servers(&list))),
