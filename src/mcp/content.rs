@@ -8,6 +8,7 @@
 
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 
+use super::question::TypedAnswers;
 use crate::tools::ToolOutcome;
 
 /// The result's content blocks as one text.
@@ -124,8 +125,10 @@ pub fn cap(text: &str, limit: usize) -> String {
 }
 
 /// The outcome the model receives for `result`.
-pub fn outcome(result: &CallToolResult, limit: usize) -> ToolOutcome {
-    let text = cap(&render(result), limit);
+/// Answers typed into the server's questions are hidden before the cap, so
+/// no cut leaves part of one.
+pub fn outcome(result: &CallToolResult, limit: usize, typed: &TypedAnswers) -> ToolOutcome {
+    let text = cap(&typed.hide(&render(result)), limit);
     if result.is_error == Some(true) {
         ToolOutcome::error(if text.is_empty() {
             "The tool reported an error without a message.".to_string()
@@ -154,14 +157,14 @@ mod tests {
                 {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"}
             ]
         }));
-        let o = outcome(&r, 1000);
+        let o = outcome(&r, 1000, &TypedAnswers::default());
         assert_eq!(o.status, ToolStatus::Completed);
         assert_eq!(o.output, "hello\n[image: image/png, 5 bytes, not shown]");
         let r = result(serde_json::json!({
             "content": [{"type": "text", "text": "no such file"}],
             "isError": true
         }));
-        let o = outcome(&r, 1000);
+        let o = outcome(&r, 1000, &TypedAnswers::default());
         assert_eq!(o.status, ToolStatus::Error);
         assert_eq!(o.output, "no such file");
     }
@@ -174,27 +177,30 @@ mod tests {
             "structuredContent": {"humidity": 82, "temperature": 33}
         }));
         assert_eq!(
-            outcome(&r, 1000).output,
+            outcome(&r, 1000, &TypedAnswers::default()).output,
             "{\"temperature\": 33, \"humidity\": 82}"
         );
         // Alone, or beside other text: its JSON, marked.
         let r = result(serde_json::json!({
             "content": [], "structuredContent": {"a": [1, 2]}
         }));
-        assert_eq!(outcome(&r, 1000).output, "{\"a\":[1,2]}");
+        assert_eq!(
+            outcome(&r, 1000, &TypedAnswers::default()).output,
+            "{\"a\":[1,2]}"
+        );
         let r = result(serde_json::json!({
             "content": [{"type": "text", "text": "the weather"}],
             "structuredContent": {"a": 1}
         }));
         assert_eq!(
-            outcome(&r, 1000).output,
+            outcome(&r, 1000, &TypedAnswers::default()).output,
             "the weather\n[structured content]\n{\"a\":1}"
         );
         // Bounded like any output.
         let r = result(serde_json::json!({
             "content": [], "structuredContent": {"big": "x".repeat(10_000)}
         }));
-        let o = outcome(&r, 200);
+        let o = outcome(&r, 200, &TypedAnswers::default());
         assert!(o.output.len() < 400, "{}", o.output.len());
         assert!(o.output.contains("bytes of output left out"));
     }
@@ -210,7 +216,7 @@ mod tests {
             ]
         }));
         assert_eq!(
-            outcome(&r, 1000).output,
+            outcome(&r, 1000, &TypedAnswers::default()).output,
             "[resource link: Text Resource 1 <demo://resource/static/document/1.txt>, text/plain, 12 bytes: a line and another]\n[resource link: b <file:///b.bin>]"
         );
     }

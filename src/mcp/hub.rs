@@ -53,6 +53,8 @@ pub struct Server {
     pub destination: String,
     state: Mutex<State>,
     group: Mutex<Option<ProcessGroupId>>,
+    /// What people typed into its questions: hidden from its results.
+    pub typed: super::question::TypedAnswers,
 }
 
 impl Server {
@@ -229,6 +231,7 @@ impl McpHub {
                         State::Disabled
                     }),
                     group: Mutex::new(None),
+                    typed: Default::default(),
                 })
             })
             .collect();
@@ -267,10 +270,12 @@ impl McpHub {
                 Arc::downgrade(&hub.inner),
                 server.clone(),
                 config.project_dir.to_path_buf(),
-                hidden,
-                secrets.clone(),
-                config.guard.clone(),
-                config.questions.clone(),
+                Launch {
+                    hidden_env: hidden,
+                    secrets: secrets.clone(),
+                    guard: config.guard.clone(),
+                    questions: config.questions.clone(),
+                },
             ));
         }
         hub
@@ -404,24 +409,30 @@ impl ToolSource for McpHub {
     }
 }
 
+/// What starting one server takes beyond the server itself.
+struct Launch {
+    hidden_env: Vec<String>,
+    secrets: Secrets,
+    guard: Option<PathBuf>,
+    questions: Option<mpsc::UnboundedSender<super::question::ServerQuestion>>,
+}
+
 /// Starts one server, then watches it until it ends.
 async fn run_server(
     mut go: tokio::sync::watch::Receiver<bool>,
     hub: std::sync::Weak<Inner>,
     server: Arc<Server>,
     project_dir: PathBuf,
-    hidden_env: Vec<String>,
-    secrets: Secrets,
-    guard: Option<PathBuf>,
-    questions: Option<mpsc::UnboundedSender<super::question::ServerQuestion>>,
+    launch: Launch,
 ) {
     let cx = StartCx {
         name: &server.name,
         project_dir: &project_dir,
-        hidden_env: &hidden_env,
-        secrets: &secrets,
-        guard: guard.as_deref(),
-        questions,
+        hidden_env: &launch.hidden_env,
+        secrets: &launch.secrets,
+        guard: launch.guard.as_deref(),
+        questions: launch.questions,
+        typed: server.typed.clone(),
     };
     // The hub gone before `begin`: nothing to start.
     if go.wait_for(|go| *go).await.is_err() {

@@ -121,6 +121,48 @@ pub enum QuestionError {
     Answer { field: String, problem: String },
 }
 
+/// Most answers remembered per server for redaction (the oldest go first).
+const MAX_REMEMBERED: usize = 256;
+
+/// What people typed into one server's questions this run, so a result
+/// that echoes it reaches the model as a marker: a server may do as it
+/// likes with an answer, but the model never reads one. Cloning shares it.
+#[derive(Clone, Default)]
+pub struct TypedAnswers(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl TypedAnswers {
+    /// Remembers the free-text answers of `content` (two characters or
+    /// more: a choice, a number or a yes is the server's own word).
+    pub fn remember(&self, fields: &[AskedField], content: &Map<String, Value>) {
+        let mut typed = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        for field in fields
+            .iter()
+            .filter(|f| matches!(f.kind, AskedKind::Text { .. }))
+        {
+            if let Some(Value::String(text)) = content.get(&field.name)
+                && text.chars().count() >= 2
+                && !typed.contains(text)
+            {
+                typed.push(text.clone());
+            }
+        }
+        let over = typed.len().saturating_sub(MAX_REMEMBERED);
+        typed.drain(..over);
+    }
+
+    /// `text` with every remembered answer replaced, longest first.
+    pub fn hide(&self, text: &str) -> String {
+        let mut typed = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        typed.sort_by_key(|t| std::cmp::Reverse(t.len()));
+        typed.iter().fold(text.to_string(), |out, answer| {
+            out.replace(
+                answer.as_str(),
+                "[an answer typed for this server, not shown]",
+            )
+        })
+    }
+}
+
 /// Text from a server, one line without control characters, bounded.
 pub fn one_line(text: &str) -> String {
     let line = crate::controls::one_line(&text.split_whitespace().collect::<Vec<_>>().join(" "));
@@ -381,6 +423,22 @@ mod tests {
         assert!(
             !title.contains('\u{1b}') && !title.contains('\u{202e}'),
             "{title:?}"
+        );
+    }
+
+    #[test]
+    fn typed_answers_are_hidden_from_what_the_server_says_back() {
+        let fields = fields(&schema(), None).unwrap();
+        let typed = TypedAnswers::default();
+        let content = answers(
+            &fields,
+            &["Ada Lovelace", "y", "42", "", "red", ""].map(String::from),
+        )
+        .unwrap();
+        typed.remember(&fields, &content);
+        assert_eq!(
+            typed.hide("- Name: Ada Lovelace\n- Agreed: true\n- n: 42\n- red"),
+            "- Name: [an answer typed for this server, not shown]\n- Agreed: true\n- n: 42\n- red"
         );
     }
 

@@ -29,7 +29,7 @@ use crate::secrets::Secrets;
 
 use super::guard::MCP_GUARD;
 use super::line_limit::{LineLimit, MAX_MESSAGE_BYTES};
-use super::question::{self, QuestionAnswer, ServerQuestion};
+use super::question::{self, QuestionAnswer, ServerQuestion, TypedAnswers};
 
 /// The longest stderr line logged as one record.
 const STDERR_LINE_LIMIT: usize = 4096;
@@ -79,6 +79,8 @@ pub struct Handler {
     trust_ask: bool,
     /// Where questions go; `None` where nobody can answer.
     questions: Option<mpsc::UnboundedSender<ServerQuestion>>,
+    /// The answers given, hidden from its results.
+    typed: TypedAnswers,
 }
 
 impl ClientHandler for Handler {
@@ -104,12 +106,12 @@ impl ClientHandler for Handler {
         )
     }
 
-    fn create_elicitation(
+    async fn create_elicitation(
         &self,
         request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
-    ) -> impl Future<Output = Result<ElicitResult, rmcp::ErrorData>> + Send + '_ {
-        async move { Ok(self.ask(request).await) }
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        Ok(self.ask(request).await)
     }
 }
 
@@ -138,7 +140,7 @@ impl Handler {
         let asked = ServerQuestion {
             server: self.server.clone(),
             message: question::one_line(&message),
-            fields,
+            fields: fields.clone(),
             reply,
         };
         if questions.send(asked).is_err() {
@@ -146,6 +148,7 @@ impl Handler {
         }
         match answered.await {
             Ok(QuestionAnswer::Accept(content)) => {
+                self.typed.remember(&fields, &content);
                 let mut result = ElicitResult::new(ElicitationAction::Accept);
                 result.content = Some(serde_json::Value::Object(content));
                 result
@@ -246,6 +249,8 @@ pub struct StartCx<'a> {
     pub guard: Option<&'a Path>,
     /// Where its questions go; `None` where nobody can answer them.
     pub questions: Option<mpsc::UnboundedSender<ServerQuestion>>,
+    /// Its answers, remembered for hiding them from its results.
+    pub typed: TypedAnswers,
 }
 
 /// Connects to the server (a process mino starts, or a streamable-HTTP
@@ -288,6 +293,7 @@ where
             server: cx.name.to_string(),
             trust_ask: config.trust_ask,
             questions: cx.questions.clone(),
+            typed: cx.typed.clone(),
         };
         let client = handler
             .serve(transport)

@@ -225,7 +225,7 @@ impl PreparedCall for McpCall {
                     server.name
                 )),
                 result = tokio::time::timeout(timeout, peer.call_tool(params)) => match result {
-                    Ok(Ok(result)) => content::outcome(&result, output_limit),
+                    Ok(Ok(result)) => content::outcome(&result, output_limit, &server.typed),
                     Ok(Err(e)) => ToolOutcome::error(format!(
                         "The call to {remote} on the MCP server {} failed: {e}",
                         server.name

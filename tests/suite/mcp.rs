@@ -135,7 +135,7 @@ impl World {
     }
 
     /// Everything mino wrote under its home (sessions, logs, audit).
-    fn home_text(&self) -> String {
+    pub(super) fn home_text(&self) -> String {
         let mut all = String::new();
         for entry in walk(self.home.path()) {
             all.push_str(&String::from_utf8_lossy(&std::fs::read(entry).unwrap()));
