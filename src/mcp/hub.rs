@@ -55,6 +55,8 @@ pub struct Server {
     group: Mutex<Option<ProcessGroupId>>,
     /// What people typed into its questions: hidden from its results.
     pub typed: super::question::TypedAnswers,
+    /// Whether it may ask a question now.
+    pub window: super::question::AskWindow,
 }
 
 impl Server {
@@ -232,6 +234,7 @@ impl McpHub {
                     }),
                     group: Mutex::new(None),
                     typed: Default::default(),
+                    window: Default::default(),
                 })
             })
             .collect();
@@ -433,6 +436,7 @@ async fn run_server(
         guard: launch.guard.as_deref(),
         questions: launch.questions,
         typed: server.typed.clone(),
+        window: server.window.clone(),
     };
     // The hub gone before `begin`: nothing to start.
     if go.wait_for(|go| *go).await.is_err() {

@@ -8,6 +8,9 @@
 //! goes to that server only: never to the model, the session record or a
 //! log, so no `Debug` here prints it.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
 use serde_json::{Map, Number, Value};
 use tokio::sync::oneshot;
 
@@ -128,7 +131,7 @@ const MAX_REMEMBERED: usize = 256;
 /// that echoes it reaches the model as a marker: a server may do as it
 /// likes with an answer, but the model never reads one. Cloning shares it.
 #[derive(Clone, Default)]
-pub struct TypedAnswers(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+pub struct TypedAnswers(Arc<std::sync::Mutex<Vec<String>>>);
 
 impl TypedAnswers {
     /// Remembers the free-text answers of `content` (two characters or
@@ -160,6 +163,53 @@ impl TypedAnswers {
                 "[an answer typed for this server, not shown]",
             )
         })
+    }
+}
+
+/// When a server may ask: only while mino waits for one of its calls (a
+/// question out of the blue, between turns, is declined: it could pose
+/// as mino's own), and one question at a time (a flood is declined).
+/// Cloning shares it.
+#[derive(Clone, Default)]
+pub struct AskWindow {
+    calls: Arc<AtomicUsize>,
+    open: Arc<AtomicBool>,
+}
+
+/// Held while a call runs.
+pub struct Calling(Arc<AtomicUsize>);
+
+impl Drop for Calling {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Held while a question is open.
+pub struct Asking(Arc<AtomicBool>);
+
+impl Drop for Asking {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+impl AskWindow {
+    /// A call to the server begins; it ends when the guard drops.
+    pub fn calling(&self) -> Calling {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        Calling(self.calls.clone())
+    }
+
+    /// A question may open now: a call runs and no other question is open.
+    pub fn open(&self) -> Option<Asking> {
+        if self.calls.load(Ordering::SeqCst) == 0 {
+            return None;
+        }
+        self.open
+            .compare_exchange(false, true, Ordering::SeqCst, Ordering::SeqCst)
+            .ok()
+            .map(|_| Asking(self.open.clone()))
     }
 }
 
@@ -440,6 +490,20 @@ mod tests {
             typed.hide("- Name: Ada Lovelace\n- Agreed: true\n- n: 42\n- red"),
             "- Name: [an answer typed for this server, not shown]\n- Agreed: true\n- n: 42\n- red"
         );
+    }
+
+    #[test]
+    fn a_server_asks_only_during_a_call_and_once_at_a_time() {
+        let window = AskWindow::default();
+        assert!(window.open().is_none(), "no call runs");
+        let call = window.calling();
+        let asking = window.open();
+        assert!(asking.is_some());
+        assert!(window.open().is_none(), "one at a time");
+        drop(asking);
+        assert!(window.open().is_some());
+        drop(call);
+        assert!(window.open().is_none());
     }
 
     #[test]

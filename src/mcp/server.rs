@@ -29,7 +29,7 @@ use crate::secrets::Secrets;
 
 use super::guard::MCP_GUARD;
 use super::line_limit::{LineLimit, MAX_MESSAGE_BYTES};
-use super::question::{self, QuestionAnswer, ServerQuestion, TypedAnswers};
+use super::question::{self, AskWindow, QuestionAnswer, ServerQuestion, TypedAnswers};
 
 /// The longest stderr line logged as one record.
 const STDERR_LINE_LIMIT: usize = 4096;
@@ -81,6 +81,8 @@ pub struct Handler {
     questions: Option<mpsc::UnboundedSender<ServerQuestion>>,
     /// The answers given, hidden from its results.
     typed: TypedAnswers,
+    /// Whether it may ask now.
+    window: AskWindow,
 }
 
 impl ClientHandler for Handler {
@@ -129,6 +131,9 @@ impl Handler {
             return decline;
         };
         let Some(questions) = self.questions.as_ref().filter(|_| !self.trust_ask) else {
+            return decline;
+        };
+        let Some(_asking) = self.window.open() else {
             return decline;
         };
         let schema = serde_json::to_value(&requested_schema).unwrap_or_default();
@@ -251,6 +256,8 @@ pub struct StartCx<'a> {
     pub questions: Option<mpsc::UnboundedSender<ServerQuestion>>,
     /// Its answers, remembered for hiding them from its results.
     pub typed: TypedAnswers,
+    /// Whether it may ask now (a call of its runs, no question is open).
+    pub window: AskWindow,
 }
 
 /// Connects to the server (a process mino starts, or a streamable-HTTP
@@ -294,6 +301,7 @@ where
             trust_ask: config.trust_ask,
             questions: cx.questions.clone(),
             typed: cx.typed.clone(),
+            window: cx.window.clone(),
         };
         let client = handler
             .serve(transport)

@@ -212,6 +212,8 @@ impl PreparedCall for McpCall {
                     ));
                 }
             };
+            // Its questions are put to the person while this call runs.
+            let _calling = server.window.calling();
             let timeout: Duration = server.config.tool_timeout;
             let params = CallToolRequestParams::new(remote.clone()).with_arguments(arguments);
             tokio::select! {

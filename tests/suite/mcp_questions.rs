@@ -8,7 +8,7 @@
 use crate::support::llm::{text, tool};
 use serde_json::json;
 
-use super::mcp::{KEY, everything, results};
+use super::mcp::{KEY, everything, fake, results};
 use crate::support::pty::Screen;
 use crate::support::world::World;
 
@@ -145,4 +145,39 @@ async fn a_question_is_declined_with_ctrl_d_and_one_of_a_server_marked_ask_is_ne
     let bodies = world.llm.bodies();
     assert!(bodies[1].contains("User declined"), "{}", bodies[1]);
     assert!(bodies[2].contains("User declined"), "{}", bodies[2]);
+}
+
+/// A question out of the blue (no call of that server running) is declined
+/// unseen; of two asked at once, the second is declined while the first is
+/// open, and Esc cancels the first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_asks_only_during_its_call_and_one_question_at_a_time() {
+    let world = World::mcp(vec![tool("mcp_fake_ask", json!({})), text("done")], |_| {
+        fake("fake", "asks", "")
+    })
+    .await;
+    let mut screen = full_screen(&world, &["--yolo"]);
+    screen.wait_for("MCP 1/1");
+    screen.submit("ask");
+    let shown = screen.wait_for_all(&["The MCP server fake asks", "Question ", "keys armed"]);
+    assert!(!shown.contains("more waiting"), "{shown}");
+    // Whichever of the two came first is open; the other was declined.
+    let (open, other) = if shown.contains("Question first") {
+        ("first", "second")
+    } else {
+        ("second", "first")
+    };
+    screen.esc();
+    screen.wait_for_all(&["Cancelled the MCP server fake's question.", "done"]);
+    screen.submit("/quit");
+    let (code, _) = screen.wait_exit();
+    assert_eq!(code, 0);
+    let bodies = world.llm.bodies();
+    for said in [
+        "unprompted=decline".to_string(),
+        format!("{open}=cancel"),
+        format!("{other}=decline"),
+    ] {
+        assert!(bodies[1].contains(&said), "{said}: {}", bodies[1]);
+    }
 }
