@@ -291,6 +291,16 @@ impl McpHub {
     }
 
     /// Every server as `/mcp` shows it.
+    /// The names of the enabled servers (what `@server:uri` may name).
+    pub fn server_names(&self) -> Vec<String> {
+        self.inner
+            .servers
+            .iter()
+            .filter(|s| s.config.enabled)
+            .map(|s| s.name.clone())
+            .collect()
+    }
+
     pub fn servers(&self) -> Vec<ServerView> {
         let table = self.table();
         self.inner
@@ -405,6 +415,12 @@ impl ToolSource for McpHub {
     }
 
     fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        if name == super::resource::RESOURCE_TOOL {
+            return Some(Arc::new(super::resource::ResourceTool {
+                servers: self.inner.servers.clone(),
+                output_limit: self.inner.output_limit,
+            }));
+        }
         self.table()
             .by_name
             .get(name)

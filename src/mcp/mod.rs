@@ -15,6 +15,7 @@ mod line_limit;
 mod links;
 pub mod names;
 pub mod question;
+pub mod resource;
 mod server;
 mod tool;
 

@@ -30,6 +30,7 @@ mod lsp;
 mod mcp;
 mod mcp_annotations;
 mod mcp_questions;
+mod mcp_resources;
 mod mcp_results;
 mod model_bounds;
 mod plan_mode;
