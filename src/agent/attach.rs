@@ -1,5 +1,6 @@
-//! `@path` in a prompt attaches that project file. The attachment is a real
-//! `read_file` call, made as the turn's first response instead of the
+//! `@path` in a prompt attaches that project file, `@server:uri` that
+//! resource of the MCP server `server`. The attachment is a real
+//! `read_file` (or MCP resource) call, made as the turn's first response instead of the
 //! model's: it is announced, decided (a protected path is denied, a path
 //! through a link or outside the project refused, as for any call), run,
 //! shown in the chat and saved with its result, so the model reads the
@@ -34,9 +35,36 @@ pub fn mentions(prompt: &str) -> Vec<String> {
     paths
 }
 
-/// The response that reads every mentioned file, or `None` when the prompt
-/// mentions none. `salt` keeps the call ids unique within the session.
-pub fn response(prompt: &str, salt: usize) -> Option<Response> {
+/// The call that attaches `mention`: a resource read when it starts with
+/// the name of one of `servers` and a colon, else a file read.
+fn attachment(mention: &str, servers: &[String]) -> (String, String) {
+    if let Some((server, uri)) = mention.split_once(':')
+        && !uri.is_empty()
+        && servers.iter().any(|s| s == server)
+    {
+        return (
+            crate::mcp::resource::RESOURCE_TOOL.to_string(),
+            json!({ "server": server, "uri": uri }).to_string(),
+        );
+    }
+    (
+        "read_file".to_string(),
+        json!({ "path": mention }).to_string(),
+    )
+}
+
+/// Whether `response` reads an MCP resource.
+pub fn reads_resource(response: &Response) -> bool {
+    response
+        .tool_calls
+        .iter()
+        .any(|c| c.name == crate::mcp::resource::RESOURCE_TOOL)
+}
+
+/// The response that reads every mentioned file or resource, or `None`
+/// when the prompt mentions none. `salt` keeps the call ids unique within
+/// the session; `servers` are the MCP servers a mention may name.
+pub fn response(prompt: &str, salt: usize, servers: &[String]) -> Option<Response> {
     let paths = mentions(prompt);
     if paths.is_empty() {
         return None;
@@ -44,10 +72,13 @@ pub fn response(prompt: &str, salt: usize) -> Option<Response> {
     let tool_calls = paths
         .iter()
         .enumerate()
-        .map(|(i, path)| ToolCall {
-            id: format!("attach-{salt}-{}", i + 1),
-            name: "read_file".into(),
-            arguments: json!({ "path": path }).to_string(),
+        .map(|(i, path)| {
+            let (name, arguments) = attachment(path, servers);
+            ToolCall {
+                id: format!("attach-{salt}-{}", i + 1),
+                name,
+                arguments,
+            }
         })
         .collect();
     Some(Response {
@@ -64,6 +95,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_mention_naming_a_server_reads_its_resource() {
+        let servers = ["docs".to_string()];
+        let response = response(
+            "see @docs:demo://a/b.md and @other:x and @docs:",
+            1,
+            &servers,
+        )
+        .unwrap();
+        let calls: Vec<(&str, &str)> = response
+            .tool_calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.arguments.as_str()))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("mcp-resource", r#"{"server":"docs","uri":"demo://a/b.md"}"#),
+                ("read_file", r#"{"path":"other:x"}"#),
+                ("read_file", r#"{"path":"docs"}"#),
+            ]
+        );
+    }
+
+    #[test]
     fn mentions_are_words_that_start_with_at() {
         assert_eq!(
             mentions("Compare @src/a.rs with @notes.md, and @src/a.rs again."),
@@ -75,7 +130,7 @@ mod tests {
 
     #[test]
     fn the_response_reads_each_file_once() {
-        let response = response("read @a.txt and @.env", 4).unwrap();
+        let response = response("read @a.txt and @.env", 4, &[]).unwrap();
         let calls: Vec<(&str, &str, &str)> = response
             .tool_calls
             .iter()
@@ -88,6 +143,6 @@ mod tests {
                 ("attach-4-2", "read_file", r#"{"path":".env"}"#),
             ]
         );
-        assert!(super::response("no files here", 0).is_none());
+        assert!(super::response("no files here", 0, &[]).is_none());
     }
 }

@@ -503,6 +503,7 @@ fn start_mcp(
         return None;
     }
     let (notices, mut notices_rx) = mpsc::unbounded_channel::<McpNotice>();
+    let (questions, mut questions_rx) = mpsc::unbounded_channel();
     let hub = McpHub::start(
         HubConfig {
             servers: &settings.mcp_servers,
@@ -511,9 +512,19 @@ fn start_mcp(
             output_limit: settings.limits.bash_output_bytes,
             guard: tool_cx.bash_guard.clone(),
             deferred,
+            questions: Some(questions),
         },
         notices,
     );
+    // A question the front end drops, or one left when it is gone, is declined.
+    let asked = events.clone();
+    tokio::spawn(async move {
+        while let Some(question) = questions_rx.recv().await {
+            if asked.send(AgentEvent::ServerQuestion(question)).is_err() {
+                break;
+            }
+        }
+    });
     let events = events.clone();
     tokio::spawn(async move {
         while let Some(notice) = notices_rx.recv().await {

@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use crate::mcp::McpHub;
 use crate::model::{Item, RequestKind};
 use crate::policy::{ConsentAnswer, Decision, RunConsent, ToolKey};
 use crate::tools::{Field, FieldKind, PreparedCall, ToolStatus};
@@ -78,7 +79,20 @@ pub async fn run_turn(
     };
     // `@path` in the prompt: the turn's first response is a read_file call
     // per path, made here instead of by the model, and run like any other.
-    let mut attach = super::attach::response(&prompt_text, session.history.len());
+    let servers = rt
+        .mcp
+        .as_ref()
+        .map(McpHub::server_names)
+        .unwrap_or_default();
+    let mut attach = super::attach::response(&prompt_text, session.history.len(), &servers);
+    // A resource is read once its server started, as a request waits.
+    let reads = attach.as_ref().is_some_and(super::attach::reads_resource);
+    if let Some(hub) = rt.mcp.as_ref().filter(|_| reads) {
+        tokio::select! {
+            _ = hub.ready() => {}
+            _ = cancel.cancelled() => {}
+        }
+    }
     let mut queue: VecDeque<Effect> = feed(&mut turn, first, rt, session, run).into();
     let mut slot: Option<Slot> = None;
     // The call a PostToolUse hook is told about, from its preparation.

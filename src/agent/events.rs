@@ -247,6 +247,10 @@ pub enum AgentEvent {
     },
     /// The MCP servers' counts for the status bar, after every change.
     McpStatus(crate::mcp::McpStatus),
+    /// An MCP server's question (elicitation) for the person. A front end
+    /// that cannot ask drops it, which declines it; the answer goes to the
+    /// server only, never to the model or the session.
+    ServerQuestion(crate::mcp::question::ServerQuestion),
     /// `/mcp`: every configured server, its state, destination and tools.
     McpServers(Vec<crate::mcp::ServerView>),
     /// The answers remembered for the session in use and the run, after

@@ -1,6 +1,7 @@
 //! `[mcp.servers.NAME]` in the user's settings: the command that starts a
 //! server, its arguments, environment (literal values or `$VAR` references),
-//! working directory, timeouts, trust and whether it is enabled. Checks the
+//! working directory, timeouts, trust (of the server and of its tools'
+//! annotations) and whether it is enabled. Checks the
 //! shape only: it never reads a referenced variable and never starts anything.
 
 use std::collections::BTreeMap;
@@ -104,6 +105,7 @@ fn common(
     Ok(McpServer {
         enabled: entry.enabled.unwrap_or(true),
         trust_ask,
+        trust_annotations: entry.trust_annotations.unwrap_or(false),
         startup_timeout: seconds(
             "startup_timeout_secs",
             entry.startup_timeout_secs,

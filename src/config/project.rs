@@ -188,11 +188,12 @@ fn mark_servers(
             ("startup_timeout_secs", entry.startup_timeout_secs.is_some()),
             ("tool_timeout_secs", entry.tool_timeout_secs.is_some()),
             ("enabled", entry.enabled == Some(true)),
+            ("trust_annotations", entry.trust_annotations == Some(true)),
         ];
         if let Some((field, _)) = defined.iter().find(|(_, present)| *present) {
             return Err(src.loosening(
                 key.key(field),
-                format!("is only accepted in the user settings {user_file}; a project may only set trust = \"ask\" or enabled = false on a server defined there"),
+                format!("is only accepted in the user settings {user_file}; a project may only set trust = \"ask\", enabled = false or trust_annotations = false on a server defined there"),
             ));
         }
         let Some(server) = settings.mcp_servers.get_mut(name) else {
@@ -205,6 +206,9 @@ fn mark_servers(
         };
         if entry.enabled == Some(false) {
             server.enabled = false;
+        }
+        if entry.trust_annotations == Some(false) {
+            server.trust_annotations = false;
         }
         match entry.trust.as_deref() {
             None => {}

@@ -232,6 +232,7 @@ pub struct RawMcpServer {
     pub headers: Option<BTreeMap<String, String>>,
     pub enabled: Option<bool>,
     pub trust: Option<String>,
+    pub trust_annotations: Option<bool>,
     pub startup_timeout_secs: Option<i64>,
     pub tool_timeout_secs: Option<i64>,
 }

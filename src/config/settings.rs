@@ -409,6 +409,9 @@ pub struct McpServer {
     pub enabled: bool,
     /// Marked `ask`: every call asks, in every mode.
     pub trust_ask: bool,
+    /// `trust_annotations = true` (user settings only): the server's claim
+    /// that a tool only reads lets the call run where a file edit would.
+    pub trust_annotations: bool,
     /// How long starting (the `initialize` handshake and the first tool list) may take.
     pub startup_timeout: Duration,
     /// How long one tool call may take.
@@ -426,6 +429,7 @@ impl Default for McpServer {
             headers: BTreeMap::new(),
             enabled: true,
             trust_ask: false,
+            trust_annotations: false,
             startup_timeout: Duration::from_secs(30),
             tool_timeout: Duration::from_secs(120),
         }

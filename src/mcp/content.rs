@@ -1,10 +1,14 @@
 //! A tool call's result as the model receives it: text content as text,
-//! images, audio and binary resources as a short placeholder, `isError` as
-//! an error result, and the whole kept within a byte limit (a head and a
-//! tail, like bash's output). Never talks to a server.
+//! images, audio and binary resources as a short placeholder, resource links
+//! as a line naming the link, structured content (`structuredContent`) as
+//! its JSON unless a text block already carries it, `isError` as an error
+//! result, and the whole kept within a byte limit (a head and a tail, like
+//! bash's output). Redaction follows, for every result alike (the driver).
+//! Never talks to a server.
 
 use rmcp::model::{CallToolResult, ContentBlock, ResourceContents};
 
+use super::question::TypedAnswers;
 use crate::tools::ToolOutcome;
 
 /// The result's content blocks as one text.
@@ -39,16 +43,56 @@ fn render(result: &CallToolResult) -> String {
                 ),
                 _ => "[resource of an unknown kind, not shown]".to_string(),
             },
-            ContentBlock::ResourceLink(link) => format!("[resource link: {}]", link.uri),
+            ContentBlock::ResourceLink(link) => resource_link(link),
             _ => "[content of an unknown kind, not shown]".to_string(),
         });
     }
-    if parts.is_empty()
-        && let Some(structured) = &result.structured_content
+    if let Some(structured) = &result.structured_content
+        && !carried_as_text(structured, &result.content)
     {
-        parts.push(structured.to_string());
+        parts.push(if parts.is_empty() {
+            structured.to_string()
+        } else {
+            format!("[structured content]\n{structured}")
+        });
     }
     parts.join("\n")
+}
+
+/// Whether a text block already is `structured` as JSON (the
+/// specification asks servers to send both; the model needs it once).
+fn carried_as_text(structured: &serde_json::Value, content: &[ContentBlock]) -> bool {
+    content.iter().any(|block| match block {
+        ContentBlock::Text(text) => {
+            serde_json::from_str::<serde_json::Value>(&text.text)
+                .ok()
+                .as_ref()
+                == Some(structured)
+        }
+        _ => false,
+    })
+}
+
+/// `[resource link: NAME <URI>, MIME, SIZE bytes: DESCRIPTION]`, with only
+/// the parts the server gave; the server's words, on one line.
+fn resource_link(link: &rmcp::model::Resource) -> String {
+    let one_line = |text: &str| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut said = format!(
+        "[resource link: {} <{}>",
+        one_line(&link.name),
+        one_line(&link.uri)
+    );
+    if let Some(mime) = &link.mime_type {
+        said.push_str(&format!(", {}", one_line(mime)));
+    }
+    if let Some(size) = link.size {
+        said.push_str(&format!(", {size} bytes"));
+    }
+    if let Some(description) = link.description.as_deref().filter(|d| !d.trim().is_empty()) {
+        said.push_str(&format!(": {}", one_line(description)));
+    }
+    said.push(']');
+    said
 }
 
 /// The size of base64 `data` once decoded.
@@ -81,8 +125,10 @@ pub fn cap(text: &str, limit: usize) -> String {
 }
 
 /// The outcome the model receives for `result`.
-pub fn outcome(result: &CallToolResult, limit: usize) -> ToolOutcome {
-    let text = cap(&render(result), limit);
+/// Answers typed into the server's questions are hidden before the cap, so
+/// no cut leaves part of one.
+pub fn outcome(result: &CallToolResult, limit: usize, typed: &TypedAnswers) -> ToolOutcome {
+    let text = cap(&typed.hide(&render(result)), limit);
     if result.is_error == Some(true) {
         ToolOutcome::error(if text.is_empty() {
             "The tool reported an error without a message.".to_string()
@@ -111,16 +157,68 @@ mod tests {
                 {"type": "image", "data": "aGVsbG8=", "mimeType": "image/png"}
             ]
         }));
-        let o = outcome(&r, 1000);
+        let o = outcome(&r, 1000, &TypedAnswers::default());
         assert_eq!(o.status, ToolStatus::Completed);
         assert_eq!(o.output, "hello\n[image: image/png, 5 bytes, not shown]");
         let r = result(serde_json::json!({
             "content": [{"type": "text", "text": "no such file"}],
             "isError": true
         }));
-        let o = outcome(&r, 1000);
+        let o = outcome(&r, 1000, &TypedAnswers::default());
         assert_eq!(o.status, ToolStatus::Error);
         assert_eq!(o.output, "no such file");
+    }
+
+    #[test]
+    fn structured_content_is_text_once() {
+        // Carried by a text block too (what servers are asked to do): once.
+        let r = result(serde_json::json!({
+            "content": [{"type": "text", "text": "{\"temperature\": 33, \"humidity\": 82}"}],
+            "structuredContent": {"humidity": 82, "temperature": 33}
+        }));
+        assert_eq!(
+            outcome(&r, 1000, &TypedAnswers::default()).output,
+            "{\"temperature\": 33, \"humidity\": 82}"
+        );
+        // Alone, or beside other text: its JSON, marked.
+        let r = result(serde_json::json!({
+            "content": [], "structuredContent": {"a": [1, 2]}
+        }));
+        assert_eq!(
+            outcome(&r, 1000, &TypedAnswers::default()).output,
+            "{\"a\":[1,2]}"
+        );
+        let r = result(serde_json::json!({
+            "content": [{"type": "text", "text": "the weather"}],
+            "structuredContent": {"a": 1}
+        }));
+        assert_eq!(
+            outcome(&r, 1000, &TypedAnswers::default()).output,
+            "the weather\n[structured content]\n{\"a\":1}"
+        );
+        // Bounded like any output.
+        let r = result(serde_json::json!({
+            "content": [], "structuredContent": {"big": "x".repeat(10_000)}
+        }));
+        let o = outcome(&r, 200, &TypedAnswers::default());
+        assert!(o.output.len() < 400, "{}", o.output.len());
+        assert!(o.output.contains("bytes of output left out"));
+    }
+
+    #[test]
+    fn resource_links_name_what_they_point_to_on_one_line() {
+        let r = result(serde_json::json!({
+            "content": [
+                {"type": "resource_link", "uri": "demo://resource/static/document/1.txt",
+                 "name": "Text\nResource 1", "mimeType": "text/plain", "size": 12,
+                 "description": "a line\r\nand another"},
+                {"type": "resource_link", "uri": "file:///b.bin", "name": "b"}
+            ]
+        }));
+        assert_eq!(
+            outcome(&r, 1000, &TypedAnswers::default()).output,
+            "[resource link: Text Resource 1 <demo://resource/static/document/1.txt>, text/plain, 12 bytes: a line and another]\n[resource link: b <file:///b.bin>]"
+        );
     }
 
     #[test]

@@ -53,6 +53,10 @@ pub struct Server {
     pub destination: String,
     state: Mutex<State>,
     group: Mutex<Option<ProcessGroupId>>,
+    /// What people typed into its questions: hidden from its results.
+    pub typed: super::question::TypedAnswers,
+    /// Whether it may ask a question now.
+    pub window: super::question::AskWindow,
 }
 
 impl Server {
@@ -138,6 +142,8 @@ pub struct HubConfig<'a> {
     /// Hold the servers back until `begin` (the full screen calls it once
     /// its first frame is drawn, so starting them never delays it).
     pub deferred: bool,
+    /// Where the servers' questions go; `None` declines every one.
+    pub questions: Option<mpsc::UnboundedSender<super::question::ServerQuestion>>,
 }
 
 /// Every credential the servers' settings hold, as (name, value): literal
@@ -227,6 +233,8 @@ impl McpHub {
                         State::Disabled
                     }),
                     group: Mutex::new(None),
+                    typed: Default::default(),
+                    window: Default::default(),
                 })
             })
             .collect();
@@ -265,9 +273,12 @@ impl McpHub {
                 Arc::downgrade(&hub.inner),
                 server.clone(),
                 config.project_dir.to_path_buf(),
-                hidden,
-                secrets.clone(),
-                config.guard.clone(),
+                Launch {
+                    hidden_env: hidden,
+                    secrets: secrets.clone(),
+                    guard: config.guard.clone(),
+                    questions: config.questions.clone(),
+                },
             ));
         }
         hub
@@ -280,6 +291,16 @@ impl McpHub {
     }
 
     /// Every server as `/mcp` shows it.
+    /// The names of the enabled servers (what `@server:uri` may name).
+    pub fn server_names(&self) -> Vec<String> {
+        self.inner
+            .servers
+            .iter()
+            .filter(|s| s.config.enabled)
+            .map(|s| s.name.clone())
+            .collect()
+    }
+
     pub fn servers(&self) -> Vec<ServerView> {
         let table = self.table();
         self.inner
@@ -394,11 +415,25 @@ impl ToolSource for McpHub {
     }
 
     fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        if name == super::resource::RESOURCE_TOOL {
+            return Some(Arc::new(super::resource::ResourceTool {
+                servers: self.inner.servers.clone(),
+                output_limit: self.inner.output_limit,
+            }));
+        }
         self.table()
             .by_name
             .get(name)
             .map(|t| t.clone() as Arc<dyn Tool>)
     }
+}
+
+/// What starting one server takes beyond the server itself.
+struct Launch {
+    hidden_env: Vec<String>,
+    secrets: Secrets,
+    guard: Option<PathBuf>,
+    questions: Option<mpsc::UnboundedSender<super::question::ServerQuestion>>,
 }
 
 /// Starts one server, then watches it until it ends.
@@ -407,16 +442,17 @@ async fn run_server(
     hub: std::sync::Weak<Inner>,
     server: Arc<Server>,
     project_dir: PathBuf,
-    hidden_env: Vec<String>,
-    secrets: Secrets,
-    guard: Option<PathBuf>,
+    launch: Launch,
 ) {
     let cx = StartCx {
         name: &server.name,
         project_dir: &project_dir,
-        hidden_env: &hidden_env,
-        secrets: &secrets,
-        guard: guard.as_deref(),
+        hidden_env: &launch.hidden_env,
+        secrets: &launch.secrets,
+        guard: launch.guard.as_deref(),
+        questions: launch.questions,
+        typed: server.typed.clone(),
+        window: server.window.clone(),
     };
     // The hub gone before `begin`: nothing to start.
     if go.wait_for(|go| *go).await.is_err() {

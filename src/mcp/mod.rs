@@ -14,6 +14,8 @@ mod hub;
 mod line_limit;
 mod links;
 pub mod names;
+pub mod question;
+pub mod resource;
 mod server;
 mod tool;
 
@@ -89,7 +91,8 @@ pub struct ServerView {
 pub struct ToolsDiff {
     pub added: Vec<String>,
     pub removed: Vec<String>,
-    /// Same name, another description or schema.
+    /// Same name, another description, schema or annotations (the
+    /// server's claims the decision reads).
     pub changed: Vec<String>,
 }
 
@@ -104,7 +107,9 @@ impl ToolsDiff {
             .filter(|t| {
                 old.iter().any(|o| {
                     o.name == t.name
-                        && (o.description != t.description || o.input_schema != t.input_schema)
+                        && (o.description != t.description
+                            || o.input_schema != t.input_schema
+                            || o.annotations != t.annotations)
                 })
             })
             .map(|t| t.name.to_string())

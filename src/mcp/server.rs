@@ -11,8 +11,11 @@ use std::path::Path;
 use std::process::Stdio;
 
 use process_wrap::tokio::{CommandWrap, ProcessGroup};
-use rmcp::model::Tool as RemoteTool;
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ElicitationCapability, FormElicitationCapability, Implementation, Tool as RemoteTool,
+};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use rustix::process::{Pid, Signal, getpid, kill_process_group};
@@ -26,6 +29,7 @@ use crate::secrets::Secrets;
 
 use super::guard::MCP_GUARD;
 use super::line_limit::{LineLimit, MAX_MESSAGE_BYTES};
+use super::question::{self, AskWindow, QuestionAnswer, ServerQuestion, TypedAnswers};
 
 /// The longest stderr line logged as one record.
 const STDERR_LINE_LIMIT: usize = 4096;
@@ -63,11 +67,22 @@ pub enum StartError {
     ListTools(String),
 }
 
-/// Receives what a server tells mino unasked: only that its tool list
-/// changed, which the hub answers by listing again.
+/// Receives what a server tells or asks mino unasked: that its tool list
+/// changed, which the hub answers by listing again, and its questions
+/// (elicitation), which go to the person through `questions` or are
+/// declined.
 #[derive(Clone)]
 pub struct Handler {
     changed: mpsc::UnboundedSender<()>,
+    server: String,
+    /// Marked `ask`: its questions are declined.
+    trust_ask: bool,
+    /// Where questions go; `None` where nobody can answer.
+    questions: Option<mpsc::UnboundedSender<ServerQuestion>>,
+    /// The answers given, hidden from its results.
+    typed: TypedAnswers,
+    /// Whether it may ask now.
+    window: AskWindow,
 }
 
 impl ClientHandler for Handler {
@@ -77,6 +92,75 @@ impl ClientHandler for Handler {
     ) -> impl Future<Output = ()> + Send + '_ {
         let _ = self.changed.send(());
         std::future::ready(())
+    }
+
+    /// Form questions only (a URL question is declined: mino opens no
+    /// address a server names).
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = Some(
+            ElicitationCapability::new()
+                .with_form(FormElicitationCapability::new().with_schema_validation(true)),
+        );
+        ClientConfig::new(
+            capabilities,
+            Implementation::new("mino", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, rmcp::ErrorData> {
+        Ok(self.ask(request).await)
+    }
+}
+
+impl Handler {
+    /// Puts a form question to the person, or declines it: a server marked
+    /// `ask`, nobody to answer, a URL question, a schema mino cannot show.
+    async fn ask(&self, request: ElicitRequestParams) -> ElicitResult {
+        let decline = ElicitResult::new(ElicitationAction::Decline);
+        let ElicitRequestParams::FormElicitationParams {
+            message,
+            requested_schema,
+            ..
+        } = request
+        else {
+            return decline;
+        };
+        let Some(questions) = self.questions.as_ref().filter(|_| !self.trust_ask) else {
+            return decline;
+        };
+        let Some(_asking) = self.window.open() else {
+            return decline;
+        };
+        let schema = serde_json::to_value(&requested_schema).unwrap_or_default();
+        let Ok(fields) = question::fields(&schema, requested_schema.property_order.as_deref())
+        else {
+            return decline;
+        };
+        let (reply, answered) = tokio::sync::oneshot::channel();
+        let asked = ServerQuestion {
+            server: self.server.clone(),
+            message: question::one_line(&message),
+            fields: fields.clone(),
+            reply,
+        };
+        if questions.send(asked).is_err() {
+            return decline;
+        }
+        match answered.await {
+            Ok(QuestionAnswer::Accept(content)) => {
+                self.typed.remember(&fields, &content);
+                let mut result = ElicitResult::new(ElicitationAction::Accept);
+                result.content = Some(serde_json::Value::Object(content));
+                result
+            }
+            Ok(QuestionAnswer::Cancel) => ElicitResult::new(ElicitationAction::Cancel),
+            Ok(QuestionAnswer::Decline) | Err(_) => decline,
+        }
     }
 }
 
@@ -168,6 +252,12 @@ pub struct StartCx<'a> {
     pub secrets: &'a Secrets,
     /// mino's own binary, which the server runs under (`__mcp-guard`).
     pub guard: Option<&'a Path>,
+    /// Where its questions go; `None` where nobody can answer them.
+    pub questions: Option<mpsc::UnboundedSender<ServerQuestion>>,
+    /// Its answers, remembered for hiding them from its results.
+    pub typed: TypedAnswers,
+    /// Whether it may ask now (a call of its runs, no question is open).
+    pub window: AskWindow,
 }
 
 /// Connects to the server (a process mino starts, or a streamable-HTTP
@@ -178,7 +268,8 @@ pub async fn start(config: &McpServer, cx: StartCx<'_>) -> Result<Started, Start
         Some(url) => {
             let headers = resolve_all(&config.headers, "headers")?;
             let transport = super::http::transport(url, &headers)?;
-            let (client, tools, changes) = handshake(transport, config.startup_timeout).await?;
+            let (client, tools, changes) =
+                handshake(transport, config, &cx, config.startup_timeout).await?;
             Ok(Started {
                 client,
                 tools,
@@ -194,6 +285,8 @@ pub async fn start(config: &McpServer, cx: StartCx<'_>) -> Result<Started, Start
 /// `initialize` and the first tool list, within `timeout`.
 async fn handshake<T, E, A>(
     transport: T,
+    config: &McpServer,
+    cx: &StartCx<'_>,
     timeout: std::time::Duration,
 ) -> Result<(Client, Vec<RemoteTool>, mpsc::UnboundedReceiver<()>), StartError>
 where
@@ -202,7 +295,15 @@ where
 {
     let (changed, changes) = mpsc::unbounded_channel();
     let work = async {
-        let client = Handler { changed }
+        let handler = Handler {
+            changed,
+            server: cx.name.to_string(),
+            trust_ask: config.trust_ask,
+            questions: cx.questions.clone(),
+            typed: cx.typed.clone(),
+            window: cx.window.clone(),
+        };
+        let client = handler
             .serve(transport)
             .await
             .map_err(|e| StartError::Handshake(e.to_string()))?;
@@ -290,7 +391,7 @@ async fn start_process(config: &McpServer, cx: StartCx<'_>) -> Result<Started, S
     let (stdout, too_long) = LineLimit::new(stdout, MAX_MESSAGE_BYTES);
     let transport = AsyncRwTransport::new_client(stdout, stdin)
         .with_max_line_length(MAX_MESSAGE_BYTES.saturating_add(1));
-    match handshake(transport, config.startup_timeout).await {
+    match handshake(transport, config, &cx, config.startup_timeout).await {
         Ok((client, tools, changes)) => Ok(Started {
             client,
             tools,

@@ -13,7 +13,7 @@ use rmcp::model::CallToolRequestParams;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::policy::{CallFacts, CallKind, ToolKey};
+use crate::policy::{CallFacts, CallKind, ToolClaims, ToolKey};
 use crate::tools::{
     BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
 };
@@ -34,6 +34,8 @@ pub struct McpTool {
     pub description: String,
     pub schema: Value,
     pub output_limit: usize,
+    /// What the server's tool list claimed about it (trust aside).
+    pub claims: ToolClaims,
 }
 
 impl McpTool {
@@ -60,6 +62,12 @@ impl McpTool {
         if schema.get("type").is_none() {
             schema["type"] = Value::String("object".into());
         }
+        let annotations = remote.annotations.as_ref();
+        let claims = ToolClaims {
+            destructive: annotations.and_then(|a| a.destructive_hint) == Some(true),
+            read_only: annotations.and_then(|a| a.read_only_hint) == Some(true),
+            trusted: server.config.trust_annotations,
+        };
         Self {
             name,
             remote: remote.name.to_string(),
@@ -67,6 +75,7 @@ impl McpTool {
             description,
             schema,
             output_limit,
+            claims,
         }
     }
 }
@@ -103,6 +112,7 @@ impl Tool for McpTool {
             CallKind::Mcp {
                 server: self.server.name.clone(),
                 trust_ask: self.server.config.trust_ask,
+                claims: self.claims,
             },
         );
         collect_strings(args, &mut facts.argument_strings);
@@ -123,6 +133,19 @@ impl Tool for McpTool {
             arguments,
             output_limit: self.output_limit,
         }))
+    }
+}
+
+/// The dialog's words for what the server claimed, when it claimed harm or
+/// harmlessness: its word, not a fact.
+fn claimed(claims: ToolClaims) -> Option<String> {
+    match (claims.destructive, claims.read_only) {
+        (true, _) => Some("destructive (asks in every mode but bypass)".to_string()),
+        (false, true) if claims.trusted => {
+            Some("read-only (trusted by the user's settings)".to_string())
+        }
+        (false, true) => Some("read-only (not trusted: changes nothing)".to_string()),
+        (false, false) => None,
     }
 }
 
@@ -157,12 +180,18 @@ impl PreparedCall for McpCall {
     fn fields(&self) -> Vec<Field> {
         let pretty = serde_json::to_string_pretty(&Value::Object(self.arguments.clone()))
             .unwrap_or_else(|_| "{}".into());
-        vec![
+        let mut fields = vec![
             Field::text("Server", self.server.name.clone()),
             Field::text("Destination", self.server.destination.clone()),
             Field::text("Tool", self.remote.clone()),
-            Field::block("Arguments", pretty),
-        ]
+        ];
+        if let CallKind::Mcp { claims, .. } = &self.facts.kind
+            && let Some(said) = claimed(*claims)
+        {
+            fields.push(Field::text("Server claims", said));
+        }
+        fields.push(Field::block("Arguments", pretty));
+        fields
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {
@@ -183,6 +212,8 @@ impl PreparedCall for McpCall {
                     ));
                 }
             };
+            // Its questions are put to the person while this call runs.
+            let _calling = server.window.calling();
             let timeout: Duration = server.config.tool_timeout;
             let params = CallToolRequestParams::new(remote.clone()).with_arguments(arguments);
             tokio::select! {
@@ -196,7 +227,7 @@ impl PreparedCall for McpCall {
                     server.name
                 )),
                 result = tokio::time::timeout(timeout, peer.call_tool(params)) => match result {
-                    Ok(Ok(result)) => content::outcome(&result, output_limit),
+                    Ok(Ok(result)) => content::outcome(&result, output_limit, &server.typed),
                     Ok(Err(e)) => ToolOutcome::error(format!(
                         "The call to {remote} on the MCP server {} failed: {e}",
                         server.name

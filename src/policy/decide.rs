@@ -202,6 +202,9 @@ fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
         // Plan mode: a fetch without output asks as in manual; everything
         // else that is not a confined read is refused.
         (CallKind::Fetch | CallKind::FetchPrivate, Mode::Plan) => Decision::Ask,
+        // A tool the user trusts its server to call read-only: a read that
+        // leaves mino, so plan mode asks as for a fetch.
+        (CallKind::Mcp { claims, .. }, Mode::Plan) if claims.trusted_read_only() => Decision::Ask,
         (_, Mode::Plan) => Decision::Deny {
             code: DenyCode::PlanMode,
             reason: PLAN_MODE_REASON.to_string(),
@@ -212,6 +215,14 @@ fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
             },
             _,
         ) => Decision::Ask,
+        // A claim of harm changes no cell here (every MCP call asks outside
+        // bypass already); it keeps a saved rule from allowing the call
+        // (`by_rule`). A claim of harmlessness loosens only when trusted.
+        (CallKind::Mcp { claims, .. }, Mode::AcceptEdits | Mode::Auto)
+            if claims.trusted_read_only() =>
+        {
+            shown
+        }
         (CallKind::Shell, Mode::Bypass) if facts.guard.is_some() => Decision::Ask,
         (CallKind::FetchPrivate | CallKind::SurfaceWrite { .. }, _) => Decision::Ask,
         (CallKind::UnsandboxedShell { run_in_bypass }, Mode::Bypass) => {
@@ -242,7 +253,8 @@ fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
 /// ask in every mode (plan mode's and the gate's refusals stay refusals);
 /// an allow replaces only a question, and never one the mode table asks in
 /// every mode (leaving the sandbox, planting code, a private destination,
-/// the bypass guard, a server marked `ask`), nor in plan mode. `Err` when
+/// the bypass guard, a server marked `ask`, a tool its server calls
+/// destructive), nor in plan mode. `Err` when
 /// the rule changes nothing.
 fn by_rule(facts: &CallFacts, mode: Mode, ruling: super::saved::Ruling) -> Result<Decision, ()> {
     use super::saved::RuleDecision;
@@ -268,7 +280,8 @@ fn by_rule(facts: &CallFacts, mode: Mode, ruling: super::saved::Ruling) -> Resul
                         trust_ask: true,
                         ..
                     }
-            ) || facts.guard.is_some()
+            ) || matches!(&facts.kind, CallKind::Mcp { claims, .. } if claims.destructive)
+                || facts.guard.is_some()
                 || mode == Mode::Plan;
             match by_mode(facts, mode) {
                 Decision::Ask if !always_asks => Ok(Decision::Allow {

@@ -60,8 +60,37 @@ pub enum CallKind {
     /// fetch_content to a loopback, link-local or private address: asks in
     /// every mode.
     FetchPrivate,
-    /// A tool of an MCP server; `trust_ask` when the user marked the server `ask`.
-    Mcp { server: String, trust_ask: bool },
+    /// A tool of an MCP server; `trust_ask` when the user marked the server
+    /// `ask`; `claims` what the server's tool list said about the tool.
+    Mcp {
+        server: String,
+        trust_ask: bool,
+        claims: ToolClaims,
+    },
+}
+
+/// What an MCP server's `tools/list` claimed about one of its tools (its
+/// annotations), as the program read them from that list: never from a
+/// model's text. The server's word, not a fact about the tool: a claim of
+/// harm tightens always; a claim of harmlessness loosens only when the
+/// user's own settings trust that server's annotations.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ToolClaims {
+    /// `destructiveHint: true`, given explicitly (the specification's
+    /// default of true for an unannotated tool changes nothing: every MCP
+    /// call already asks outside bypass).
+    pub destructive: bool,
+    /// `readOnlyHint: true`.
+    pub read_only: bool,
+    /// `[mcp.servers.NAME] trust_annotations = true` in the user's settings.
+    pub trusted: bool,
+}
+
+impl ToolClaims {
+    /// A claimed read-only tool of a trusted server that claims no harm too.
+    pub fn trusted_read_only(self) -> bool {
+        self.trusted && self.read_only && !self.destructive
+    }
 }
 
 /// One path a file tool would touch, as the program resolved it.

@@ -18,7 +18,7 @@ pub use consent::{
     offer, remember, remember_call, revoke,
 };
 pub use decide::{CanAsk, Decision, DenyCode, PLAN_MODE_REASON, Shown, decide};
-pub use facts::{CallFacts, CallKind, GateVerdict, HookVerdict, PathTarget, ToolKey};
+pub use facts::{CallFacts, CallKind, GateVerdict, HookVerdict, PathTarget, ToolClaims, ToolKey};
 pub use mode::{BashConfinement, MODE_NAMES, Mode, UnknownMode};
 pub use protected::{PatternError, ProtectedPaths, Protection};
 pub use root::{RootRefused, check_root};

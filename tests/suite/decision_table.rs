@@ -5,7 +5,8 @@
 
 use mino::policy::{
     CallFacts, CallKind, CanAsk, ConsentAnswer, Decision, DenyCode, GateVerdict, HookVerdict, Mode,
-    PathTarget, ProtectedPaths, RunConsent, SessionConsent, Shown, ToolKey, decide, remember,
+    PathTarget, ProtectedPaths, RunConsent, SessionConsent, Shown, ToolClaims, ToolKey, decide,
+    remember,
 };
 
 fn inside(relative: &str) -> PathTarget {
@@ -41,6 +42,24 @@ fn mcp(trust_ask: bool) -> CallFacts {
         CallKind::Mcp {
             server: "files".into(),
             trust_ask,
+            claims: Default::default(),
+        },
+    )
+}
+
+/// An MCP call whose server claimed `destructive` and `read_only` about the
+/// tool; `trusted` when the user's settings trust its annotations.
+fn claimed(trust_ask: bool, destructive: bool, read_only: bool, trusted: bool) -> CallFacts {
+    call(
+        "mcp_files_write",
+        CallKind::Mcp {
+            server: "files".into(),
+            trust_ask,
+            claims: ToolClaims {
+                destructive,
+                read_only,
+                trusted,
+            },
         },
     )
 }
@@ -143,6 +162,31 @@ fn the_mode_table_row_by_row() {
             "mcp server marked ask",
             mcp(true),
             [Denied, Asks, Asks, Asks, Asks],
+        ),
+        (
+            "mcp tool its server calls destructive",
+            claimed(false, true, false, false),
+            [Denied, Asks, Asks, Asks, Shown],
+        ),
+        (
+            "mcp tool its server calls read-only, annotations not trusted",
+            claimed(false, false, true, false),
+            [Denied, Asks, Asks, Asks, Shown],
+        ),
+        (
+            "mcp tool its server calls read-only, annotations trusted",
+            claimed(false, false, true, true),
+            [Asks, Asks, Shown, Shown, Shown],
+        ),
+        (
+            "mcp tool claimed read-only and destructive, annotations trusted",
+            claimed(false, true, true, true),
+            [Denied, Asks, Asks, Asks, Shown],
+        ),
+        (
+            "mcp server marked ask, read-only claimed and trusted",
+            claimed(true, false, true, true),
+            [Asks, Asks, Asks, Asks, Asks],
         ),
         (
             "protected path",
@@ -587,6 +631,7 @@ fn mcp_rows_where_nobody_can_ask_and_with_session_memory() {
         CallKind::Mcp {
             server: "files".into(),
             trust_ask: false,
+            claims: Default::default(),
         },
     );
     assert_eq!(cell(&plain(&other, Mode::Manual)), Cell::Asks);

@@ -13,8 +13,8 @@ use crate::support::stream::{completed_status, decisions, of_type, records};
 use crate::support::world::{SECRET, World};
 use serde_json::{Value, json};
 
-const KEY: &str = "sk-test-key-never-logged";
-const TOKEN: &str = "mcp-token-7f3a9c-never-shown";
+pub(super) const KEY: &str = "sk-test-key-never-logged";
+pub(super) const TOKEN: &str = "mcp-token-7f3a9c-never-shown";
 const LITERAL: &str = "literal-credential-51d2e8";
 
 /// Where `scripts/test-deps` installs the servers; a clear failure when it
@@ -31,7 +31,7 @@ pub(super) fn servers() -> PathBuf {
     dir
 }
 
-fn everything(name: &str, extra: &str) -> String {
+pub(super) fn everything(name: &str, extra: &str) -> String {
     format!(
         "[mcp.servers.{name}]\ncommand = \"node\"\nargs = [{:?}]\n{extra}\n",
         servers()
@@ -41,7 +41,7 @@ fn everything(name: &str, extra: &str) -> String {
     )
 }
 
-fn filesystem(name: &str, root: &Path, extra: &str) -> String {
+pub(super) fn filesystem(name: &str, root: &Path, extra: &str) -> String {
     format!(
         "[mcp.servers.{name}]\ncommand = \"node\"\nargs = [{:?}, {:?}]\n{extra}\n",
         servers()
@@ -52,7 +52,7 @@ fn filesystem(name: &str, root: &Path, extra: &str) -> String {
     )
 }
 
-fn fake(name: &str, mode: &str, extra: &str) -> String {
+pub(super) fn fake(name: &str, mode: &str, extra: &str) -> String {
     format!(
         "[mcp.servers.{name}]\ncommand = \"node\"\nargs = [{:?}, {mode:?}]\n{extra}\n",
         Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -65,7 +65,7 @@ fn fake(name: &str, mode: &str, extra: &str) -> String {
 impl World {
     /// A world whose user settings hold the servers `servers` writes (TOML
     /// tables) for the canonical project directory.
-    async fn mcp(replies: Vec<Reply>, servers: impl FnOnce(&Path) -> String) -> Self {
+    pub(super) async fn mcp(replies: Vec<Reply>, servers: impl FnOnce(&Path) -> String) -> Self {
         World::mcp_at(|_| replies, servers).await
     }
 
@@ -88,6 +88,15 @@ impl World {
         world
     }
 
+    /// `print`, for the other MCP suites.
+    pub(super) async fn mcp_print(
+        &self,
+        prompt: &str,
+        extra: &[&str],
+    ) -> (Vec<Value>, String, Output) {
+        self.print(prompt, extra).await
+    }
+
     async fn print(&self, prompt: &str, extra: &[&str]) -> (Vec<Value>, String, Output) {
         let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_mino"))
             .args(["-p", prompt, "--output-format", "stream-json"])
@@ -107,7 +116,7 @@ impl World {
         (events, stderr, out)
     }
 
-    fn line_mode(&self, extra: &[&str]) -> Pty {
+    pub(super) fn line_mode(&self, extra: &[&str]) -> Pty {
         let home = self.home.path().to_str().unwrap().to_string();
         let project = self.project.path().to_str().unwrap().to_string();
         let mut args = vec!["--line", "--cd", &project];
@@ -126,7 +135,7 @@ impl World {
     }
 
     /// Everything mino wrote under its home (sessions, logs, audit).
-    fn home_text(&self) -> String {
+    pub(super) fn home_text(&self) -> String {
         let mut all = String::new();
         for entry in walk(self.home.path()) {
             all.push_str(&String::from_utf8_lossy(&std::fs::read(entry).unwrap()));
@@ -149,7 +158,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The results, as (status, output), in order.
-fn results(events: &[Value]) -> Vec<(String, String)> {
+pub(super) fn results(events: &[Value]) -> Vec<(String, String)> {
     of_type(events, "tool_result")
         .iter()
         .map(|r| {
@@ -1219,6 +1228,7 @@ async fn a_deferred_hub_starts_its_servers_only_after_begin() {
             output_limit: 1024,
             guard: Some(PathBuf::from(env!("CARGO_BIN_EXE_mino"))),
             deferred: true,
+            questions: None,
         },
         notices,
     );

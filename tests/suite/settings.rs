@@ -697,6 +697,47 @@ fn mcp_server_keys_are_checked() {
     }
 }
 
+/// Trusting a server's claim that a tool only reads loosens: the user's
+/// settings say it, a project's may only say false.
+#[test]
+fn trust_annotations_is_the_users_word_only() {
+    let fx = Fixture::new();
+    fx.user("[mcp.servers.docs]\ncommand = \"d\"\ntrust_annotations = true\n[mcp.servers.web]\ncommand = \"w\"\n");
+    let s = fx.load().unwrap();
+    assert!(s.mcp_servers["docs"].trust_annotations);
+    assert!(!s.mcp_servers["web"].trust_annotations);
+
+    fx.project("[mcp.servers.web]\ntrust_annotations = true\n");
+    let err = fx.error();
+    assert!(matches!(err, ConfigError::Loosening { .. }), "{err}");
+    assert_names(
+        &err,
+        &fx.project_file(),
+        "mcp.servers.web.trust_annotations",
+        2,
+    );
+    assert!(
+        err.to_string().contains(&format!(
+            "is only accepted in the user settings {}",
+            fx.user_file().display()
+        )),
+        "{err}"
+    );
+
+    fx.project("[mcp.servers.docs]\ntrust_annotations = false\n");
+    let s = fx.load().unwrap();
+    assert!(!s.mcp_servers["docs"].trust_annotations);
+
+    fx.user("[mcp.servers.docs]\ncommand = \"d\"\ntrust_annotations = \"yes\"\n");
+    fx.project("");
+    assert_names(
+        &fx.error(),
+        &fx.user_file(),
+        "mcp.servers.docs.trust_annotations",
+        3,
+    );
+}
+
 #[test]
 fn a_project_file_can_disable_a_server() {
     let fx = Fixture::new();

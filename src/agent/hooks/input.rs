@@ -101,6 +101,7 @@ mod tests {
             CallKind::Mcp {
                 server: "my-server".into(),
                 trust_ask: false,
+                claims: Default::default(),
             },
         );
         assert_eq!(

@@ -440,6 +440,10 @@ pub async fn pump(
             AgentEvent::McpStatus(status) => {
                 tracing::info!(session = %id, status = ?status, "MCP server state");
             }
+            // ACP has no question of this shape: declined by dropping it.
+            AgentEvent::ServerQuestion(question) => {
+                tracing::info!(session = %id, server = %question.server, "an MCP server's question declined");
+            }
             AgentEvent::McpServers(list) => update(
                 &cx,
                 &id,

@@ -386,6 +386,16 @@ impl Sink {
             | AgentEvent::Cleared => {}
             AgentEvent::ConfirmMode { .. } | AgentEvent::ConfirmRule { .. } => {}
             AgentEvent::McpStatus(_) => {}
+            AgentEvent::ServerQuestion(question) => {
+                // Only the full screen answers a server's question.
+                eprintln!(
+                    "mino: the MCP server {} asked a question; declined (only the full screen answers a server's questions)",
+                    question.server
+                );
+                let _ = question
+                    .reply
+                    .send(crate::mcp::question::QuestionAnswer::Decline);
+            }
             AgentEvent::McpServers(list) => {
                 if text_mode {
                     self.info(&format!("{}\n", text::mcp_servers(&list)));

@@ -180,6 +180,8 @@ pub fn takes_osc52(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layer {
     Consent,
+    /// An MCP server's question (`server_question.rs`).
+    ServerQuestion,
     ModeQuestion,
     /// The rewind dialog (`rewind.rs`).
     Rewind,
@@ -203,6 +205,8 @@ pub struct App {
     /// Advances on every tick of a running turn.
     pub spinner: usize,
     pub consents: ConsentQueue,
+    /// MCP servers' questions, after the permission questions.
+    pub questions: super::server_question::QuestionQueue,
     pub mode_question: Option<ModeQuestion>,
     pub picker: Option<Picker>,
     /// The rewind dialog of one prompt's choices.
@@ -282,6 +286,7 @@ impl App {
             last_key: None,
             spinner: 0,
             consents: ConsentQueue::default(),
+            questions: Default::default(),
             mode_question: None,
             picker: None,
             rewind: None,
@@ -317,6 +322,8 @@ impl App {
     pub fn layer(&self) -> Layer {
         if !self.consents.is_empty() {
             Layer::Consent
+        } else if !self.questions.is_empty() {
+            Layer::ServerQuestion
         } else if self.mode_question.is_some() {
             Layer::ModeQuestion
         } else if self.rewind.is_some() {
@@ -334,6 +341,7 @@ impl App {
     pub fn open_arming(&self) -> Option<Arming> {
         match self.layer() {
             Layer::Consent => self.consents.front().map(|open| open.arming),
+            Layer::ServerQuestion => self.questions.front().map(|open| open.arming),
             Layer::ModeQuestion => self.mode_question.as_ref().map(|q| q.arming),
             _ => None,
         }
@@ -344,6 +352,7 @@ impl App {
     pub fn waiting_since(&self) -> Option<Instant> {
         match self.layer() {
             Layer::Consent => self.consents.front().map(|open| open.arming.shown_at),
+            Layer::ServerQuestion => self.questions.front().map(|open| open.arming.shown_at),
             Layer::ModeQuestion => self.mode_question.as_ref().map(|q| q.arming.shown_at),
             _ => None,
         }
@@ -354,6 +363,11 @@ impl App {
         match self.layer() {
             Layer::Consent => {
                 if let Some(open) = self.consents.front_mut() {
+                    open.arming.latched = true;
+                }
+            }
+            Layer::ServerQuestion => {
+                if let Some(open) = self.questions.front_mut() {
                     open.arming.latched = true;
                 }
             }

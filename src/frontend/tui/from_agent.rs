@@ -30,6 +30,7 @@ pub fn apply(app: &mut App, event: AgentEvent) -> Vec<Action> {
     let actions = apply_event(app, event);
     // A question whose turn was interrupted is dropped by the agent: close it.
     app.consents.prune_closed(app.now, app.last_key);
+    app.questions.prune_closed(app.now, app.last_key);
     actions
 }
 
@@ -80,6 +81,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         }
         AgentEvent::Notice(line) => app.transcript.push(EntryKind::Notice(line)),
         AgentEvent::McpStatus(status) => app.status.mcp = text::mcp_status(&status),
+        AgentEvent::ServerQuestion(question) => app.questions.push(question, app.now, app.last_key),
         AgentEvent::McpServers(list) => app
             .transcript
             .push(EntryKind::Notice(text::mcp_servers(&list))),

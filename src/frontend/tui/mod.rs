@@ -18,6 +18,7 @@ pub mod markdown;
 pub mod msg;
 pub mod plan_offer;
 pub mod rewind;
+pub mod server_question;
 pub mod term;
 pub mod transcript;
 pub mod update;
@@ -481,6 +482,10 @@ fn perform(
         Action::Interrupt => handle.interrupter.interrupt(),
         Action::Answer { reply, answer } => {
             // The agent may have dropped the question (an interrupt).
+            let _ = reply.send(answer);
+        }
+        Action::AnswerServer { reply, answer } => {
+            // The server's call may have ended meanwhile.
             let _ = reply.send(answer);
         }
         Action::Copy(text) => term::copy_to_clipboard(terminal.backend_mut(), &text)?,

@@ -88,6 +88,8 @@ pub enum Msg {
     FocusPrev,
     // The mode question.
     ConfirmMode(bool),
+    /// A key on an MCP server's question.
+    Question(super::server_question::QuestionMsg),
     // The terminal and the loop.
     /// The terminal gained (true) or lost focus.
     Focus(bool),
@@ -124,6 +126,11 @@ pub enum Action {
     Answer {
         reply: oneshot::Sender<ConsentReply>,
         answer: ConsentReply,
+    },
+    /// The answer to an MCP server's question, for that server only.
+    AnswerServer {
+        reply: oneshot::Sender<crate::mcp::question::QuestionAnswer>,
+        answer: crate::mcp::question::QuestionAnswer,
     },
     /// Keep this prompt in the project's history file.
     KeepPrompt(String),

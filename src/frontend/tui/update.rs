@@ -59,6 +59,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
         | Msg::ConfirmMode(_)
         | Msg::StartNote
         | Msg::SendNote
+        | Msg::Question(_)
             if !armed =>
         {
             Vec::new()
@@ -157,6 +158,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             }
             Vec::new()
         }
+        Msg::Question(msg) => super::server_question::update(app, msg),
         Msg::ConfirmMode(yes) => match app.mode_question.take().map(|q| q.ask) {
             Some(YesNo::Mode { to, .. }) => vec![Action::Send(Input::ConfirmMode { to, yes })],
             Some(YesNo::Rule { .. }) => vec![Action::Send(Input::ConfirmRule { yes })],
@@ -250,6 +252,12 @@ fn stop_or_quit(app: &mut App) -> Vec<Action> {
         Layer::ModeQuestion => return update(app, Msg::ConfirmMode(false)),
         Layer::Picker | Layer::Help | Layer::Rewind => return dismiss(app),
         Layer::Consent => return answer_consent(app, ConsentAnswer::Reject),
+        Layer::ServerQuestion => {
+            return super::server_question::update(
+                app,
+                super::server_question::QuestionMsg::Cancel,
+            );
+        }
         Layer::Input => {}
     }
     if !app.input_is_empty() {
@@ -338,7 +346,7 @@ fn overlay_move(app: &mut App, direction: i32, by_page: bool) -> Vec<Action> {
             app.help = app.help.map(|s| clamp(s, step(rows), max));
         }
         Layer::Rewind => super::rewind::step(app, if by_page { direction * 10 } else { direction }),
-        Layer::Input => {}
+        Layer::ServerQuestion | Layer::Input => {}
     }
     Vec::new()
 }

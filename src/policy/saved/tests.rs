@@ -151,9 +151,48 @@ fn an_allow_rule_never_answers_what_asks_in_every_mode_nor_in_plan_mode() {
         CallKind::Mcp {
             server: "github".into(),
             trust_ask: true,
+            claims: Default::default(),
         },
     );
-    assert_eq!(run(vec![mcp], &asked, Mode::AcceptEdits), Decision::Ask);
+    assert_eq!(
+        run(vec![mcp.clone()], &asked, Mode::AcceptEdits),
+        Decision::Ask
+    );
+    // A tool its server calls destructive asks whatever a rule allows, in
+    // every mode but bypass; a plain one is allowed by the rule.
+    let claimed = |destructive: bool| {
+        CallFacts::new(
+            ToolKey::new("mcp_github_push"),
+            CallKind::Mcp {
+                server: "github".into(),
+                trust_ask: false,
+                claims: crate::policy::ToolClaims {
+                    destructive,
+                    read_only: false,
+                    trusted: true,
+                },
+            },
+        )
+    };
+    for mode in [Mode::Manual, Mode::AcceptEdits, Mode::Auto] {
+        assert_eq!(
+            run(vec![mcp.clone()], &claimed(true), mode),
+            Decision::Ask,
+            "{mode}"
+        );
+        assert!(matches!(
+            run(vec![mcp.clone()], &claimed(false), mode),
+            Decision::Allow {
+                shown: Shown::ByRule(_)
+            }
+        ));
+    }
+    assert!(matches!(
+        run(vec![mcp], &claimed(true), Mode::Bypass),
+        Decision::Allow {
+            shown: Shown::ByMode(Mode::Bypass)
+        }
+    ));
 }
 
 fn write(relative: &str) -> CallFacts {

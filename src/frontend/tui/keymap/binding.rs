@@ -24,6 +24,8 @@ pub enum On {
     Confirm,
     /// The mode question, armed.
     ModeQuestion,
+    /// An MCP server's question, armed: typing fills its fields.
+    ServerQuestion,
     /// The question before appending to the user's settings (a saved
     /// rule, the first trusted tools), armed.
     SettingsQuestion,

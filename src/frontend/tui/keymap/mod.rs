@@ -5,6 +5,7 @@
 //! never changes state.
 
 pub mod binding;
+mod intents;
 pub mod table;
 
 use crossterm::event::{
@@ -26,7 +27,9 @@ pub fn map(app: &App, event: &Event) -> Option<Msg> {
         Event::Paste(text) => match app.layer() {
             Layer::Input => Some(Msg::Paste(text.clone())),
             // A paste over a question that is not armed yet is kept.
-            Layer::Consent | Layer::ModeQuestion if !app.question_armed() => {
+            Layer::Consent | Layer::ServerQuestion | Layer::ModeQuestion
+                if !app.question_armed() =>
+            {
                 Some(Msg::PasteAhead(text.clone()))
             }
             _ => None,
@@ -42,12 +45,13 @@ pub fn map(app: &App, event: &Event) -> Option<Msg> {
 /// question's keys arm.
 pub fn state(app: &App, armed: bool) -> On {
     match app.layer() {
-        Layer::Consent | Layer::ModeQuestion if !armed => On::Unarmed,
+        Layer::Consent | Layer::ServerQuestion | Layer::ModeQuestion if !armed => On::Unarmed,
         Layer::Consent => match app.consents.front() {
             Some(open) if open.confirming.is_some() => On::Confirm,
             Some(open) if open.note.is_some() => On::Note,
             _ => On::Consent,
         },
+        Layer::ServerQuestion => On::ServerQuestion,
         Layer::ModeQuestion if app.settings_question() => On::SettingsQuestion,
         Layer::ModeQuestion => On::ModeQuestion,
         Layer::Rewind => On::Rewind,

@@ -4,15 +4,17 @@
 //! shows. The dispatcher in `keymap`, the help overlay and the status bar
 //! all read it; none of them names a key of its own.
 
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::KeyCode;
 
 use crate::policy::{ConsentAnswer, Mode};
 
 use super::super::msg::{EditCommand, Msg};
+use super::super::server_question::QuestionMsg as Q;
 use super::binding::{
     ALT, Binding, CTRL, Chord, Code, Does, Group, Help, Mods, OTHER, On, When, bind, ctrl, key,
     line, plain, readline, with,
 };
+use super::intents::{answer, note_char, question};
 
 /// Lines one wheel step scrolls.
 const WHEEL_LINES: u16 = 3;
@@ -44,21 +46,8 @@ const fn edit(
     }
 }
 
-fn answer(key: &KeyEvent) -> Option<Msg> {
-    match key.code {
-        KeyCode::Char(c) => ConsentAnswer::from_key(c).map(Msg::Answer),
-        _ => None,
-    }
-}
-
-fn note_char(key: &KeyEvent) -> Option<Msg> {
-    match key.code {
-        KeyCode::Char(c) => Some(Msg::NoteChar(c)),
-        _ => None,
-    }
-}
-
 const INPUT: &[On] = &[On::Input];
+const SERVER: &[On] = &[On::ServerQuestion];
 /// Where the scroll keys move a question's text.
 const SCROLLS: &[On] = &[On::Unarmed, On::Consent, On::SettingsQuestion];
 const OVERLAY: &[On] = &[On::Picker, On::Help, On::Rewind];
@@ -408,6 +397,44 @@ pub const BINDINGS: &[Binding] = &[
         .when(When::TurnRunning)
         .help(line(Group::Questions, "Ctrl+C", "interrupt the turn"))
         .hint("Ctrl-C interrupts"),
+    // An MCP server's question: typing fills the focused field.
+    bind(SERVER, &[plain(KeyCode::Enter)], question(Q::Accept))
+        .help(line(
+            Group::Questions,
+            "Enter",
+            "send a server's question its answers",
+        ))
+        .hint("Enter sends"),
+    bind(
+        SERVER,
+        &[plain(KeyCode::Tab), plain(KeyCode::Down)],
+        question(Q::NextField),
+    )
+    .hint("Tab next field"),
+    bind(
+        SERVER,
+        &[key(KeyCode::BackTab), plain(KeyCode::Up)],
+        question(Q::PrevField),
+    ),
+    bind(SERVER, &[ctrl('d')], question(Q::Decline))
+        .help(line(
+            Group::Questions,
+            "Ctrl+D",
+            "decline a server's question",
+        ))
+        .hint("Ctrl-D declines"),
+    bind(SERVER, &[plain(KeyCode::Esc)], question(Q::Cancel))
+        .help(line(Group::Questions, "Esc", "cancel a server's question"))
+        .hint("Esc cancels"),
+    bind(SERVER, &[plain(KeyCode::Backspace)], question(Q::Backspace)),
+    bind(
+        SERVER,
+        &[Chord {
+            code: Code::AnyChar,
+            mods: Mods::Plain,
+        }],
+        question(Q::Char(' ')),
+    ),
     // Before a question's keys arm, typing goes on into the input and
     // answers nothing.
     bind(

@@ -264,7 +264,7 @@ fn note_rows(note: &str, width: u16) -> Vec<Line<'static>> {
 
 /// What the border says about the keys: not armed yet while the person
 /// may still be typing, then armed.
-fn arming_note(app: &App) -> Line<'static> {
+pub fn arming_note(app: &App) -> Line<'static> {
     if app.question_armed() {
         Line::styled(" keys armed ", theme::key())
     } else {

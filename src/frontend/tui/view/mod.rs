@@ -10,6 +10,7 @@ pub mod help;
 pub mod input;
 pub mod picker;
 pub mod plan;
+pub mod question;
 pub mod rewind;
 pub mod status;
 pub mod theme;
@@ -99,6 +100,15 @@ pub fn draw(app: &App, frame: &mut Frame) {
             app,
             open,
             app.consents.waiting(),
+            frame,
+            regions.chat,
+            above,
+        );
+    } else if let Some(open) = app.questions.front() {
+        question::draw(
+            app,
+            open,
+            app.questions.waiting(),
             frame,
             regions.chat,
             above,

@@ -1,0 +1,67 @@
+//! `@server:uri` in a prompt attaches that resource of the MCP server,
+//! end to end with the reference `server-everything`: read as a call
+//! decided like the server's tools (runs in bypass, cannot be asked for
+//! through `-p` in manual, denied when it names a protected file), and its
+//! text reaches the model.
+
+use crate::support::llm::text;
+use crate::support::stream::decisions;
+use crate::support::world::World;
+
+use super::mcp::{everything, results};
+
+const DOC: &str = "demo://resource/static/document/architecture.md";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mentioned_resource_is_read_and_reaches_the_model() {
+    let world = World::mcp(vec![text("read it")], |_| everything("everything", "")).await;
+    let prompt = format!("summarise @everything:{DOC} please");
+    let (events, stderr, out) = world.mcp_print(&prompt, &["--yolo"]).await;
+    assert!(out.status.success(), "{stderr}");
+    let results = results(&events);
+    assert_eq!(results.len(), 1, "{results:?}\n{stderr}");
+    assert_eq!(results[0].0, "completed", "{results:?}");
+    assert!(
+        results[0].1.starts_with(&format!("[resource {DOC}]\n")),
+        "{results:?}"
+    );
+    let bodies = world.llm.bodies();
+    assert!(bodies[0].contains("Architecture"), "{}", bodies[0]);
+    assert!(
+        stderr.contains("[Tool: mcp-resource, allowed without confirmation in bypass mode]"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!("Resource: \"{DOC}\"")), "{stderr}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mentioned_resource_is_decided_like_the_servers_tools() {
+    let world = World::mcp(vec![text("no"), text("no")], |_| {
+        everything("everything", "")
+    })
+    .await;
+    let (events, stderr, _) = world
+        .mcp_print(&format!("read @everything:{DOC}"), &[])
+        .await;
+    assert_eq!(
+        decisions(&events),
+        [(
+            "mcp-resource".to_string(),
+            "deny".to_string(),
+            "MINO_DENY_NOBODY_TO_ASK".to_string()
+        )],
+        "{stderr}"
+    );
+    let (events, stderr, _) = world
+        .mcp_print("read @everything:file:///srv/app/.env", &["--yolo"])
+        .await;
+    assert_eq!(
+        decisions(&events),
+        [(
+            "mcp-resource".to_string(),
+            "deny".to_string(),
+            "MINO_DENY_PROTECTED_ARGUMENT".to_string()
+        )],
+        "{stderr}"
+    );
+}
