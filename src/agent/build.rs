@@ -459,6 +459,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         agents: settings.agents.clone(),
         surfaces,
         settings_file: settings.user_file.clone(),
+        choices: settings.model.choices.clone(),
     };
     let store = SessionStore::new(home.sessions_dir());
     let mut run = crate::policy::RunConsent::with_rules(settings.rules.clone());

@@ -229,6 +229,20 @@ pub enum AgentEvent {
         context_window: u64,
         finish_reason: Option<String>,
     },
+    /// After every response and banner: what the session's requests
+    /// spent in this run, and the cost where every model's price is known
+    /// (`[model.prices.NAME]`).
+    Spent {
+        input_tokens: u64,
+        output_tokens: u64,
+        cost_usd: Option<f64>,
+    },
+    /// A request failed before its answer began (a 429, a 5xx, no
+    /// connection) and is tried again in `delay`; `reason` is the status.
+    Retrying {
+        delay: std::time::Duration,
+        reason: String,
+    },
     ModeChanged(Mode),
     /// A loosening `/mode` needs `Switch to this mode? [y/N]`; answer with
     /// `Input::ConfirmMode`.

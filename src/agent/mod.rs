@@ -29,6 +29,7 @@ mod runtime;
 mod secret_values;
 pub mod sessions;
 mod shells;
+pub mod spent;
 mod stream;
 pub mod task;
 pub mod turn;

@@ -120,6 +120,7 @@ impl Agent {
             window_source: self.rt.window_source.clone(),
             profile: self.rt.profile,
         });
+        self.rt.emit_spent(&self.current);
         // Each session has answers of its own; the run's "never" stays.
         self.permissions(false);
         if !self.current.plan.is_empty() {

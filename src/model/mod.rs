@@ -191,6 +191,12 @@ pub enum StreamEvent {
     },
     Usage(Usage),
     Finish(FinishReason),
+    /// The request failed before its answer began and is tried again
+    /// after `delay`; `reason` is the status (`429`) or `no connection`.
+    Retrying {
+        delay: std::time::Duration,
+        reason: String,
+    },
     /// The response is complete.
     Done,
 }
@@ -390,7 +396,7 @@ impl Response {
             }
             StreamEvent::Usage(usage) => self.usage = *usage,
             StreamEvent::Finish(reason) => self.finish = Some(reason.clone()),
-            StreamEvent::Done => {}
+            StreamEvent::Retrying { .. } | StreamEvent::Done => {}
         }
     }
 }

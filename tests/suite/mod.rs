@@ -60,4 +60,5 @@ mod tui_input;
 mod tui_plan;
 mod tui_rewind;
 mod tui_sessions;
+mod tui_status;
 mod turn_limit;

@@ -475,6 +475,8 @@ pub async fn pump(
             | AgentEvent::Prompt(_)
             | AgentEvent::AssistantDone
             | AgentEvent::Usage { .. }
+            | AgentEvent::Spent { .. }
+            | AgentEvent::Retrying { .. }
             | AgentEvent::Sessions { .. }
             | AgentEvent::OtherProject { .. }
             | AgentEvent::Permissions { .. }

@@ -196,6 +196,11 @@ impl Sink {
                     message: &line,
                 });
             }
+            AgentEvent::Spent { .. } => {}
+            AgentEvent::Retrying { delay, reason } => {
+                let secs = delay.as_millis().div_ceil(1000);
+                eprintln!("mino: retrying in {secs} s ({reason})");
+            }
             AgentEvent::Warning(line) => {
                 eprintln!("mino: warning: {line}");
                 self.json(StreamRecord::Notice {

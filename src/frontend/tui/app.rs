@@ -21,13 +21,17 @@ use super::from_agent::CallSummaries;
 use super::transcript::{EntryKind, Transcript};
 
 /// What the status bar shows about the session.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Status {
     pub mode: Mode,
     pub session_id: String,
     pub model: String,
     pub context_window: u64,
     pub input_tokens: u64,
+    /// Tokens the session's requests used in this run (input and output).
+    pub tokens_used: u64,
+    /// Their cost in US dollars, where the settings price every model.
+    pub cost_usd: Option<f64>,
     /// `MCP 3/5, 2 starting`, when servers are configured.
     pub mcp: Option<String>,
     /// "no sandbox" or "sandbox: Landlock only" when bash is less confined
@@ -47,6 +51,12 @@ pub enum Activity {
     Running {
         what: String,
         since: Instant,
+    },
+    /// The request failed before its answer (`reason`: `429`, `503`, `no
+    /// connection`) and is tried again at `at`.
+    Retrying {
+        at: Instant,
+        reason: String,
     },
 }
 
@@ -273,6 +283,8 @@ impl App {
                 model: String::new(),
                 context_window: crate::config::DEFAULT_CONTEXT_WINDOW,
                 input_tokens: 0,
+                tokens_used: 0,
+                cost_usd: None,
                 mcp: None,
                 sandbox: None,
                 grants: Vec::new(),

@@ -246,6 +246,23 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 app.status.input_tokens = input_tokens;
             }
             app.status.context_window = context_window;
+            if let Some(turn) = app.turn.as_mut()
+                && matches!(turn.activity, Activity::Retrying { .. })
+            {
+                turn.activity = Activity::Thinking;
+            }
+        }
+        AgentEvent::Spent {
+            input_tokens,
+            output_tokens,
+            cost_usd,
+        } => {
+            app.status.tokens_used = input_tokens.saturating_add(output_tokens);
+            app.status.cost_usd = cost_usd;
+        }
+        AgentEvent::Retrying { delay, reason } => {
+            let at = app.now + delay;
+            set_activity(app, Activity::Retrying { at, reason });
         }
         AgentEvent::ModeChanged(mode) => {
             app.status.mode = mode;

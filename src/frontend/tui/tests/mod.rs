@@ -18,6 +18,7 @@ mod plan_panel;
 mod rewind;
 mod scroll;
 mod snapshots;
+mod status;
 mod streaming;
 
 use std::time::{Duration, Instant};
