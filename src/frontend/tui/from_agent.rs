@@ -20,7 +20,7 @@ use super::arming::Arming;
 use super::format;
 use super::msg::Action;
 use super::transcript::{AskedBlock, EntryKind, ToolEntry};
-use super::view::entry::diff_counts;
+use super::view::diff::diff_counts;
 
 /// One-line summaries of calls announced but not yet shown, by call id.
 pub type CallSummaries = HashMap<String, String>;

@@ -112,8 +112,7 @@ impl ToolEntry {
             || self.output.len() > 400
             || !self.changed_diffs.is_empty()
             || self.diff.as_deref().is_some_and(|diff| {
-                super::view::entry::diff_body(diff).count()
-                    > super::view::entry::DIFF_COLLAPSED_LINES
+                super::view::diff::diff_body(diff).count() > super::view::diff::DIFF_COLLAPSED_LINES
             })
     }
 

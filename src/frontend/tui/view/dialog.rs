@@ -72,14 +72,14 @@ fn body(fields: &[Field]) -> Vec<Line<'static>> {
                 Style::new()
             }
         };
-        let highlighted = super::entry::diff_path(&field.value)
+        let highlighted = super::diff::diff_path(&field.value)
             .and_then(|path| highlight::diff(path, &lines, sign_style));
         for (i, line) in lines.iter().enumerate() {
             let pieces = match highlighted.as_ref().and_then(|all| all.get(i)) {
                 Some(pieces) => pieces.clone(),
                 None => vec![(sign_style(line), (*line).to_string())],
             };
-            out.push(Line::from(super::entry::cut_pieces(&pieces, usize::MAX)));
+            out.push(Line::from(super::diff::cut_pieces(&pieces, usize::MAX)));
         }
         out.push(Line::default());
     }
