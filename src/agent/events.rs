@@ -216,6 +216,12 @@ pub enum AgentEvent {
         /// Each file's diff, for a person to read (Ctrl+O); redacted.
         diffs: Vec<crate::checkpoint::diffs::FileDiff>,
     },
+    /// `/diff`: each file that differs from before the session's first
+    /// prompt, with its lines added and removed, and its diff (redacted).
+    SessionDiff {
+        changes: Vec<crate::checkpoint::changes::FileDelta>,
+        diffs: Vec<crate::checkpoint::diffs::FileDiff>,
+    },
     TurnEnd {
         requests: u32,
         tool_calls: u32,
@@ -326,6 +332,7 @@ impl AgentEvent {
                 | AgentEvent::TurnNotice { .. }
                 | AgentEvent::Asked { .. }
                 | AgentEvent::BashChanged { .. }
+                | AgentEvent::SessionDiff { .. }
                 | AgentEvent::TurnEnd {
                     stop: TurnStop::ModelError(_)
                         | TurnStop::SaveFailed(_)
@@ -349,6 +356,16 @@ impl AgentEvent {
             } => AgentEvent::BashChanged {
                 call_id,
                 tool,
+                changes,
+                diffs: diffs
+                    .into_iter()
+                    .map(|mut d| {
+                        d.diff = clean(d.diff);
+                        d
+                    })
+                    .collect(),
+            },
+            AgentEvent::SessionDiff { changes, diffs } => AgentEvent::SessionDiff {
                 changes,
                 diffs: diffs
                     .into_iter()

@@ -27,6 +27,7 @@ mod request;
 mod rewind;
 mod runtime;
 mod secret_values;
+mod session_diff;
 pub mod sessions;
 mod shells;
 pub mod spent;

@@ -8,12 +8,11 @@ use std::collections::HashMap;
 use tokio_util::sync::CancellationToken;
 
 use crate::policy::{
-    BashConfinement, CanAsk, ConsentAnswer, MODE_NAMES, Mode, RunConsent, SessionConsent, grants,
-    revoke,
+    BashConfinement, CanAsk, MODE_NAMES, Mode, RunConsent, SessionConsent, grants, revoke,
 };
 use crate::session::{LogEntry, SessionError, SessionStore, history, last_plan, recover};
 
-use super::commands::{COMMANDS, Command};
+use super::commands::Command;
 use super::driver::{Runtime, run_turn};
 use super::error::AgentError;
 use super::events::AgentEvent;
@@ -206,7 +205,14 @@ impl Agent {
                 }
             }
             Command::Shells(action) => super::shells::command(&self.rt, action).await,
-            Command::Help => self.notice(help_text()),
+            Command::Help => self.notice(super::commands::help_text()),
+            Command::Diff => super::session_diff::show(&self.rt, &self.current).await,
+            Command::Init => {
+                // A turn like any other: its write of AGENTS.md is decided
+                // (and asked) as every write there is.
+                self.prompt(super::commands::INIT_PROMPT.to_string(), cancel)
+                    .await;
+            }
             Command::Ask { agent, question } => {
                 if let Err(e) = super::asked::ask(
                     &self.rt,
@@ -569,29 +575,4 @@ async fn open_session(
         session.save(item).await?;
     }
     Ok((session, started_in))
-}
-
-/// The text of `/help`.
-pub fn help_text() -> String {
-    let mut out = String::from("Commands:\n");
-    for spec in COMMANDS {
-        out.push_str(&format!("  {:<10} {}\n", spec.name, spec.help));
-    }
-    out.push_str(&format!(
-        "  {:<10} ask the agent NAME of [agents.NAME]: /ask-NAME QUESTION\n",
-        "/ask-NAME"
-    ));
-    let answers: Vec<String> = ConsentAnswer::ALL
-        .iter()
-        .map(|answer| {
-            let enter = if *answer == ConsentAnswer::Reject {
-                " (Enter)"
-            } else {
-                ""
-            };
-            format!("{} {}{enter}", answer.key(), answer.label())
-        })
-        .collect();
-    out.push_str(&format!("Questions: {}.", answers.join(", ")));
-    out
 }

@@ -351,3 +351,33 @@ mod tests {
         assert_eq!(history(&items, 5), "You> a␛[2Jb\n");
     }
 }
+
+/// `/diff`'s heading: `Changed since this session's first prompt: a.rs +3 -1`.
+pub fn session_diff_line(changes: &[crate::checkpoint::changes::FileDelta]) -> String {
+    visible(&format!(
+        "Changed since this session's first prompt: {}",
+        crate::checkpoint::changes::line(changes)
+    ))
+}
+
+/// `/diff` as plain text: its heading, then each file's diff (or the note
+/// that stands for it), control characters visible.
+pub fn session_diff(
+    changes: &[crate::checkpoint::changes::FileDelta],
+    diffs: &[crate::checkpoint::diffs::FileDiff],
+) -> String {
+    let mut out = session_diff_line(changes);
+    out.push('\n');
+    for file in diffs {
+        match &file.note {
+            Some(note) => out.push_str(&visible(&format!("{} ({note})\n", file.path))),
+            None => {
+                for line in file.diff.lines() {
+                    out.push_str(&visible(line));
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    out
+}

@@ -55,6 +55,7 @@ mod tui_answers;
 mod tui_attention;
 mod tui_bash_watch;
 mod tui_demo;
+mod tui_diff;
 mod tui_e2e;
 mod tui_input;
 mod tui_plan;

@@ -440,6 +440,13 @@ pub async fn pump(
             AgentEvent::McpStatus(status) => {
                 tracing::info!(session = %id, status = ?status, "MCP server state");
             }
+            AgentEvent::SessionDiff { changes, diffs } => update(
+                &cx,
+                &id,
+                SessionUpdate::AgentMessageChunk(text_chunk(&crate::frontend::text::session_diff(
+                    &changes, &diffs,
+                ))),
+            ),
             AgentEvent::McpServers(list) => update(
                 &cx,
                 &id,

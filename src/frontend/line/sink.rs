@@ -197,6 +197,16 @@ impl Sink {
                 });
             }
             AgentEvent::Spent { .. } => {}
+            AgentEvent::SessionDiff { changes, diffs } => {
+                let text = crate::frontend::text::session_diff(&changes, &diffs);
+                if text_mode {
+                    self.info(&text);
+                }
+                self.json(StreamRecord::Notice {
+                    kind: "info",
+                    message: &text,
+                });
+            }
             AgentEvent::Retrying { delay, reason } => {
                 let secs = delay.as_millis().div_ceil(1000);
                 eprintln!("mino: retrying in {secs} s ({reason})");

@@ -223,6 +223,12 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 }
             }
         }
+        AgentEvent::SessionDiff { changes, diffs } => {
+            app.transcript.push(EntryKind::Diff {
+                line: crate::frontend::text::session_diff_line(&changes),
+                diffs,
+            });
+        }
         AgentEvent::TurnEnd { stop, .. } => {
             if !app.changed.is_empty() {
                 let line = changed_files(&std::mem::take(&mut app.changed));

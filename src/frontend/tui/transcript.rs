@@ -47,6 +47,11 @@ pub enum EntryKind {
     Error(String),
     /// An asked agent's turn (`/ask-NAME`), drawn as a nested block.
     Asked(AskedBlock),
+    /// `/diff`: its heading and each changed file's diff, shown whole.
+    Diff {
+        line: String,
+        diffs: Vec<crate::checkpoint::diffs::FileDiff>,
+    },
 }
 
 /// An asked agent's turn: the question, its calls with their record lines

@@ -76,6 +76,10 @@ pub fn lines(kind: &EntryKind, width: u16) -> Vec<Line<'static>> {
             out.extend(margin(markdown::plain(text), width, theme::error()));
         }
         EntryKind::Asked(block) => asked_lines(block, width, &mut out),
+        EntryKind::Diff { line, diffs } => {
+            out.extend(margin(markdown::plain(line), width, theme::warning()));
+            file_diffs(diffs, width, &mut out);
+        }
     }
     out
 }
