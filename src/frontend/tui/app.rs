@@ -210,6 +210,9 @@ pub struct App {
     pub now: Instant,
     /// When the person last pressed a key (for arming questions).
     pub last_key: Option<Instant>,
+    /// The key that answered the last question: the next question is not
+    /// hurried by it (`typing_key`).
+    pub answer_key: Option<Instant>,
     /// Advances on every tick of a running turn.
     pub spinner: usize,
     pub consents: ConsentQueue,
@@ -292,6 +295,7 @@ impl App {
             turn: None,
             now,
             last_key: None,
+            answer_key: None,
             spinner: 0,
             consents: ConsentQueue::default(),
             mode_question: None,
@@ -322,6 +326,12 @@ impl App {
             session_saved: false,
             mouse: true,
         }
+    }
+
+    /// The last key that was typing rather than an answer: a question that
+    /// opens right after `a` answered the one before is not hurried by it.
+    pub fn typing_key(&self) -> Option<Instant> {
+        self.last_key.filter(|key| Some(*key) != self.answer_key)
     }
 
     /// Who gets the keys: an open question first, then the mode question,

@@ -29,7 +29,7 @@ pub type CallSummaries = HashMap<String, String>;
 pub fn apply(app: &mut App, event: AgentEvent) -> Vec<Action> {
     let actions = apply_event(app, event);
     // A question whose turn was interrupted is dropped by the agent: close it.
-    app.consents.prune_closed(app.now, app.last_key);
+    app.consents.prune_closed(app.now, app.typing_key());
     actions
 }
 
@@ -123,7 +123,10 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 app.transcript.push(EntryKind::Record { lines, shown });
             }
         }
-        AgentEvent::Consent(request) => app.consents.push(request, app.now, app.last_key),
+        AgentEvent::Consent(request) => {
+            let typing = app.typing_key();
+            app.consents.push(request, app.now, typing)
+        }
         AgentEvent::Answered {
             answer, line, tool, ..
         } => {
