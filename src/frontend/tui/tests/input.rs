@@ -271,6 +271,34 @@ fn readline_keys_edit_the_input_and_undo_takes_edits_back() {
 }
 
 #[test]
+fn ctrl_z_undoes_the_last_word_typed_not_its_last_letter() {
+    let mut app = app();
+    type_text(&mut app, "fix the tests");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "fix the ");
+    // Spaces typed after a word go with it.
+    type_text(&mut app, "flaky  ");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "fix the ");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "fix ");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "", "nothing left to undo");
+    // A word of several scripts and a paste: each one step.
+    type_text(&mut app, "naïve 日本語");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "naïve ");
+    update(&mut app, Msg::Paste("pasted words".into()));
+    type_text(&mut app, "ok");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "naïve pasted words");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "naïve ");
+}
+
+#[test]
 fn prompts_typed_during_a_turn_wait_above_the_input_and_run_in_order() {
     let mut app = app();
     start_turn(&mut app, "first", 1);
