@@ -32,6 +32,8 @@ pub enum Command {
     /// `/shells` lists the session's background processes, `/shells N`
     /// shows one's output, `/shells kill N` stops one.
     Shells(Option<ShellsAction>),
+    /// `/model` lists the models to switch to; `/model NAME` switches.
+    Model(Option<String>),
     /// `/diff`: what the session changed in the project's files.
     Diff,
     /// `/init`: a turn asking the model to write the project's `AGENTS.md`.
@@ -76,7 +78,7 @@ impl CommandSpec {
 }
 
 /// Every command, in the order help shows them.
-pub const COMMANDS: [CommandSpec; 15] = [
+pub const COMMANDS: [CommandSpec; 16] = [
     CommandSpec {
         name: "/mode",
         aliases: &[],
@@ -209,6 +211,13 @@ pub const COMMANDS: [CommandSpec; 15] = [
                 }),
             }
         },
+    },
+    CommandSpec {
+        name: "/model",
+        aliases: &[],
+        argument: Some("NAME"),
+        help: "list the models to switch to; /model NAME switches to one for this run",
+        build: |arg| Ok(Command::Model(arg.map(str::to_string))),
     },
     CommandSpec {
         name: "/diff",
@@ -441,7 +450,7 @@ mod tests {
         ));
         assert_eq!(
             parse("/frobnicate").unwrap_err().to_string(),
-            "unknown command /frobnicate; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /permissions, /rewind, /shells, /diff, /init, /help, /quit"
+            "unknown command /frobnicate; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /permissions, /rewind, /shells, /model, /diff, /init, /help, /quit"
         );
         assert_eq!(parse("/shells"), Ok(Command::Shells(None)));
         assert_eq!(
@@ -467,6 +476,11 @@ mod tests {
         assert_eq!(parse("/exit"), Ok(Command::Quit));
         assert_eq!(parse("/diff"), Ok(Command::Diff));
         assert_eq!(parse("/init"), Ok(Command::Init));
+        assert_eq!(parse("/model"), Ok(Command::Model(None)));
+        assert_eq!(
+            parse("/model gpt-5"),
+            Ok(Command::Model(Some("gpt-5".into())))
+        );
         assert!(matches!(
             parse("/diff HEAD~1"),
             Err(CommandError::Extra { .. })

@@ -122,6 +122,18 @@ impl NoticeKind {
     }
 }
 
+/// One model `/model` can switch to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelEntry {
+    pub name: String,
+    /// Its window, where the built-in table knows it.
+    pub window: Option<u64>,
+    /// `[model.prices.NAME]` gives its price.
+    pub priced: bool,
+    /// Only the service's list names it.
+    pub from_service: bool,
+}
+
 /// Everything the agent reports.
 #[derive(Debug)]
 pub enum AgentEvent {
@@ -242,6 +254,11 @@ pub enum AgentEvent {
         input_tokens: u64,
         output_tokens: u64,
         cost_usd: Option<f64>,
+    },
+    /// `/model`: the model in use and the ones to switch to.
+    Models {
+        current: String,
+        entries: Vec<ModelEntry>,
     },
     /// A request failed before its answer began (a 429, a 5xx, no
     /// connection) and is tried again in `delay`; `reason` is the status.

@@ -38,6 +38,6 @@ pub mod user_shell;
 
 pub use commands::{Command, CommandError};
 pub use error::AgentError;
-pub use events::{AgentEvent, ConsentReply, ConsentRequest, DecisionView, NoticeKind};
+pub use events::{AgentEvent, ConsentReply, ConsentRequest, DecisionView, ModelEntry, NoticeKind};
 pub use task::{AgentHandle, AgentStopped, Input, Interrupter};
 pub use turn::{TurnLimits, TurnStop};

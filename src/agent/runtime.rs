@@ -55,6 +55,12 @@ pub struct Runtime {
     pub settings_file: Option<std::path::PathBuf>,
     /// `[model] models` and `[model.prices.NAME]`.
     pub choices: crate::config::ModelChoices,
+    /// What `/model NAME` builds the next provider from: the settings'
+    /// service with another model.
+    pub provider_config: crate::model::ProviderConfig,
+    /// The window stays as it is on a switch: a settings file gave it, or
+    /// a local server reported it.
+    pub window_fixed: bool,
 }
 
 impl Runtime {

@@ -26,6 +26,7 @@ struct Visited {
     consent: SessionConsent,
 }
 
+mod model;
 mod saving;
 
 /// The agent: runtime, store, sessions.
@@ -47,6 +48,8 @@ pub struct Agent {
     pending_append: Option<saving::Append>,
     /// Auto mode's trust offer was made in this run (it is made once).
     trust_offered: bool,
+    /// The models the service listed, once `/model` asked.
+    listed: Option<Vec<String>>,
 }
 
 /// What a command asks of the loop that runs the agent.
@@ -98,6 +101,7 @@ impl Agent {
             pending_mode: None,
             pending_append: None,
             trust_offered: false,
+            listed: None,
         };
         agent.banner();
         agent.replay();
@@ -206,6 +210,7 @@ impl Agent {
             }
             Command::Shells(action) => super::shells::command(&self.rt, action).await,
             Command::Help => self.notice(super::commands::help_text()),
+            Command::Model(name) => self.model(name.as_deref()).await,
             Command::Diff => super::session_diff::show(&self.rt, &self.current).await,
             Command::Init => {
                 // A turn like any other: its write of AGENTS.md is decided

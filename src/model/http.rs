@@ -532,7 +532,7 @@ pub(crate) fn clip(text: &str, limit: usize) -> String {
 }
 
 /// A base URL as error texts show it: any user name or password removed.
-fn shown_url(base: &str) -> String {
+pub(crate) fn shown_url(base: &str) -> String {
     match Url::parse(base) {
         Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
             let _ = url.set_username("");

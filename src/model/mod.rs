@@ -7,6 +7,7 @@ pub mod bounds;
 pub mod config;
 mod history;
 pub mod http;
+pub mod listing;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod scripted;

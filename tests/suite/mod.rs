@@ -58,6 +58,7 @@ mod tui_demo;
 mod tui_diff;
 mod tui_e2e;
 mod tui_input;
+mod tui_model;
 mod tui_plan;
 mod tui_rewind;
 mod tui_sessions;

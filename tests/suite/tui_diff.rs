@@ -40,7 +40,7 @@ async fn diff_shows_the_sessions_changes_and_no_secret() {
     let requests = world.llm.bodies().len();
     let notes = std::fs::read_to_string(world.project.path().join("notes.md")).unwrap();
     screen.submit("/diff");
-    let shown = screen.wait_for("Changed since this session's first prompt");
+    screen.wait_for("Changed since this session's first prompt");
     let shown = screen.wait_until("the diff's lines", |s| {
         s.contains("+# Release notes") && s.contains("leak.txt")
     });

@@ -440,6 +440,14 @@ pub async fn pump(
             AgentEvent::McpStatus(status) => {
                 tracing::info!(session = %id, status = ?status, "MCP server state");
             }
+            AgentEvent::Models { current, entries } => update(
+                &cx,
+                &id,
+                SessionUpdate::AgentMessageChunk(text_chunk(&format!(
+                    "{}\n",
+                    crate::frontend::text::models(&current, &entries)
+                ))),
+            ),
             AgentEvent::SessionDiff { changes, diffs } => update(
                 &cx,
                 &id,

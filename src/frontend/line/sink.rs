@@ -197,6 +197,16 @@ impl Sink {
                 });
             }
             AgentEvent::Spent { .. } => {}
+            AgentEvent::Models { current, entries } => {
+                let text = crate::frontend::text::models(&current, &entries);
+                if text_mode {
+                    self.info(&format!("{text}\n"));
+                }
+                self.json(StreamRecord::Notice {
+                    kind: "info",
+                    message: &text,
+                });
+            }
             AgentEvent::SessionDiff { changes, diffs } => {
                 let text = crate::frontend::text::session_diff(&changes, &diffs);
                 if text_mode {

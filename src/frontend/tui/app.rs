@@ -109,6 +109,8 @@ pub enum PickerKind {
     },
     /// `/rewind`: this session's prompts (`rewind.rs`).
     Rewind,
+    /// `/model`: the models to switch to.
+    Model,
 }
 
 /// One row of a picker: what it shows and what choosing it sends.
@@ -469,9 +471,13 @@ impl App {
     pub fn completions(&self) -> Vec<(String, &'static str)> {
         match self.completing() {
             None => Vec::new(),
+            // A whole name typed is what Enter sends (`/mode`, not `/model`).
+            Some(Completing::Command(line)) if COMMANDS.iter().any(|spec| spec.name == line) => {
+                Vec::new()
+            }
             Some(Completing::Command(line)) => COMMANDS
                 .iter()
-                .filter(|spec| spec.name.starts_with(line.as_str()) && spec.name != line)
+                .filter(|spec| spec.name.starts_with(line.as_str()))
                 .map(|spec| (spec.name.to_string(), spec.help))
                 .collect(),
             Some(Completing::Mode(partial)) => crate::policy::Mode::ALL

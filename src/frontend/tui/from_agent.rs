@@ -67,12 +67,13 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             )));
             if app.status.session_id != id {
                 app.session_saved = false;
+                // The same session again (a `/model` switch) keeps its use.
+                app.status.input_tokens = 0;
             }
             app.status.session_id = id;
             app.status.mode = mode;
             app.status.model = model;
             app.status.context_window = context_window;
-            app.status.input_tokens = 0;
         }
         AgentEvent::History(items) => {
             app.session_saved = true;
@@ -225,6 +226,23 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                     None => app.changed.push((delta.path, delta.added, delta.removed)),
                 }
             }
+        }
+        AgentEvent::Models { current, entries } => {
+            let items: Vec<PickerItem> = entries
+                .iter()
+                .map(|entry| PickerItem {
+                    label: crate::controls::visible(&entry.name),
+                    detail: crate::frontend::text::model_detail(entry),
+                    value: entry.name.clone(),
+                    current: entry.name == current,
+                })
+                .collect();
+            app.picker = Some(Picker {
+                kind: PickerKind::Model,
+                title: "Model for this run (Enter switches)".into(),
+                selected: items.iter().position(|i| i.current).unwrap_or(0),
+                items,
+            });
         }
         AgentEvent::SessionDiff { changes, diffs } => {
             app.transcript.push(EntryKind::Diff {

@@ -455,6 +455,10 @@ fn picker_select(app: &mut App) -> Vec<Action> {
             let value = item.value.clone();
             return super::rewind::choose_prompt(app, picker, &value);
         }
+        PickerKind::Model => (
+            Command::Model(Some(item.value.clone())),
+            format!("/model {}", item.value),
+        ),
         PickerKind::Grant => match item.value.parse::<usize>() {
             Ok(n) => (Command::Permissions(Some(n)), format!("/permissions {n}")),
             Err(_) => return Vec::new(),
