@@ -16,6 +16,7 @@ pub mod highlight;
 pub mod keymap;
 pub mod markdown;
 pub mod msg;
+pub mod paste;
 pub mod plan_offer;
 pub mod rewind;
 pub mod term;
