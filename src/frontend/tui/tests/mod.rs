@@ -9,6 +9,7 @@ mod answers;
 mod chat;
 mod copying;
 mod dialogs;
+mod diffs;
 mod graphemes;
 mod input;
 mod keys;

@@ -74,11 +74,17 @@ fn body(fields: &[Field]) -> Vec<Line<'static>> {
         };
         let highlighted = super::diff::diff_path(&field.value)
             .and_then(|path| highlight::diff(path, &lines, sign_style));
-        for (i, line) in lines.iter().enumerate() {
-            let pieces = match highlighted.as_ref().and_then(|all| all.get(i)) {
-                Some(pieces) => pieces.clone(),
-                None => vec![(sign_style(line), (*line).to_string())],
-            };
+        let pieces: Vec<Vec<(Style, String)>> = lines
+            .iter()
+            .enumerate()
+            .map(
+                |(i, line)| match highlighted.as_ref().and_then(|all| all.get(i)) {
+                    Some(pieces) => pieces.clone(),
+                    None => vec![(sign_style(line), (*line).to_string())],
+                },
+            )
+            .collect();
+        for pieces in super::diff::grounded(&lines, pieces) {
             out.push(Line::from(super::diff::cut_pieces(&pieces, usize::MAX)));
         }
         out.push(Line::default());

@@ -4,7 +4,7 @@
 //! extension, a long line cut rather than wrapped, and a collapsed change
 //! cut to its first lines. Pure: text in, lines out.
 
-use ratatui::style::Style;
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::super::highlight;
@@ -60,8 +60,10 @@ pub fn cut_pieces(pieces: &[(Style, String)], width: usize) -> Vec<Span<'static>
     out
 }
 
-/// A change, coloured: added green, removed red, hunks dim; at most
-/// `DIFF_COLLAPSED_LINES` unless expanded.
+/// A change, coloured: added lines on a green ground and removed ones on a
+/// red one across the width, the words that changed between a removed line
+/// and the added line paired with it on a brighter ground, hunks dim; at
+/// most `DIFF_COLLAPSED_LINES` unless expanded.
 pub fn diff_lines(diff: &str, expanded: bool, width: u16, out: &mut Vec<Line<'static>>) {
     let limit = if expanded {
         EXPANDED_LINES
@@ -84,15 +86,31 @@ pub fn diff_lines(diff: &str, expanded: bool, width: u16, out: &mut Vec<Line<'st
         }
     };
     let highlighted = diff_path(diff).and_then(|path| highlight::diff(path, &shown, sign_style));
+    let pieces: Vec<Vec<(Style, String)>> = shown
+        .iter()
+        .enumerate()
+        .map(
+            |(i, line)| match highlighted.as_ref().and_then(|all| all.get(i)) {
+                Some(pieces) => pieces.clone(),
+                None => vec![(sign_style(line), (*line).to_string())],
+            },
+        )
+        .collect();
+    let pieces = grounded(&shown, pieces);
     let mut rows = Vec::new();
-    for (i, line) in shown.iter().enumerate() {
-        let pieces = match highlighted.as_ref().and_then(|all| all.get(i)) {
-            Some(pieces) => pieces.clone(),
-            None => vec![(sign_style(line), (*line).to_string())],
-        };
-        // One row per diff line: a long line is cut, not wrapped.
+    for (line, pieces) in shown.iter().zip(&pieces) {
+        // One row per diff line: a long line is cut, not wrapped; a change
+        // has its ground across the whole width.
         let mut spans = vec![pad.clone()];
-        spans.extend(cut_pieces(&pieces, inner));
+        let cut = cut_pieces(pieces, inner);
+        let used: usize = cut.iter().map(|s| s.content.chars().count()).sum();
+        spans.extend(cut);
+        if let Some(ground) = ground_of(line) {
+            spans.push(Span::styled(
+                " ".repeat(inner.saturating_sub(used)),
+                Style::new().bg(ground),
+            ));
+        }
         rows.push(Line::from(spans));
     }
     out.extend(rows);
@@ -107,6 +125,128 @@ pub fn diff_lines(diff: &str, expanded: bool, width: u16, out: &mut Vec<Line<'st
             ),
         ]));
     }
+}
+
+/// The ground of a changed line: added or removed (never a file header).
+fn ground_of(line: &str) -> Option<Color> {
+    if line.starts_with("+++ ") || line.starts_with("--- ") {
+        None
+    } else if line.starts_with('+') {
+        Some(theme::ADDED_GROUND)
+    } else if line.starts_with('-') {
+        Some(theme::REMOVED_GROUND)
+    } else {
+        None
+    }
+}
+
+/// Lines longer than this get their ground but no changed words (the
+/// word diff's cost grows with the line).
+const WORDS_MAX_BYTES: usize = 2000;
+
+/// `pieces` (the styled pieces of each of `lines`) with each changed line
+/// on its ground, and in each run of removed lines followed by added ones,
+/// the n-th removed and n-th added lines' changed words emphasised.
+pub fn grounded(
+    lines: &[&str],
+    mut pieces: Vec<Vec<(Style, String)>>,
+) -> Vec<Vec<(Style, String)>> {
+    let mut i = 0;
+    while i < lines.len() {
+        let removed = run(lines, i, '-');
+        let added = run(lines, i + removed, '+');
+        for k in 0..removed.min(added) {
+            let (old, new) = (i + k, i + removed + k);
+            if let Some((old_words, new_words)) = changed_words(&lines[old][1..], &lines[new][1..])
+            {
+                pieces[old] = emphasise(&pieces[old], &old_words, theme::REMOVED_WORDS);
+                pieces[new] = emphasise(&pieces[new], &new_words, theme::ADDED_WORDS);
+            }
+        }
+        i += (removed + added).max(1);
+    }
+    for (line, pieces) in lines.iter().zip(pieces.iter_mut()) {
+        if let Some(ground) = ground_of(line) {
+            for (style, _) in pieces.iter_mut() {
+                if style.bg.is_none() {
+                    *style = style.bg(ground);
+                }
+            }
+        }
+    }
+    pieces
+}
+
+/// How many lines from `at` start with `sign` (file headers aside).
+fn run(lines: &[&str], at: usize, sign: char) -> usize {
+    lines[at.min(lines.len())..]
+        .iter()
+        .take_while(|l| l.starts_with(sign) && ground_of(l).is_some())
+        .count()
+}
+
+/// Bytes `from..to` of a line.
+type Range = (usize, usize);
+
+/// The byte ranges (in each line, after its sign) of the words that
+/// differ, when the lines are alike enough for that to help.
+fn changed_words(old: &str, new: &str) -> Option<(Vec<Range>, Vec<Range>)> {
+    if old.len() > WORDS_MAX_BYTES || new.len() > WORDS_MAX_BYTES {
+        return None;
+    }
+    let diff = similar::TextDiff::configure()
+        .timeout(std::time::Duration::from_millis(20))
+        .diff_words(old, new);
+    if diff.ratio() < 0.4 {
+        return None;
+    }
+    let (mut at_old, mut at_new) = (1, 1);
+    let (mut old_words, mut new_words) = (Vec::new(), Vec::new());
+    for change in diff.iter_all_changes() {
+        let len = change.value().len();
+        match change.tag() {
+            similar::ChangeTag::Equal => {
+                at_old += len;
+                at_new += len;
+            }
+            similar::ChangeTag::Delete => {
+                if !change.value().trim().is_empty() {
+                    old_words.push((at_old, at_old + len));
+                }
+                at_old += len;
+            }
+            similar::ChangeTag::Insert => {
+                if !change.value().trim().is_empty() {
+                    new_words.push((at_new, at_new + len));
+                }
+                at_new += len;
+            }
+        }
+    }
+    Some((old_words, new_words))
+}
+
+/// `pieces` split at the byte `ranges` of their joined text, the parts
+/// inside them on the ground `words` and bold.
+fn emphasise(pieces: &[(Style, String)], ranges: &[Range], words: Color) -> Vec<(Style, String)> {
+    let inside = |at: usize| ranges.iter().any(|(from, to)| (*from..*to).contains(&at));
+    let mut out: Vec<(Style, String)> = Vec::new();
+    let mut at = 0;
+    for (style, text) in pieces {
+        for c in text.chars() {
+            let style = if inside(at) {
+                style.bg(words).add_modifier(Modifier::BOLD)
+            } else {
+                *style
+            };
+            match out.last_mut() {
+                Some((last, piece)) if *last == style => piece.push(c),
+                _ => out.push((style, c.to_string())),
+            }
+            at += c.len_utf8();
+        }
+    }
+    out
 }
 
 /// Each file's path and its diff (or the note that stands for it), as an
