@@ -129,9 +129,21 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             app.consents.push(request, app.now, typing)
         }
         AgentEvent::Answered {
-            answer, line, tool, ..
+            answer,
+            line,
+            tool,
+            call_id,
         } => {
-            if !into_asked(app, &tool, std::slice::from_ref(&line)) {
+            let taken = into_asked(app, &tool, std::slice::from_ref(&line));
+            if !taken && answer == crate::policy::ConsentAnswer::Reject {
+                // One line: the call's own, saying what the person said.
+                let index = tool_entry(app, &call_id, &tool);
+                app.transcript.edit(index, |kind| {
+                    if let EntryKind::Tool(entry) = kind {
+                        entry.rejection = Some(line);
+                    }
+                });
+            } else if !taken {
                 app.transcript.push(EntryKind::Answer {
                     text: line,
                     allowed: answer.allows(),

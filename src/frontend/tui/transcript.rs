@@ -86,6 +86,9 @@ pub struct ToolEntry {
     pub changed_by: Option<String>,
     /// The diffs of what it changed, shown when expanded (Ctrl+O).
     pub changed_diffs: Vec<crate::checkpoint::diffs::FileDiff>,
+    /// What the person's rejection said (`Rejected this bash call.`):
+    /// a rejected call takes this one line, without the model's text.
+    pub rejection: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,6 +110,7 @@ impl ToolEntry {
             diff: None,
             changed_by: None,
             changed_diffs: Vec::new(),
+            rejection: None,
         }
     }
 

@@ -319,8 +319,11 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
         Span::raw(" "),
         Span::raw(tool.summary.clone()),
     ];
+    let rejected = tool.state == ToolState::Done(ResultStatus::Rejected);
     let status_word = match tool.state {
         ToolState::Running => None,
+        // The person's own words for it; the model's text is for the model.
+        _ if rejected && tool.rejection.is_some() => tool.rejection.clone(),
         // A count only where lines are folded away; a short result shows whole.
         ToolState::Done(ResultStatus::Completed) if tool.output_lines <= COLLAPSED_LINES => None,
         ToolState::Done(ResultStatus::Completed) => Some(format!("({})", count_of(tool))),
@@ -356,7 +359,7 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
             file_diffs(&tool.changed_diffs, width, out);
         }
     }
-    if tool.output.is_empty() {
+    if tool.output.is_empty() || (rejected && tool.rejection.is_some()) {
         return;
     }
     let body_style = match tool.state {
