@@ -257,6 +257,8 @@ pub struct App {
     pub pastes: Vec<(String, String)>,
     /// Summaries of calls announced and not yet finished, by call id.
     pub calls: CallSummaries,
+    /// Where the last records said calls run (`records.rs`).
+    pub places: super::records::Places,
     /// Files this turn changed: path, lines added, lines removed.
     pub changed: Vec<(String, usize, usize)>,
     pub layout: LayoutCache,
@@ -320,6 +322,7 @@ impl App {
             last_answer: None,
             pastes: Vec::new(),
             calls: CallSummaries::default(),
+            places: Default::default(),
             changed: Vec::new(),
             layout: LayoutCache::default(),
             attention: Attention::new(Notify::default(), false),

@@ -67,6 +67,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             )));
             if app.status.session_id != id {
                 app.session_saved = false;
+                app.places.forget();
                 // The same session again (a `/model` switch) keeps its use.
                 app.status.input_tokens = 0;
             }
@@ -119,7 +120,12 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             fields,
             ..
         } => {
-            let lines = record_lines(&tool, &shown, &fields);
+            let lines = if tool.contains('/') {
+                // An asked agent's call: its block shows the whole record.
+                record_lines(&tool, &shown, &fields)
+            } else {
+                super::records::lines(&mut app.places, &tool, &shown, &fields)
+            };
             if !lines.is_empty() && !into_asked(app, &tool, &lines) {
                 app.transcript.push(EntryKind::Record { lines, shown });
             }

@@ -18,6 +18,7 @@ pub mod markdown;
 pub mod msg;
 pub mod paste;
 pub mod plan_offer;
+pub mod records;
 pub mod rewind;
 pub mod term;
 pub mod transcript;

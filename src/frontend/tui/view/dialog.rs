@@ -92,7 +92,7 @@ fn body(fields: &[Field]) -> Vec<Line<'static>> {
     // The diff says what Remove and Insert would: with one, they are left
     // out (the record line keeps them).
     let text = fields.iter().filter(|f| {
-        f.kind == FieldKind::Text && !(has_diff && matches!(f.label.as_str(), "Remove" | "Insert"))
+        f.kind == FieldKind::Text && !(has_diff && f.role == crate::tools::FieldRole::SaidByDiff)
     });
     for field in text {
         let text = field_line(field);
