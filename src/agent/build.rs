@@ -466,6 +466,10 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         agents: settings.agents.clone(),
         surfaces,
         settings_file: settings.user_file.clone(),
+        choices: settings.model.choices.clone(),
+        provider_config: config.clone(),
+        window_fixed: settings.model.context_window_set
+            || crate::config::is_loopback_url(&settings.model.base_url),
     };
     let store = SessionStore::new(home.sessions_dir());
     let mut run = crate::policy::RunConsent::with_rules(settings.rules.clone());

@@ -32,6 +32,12 @@ pub enum Command {
     /// `/shells` lists the session's background processes, `/shells N`
     /// shows one's output, `/shells kill N` stops one.
     Shells(Option<ShellsAction>),
+    /// `/model` lists the models to switch to; `/model NAME` switches.
+    Model(Option<String>),
+    /// `/diff`: what the session changed in the project's files.
+    Diff,
+    /// `/init`: a turn asking the model to write the project's `AGENTS.md`.
+    Init,
     Help,
     Quit,
     /// `/ask-NAME QUESTION`: ask the configured agent NAME.
@@ -72,7 +78,7 @@ impl CommandSpec {
 }
 
 /// Every command, in the order help shows them.
-pub const COMMANDS: [CommandSpec; 13] = [
+pub const COMMANDS: [CommandSpec; 16] = [
     CommandSpec {
         name: "/mode",
         aliases: &[],
@@ -207,6 +213,27 @@ pub const COMMANDS: [CommandSpec; 13] = [
         },
     },
     CommandSpec {
+        name: "/model",
+        aliases: &[],
+        argument: Some("NAME"),
+        help: "list the models to switch to; /model NAME switches to one for this run",
+        build: |arg| Ok(Command::Model(arg.map(str::to_string))),
+    },
+    CommandSpec {
+        name: "/diff",
+        aliases: &[],
+        argument: None,
+        help: "show what this session changed in the project's files (read-only)",
+        build: |_| Ok(Command::Diff),
+    },
+    CommandSpec {
+        name: "/init",
+        aliases: &[],
+        argument: None,
+        help: "ask the model to write an AGENTS.md for this project (its write asks as any does)",
+        build: |_| Ok(Command::Init),
+    },
+    CommandSpec {
         name: "/help",
         aliases: &[],
         argument: None,
@@ -221,6 +248,11 @@ pub const COMMANDS: [CommandSpec; 13] = [
         build: |_| Ok(Command::Quit),
     },
 ];
+
+/// The prompt `/init` sends: the model looks at the project and writes
+/// `AGENTS.md` with its write tool, so the write is decided (and, as an
+/// execution surface, asked) like any other.
+pub const INIT_PROMPT: &str = "Write an AGENTS.md file at the root of this project for coding agents that work on it: look at the project first (its layout, build and test commands, conventions), then write a short file (at most about 60 lines) with how to build, test and lint, how the code is laid out, and the conventions to keep. If an AGENTS.md exists already, improve it instead of starting over. Write it with your file tool.";
 
 /// The command names, as the unknown-command message lists them.
 fn names() -> String {
@@ -313,6 +345,31 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
     (spec.build)(arg)
 }
 
+/// The text of `/help`.
+pub fn help_text() -> String {
+    let mut out = String::from("Commands:\n");
+    for spec in COMMANDS {
+        out.push_str(&format!("  {:<10} {}\n", spec.name, spec.help));
+    }
+    out.push_str(&format!(
+        "  {:<10} ask the agent NAME of [agents.NAME]: /ask-NAME QUESTION\n",
+        "/ask-NAME"
+    ));
+    let answers: Vec<String> = crate::policy::ConsentAnswer::ALL
+        .iter()
+        .map(|answer| {
+            let enter = if *answer == crate::policy::ConsentAnswer::Reject {
+                " (Enter)"
+            } else {
+                ""
+            };
+            format!("{} {}{enter}", answer.key(), answer.label())
+        })
+        .collect();
+    out.push_str(&format!("Questions: {}.", answers.join(", ")));
+    out
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -393,7 +450,7 @@ mod tests {
         ));
         assert_eq!(
             parse("/frobnicate").unwrap_err().to_string(),
-            "unknown command /frobnicate; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /permissions, /rewind, /shells, /help, /quit"
+            "unknown command /frobnicate; commands: /mode, /new, /resume, /sessions, /clear, /compact, /copy, /mcp, /permissions, /rewind, /shells, /model, /diff, /init, /help, /quit"
         );
         assert_eq!(parse("/shells"), Ok(Command::Shells(None)));
         assert_eq!(
@@ -417,6 +474,17 @@ mod tests {
             Err(CommandError::Extra { .. })
         ));
         assert_eq!(parse("/exit"), Ok(Command::Quit));
+        assert_eq!(parse("/diff"), Ok(Command::Diff));
+        assert_eq!(parse("/init"), Ok(Command::Init));
+        assert_eq!(parse("/model"), Ok(Command::Model(None)));
+        assert_eq!(
+            parse("/model gpt-5"),
+            Ok(Command::Model(Some("gpt-5".into())))
+        );
+        assert!(matches!(
+            parse("/diff HEAD~1"),
+            Err(CommandError::Extra { .. })
+        ));
         assert!(is_command("/mode"));
         assert!(!is_command("//not a command"));
         assert!(!is_command("hello /mode"));

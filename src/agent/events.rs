@@ -122,6 +122,18 @@ impl NoticeKind {
     }
 }
 
+/// One model `/model` can switch to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelEntry {
+    pub name: String,
+    /// Its window, where the built-in table knows it.
+    pub window: Option<u64>,
+    /// `[model.prices.NAME]` gives its price.
+    pub priced: bool,
+    /// Only the service's list names it.
+    pub from_service: bool,
+}
+
 /// Everything the agent reports.
 #[derive(Debug)]
 pub enum AgentEvent {
@@ -216,6 +228,12 @@ pub enum AgentEvent {
         /// Each file's diff, for a person to read (Ctrl+O); redacted.
         diffs: Vec<crate::checkpoint::diffs::FileDiff>,
     },
+    /// `/diff`: each file that differs from before the session's first
+    /// prompt, with its lines added and removed, and its diff (redacted).
+    SessionDiff {
+        changes: Vec<crate::checkpoint::changes::FileDelta>,
+        diffs: Vec<crate::checkpoint::diffs::FileDiff>,
+    },
     TurnEnd {
         requests: u32,
         tool_calls: u32,
@@ -228,6 +246,25 @@ pub enum AgentEvent {
         output_tokens: u64,
         context_window: u64,
         finish_reason: Option<String>,
+    },
+    /// After every response and banner: what the session's requests
+    /// spent in this run, and the cost where every model's price is known
+    /// (`[model.prices.NAME]`).
+    Spent {
+        input_tokens: u64,
+        output_tokens: u64,
+        cost_usd: Option<f64>,
+    },
+    /// `/model`: the model in use and the ones to switch to.
+    Models {
+        current: String,
+        entries: Vec<ModelEntry>,
+    },
+    /// A request failed before its answer began (a 429, a 5xx, no
+    /// connection) and is tried again in `delay`; `reason` is the status.
+    Retrying {
+        delay: std::time::Duration,
+        reason: String,
     },
     ModeChanged(Mode),
     /// A loosening `/mode` needs `Switch to this mode? [y/N]`; answer with
@@ -316,6 +353,7 @@ impl AgentEvent {
                 | AgentEvent::TurnNotice { .. }
                 | AgentEvent::Asked { .. }
                 | AgentEvent::BashChanged { .. }
+                | AgentEvent::SessionDiff { .. }
                 | AgentEvent::TurnEnd {
                     stop: TurnStop::ModelError(_)
                         | TurnStop::SaveFailed(_)
@@ -339,6 +377,16 @@ impl AgentEvent {
             } => AgentEvent::BashChanged {
                 call_id,
                 tool,
+                changes,
+                diffs: diffs
+                    .into_iter()
+                    .map(|mut d| {
+                        d.diff = clean(d.diff);
+                        d
+                    })
+                    .collect(),
+            },
+            AgentEvent::SessionDiff { changes, diffs } => AgentEvent::SessionDiff {
                 changes,
                 diffs: diffs
                     .into_iter()

@@ -32,6 +32,8 @@ pub struct LiveSession {
     pub recovered: usize,
     /// The session's plan (the `plan` tool's), as its file last recorded it.
     pub plan: Plan,
+    /// What its requests spent in this run.
+    pub spent: super::spent::Spent,
 }
 
 /// The session's file, or what it takes to write it at the first item.
@@ -105,6 +107,7 @@ impl LiveSession {
             calibration: Calibration::default(),
             recovered: 0,
             plan: Plan::default(),
+            spent: Default::default(),
         }
     }
 

@@ -28,8 +28,10 @@ mod request;
 mod rewind;
 mod runtime;
 mod secret_values;
+mod session_diff;
 pub mod sessions;
 mod shells;
+pub mod spent;
 mod stream;
 pub mod task;
 pub mod turn;
@@ -37,6 +39,6 @@ pub mod user_shell;
 
 pub use commands::{Command, CommandError};
 pub use error::AgentError;
-pub use events::{AgentEvent, ConsentReply, ConsentRequest, DecisionView, NoticeKind};
+pub use events::{AgentEvent, ConsentReply, ConsentRequest, DecisionView, ModelEntry, NoticeKind};
 pub use task::{AgentHandle, AgentStopped, Input, Interrupter};
 pub use turn::{TurnLimits, TurnStop};

@@ -40,10 +40,13 @@ pub async fn request(
             items: session.history.clone(),
             tools: rt.registry.specs(),
         };
-        let collected = collect(rt.provider.as_ref(), request, cancel, |event| {
-            if let StreamEvent::TextDelta(text) = event {
-                rt.emit(AgentEvent::AssistantDelta(text.clone()));
-            }
+        let collected = collect(rt.provider.as_ref(), request, cancel, |event| match event {
+            StreamEvent::TextDelta(text) => rt.emit(AgentEvent::AssistantDelta(text.clone())),
+            StreamEvent::Retrying { delay, reason } => rt.emit(AgentEvent::Retrying {
+                delay: *delay,
+                reason: reason.clone(),
+            }),
+            _ => {}
         })
         .await;
         let (Collected::Done(response)
@@ -54,6 +57,8 @@ pub async fn request(
         }
         match collected {
             Collected::Done(response) => {
+                session.spent.add(response.usage, rt.price());
+                rt.emit_spent(session);
                 if response.usage.input_tokens > 0 {
                     session.input_tokens = response.usage.input_tokens;
                     let mut budget = rt.budget(session);

@@ -53,6 +53,14 @@ pub struct Runtime {
     pub checkpoints: Option<std::sync::Arc<crate::checkpoint::Checkpoints>>,
     /// The user's settings file, where `/permissions save N` appends.
     pub settings_file: Option<std::path::PathBuf>,
+    /// `[model] models` and `[model.prices.NAME]`.
+    pub choices: crate::config::ModelChoices,
+    /// What `/model NAME` builds the next provider from: the settings'
+    /// service with another model.
+    pub provider_config: crate::model::ProviderConfig,
+    /// The window stays as it is on a switch: a settings file gave it, or
+    /// a local server reported it.
+    pub window_fixed: bool,
 }
 
 impl Runtime {
@@ -66,6 +74,20 @@ impl Runtime {
     pub fn estimate(&self, history: &[Item]) -> u64 {
         budget::fixed_tokens(&self.system, &self.registry.specs())
             + history.iter().map(budget::item_tokens).sum::<u64>()
+    }
+
+    /// Tells front ends what `session` spent so far.
+    pub fn emit_spent(&self, session: &LiveSession) {
+        self.emit(AgentEvent::Spent {
+            input_tokens: session.spent.input_tokens,
+            output_tokens: session.spent.output_tokens,
+            cost_usd: session.spent.cost_usd(),
+        });
+    }
+
+    /// The price of the model in use, when the settings give one.
+    pub fn price(&self) -> Option<&crate::config::Price> {
+        self.choices.prices.get(self.provider.model())
     }
 
     pub fn emit(&self, event: AgentEvent) {

@@ -8,12 +8,11 @@ use std::collections::HashMap;
 use tokio_util::sync::CancellationToken;
 
 use crate::policy::{
-    BashConfinement, CanAsk, ConsentAnswer, MODE_NAMES, Mode, RunConsent, SessionConsent, grants,
-    revoke,
+    BashConfinement, CanAsk, MODE_NAMES, Mode, RunConsent, SessionConsent, grants, revoke,
 };
 use crate::session::{LogEntry, SessionError, SessionStore, history, last_plan, recover};
 
-use super::commands::{COMMANDS, Command};
+use super::commands::Command;
 use super::driver::{Runtime, run_turn};
 use super::error::AgentError;
 use super::events::AgentEvent;
@@ -27,6 +26,7 @@ struct Visited {
     consent: SessionConsent,
 }
 
+mod model;
 mod saving;
 
 /// The agent: runtime, store, sessions.
@@ -48,6 +48,8 @@ pub struct Agent {
     pending_append: Option<saving::Append>,
     /// Auto mode's trust offer was made in this run (it is made once).
     trust_offered: bool,
+    /// The models the service listed, once `/model` asked.
+    listed: Option<Vec<String>>,
 }
 
 /// What a command asks of the loop that runs the agent.
@@ -99,6 +101,7 @@ impl Agent {
             pending_mode: None,
             pending_append: None,
             trust_offered: false,
+            listed: None,
         };
         agent.banner();
         agent.replay();
@@ -120,6 +123,7 @@ impl Agent {
             window_source: self.rt.window_source.clone(),
             profile: self.rt.profile,
         });
+        self.rt.emit_spent(&self.current);
         // Each session has answers of its own; the run's "never" stays.
         self.permissions(false);
         if !self.current.plan.is_empty() {
@@ -205,7 +209,15 @@ impl Agent {
                 }
             }
             Command::Shells(action) => super::shells::command(&self.rt, action).await,
-            Command::Help => self.notice(help_text()),
+            Command::Help => self.notice(super::commands::help_text()),
+            Command::Model(name) => self.model(name.as_deref()).await,
+            Command::Diff => super::session_diff::show(&self.rt, &self.current).await,
+            Command::Init => {
+                // A turn like any other: its write of AGENTS.md is decided
+                // (and asked) as every write there is.
+                self.prompt(super::commands::INIT_PROMPT.to_string(), cancel)
+                    .await;
+            }
             Command::Ask { agent, question } => {
                 if let Err(e) = super::asked::ask(
                     &self.rt,
@@ -568,29 +580,4 @@ async fn open_session(
         session.save(item).await?;
     }
     Ok((session, started_in))
-}
-
-/// The text of `/help`.
-pub fn help_text() -> String {
-    let mut out = String::from("Commands:\n");
-    for spec in COMMANDS {
-        out.push_str(&format!("  {:<10} {}\n", spec.name, spec.help));
-    }
-    out.push_str(&format!(
-        "  {:<10} ask the agent NAME of [agents.NAME]: /ask-NAME QUESTION\n",
-        "/ask-NAME"
-    ));
-    let answers: Vec<String> = ConsentAnswer::ALL
-        .iter()
-        .map(|answer| {
-            let enter = if *answer == ConsentAnswer::Reject {
-                " (Enter)"
-            } else {
-                ""
-            };
-            format!("{} {}{enter}", answer.key(), answer.label())
-        })
-        .collect();
-    out.push_str(&format!("Questions: {}.", answers.join(", ")));
-    out
 }

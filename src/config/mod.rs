@@ -11,6 +11,7 @@ mod limits;
 mod locate;
 mod lsp;
 mod mcp;
+pub mod models;
 pub mod profile;
 mod project;
 pub mod raw;
@@ -32,6 +33,7 @@ pub use hooks::{
 };
 pub use lsp::{LspServer, LspSettings};
 pub use mcp::env_value;
+pub use models::{ModelChoices, Price};
 pub use profile::{PROFILE_NAMES, Profile, ProfileChoice};
 pub use rules::url_parts;
 pub use settings::{

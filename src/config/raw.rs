@@ -102,6 +102,18 @@ pub struct RawModel {
     pub max_tokens_field: Option<String>,
     pub first_request_extra_body: Option<toml::Table>,
     pub compaction: Option<RawCompaction>,
+    /// Other models `/model` offers for the session.
+    pub models: Option<Vec<String>>,
+    /// `[model.prices.NAME]`: US dollars per million tokens.
+    pub prices: Option<BTreeMap<String, RawPrice>>,
+}
+
+/// `[model.prices.NAME]`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPrice {
+    pub input: Option<f64>,
+    pub output: Option<f64>,
 }
 
 /// `[model.compaction]`: what compaction requests carry instead of

@@ -141,6 +141,8 @@ pub struct ModelSettings {
     pub first_request_extra_body: serde_json::Map<String, Value>,
     /// `[model.compaction]`.
     pub compaction: CompactionSettings,
+    /// `[model] models` and `[model.prices.NAME]`.
+    pub choices: super::models::ModelChoices,
 }
 
 /// `[model.compaction]`: compaction requests carry these instead of
@@ -182,6 +184,7 @@ impl ModelSettings {
             max_tokens_field: None,
             first_request_extra_body: serde_json::Map::new(),
             compaction: CompactionSettings::default(),
+            choices: Default::default(),
         }
     }
 

@@ -284,6 +284,7 @@ fn model_settings(src: &SourceFile, raw: &RawModel) -> Result<ModelSettings, Con
         model.max_retries =
             u32::try_from(ranged(src, key("max_retries"), retries, 0, 10, "")?).unwrap_or(10);
     }
+    super::models::read(src, raw, &mut model.choices)?;
     if provider == ProviderKind::Scripted && model.script.is_none() {
         return Err(src.invalid(
             key("script"),

@@ -10,7 +10,7 @@ use crate::policy::{Mode, Shown};
 pub(crate) use crate::tools::wording::plural;
 use crate::tools::{Field, FieldKind};
 
-/// The three banner lines of DESIGN section 6.
+/// The banner lines of DESIGN section 6, after the model's.
 pub fn banner(
     id: &str,
     mode: Mode,
@@ -33,7 +33,8 @@ pub fn banner(
         .map(|line| format!("{line}\n"))
         .unwrap_or_default();
     format!(
-        "Context window: {context_window} tokens ({origin}).\n{profile}Session: {id}\nPermission mode: {mode}. Use /mode to change it."
+        "Model: {}.\nContext window: {context_window} tokens ({origin}).\n{profile}Session: {id}\nPermission mode: {mode}. Use /mode to change it.",
+        visible(model)
     )
 }
 
@@ -270,6 +271,72 @@ pub fn history(items: &[Item], max_items: usize) -> String {
     out
 }
 
+/// `/diff`'s heading: `Changed since this session's first prompt: a.rs +3 -1`.
+pub fn session_diff_line(changes: &[crate::checkpoint::changes::FileDelta]) -> String {
+    visible(&format!(
+        "Changed since this session's first prompt: {}",
+        crate::checkpoint::changes::line(changes)
+    ))
+}
+
+/// `/diff` as plain text: its heading, then each file's diff (or the note
+/// that stands for it), control characters visible.
+pub fn session_diff(
+    changes: &[crate::checkpoint::changes::FileDelta],
+    diffs: &[crate::checkpoint::diffs::FileDiff],
+) -> String {
+    let mut out = session_diff_line(changes);
+    out.push('\n');
+    for file in diffs {
+        match &file.note {
+            Some(note) => out.push_str(&visible(&format!("{} ({note})\n", file.path))),
+            None => {
+                for line in file.diff.lines() {
+                    out.push_str(&visible(line));
+                    out.push('\n');
+                }
+            }
+        }
+    }
+    out
+}
+
+/// What `/model` says of one model: its window where the built-in table
+/// knows it, whether it is priced, whether only the service lists it.
+pub fn model_detail(entry: &crate::agent::ModelEntry) -> String {
+    let mut parts = Vec::new();
+    if let Some(window) = entry.window {
+        parts.push(format!("{window}-token window"));
+    }
+    if entry.priced {
+        parts.push("priced".to_string());
+    }
+    parts.push(
+        if entry.from_service {
+            "from the service"
+        } else {
+            "from the settings"
+        }
+        .to_string(),
+    );
+    parts.join(", ")
+}
+
+/// `/model`'s list as plain text, the model in use marked `*`.
+pub fn models(current: &str, entries: &[crate::agent::ModelEntry]) -> String {
+    let mut out = String::from("Models (* in use):\n");
+    for entry in entries {
+        let mark = if entry.name == current { '*' } else { ' ' };
+        out.push_str(&visible(&format!(
+            "{mark} {}  ({})\n",
+            entry.name,
+            model_detail(entry)
+        )));
+    }
+    out.push_str("Use /model NAME to switch.");
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -293,7 +360,7 @@ mod tests {
                 None,
                 Default::default()
             ),
-            "Context window: 128000 tokens (default).\nSession: aaaa\nPermission mode: manual. Use /mode to change it."
+            "Model: test-model.\nContext window: 128000 tokens (default).\nSession: aaaa\nPermission mode: manual. Use /mode to change it."
         );
     }
 
@@ -302,7 +369,7 @@ mod tests {
         let first = |model, window| {
             banner("a", Mode::Manual, model, window, None, Default::default())
                 .lines()
-                .next()
+                .nth(1)
                 .unwrap_or_default()
                 .to_string()
         };

@@ -110,7 +110,10 @@ impl Tally {
             StreamEvent::ToolCallArguments { index, arguments } => {
                 self.arguments(bounds, *index, arguments.len(), false)?;
             }
-            StreamEvent::Usage(_) | StreamEvent::Finish(_) | StreamEvent::Done => {}
+            StreamEvent::Usage(_)
+            | StreamEvent::Finish(_)
+            | StreamEvent::Retrying { .. }
+            | StreamEvent::Done => {}
         }
         Ok(())
     }

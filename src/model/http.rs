@@ -64,6 +64,17 @@ pub struct Answered {
     pub first_byte_deadline: tokio::time::Instant,
 }
 
+/// What one POST came to, for its caller.
+pub enum Posted {
+    Answered(Answered),
+    /// Try again after `delay`; `reason` is the status (`429`, `503`) or
+    /// `no connection`.
+    Retry {
+        delay: Duration,
+        reason: String,
+    },
+}
+
 /// What one attempt came to.
 enum Attempt {
     Answered(Answered),
@@ -171,42 +182,39 @@ impl HttpEndpoint {
         }
     }
 
-    /// POSTs `body` as JSON and returns the response once its head says 2xx.
-    /// Connection errors, 429 and 5xx are retried with backoff (honouring
-    /// `Retry-After` seconds) up to `max_retries` times; other statuses, and
-    /// a 5xx whose body says the request itself is malformed, fail at once.
-    /// Cancelling `cancel` returns `Cancelled` at any point.
-    pub async fn post_json(
+    /// POSTs `body` (JSON, encoded) once. A 2xx head is `Posted::Answered`;
+    /// a connection error, 429 or 5xx while fewer than `max_retries`
+    /// retries were made (`retries` so far) is `Posted::Retry` with the
+    /// wait before the next try (honouring `Retry-After` seconds), so the
+    /// caller can say so before it waits; past them, the error. Other
+    /// statuses, and a 5xx whose body says the request itself is
+    /// malformed, fail at once. Cancelling `cancel` returns `Cancelled`.
+    pub async fn post_once(
         &self,
-        body: &Value,
+        bytes: Vec<u8>,
+        retries: u32,
         cancel: &CancellationToken,
-    ) -> Result<Answered, ModelError> {
-        let bytes = serde_json::to_vec(body)
-            .map_err(|err| ModelError::Setup(format!("cannot encode the request body: {err}")))?;
-        let mut retries = 0;
-        loop {
-            let (error, wait) = match self.attempt(bytes.clone(), cancel).await? {
-                Attempt::Answered(response) => return Ok(response),
-                Attempt::Fatal(error) => return Err(error),
-                Attempt::Retry { error, wait } => (error, wait),
-            };
-            if retries >= self.max_retries {
-                return Err(gave_up(error, retries + 1));
-            }
-            let delay = self.backoff.wait(retries, wait);
-            tracing::warn!(
-                service = %self.service,
-                attempt = retries + 1,
-                delay_ms = delay.as_millis() as u64,
-                "model request failed, retrying: {error}"
-            );
-            tokio::select! {
-                biased;
-                () = cancel.cancelled() => return Err(ModelError::Cancelled),
-                () = tokio::time::sleep(delay) => {}
-            }
-            retries += 1;
+    ) -> Result<Posted, ModelError> {
+        let (error, wait) = match self.attempt(bytes, cancel).await? {
+            Attempt::Answered(response) => return Ok(Posted::Answered(response)),
+            Attempt::Fatal(error) => return Err(error),
+            Attempt::Retry { error, wait } => (error, wait),
+        };
+        if retries >= self.max_retries {
+            return Err(gave_up(error, retries + 1));
         }
+        let delay = self.backoff.wait(retries, wait);
+        tracing::warn!(
+            service = %self.service,
+            attempt = retries + 1,
+            delay_ms = delay.as_millis() as u64,
+            "model request failed, retrying: {error}"
+        );
+        let reason = match &error {
+            ModelError::Status { status, .. } => status.to_string(),
+            _ => "no connection".to_string(),
+        };
+        Ok(Posted::Retry { delay, reason })
     }
 
     async fn attempt(
@@ -539,7 +547,7 @@ pub(crate) fn clip(text: &str, limit: usize) -> String {
 }
 
 /// A base URL as error texts show it: any user name or password removed.
-fn shown_url(base: &str) -> String {
+pub(crate) fn shown_url(base: &str) -> String {
     match Url::parse(base) {
         Ok(mut url) if !url.username().is_empty() || url.password().is_some() => {
             let _ = url.set_username("");

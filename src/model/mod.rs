@@ -7,6 +7,7 @@ pub mod bounds;
 pub mod config;
 mod history;
 pub mod http;
+pub mod listing;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod scripted;
@@ -191,6 +192,12 @@ pub enum StreamEvent {
     },
     Usage(Usage),
     Finish(FinishReason),
+    /// The request failed before its answer began and is tried again
+    /// after `delay`; `reason` is the status (`429`) or `no connection`.
+    Retrying {
+        delay: std::time::Duration,
+        reason: String,
+    },
     /// The response is complete.
     Done,
 }
@@ -390,7 +397,7 @@ impl Response {
             }
             StreamEvent::Usage(usage) => self.usage = *usage,
             StreamEvent::Finish(reason) => self.finish = Some(reason.clone()),
-            StreamEvent::Done => {}
+            StreamEvent::Retrying { .. } | StreamEvent::Done => {}
         }
     }
 }

@@ -16,7 +16,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::bounds::{Bound, Pace, Tally};
-use super::http::{Answered, HttpEndpoint, clip, describe};
+use super::http::{Answered, HttpEndpoint, Posted, clip, describe};
 use super::{EventStream, ModelError, StreamEvent};
 
 /// Why a wire format could not make sense of an event.
@@ -82,6 +82,8 @@ pub fn stream_request<D: Decoder>(
         tally: Tally::default(),
         cancel,
         finished: false,
+        retries: 0,
+        wait: None,
     };
     Box::pin(stream::unfold(driver, Driver::step))
 }
@@ -96,6 +98,10 @@ struct Driver<D> {
     tally: Tally,
     cancel: CancellationToken,
     finished: bool,
+    /// Retries made before the answer's head came.
+    retries: u32,
+    /// The wait before the next try, after a `Retrying` event.
+    wait: Option<std::time::Duration>,
 }
 
 type Step<D> = Option<(Result<StreamEvent, ModelError>, Driver<D>)>;
@@ -122,11 +128,31 @@ impl<D: Decoder> Driver<D> {
             }
             let cancel = self.cancel.clone();
             let Some(events) = self.events.as_mut() else {
-                match self.endpoint.post_json(&self.body, &cancel).await {
-                    Ok(answered) => {
+                if let Some(delay) = self.wait.take() {
+                    tokio::select! {
+                        biased;
+                        () = cancel.cancelled() => return self.fail(ModelError::Cancelled),
+                        () = tokio::time::sleep(delay) => {}
+                    }
+                }
+                let bytes = match serde_json::to_vec(&self.body) {
+                    Ok(bytes) => bytes,
+                    Err(err) => {
+                        let error =
+                            ModelError::Setup(format!("cannot encode the request body: {err}"));
+                        return self.fail(error);
+                    }
+                };
+                match self.endpoint.post_once(bytes, self.retries, &cancel).await {
+                    Ok(Posted::Answered(answered)) => {
                         let events = sse_events(&self.endpoint, answered);
                         self.events = Some(events);
                         continue;
+                    }
+                    Ok(Posted::Retry { delay, reason }) => {
+                        self.retries += 1;
+                        self.wait = Some(delay);
+                        return Some((Ok(StreamEvent::Retrying { delay, reason }), self));
                     }
                     Err(error) => return self.fail(error),
                 }

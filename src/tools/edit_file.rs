@@ -6,6 +6,7 @@
 //! preparing, never writes without rechecking the inspected digest, and
 //! never follows a symbolic link.
 
+use crate::tools::FieldRole;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -162,8 +163,8 @@ impl PreparedCall for EditCall {
         if let Some(inspection) = &self.inspection {
             fields.push(Field::text("Starting line", inspection.line.to_string()));
         }
-        fields.push(Field::text("Remove", self.old.clone()));
-        fields.push(Field::text("Insert", self.new.clone()));
+        fields.push(Field::text("Remove", self.old.clone()).with_role(FieldRole::SaidByDiff));
+        fields.push(Field::text("Insert", self.new.clone()).with_role(FieldRole::SaidByDiff));
         if let Some(inspection) = &self.inspection {
             fields.push(Field::text(
                 "Resulting file",

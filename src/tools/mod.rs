@@ -54,6 +54,31 @@ pub struct Field {
     pub label: String,
     pub value: String,
     pub kind: FieldKind,
+    /// What the value is, where a front end shows it apart from the rest.
+    #[serde(default, skip_serializing_if = "FieldRole::is_plain")]
+    pub role: FieldRole,
+}
+
+/// What a field's value is, for the front ends that show some apart: the
+/// full screen's record lines show a command as its own lines, the place
+/// a call runs only when it changed, and no text its diff says again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldRole {
+    #[default]
+    Plain,
+    /// A command line, shown as its lines (a here-document too).
+    Command,
+    /// Where a call runs (its working directory, its sandbox).
+    Place,
+    /// Text the call's diff says too (an edit's Remove and Insert).
+    SaidByDiff,
+}
+
+impl FieldRole {
+    pub fn is_plain(&self) -> bool {
+        *self == FieldRole::Plain
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -77,6 +102,7 @@ impl Field {
             label: label.to_string(),
             value: value.into(),
             kind: FieldKind::Text,
+            role: FieldRole::Plain,
         }
     }
 
@@ -85,6 +111,7 @@ impl Field {
             label: label.to_string(),
             value: value.into(),
             kind: FieldKind::Block,
+            role: FieldRole::Plain,
         }
     }
 
@@ -93,7 +120,14 @@ impl Field {
             label: "Diff".to_string(),
             value: value.into(),
             kind: FieldKind::Diff,
+            role: FieldRole::Plain,
         }
+    }
+
+    /// This field, of `role`.
+    pub fn with_role(mut self, role: FieldRole) -> Self {
+        self.role = role;
+        self
     }
 
     pub fn warning(value: impl Into<String>) -> Self {
@@ -101,6 +135,7 @@ impl Field {
             label: String::new(),
             value: value.into(),
             kind: FieldKind::Warning,
+            role: FieldRole::Plain,
         }
     }
 }

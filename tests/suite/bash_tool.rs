@@ -9,7 +9,8 @@ use mino::policy::{CallKind, ToolKey};
 use mino::secrets::{HeldSecrets, Secrets};
 use mino::tools::bash::{Bash, NOT_A_SANDBOX};
 use mino::tools::{
-    Field, FieldKind, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome, ToolStatus,
+    Field, FieldKind, FieldRole, PreparedCall, Project, Tool, ToolContext, ToolError, ToolOutcome,
+    ToolStatus,
 };
 use serde_json::{Value, json};
 use tempfile::TempDir;
@@ -126,9 +127,10 @@ fn prepare_states_the_facts_and_fields_and_runs_nothing() {
     assert_eq!(
         call.fields(),
         vec![
-            Field::text("Command", "touch ran"),
-            Field::text("Working directory", root),
-            Field::text("Sandbox", "no sandbox; runs with your account permissions"),
+            Field::text("Command", "touch ran").with_role(FieldRole::Command),
+            Field::text("Working directory", root).with_role(FieldRole::Place),
+            Field::text("Sandbox", "no sandbox; runs with your account permissions")
+                .with_role(FieldRole::Place),
             Field::warning(NOT_A_SANDBOX),
         ]
     );

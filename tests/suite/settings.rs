@@ -460,6 +460,24 @@ fn bad_values_are_named_with_what_is_accepted() {
             "\"max_completion_tokens\", \"max_tokens\"",
         ),
         (
+            "[model.prices.gpt-5]\ninput = -1\noutput = 10\n",
+            "model.prices.gpt-5.input",
+            2,
+            "US dollars per million tokens",
+        ),
+        (
+            "[model.prices.gpt-5]\ninput = 1.25\n",
+            "model.prices.gpt-5.output",
+            1,
+            "US dollars per million tokens",
+        ),
+        (
+            "[model]\nmodels = [\"gpt-5\", \"gpt 5\"]\n",
+            "model.models[1]",
+            2,
+            "a model's name",
+        ),
+        (
             "[model]\nprovider = \"scripted\"\n",
             "model.script",
             1,
@@ -1038,7 +1056,10 @@ fn keys_in(table: &toml::Table) -> std::collections::BTreeSet<String> {
         match value {
             toml::Value::Table(table) => {
                 for (k, v) in table {
-                    let k = if prefix == "mcp.servers" || prefix == "agents" {
+                    let k = if prefix == "mcp.servers"
+                        || prefix == "agents"
+                        || prefix == "model.prices"
+                    {
                         "NAME"
                     } else {
                         k.as_str()
@@ -1128,6 +1149,9 @@ mod probe {
         fn deserialize_i64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
             v.visit_i64(1)
         }
+        fn deserialize_f64<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
+            v.visit_f64(1.0)
+        }
         fn deserialize_str<V: Visitor<'de>>(self, v: V) -> Result<V::Value, Error> {
             v.visit_str("x")
         }
@@ -1170,7 +1194,7 @@ mod probe {
         }
 
         serde::forward_to_deserialize_any! {
-            i8 i16 i32 i128 u8 u16 u32 u64 u128 f32 f64 char bytes byte_buf unit
+            i8 i16 i32 i128 u8 u16 u32 u64 u128 f32 char bytes byte_buf unit
             unit_struct newtype_struct tuple tuple_struct enum identifier ignored_any
         }
     }

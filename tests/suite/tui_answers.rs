@@ -67,7 +67,10 @@ async fn permissions_revokes_a_grant_so_the_next_call_asks_again() {
         ARMED,
     ]);
     screen.esc();
-    screen.wait_for_all(&["second done", "✗ bash echo three >> log.txt  (rejected)"]);
+    screen.wait_for_all(&[
+        "second done",
+        "✗ bash echo three >> log.txt  Rejected this bash call.",
+    ]);
     assert_eq!(
         std::fs::read_to_string(world.project.path().join("log.txt")).unwrap(),
         "one\ntwo\n"

@@ -140,6 +140,9 @@ pub struct Recorded {
     pub body: Value,
 }
 
+/// What `GET /v1/models` answers, as OpenAI's and Anthropic's do.
+pub const MODEL_LIST: &str = r#"{"object":"list","data":[{"id":"test-model","object":"model"},{"id":"served-model","object":"model"}]}"#;
+
 pub struct TestServer {
     pub base_url: String,
     log: Arc<Mutex<Vec<Recorded>>>,
@@ -160,6 +163,7 @@ impl TestServer {
     }
 
     /// As `start`, and `GET /props` (llama.cpp's server) answers `props`.
+    /// `GET /v1/models` always answers `MODEL_LIST`, never recorded.
     /// Without it, `/props` and Ollama's `/api/show` get a 404, as from any
     /// server that is neither; those questions are never recorded and never
     /// take a scripted reply.
@@ -199,9 +203,10 @@ async fn serve(
     let Some(request) = read_request(&mut socket).await else {
         return;
     };
-    if request.path == "/props" || request.path == "/api/show" {
+    if request.path == "/props" || request.path == "/api/show" || request.path == "/v1/models" {
         let (code, body) = match (request.path.as_str(), props.as_ref()) {
             ("/props", Some(props)) => (200, props.to_string()),
+            ("/v1/models", _) => (200, MODEL_LIST.to_string()),
             _ => (404, r#"{"error":"not found"}"#.to_string()),
         };
         let head = format!(

@@ -444,6 +444,21 @@ pub async fn pump(
             AgentEvent::ServerQuestion(question) => {
                 tracing::info!(session = %id, server = %question.server, "an MCP server's question declined");
             }
+            AgentEvent::Models { current, entries } => update(
+                &cx,
+                &id,
+                SessionUpdate::AgentMessageChunk(text_chunk(&format!(
+                    "{}\n",
+                    crate::frontend::text::models(&current, &entries)
+                ))),
+            ),
+            AgentEvent::SessionDiff { changes, diffs } => update(
+                &cx,
+                &id,
+                SessionUpdate::AgentMessageChunk(text_chunk(&crate::frontend::text::session_diff(
+                    &changes, &diffs,
+                ))),
+            ),
             AgentEvent::McpServers(list) => update(
                 &cx,
                 &id,
@@ -479,6 +494,8 @@ pub async fn pump(
             | AgentEvent::Prompt(_)
             | AgentEvent::AssistantDone
             | AgentEvent::Usage { .. }
+            | AgentEvent::Spent { .. }
+            | AgentEvent::Retrying { .. }
             | AgentEvent::Sessions { .. }
             | AgentEvent::OtherProject { .. }
             | AgentEvent::Permissions { .. }

@@ -196,6 +196,31 @@ impl Sink {
                     message: &line,
                 });
             }
+            AgentEvent::Spent { .. } => {}
+            AgentEvent::Models { current, entries } => {
+                let text = crate::frontend::text::models(&current, &entries);
+                if text_mode {
+                    self.info(&format!("{text}\n"));
+                }
+                self.json(StreamRecord::Notice {
+                    kind: "info",
+                    message: &text,
+                });
+            }
+            AgentEvent::SessionDiff { changes, diffs } => {
+                let text = crate::frontend::text::session_diff(&changes, &diffs);
+                if text_mode {
+                    self.info(&text);
+                }
+                self.json(StreamRecord::Notice {
+                    kind: "info",
+                    message: &text,
+                });
+            }
+            AgentEvent::Retrying { delay, reason } => {
+                let secs = delay.as_millis().div_ceil(1000);
+                eprintln!("mino: retrying in {secs} s ({reason})");
+            }
             AgentEvent::Warning(line) => {
                 eprintln!("mino: warning: {line}");
                 self.json(StreamRecord::Notice {

@@ -21,13 +21,17 @@ use super::from_agent::CallSummaries;
 use super::transcript::{EntryKind, Transcript};
 
 /// What the status bar shows about the session.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Status {
     pub mode: Mode,
     pub session_id: String,
     pub model: String,
     pub context_window: u64,
     pub input_tokens: u64,
+    /// Tokens the session's requests used in this run (input and output).
+    pub tokens_used: u64,
+    /// Their cost in US dollars, where the settings price every model.
+    pub cost_usd: Option<f64>,
     /// `MCP 3/5, 2 starting`, when servers are configured.
     pub mcp: Option<String>,
     /// "no sandbox" or "sandbox: Landlock only" when bash is less confined
@@ -47,6 +51,12 @@ pub enum Activity {
     Running {
         what: String,
         since: Instant,
+    },
+    /// The request failed before its answer (`reason`: `429`, `503`, `no
+    /// connection`) and is tried again at `at`.
+    Retrying {
+        at: Instant,
+        reason: String,
     },
 }
 
@@ -99,6 +109,8 @@ pub enum PickerKind {
     },
     /// `/rewind`: this session's prompts (`rewind.rs`).
     Rewind,
+    /// `/model`: the models to switch to.
+    Model,
 }
 
 /// One row of a picker: what it shows and what choosing it sends.
@@ -202,6 +214,9 @@ pub struct App {
     pub now: Instant,
     /// When the person last pressed a key (for arming questions).
     pub last_key: Option<Instant>,
+    /// The key that answered the last question: the next question is not
+    /// hurried by it (`typing_key`).
+    pub answer_key: Option<Instant>,
     /// Advances on every tick of a running turn.
     pub spinner: usize,
     pub consents: ConsentQueue,
@@ -246,6 +261,8 @@ pub struct App {
     pub pastes: Vec<(String, String)>,
     /// Summaries of calls announced and not yet finished, by call id.
     pub calls: CallSummaries,
+    /// Where the last records said calls run (`records.rs`).
+    pub places: super::records::Places,
     /// Files this turn changed: path, lines added, lines removed.
     pub changed: Vec<(String, usize, usize)>,
     pub layout: LayoutCache,
@@ -277,6 +294,8 @@ impl App {
                 model: String::new(),
                 context_window: crate::config::DEFAULT_CONTEXT_WINDOW,
                 input_tokens: 0,
+                tokens_used: 0,
+                cost_usd: None,
                 mcp: None,
                 sandbox: None,
                 grants: Vec::new(),
@@ -284,6 +303,7 @@ impl App {
             turn: None,
             now,
             last_key: None,
+            answer_key: None,
             spinner: 0,
             consents: ConsentQueue::default(),
             questions: Default::default(),
@@ -307,6 +327,7 @@ impl App {
             last_answer: None,
             pastes: Vec::new(),
             calls: CallSummaries::default(),
+            places: Default::default(),
             changed: Vec::new(),
             layout: LayoutCache::default(),
             attention: Attention::new(Notify::default(), false),
@@ -315,6 +336,12 @@ impl App {
             session_saved: false,
             mouse: true,
         }
+    }
+
+    /// The last key that was typing rather than an answer: a question that
+    /// opens right after `a` answered the one before is not hurried by it.
+    pub fn typing_key(&self) -> Option<Instant> {
+        self.last_key.filter(|key| Some(*key) != self.answer_key)
     }
 
     /// Who gets the keys: an open question first, then the mode question,
@@ -461,9 +488,13 @@ impl App {
     pub fn completions(&self) -> Vec<(String, &'static str)> {
         match self.completing() {
             None => Vec::new(),
+            // A whole name typed is what Enter sends (`/mode`, not `/model`).
+            Some(Completing::Command(line)) if COMMANDS.iter().any(|spec| spec.name == line) => {
+                Vec::new()
+            }
             Some(Completing::Command(line)) => COMMANDS
                 .iter()
-                .filter(|spec| spec.name.starts_with(line.as_str()) && spec.name != line)
+                .filter(|spec| spec.name.starts_with(line.as_str()))
                 .map(|spec| (spec.name.to_string(), spec.help))
                 .collect(),
             Some(Completing::Mode(partial)) => crate::policy::Mode::ALL
@@ -513,35 +544,6 @@ impl App {
         self.input = new_input();
         self.insert_text(text);
     }
-
-    /// Inserts `text` at the cursor; a text larger than `PASTE_INLINE_MAX`
-    /// goes in as a placeholder, so the text area stays responsive.
-    pub fn insert_text(&mut self, text: &str) {
-        if text.len() <= PASTE_INLINE_MAX {
-            self.input.insert_str(text);
-            return;
-        }
-        let label = format!(
-            "[pasted text #{}: {} characters, {} lines]",
-            self.pastes.len() + 1,
-            text.chars().count(),
-            text.lines().count()
-        );
-        self.input.insert_str(&label);
-        self.pastes.push((label, text.to_string()));
-    }
-
-    /// The input's text with every placeholder still in it replaced by its
-    /// paste.
-    pub fn input_expanded(&self) -> String {
-        let mut text = self.input_text();
-        for (label, paste) in &self.pastes {
-            if let Some(at) = text.find(label.as_str()) {
-                text.replace_range(at..at + label.len(), paste);
-            }
-        }
-        text
-    }
 }
 
 /// What the completion popup completes.
@@ -557,9 +559,6 @@ pub enum Completing {
 
 /// Files the `@` popup offers at once.
 pub const FILES_OFFERED: usize = 8;
-
-/// Pastes larger than this many bytes stand in the input as a placeholder.
-pub const PASTE_INLINE_MAX: usize = 64 * 1024;
 
 /// An empty input box with its placeholder and look.
 pub fn new_input() -> TextArea<'static> {

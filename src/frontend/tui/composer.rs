@@ -113,11 +113,59 @@ fn edit_command(app: &mut App, command: EditCommand) {
             input.move_cursor(CursorMove::End);
             false
         }
-        EditCommand::Undo => input.undo(),
+        EditCommand::Undo => undo_word(input),
     };
     if changed {
         edited(app);
     }
+}
+
+/// Undoes the last word typed (and the spaces typed after it) rather than
+/// its last character: undo steps are taken while each takes back one
+/// character typed just before the one taken back before it, of the same
+/// word; anything else (a paste, a deletion, typing elsewhere) is a step
+/// of its own.
+fn undo_word(input: &mut ratatui_textarea::TextArea<'static>) -> bool {
+    let text = |input: &ratatui_textarea::TextArea<'static>| input.lines().join("\n");
+    let before = text(input);
+    if !input.undo() {
+        return false;
+    }
+    let Some((first, mut at)) = one_char_taken(&before, &text(input)) else {
+        return true;
+    };
+    let mut in_word = !first.is_whitespace();
+    loop {
+        let prev = text(input);
+        if !input.undo() {
+            break;
+        }
+        match one_char_taken(&prev, &text(input)) {
+            Some((c, next)) if next + c.len_utf8() == at && (!c.is_whitespace() || !in_word) => {
+                in_word |= !c.is_whitespace();
+                at = next;
+            }
+            _ => {
+                input.redo();
+                break;
+            }
+        }
+    }
+    true
+}
+
+/// The one character `after` lacks of `before`, and its byte offset, when
+/// that is the only difference.
+fn one_char_taken(before: &str, after: &str) -> Option<(char, usize)> {
+    let at = before
+        .char_indices()
+        .zip(after.chars())
+        .find(|((_, a), b)| a != b)
+        .map(|((i, _), _)| i)
+        .unwrap_or(after.len());
+    let taken = before.get(at..)?.chars().next()?;
+    let rest = &before[at + taken.len_utf8()..];
+    (after.len() == at + rest.len() && after.get(at..) == Some(rest)).then_some((taken, at))
 }
 
 /// The turn ended: the next queued prompt goes to the agent. After an

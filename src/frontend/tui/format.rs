@@ -34,6 +34,27 @@ pub fn context_use(input_tokens: u64, window: u64) -> String {
     format!("{percent}% of {}", tokens(window))
 }
 
+/// `12.3k tokens`, `$0.04` after it where the cost is known; `None`
+/// before any token was counted.
+pub fn spent(tokens_used: u64, cost_usd: Option<f64>) -> Option<String> {
+    if tokens_used == 0 {
+        return None;
+    }
+    let count = if tokens_used >= 1_000_000 {
+        format!("{:.1}M", tokens_used as f64 / 1_000_000.0)
+    } else if tokens_used >= 1000 {
+        format!("{:.1}k", tokens_used as f64 / 1000.0)
+    } else {
+        tokens_used.to_string()
+    };
+    let noun = if tokens_used == 1 { "token" } else { "tokens" };
+    Some(match cost_usd {
+        Some(cost) if cost < 0.01 => format!("{count} {noun} · ${cost:.4}"),
+        Some(cost) => format!("{count} {noun} · ${cost:.2}"),
+        None => format!("{count} {noun}"),
+    })
+}
+
 /// `412 B`, `3 KiB`, `2 MiB`.
 pub fn bytes(n: u64) -> String {
     if n >= 1 << 20 {

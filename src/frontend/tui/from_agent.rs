@@ -20,7 +20,7 @@ use super::arming::Arming;
 use super::format;
 use super::msg::Action;
 use super::transcript::{AskedBlock, EntryKind, ToolEntry};
-use super::view::entry::diff_counts;
+use super::view::diff::diff_counts;
 
 /// One-line summaries of calls announced but not yet shown, by call id.
 pub type CallSummaries = HashMap<String, String>;
@@ -29,8 +29,8 @@ pub type CallSummaries = HashMap<String, String>;
 pub fn apply(app: &mut App, event: AgentEvent) -> Vec<Action> {
     let actions = apply_event(app, event);
     // A question whose turn was interrupted is dropped by the agent: close it.
-    app.consents.prune_closed(app.now, app.last_key);
-    app.questions.prune_closed(app.now, app.last_key);
+    app.consents.prune_closed(app.now, app.typing_key());
+    app.questions.prune_closed(app.now, app.typing_key());
     actions
 }
 
@@ -68,12 +68,14 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             )));
             if app.status.session_id != id {
                 app.session_saved = false;
+                app.places.forget();
+                // The same session again (a `/model` switch) keeps its use.
+                app.status.input_tokens = 0;
             }
             app.status.session_id = id;
             app.status.mode = mode;
             app.status.model = model;
             app.status.context_window = context_window;
-            app.status.input_tokens = 0;
         }
         AgentEvent::History(items) => {
             app.session_saved = true;
@@ -120,16 +122,36 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             fields,
             ..
         } => {
-            let lines = record_lines(&tool, &shown, &fields);
+            let lines = if tool.contains('/') {
+                // An asked agent's call: its block shows the whole record.
+                record_lines(&tool, &shown, &fields)
+            } else {
+                super::records::lines(&mut app.places, &tool, &shown, &fields)
+            };
             if !lines.is_empty() && !into_asked(app, &tool, &lines) {
                 app.transcript.push(EntryKind::Record { lines, shown });
             }
         }
-        AgentEvent::Consent(request) => app.consents.push(request, app.now, app.last_key),
+        AgentEvent::Consent(request) => {
+            let typing = app.typing_key();
+            app.consents.push(request, app.now, typing)
+        }
         AgentEvent::Answered {
-            answer, line, tool, ..
+            answer,
+            line,
+            tool,
+            call_id,
         } => {
-            if !into_asked(app, &tool, std::slice::from_ref(&line)) {
+            let taken = into_asked(app, &tool, std::slice::from_ref(&line));
+            if !taken && answer == crate::policy::ConsentAnswer::Reject {
+                // One line: the call's own, saying what the person said.
+                let index = tool_entry(app, &call_id, &tool);
+                app.transcript.edit(index, |kind| {
+                    if let EntryKind::Tool(entry) = kind {
+                        entry.rejection = Some(line);
+                    }
+                });
+            } else if !taken {
                 app.transcript.push(EntryKind::Answer {
                     text: line,
                     allowed: answer.allows(),
@@ -225,6 +247,29 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 }
             }
         }
+        AgentEvent::Models { current, entries } => {
+            let items: Vec<PickerItem> = entries
+                .iter()
+                .map(|entry| PickerItem {
+                    label: crate::controls::visible(&entry.name),
+                    detail: crate::frontend::text::model_detail(entry),
+                    value: entry.name.clone(),
+                    current: entry.name == current,
+                })
+                .collect();
+            app.picker = Some(Picker {
+                kind: PickerKind::Model,
+                title: "Model for this run (Enter switches)".into(),
+                selected: items.iter().position(|i| i.current).unwrap_or(0),
+                items,
+            });
+        }
+        AgentEvent::SessionDiff { changes, diffs } => {
+            app.transcript.push(EntryKind::Diff {
+                line: crate::frontend::text::session_diff_line(&changes),
+                diffs,
+            });
+        }
         AgentEvent::TurnEnd { stop, .. } => {
             if !app.changed.is_empty() {
                 let line = changed_files(&std::mem::take(&mut app.changed));
@@ -248,6 +293,23 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 app.status.input_tokens = input_tokens;
             }
             app.status.context_window = context_window;
+            if let Some(turn) = app.turn.as_mut()
+                && matches!(turn.activity, Activity::Retrying { .. })
+            {
+                turn.activity = Activity::Thinking;
+            }
+        }
+        AgentEvent::Spent {
+            input_tokens,
+            output_tokens,
+            cost_usd,
+        } => {
+            app.status.tokens_used = input_tokens.saturating_add(output_tokens);
+            app.status.cost_usd = cost_usd;
+        }
+        AgentEvent::Retrying { delay, reason } => {
+            let at = app.now + delay;
+            set_activity(app, Activity::Retrying { at, reason });
         }
         AgentEvent::ModeChanged(mode) => {
             app.status.mode = mode;

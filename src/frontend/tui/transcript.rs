@@ -47,6 +47,11 @@ pub enum EntryKind {
     Error(String),
     /// An asked agent's turn (`/ask-NAME`), drawn as a nested block.
     Asked(AskedBlock),
+    /// `/diff`: its heading and each changed file's diff, shown whole.
+    Diff {
+        line: String,
+        diffs: Vec<crate::checkpoint::diffs::FileDiff>,
+    },
 }
 
 /// An asked agent's turn: the question, its calls with their record lines
@@ -81,6 +86,9 @@ pub struct ToolEntry {
     pub changed_by: Option<String>,
     /// The diffs of what it changed, shown when expanded (Ctrl+O).
     pub changed_diffs: Vec<crate::checkpoint::diffs::FileDiff>,
+    /// What the person's rejection said (`Rejected this bash call.`):
+    /// a rejected call takes this one line, without the model's text.
+    pub rejection: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,6 +110,7 @@ impl ToolEntry {
             diff: None,
             changed_by: None,
             changed_diffs: Vec::new(),
+            rejection: None,
         }
     }
 
@@ -112,8 +121,7 @@ impl ToolEntry {
             || self.output.len() > 400
             || !self.changed_diffs.is_empty()
             || self.diff.as_deref().is_some_and(|diff| {
-                super::view::entry::diff_body(diff).count()
-                    > super::view::entry::DIFF_COLLAPSED_LINES
+                super::view::diff::diff_body(diff).count() > super::view::diff::DIFF_COLLAPSED_LINES
             })
     }
 

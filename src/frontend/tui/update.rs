@@ -297,7 +297,15 @@ fn answer_consent(app: &mut App, answer: ConsentAnswer) -> Vec<Action> {
 }
 
 fn reply_consent(app: &mut App, answer: ConsentReply) -> Vec<Action> {
-    match app.consents.pop_front(app.now, app.last_key) {
+    if matches!(
+        answer.answer,
+        ConsentAnswer::AllowForSession | ConsentAnswer::NeverThisRun
+    ) {
+        // The person is answering, not typing: the next question, opened
+        // at once, takes `a` or `v` without asking again.
+        app.answer_key = app.last_key;
+    }
+    match app.consents.pop_front(app.now, app.typing_key()) {
         Some(open) => vec![Action::Answer {
             reply: open.request.reply,
             answer,
@@ -455,6 +463,10 @@ fn picker_select(app: &mut App) -> Vec<Action> {
             let value = item.value.clone();
             return super::rewind::choose_prompt(app, picker, &value);
         }
+        PickerKind::Model => (
+            Command::Model(Some(item.value.clone())),
+            format!("/model {}", item.value),
+        ),
         PickerKind::Grant => match item.value.parse::<usize>() {
             Ok(n) => (Command::Permissions(Some(n)), format!("/permissions {n}")),
             Err(_) => return Vec::new(),

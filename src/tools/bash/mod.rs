@@ -23,6 +23,7 @@
 //! It never decides whether the command may run (`policy` does), never runs
 //! anything in `prepare`, and never inspects or rewrites the command.
 
+use crate::tools::FieldRole;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -276,8 +277,9 @@ impl PreparedCall for BashCall {
 
     fn fields(&self) -> Vec<Field> {
         let mut fields = vec![
-            Field::text("Command", self.command.clone()),
-            Field::text("Working directory", self.cwd.to_string_lossy()),
+            Field::text("Command", self.command.clone()).with_role(FieldRole::Command),
+            Field::text("Working directory", self.cwd.to_string_lossy())
+                .with_role(FieldRole::Place),
         ];
         if self.background {
             fields.push(Field::text(
@@ -287,7 +289,10 @@ impl PreparedCall for BashCall {
         }
         match (&self.sandbox, &self.reason) {
             (Some(planner), _) => {
-                fields.push(Field::text("Sandbox", sandbox::summary(&planner.sandbox)));
+                fields.push(
+                    Field::text("Sandbox", sandbox::summary(&planner.sandbox))
+                        .with_role(FieldRole::Place),
+                );
             }
             (None, Some(reason)) if self.facts.kind != CallKind::Shell => {
                 fields.push(Field::text(
@@ -298,7 +303,9 @@ impl PreparedCall for BashCall {
                 fields.push(Field::warning(NOT_A_SANDBOX));
             }
             (None, _) => {
-                fields.push(Field::text("Sandbox", self.no_sandbox.clone()));
+                fields.push(
+                    Field::text("Sandbox", self.no_sandbox.clone()).with_role(FieldRole::Place),
+                );
                 fields.push(Field::warning(NOT_A_SANDBOX));
             }
         }

@@ -228,7 +228,7 @@ pub const BINDINGS: &[Binding] = &[
         &[readline('z'), readline('_'), readline('7'), readline('/')],
         EditCommand::Undo,
         "Ctrl+Z, Ctrl+_",
-        "undo the last edit",
+        "undo the last word typed (or paste, or deletion)",
     ),
     // The chat, from the input.
     bind(INPUT, &[key(KeyCode::PageUp)], Does::Msg(|| Msg::PageUp)).help(line(

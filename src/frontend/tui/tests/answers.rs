@@ -294,6 +294,41 @@ fn a_question_opened_in_quiet_takes_a_at_once() {
 }
 
 #[test]
+fn the_next_question_right_after_a_or_v_takes_them_without_asking_again() {
+    for (code, answer) in [
+        ('a', ConsentAnswer::AllowForSession),
+        ('v', ConsentAnswer::NeverThisRun),
+    ] {
+        let mut app = app();
+        let mut first = open_question(&mut app);
+        perform(press(&mut app, key(KeyCode::Char(code))));
+        assert_eq!(first.try_recv(), Ok(answer));
+        // In auto mode `a` allows one command line: the next command asks,
+        // the instant after the answer.
+        let (event, mut second) = consent("bash", "c2", bash_fields("ls -l"));
+        agent(&mut app, event);
+        arm(&mut app);
+        perform(press(&mut app, key(KeyCode::Char(code))));
+        assert_eq!(second.try_recv(), Ok(answer), "{code}: asked twice");
+        assert_eq!(app.layer(), Layer::Input);
+    }
+    // A key typed after the answer is typing again: the question is hurried.
+    let mut app = app();
+    let mut first = open_question(&mut app);
+    perform(press(&mut app, key(KeyCode::Char('a'))));
+    assert_eq!(first.try_recv(), Ok(ConsentAnswer::AllowForSession));
+    app.now += Duration::from_millis(50);
+    type_text(&mut app, "x");
+    let (event, mut second) = consent("bash", "c2", bash_fields("ls -l"));
+    agent(&mut app, event);
+    arm(&mut app);
+    perform(press(&mut app, key(KeyCode::Char('a'))));
+    assert!(second.try_recv().is_err(), "typing before it: asks [y/N]");
+    perform(press(&mut app, key(KeyCode::Char('y'))));
+    assert_eq!(second.try_recv(), Ok(ConsentAnswer::AllowForSession));
+}
+
+#[test]
 fn the_mode_question_takes_no_key_before_it_arms() {
     let mut app = app();
     type_text(&mut app, "/mode bypass");

@@ -166,8 +166,8 @@ fn diff_entry_after_an_accepted_edit() {
         "c1",
         vec![
             Field::text("Path", "notes.md"),
-            Field::text("Remove", "# Relase notes"),
-            Field::text("Insert", "# Release notes"),
+            Field::text("Remove", "# Relase notes").with_role(crate::tools::FieldRole::SaidByDiff),
+            Field::text("Insert", "# Release notes").with_role(crate::tools::FieldRole::SaidByDiff),
             Field::diff(diff),
         ],
     );

@@ -210,6 +210,38 @@ fn tab_completes_mode_names_after_mode() {
 }
 
 #[test]
+fn a_paste_of_more_than_20_lines_stands_as_a_placeholder_and_is_sent_whole() {
+    let mut app = app();
+    let twenty: String = (1..=20).map(|n| format!("line {n}\n")).collect();
+    update(&mut app, Msg::Paste(twenty.clone()));
+    assert_eq!(app.input_text(), twenty, "20 lines go in as they are");
+    app.set_input("");
+    let long: String = (1..=120).map(|n| format!("row {n}\n")).collect();
+    // A paste that holds what looks like a placeholder, and text typed
+    // that looks like one, stay what they are.
+    let tricky: String = (1..=30)
+        .map(|n| format!("[pasted 120 lines] {n}\n"))
+        .collect();
+    type_text(&mut app, "review [pasted 120 lines] then ");
+    update(&mut app, Msg::Paste(long.clone()));
+    type_text(&mut app, " and ");
+    update(&mut app, Msg::Paste(tricky.clone()));
+    let shown = app.input_text();
+    assert_eq!(
+        shown,
+        "review [pasted 120 lines] then [pasted 120 lines #2] and [pasted 30 lines]"
+    );
+    let screen = shot(&app, 120, 30);
+    assert!(screen.contains("[pasted 120 lines #2]"), "{screen}");
+    let actions = press(&mut app, key(KeyCode::Enter));
+    let expected = format!("review [pasted 120 lines] then {long} and {tricky}");
+    assert_eq!(
+        sent(&actions),
+        vec![Input::Prompt(expected.trim().to_string())]
+    );
+}
+
+#[test]
 fn pasting_a_megabyte_works() {
     let mut app = app();
     let text = "x".repeat(1 << 20) + "\r\nlast line";
@@ -221,7 +253,7 @@ fn pasting_a_megabyte_works() {
     let screen = shot(&app, 120, 40);
     // The text area holds a placeholder, so typing stays cheap.
     assert!(
-        screen.contains("Look: [pasted text #1: 1048586 characters, 2 lines] ok?"),
+        screen.contains("Look: [pasted 1048586 characters] ok?"),
         "{screen}"
     );
     let actions = press(&mut app, key(KeyCode::Enter));
@@ -230,7 +262,7 @@ fn pasting_a_megabyte_works() {
     assert!(app.input_is_empty() && app.pastes.is_empty());
     // Recalling it brings the placeholder back, and sending it the text.
     press(&mut app, key(KeyCode::Up));
-    assert!(app.input_text().contains("[pasted text #1"));
+    assert_eq!(app.input_text(), "[pasted 1048596 characters]");
     assert_eq!(
         sent(&press(&mut app, key(KeyCode::Enter))),
         vec![Input::Prompt(expected)]
@@ -268,6 +300,34 @@ fn readline_keys_edit_the_input_and_undo_takes_edits_back() {
     assert_eq!(app.input_text(), ">hello big x");
     press(&mut app, ctrl('_'));
     assert_eq!(app.input_text(), ">hello big ");
+}
+
+#[test]
+fn ctrl_z_undoes_the_last_word_typed_not_its_last_letter() {
+    let mut app = app();
+    type_text(&mut app, "fix the tests");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "fix the ");
+    // Spaces typed after a word go with it.
+    type_text(&mut app, "flaky  ");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "fix the ");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "fix ");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "", "nothing left to undo");
+    // A word of several scripts and a paste: each one step.
+    type_text(&mut app, "naïve 日本語");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "naïve ");
+    update(&mut app, Msg::Paste("pasted words".into()));
+    type_text(&mut app, "ok");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "naïve pasted words");
+    press(&mut app, ctrl('z'));
+    assert_eq!(app.input_text(), "naïve ");
 }
 
 #[test]

@@ -9,6 +9,7 @@ mod answers;
 mod chat;
 mod copying;
 mod dialogs;
+mod diffs;
 mod graphemes;
 mod input;
 mod keys;
@@ -18,6 +19,7 @@ mod plan_panel;
 mod rewind;
 mod scroll;
 mod snapshots;
+mod status;
 mod streaming;
 
 use std::time::{Duration, Instant};
@@ -120,8 +122,9 @@ pub fn consent_offering(
 
 pub fn bash_fields(command: &str) -> Vec<Field> {
     vec![
-        Field::text("Command", command),
-        Field::text("Working directory", "/home/u/notes-demo"),
+        Field::text("Command", command).with_role(crate::tools::FieldRole::Command),
+        Field::text("Working directory", "/home/u/notes-demo")
+            .with_role(crate::tools::FieldRole::Place),
         Field::warning("Runs with your account permissions; this is not a sandbox."),
     ]
 }

@@ -96,11 +96,25 @@ fn record_scene(mode: Mode) -> App {
                 Field::text("Path", "notes.md"),
                 Field::text("Project directory", "/home/u/notes-demo"),
                 Field::text("Starting line", "1"),
-                Field::text("Remove", "# Relase notes"),
-                Field::text("Insert", "# Release notes"),
+                Field::text("Remove", "# Relase notes")
+                    .with_role(crate::tools::FieldRole::SaidByDiff),
+                Field::text("Insert", "# Release notes")
+                    .with_role(crate::tools::FieldRole::SaidByDiff),
                 Field::text("Resulting file", "412 bytes, 18 lines"),
                 Field::diff("-# Relase notes\n+# Release notes"),
             ],
+        },
+    );
+    // The diff shows once: under the call, not also as Remove and Insert.
+    agent(
+        &mut app,
+        AgentEvent::FileChanged {
+            call_id: "c1".into(),
+            tool: "edit_file".into(),
+            path: "notes.md".into(),
+            diff:
+                "--- a/notes.md\n+++ b/notes.md\n@@ -1 +1 @@\n-# Relase notes\n+# Release notes\n"
+                    .into(),
         },
     );
     agent(

@@ -72,21 +72,27 @@ fn body(fields: &[Field]) -> Vec<Line<'static>> {
                 Style::new()
             }
         };
-        let highlighted = super::entry::diff_path(&field.value)
+        let highlighted = super::diff::diff_path(&field.value)
             .and_then(|path| highlight::diff(path, &lines, sign_style));
-        for (i, line) in lines.iter().enumerate() {
-            let pieces = match highlighted.as_ref().and_then(|all| all.get(i)) {
-                Some(pieces) => pieces.clone(),
-                None => vec![(sign_style(line), (*line).to_string())],
-            };
-            out.push(Line::from(super::entry::cut_pieces(&pieces, usize::MAX)));
+        let pieces: Vec<Vec<(Style, String)>> = lines
+            .iter()
+            .enumerate()
+            .map(
+                |(i, line)| match highlighted.as_ref().and_then(|all| all.get(i)) {
+                    Some(pieces) => pieces.clone(),
+                    None => vec![(sign_style(line), (*line).to_string())],
+                },
+            )
+            .collect();
+        for pieces in super::diff::grounded(&lines, pieces) {
+            out.push(Line::from(super::diff::cut_pieces(&pieces, usize::MAX)));
         }
         out.push(Line::default());
     }
     // The diff says what Remove and Insert would: with one, they are left
     // out (the record line keeps them).
     let text = fields.iter().filter(|f| {
-        f.kind == FieldKind::Text && !(has_diff && matches!(f.label.as_str(), "Remove" | "Insert"))
+        f.kind == FieldKind::Text && !(has_diff && f.role == crate::tools::FieldRole::SaidByDiff)
     });
     for field in text {
         let text = field_line(field);

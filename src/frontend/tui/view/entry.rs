@@ -13,10 +13,10 @@ use crate::model::ResultStatus;
 use crate::policy::Shown;
 
 use super::super::format::one_line;
-use super::super::highlight;
 use super::super::markdown;
 use super::super::transcript::{AskedBlock, EntryKind, ToolEntry, ToolState};
 use super::super::wrap::{cut_rows, wrap};
+use super::diff::{diff_lines, file_diffs};
 use super::theme;
 
 /// Result lines shown while collapsed.
@@ -26,7 +26,7 @@ pub const COLLAPSED_LINES: usize = 4;
 pub const LIVE_LINES: usize = 8;
 
 /// An expanded result shows at most this many lines.
-const EXPANDED_LINES: usize = 5000;
+pub const EXPANDED_LINES: usize = 5000;
 
 /// The lines of `kind` at `width` columns.
 pub fn lines(kind: &EntryKind, width: u16) -> Vec<Line<'static>> {
@@ -76,6 +76,10 @@ pub fn lines(kind: &EntryKind, width: u16) -> Vec<Line<'static>> {
             out.extend(margin(markdown::plain(text), width, theme::error()));
         }
         EntryKind::Asked(block) => asked_lines(block, width, &mut out),
+        EntryKind::Diff { line, diffs } => {
+            out.extend(margin(markdown::plain(line), width, theme::warning()));
+            file_diffs(diffs, width, &mut out);
+        }
     }
     out
 }
@@ -315,8 +319,11 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
         Span::raw(" "),
         Span::raw(tool.summary.clone()),
     ];
+    let rejected = tool.state == ToolState::Done(ResultStatus::Rejected);
     let status_word = match tool.state {
         ToolState::Running => None,
+        // The person's own words for it; the model's text is for the model.
+        _ if rejected && tool.rejection.is_some() => tool.rejection.clone(),
         // A count only where lines are folded away; a short result shows whole.
         ToolState::Done(ResultStatus::Completed) if tool.output_lines <= COLLAPSED_LINES => None,
         ToolState::Done(ResultStatus::Completed) => Some(format!("({})", count_of(tool))),
@@ -349,27 +356,10 @@ fn tool_lines(tool: &ToolEntry, width: u16, out: &mut Vec<Line<'static>>) {
             Span::raw("   "),
         ));
         if tool.expanded {
-            for file in &tool.changed_diffs {
-                out.extend(gutter(
-                    &[Line::from(Span::styled(
-                        crate::controls::visible(&file.path),
-                        theme::bold(),
-                    ))],
-                    width,
-                    Span::raw("   "),
-                    Span::raw("   "),
-                ));
-                match &file.note {
-                    Some(note) => out.push(Line::from(vec![
-                        Span::raw("   "),
-                        Span::styled(format!("({note})"), theme::dim()),
-                    ])),
-                    None => diff_lines(&file.diff, true, width, out),
-                }
-            }
+            file_diffs(&tool.changed_diffs, width, out);
         }
     }
-    if tool.output.is_empty() {
+    if tool.output.is_empty() || (rejected && tool.rejection.is_some()) {
         return;
     }
     let body_style = match tool.state {
@@ -475,103 +465,6 @@ fn live_lines(tool: &ToolEntry, inner: u16, style: Style, out: &mut Vec<Line<'st
         spans.extend(row.spans);
         Line::from(spans)
     }));
-}
-
-/// Diff lines a collapsed change shows.
-pub const DIFF_COLLAPSED_LINES: usize = 8;
-
-/// The lines of a unified diff worth showing: hunks and changes, without
-/// the `---`/`+++` file header.
-pub fn diff_body(diff: &str) -> impl Iterator<Item = &str> {
-    diff.trim_end_matches('\n')
-        .split('\n')
-        .filter(|line| !line.starts_with("--- ") && !line.starts_with("+++ "))
-}
-
-/// The added and removed lines of a unified diff.
-pub fn diff_counts(diff: &str) -> (usize, usize) {
-    diff_body(diff).fold((0, 0), |(added, removed), line| {
-        if line.starts_with('+') {
-            (added + 1, removed)
-        } else if line.starts_with('-') {
-            (added, removed + 1)
-        } else {
-            (added, removed)
-        }
-    })
-}
-
-/// The changed file's path, from the `+++ b/PATH` header of a diff.
-pub fn diff_path(diff: &str) -> Option<&str> {
-    diff.lines()
-        .find_map(|line| line.strip_prefix("+++ "))
-        .map(|path| path.strip_prefix("b/").unwrap_or(path))
-}
-
-/// Styled pieces made visible (controls shown, tabs expanded) and cut to
-/// `width` characters.
-pub fn cut_pieces(pieces: &[(Style, String)], width: usize) -> Vec<Span<'static>> {
-    let mut left = width;
-    let mut out = Vec::new();
-    for (style, text) in pieces {
-        if left == 0 {
-            break;
-        }
-        let text = crate::controls::visible(text).replace('\t', "    ");
-        let cut: String = text.chars().take(left).collect();
-        left -= cut.chars().count();
-        out.push(Span::styled(cut, *style));
-    }
-    out
-}
-
-/// A change, coloured: added green, removed red, hunks dim; at most
-/// `DIFF_COLLAPSED_LINES` unless expanded.
-fn diff_lines(diff: &str, expanded: bool, width: u16, out: &mut Vec<Line<'static>>) {
-    let limit = if expanded {
-        EXPANDED_LINES
-    } else {
-        DIFF_COLLAPSED_LINES
-    };
-    let body: Vec<&str> = diff_body(diff).collect();
-    let inner = usize::from(width.saturating_sub(3).max(1));
-    let pad = Span::raw("   ");
-    let shown: Vec<&str> = body.iter().take(limit).copied().collect();
-    let sign_style = |line: &str| {
-        if line.starts_with('+') {
-            theme::diff_added()
-        } else if line.starts_with('-') {
-            theme::diff_removed()
-        } else if line.starts_with("@@") {
-            theme::diff_hunk()
-        } else {
-            theme::dim()
-        }
-    };
-    let highlighted = diff_path(diff).and_then(|path| highlight::diff(path, &shown, sign_style));
-    let mut rows = Vec::new();
-    for (i, line) in shown.iter().enumerate() {
-        let pieces = match highlighted.as_ref().and_then(|all| all.get(i)) {
-            Some(pieces) => pieces.clone(),
-            None => vec![(sign_style(line), (*line).to_string())],
-        };
-        // One row per diff line: a long line is cut, not wrapped.
-        let mut spans = vec![pad.clone()];
-        spans.extend(cut_pieces(&pieces, inner));
-        rows.push(Line::from(spans));
-    }
-    out.extend(rows);
-    let hidden = body.len().saturating_sub(limit);
-    if hidden > 0 {
-        let s = if hidden == 1 { "" } else { "s" };
-        out.push(Line::from(vec![
-            pad,
-            Span::styled(
-                format!("… {hidden} more diff line{s} (Ctrl+O to expand)"),
-                theme::dim(),
-            ),
-        ]));
-    }
 }
 
 fn record_lines(lines: &[String], shown: &Shown, width: u16, out: &mut Vec<Line<'static>>) {

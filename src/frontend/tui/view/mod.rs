@@ -5,6 +5,7 @@
 
 pub mod chat;
 pub mod dialog;
+pub mod diff;
 pub mod entry;
 pub mod help;
 pub mod input;

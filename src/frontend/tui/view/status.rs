@@ -1,5 +1,6 @@
 //! The status bar: the mode badge (one colour per mode, bypass loud), the
-//! short session id, the model, context use, the MCP servers' state, and the
+//! short session id, the model, context use, the tokens and cost spent, the
+//! MCP servers' state, the retries of a request, and the
 //! turn's state with its elapsed time (a running call's own, while one
 //! runs). Reads the state; never changes it.
 
@@ -34,6 +35,13 @@ pub fn turn_state(app: &App) -> String {
             Activity::Running { what, since: at } => {
                 since = *at;
                 format!("running {what}")
+            }
+            Activity::Retrying { at, reason } => {
+                // The wait left, in whole seconds rounded up: `in 0 s` only
+                // once it is over.
+                let left = at.saturating_duration_since(app.now);
+                let secs = left.as_millis().div_ceil(1000);
+                return format!("retrying in {secs} s ({reason})");
             }
         }
     };
@@ -116,6 +124,10 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
         ),
         (state, u8::MAX),
     ];
+    if let Some(spent) = format::spent(status.tokens_used, status.cost_usd) {
+        // After the context use; before the turn's state.
+        parts.insert(3, (Span::raw(spent), 2));
+    }
     if let Some(mcp) = &status.mcp {
         parts.insert(3, (Span::raw(mcp.clone()), 0));
     }

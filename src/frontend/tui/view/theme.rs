@@ -76,6 +76,14 @@ pub fn diff_removed() -> Style {
     Style::new().fg(Color::Red)
 }
 
+/// The ground of an added line, and of its words that changed (256-colour
+/// indexes: a dark and a brighter green).
+pub const ADDED_GROUND: Color = Color::Indexed(22);
+pub const ADDED_WORDS: Color = Color::Indexed(28);
+/// The ground of a removed line, and of its words that changed.
+pub const REMOVED_GROUND: Color = Color::Indexed(52);
+pub const REMOVED_WORDS: Color = Color::Indexed(88);
+
 pub fn diff_hunk() -> Style {
     Style::new().fg(Color::Cyan)
 }
