@@ -67,6 +67,13 @@ pub const NOT_RUN_UNREACHED: &str =
 pub const INTERRUPTED_RUNNING: &str =
     "Interrupted by the user; the call was stopped and its outcome may be partial.";
 
+/// What a repeated call's result adds where the turn ends by `final_answer`.
+const REPEAT_HINT: &str =
+    "Do not make this call again: act on that result, or end the turn with final_answer.";
+
+/// What a refused call asked for again adds there.
+const REFUSED_AGAIN_HINT: &str = "Refused again: asking again gets the same answer. End the turn with final_answer, telling the user what was blocked and why.";
+
 fn save_result(call: &ToolCall, status: ResultStatus, output: impl Into<String>) -> Effect {
     Effect::SaveResult {
         call_id: call.id.clone(),
@@ -440,7 +447,15 @@ impl Turn {
         let output = output.into();
         let repeat = self.repeats.result(&call, self.tool_calls, status, &output);
         let refused = matches!(status, ResultStatus::Denied | ResultStatus::Rejected);
+        // Where the turn ends by `final_answer` (the small profile), a
+        // repeat says what to do instead: a small model repeats a call
+        // whose answer it does not take in.
+        let ends_by_answer = self.offered.iter().any(|t| t == final_answer::NAME);
         let text = match repeat {
+            Repeat::Same { number } if !refused && ends_by_answer => {
+                format!("{} {REPEAT_HINT}", same_as(number))
+            }
+            Repeat::Same { .. } if ends_by_answer => format!("{output}\n{REFUSED_AGAIN_HINT}"),
             Repeat::Same { number } | Repeat::Again { number } if !refused => same_as(number),
             _ => output,
         };

@@ -95,3 +95,41 @@ fn any_other_final_answer_is_a_call_like_any_other() {
         );
     }
 }
+
+/// Where the turn ends by `final_answer`, a refusal asked for again says to
+/// end the turn that way, after its reason; where it does not, the reason
+/// alone goes back.
+#[test]
+fn a_refusal_asked_for_again_points_to_final_answer_where_it_is_offered() {
+    let env = || {
+        facts("read_file", CallKind::ConfinedRead).with_target(PathTarget::Inside {
+            relative: ".env".into(),
+            through_link: None,
+            hard_linked: false,
+        })
+    };
+    let output = |effects: &[Effect]| {
+        effects
+            .iter()
+            .find_map(|e| match e {
+                Effect::SaveResult { output, .. } => Some(output.clone()),
+                _ => None,
+            })
+            .expect("a result is saved")
+    };
+    for small in [true, false] {
+        let mut h = Harness::new(Mode::Bypass);
+        if small {
+            offered(&mut h);
+        }
+        h.begin();
+        h.respond(vec![call("c1", "read_file")]);
+        let first = output(&h.on(prepared("c1", env(), false)));
+        assert_eq!(h.on(Event::Saved), vec![Effect::Compact]);
+        assert_eq!(h.on(Event::Compacted), vec![Effect::Request]);
+        h.respond(vec![call("c2", "read_file")]);
+        let second = output(&h.on(prepared("c2", env(), false)));
+        assert!(second.starts_with(&first), "{second}");
+        assert_eq!(second.contains("final_answer"), small, "{second}");
+    }
+}
