@@ -202,6 +202,15 @@ pub enum Layer {
     Input,
 }
 
+/// A line sent while a turn runs, waiting for it to end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Queued {
+    pub text: String,
+    /// A `!command` the person typed (never one a paste began with: what
+    /// a paste holds is a prompt).
+    pub shell: bool,
+}
+
 /// The whole state of the TUI.
 #[derive(Debug)]
 pub struct App {
@@ -254,7 +263,7 @@ pub struct App {
     pub esc_armed: bool,
     /// Prompts sent while a turn runs, waiting for it to end: shown above
     /// the input, each sent when the turn before it ends.
-    pub queued: Vec<String>,
+    pub queued: Vec<Queued>,
     pub last_answer: Option<String>,
     /// Large pastes held out of the text area: (placeholder, text). The
     /// placeholder stands in the input; sending puts the text back.

@@ -33,7 +33,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
         Msg::EditCommand(command) => edit_command(app, command),
         Msg::Unqueue => {
             if let Some(prompt) = app.queued.pop() {
-                app.set_input(&prompt);
+                app.set_input(&prompt.text);
                 edited(app);
             }
         }
@@ -176,7 +176,11 @@ pub fn turn_ended(app: &mut App, interrupted: bool) -> Vec<Action> {
         return Vec::new();
     }
     if interrupted {
-        let mut text = std::mem::take(&mut app.queued).join("\n\n");
+        let mut text = std::mem::take(&mut app.queued)
+            .into_iter()
+            .map(|q| q.text)
+            .collect::<Vec<_>>()
+            .join("\n\n");
         if !app.input_is_empty() {
             text = format!("{text}\n\n{}", app.input_expanded());
             app.pastes.clear();
@@ -189,16 +193,24 @@ pub fn turn_ended(app: &mut App, interrupted: bool) -> Vec<Action> {
         return Vec::new();
     }
     let prompt = app.queued.remove(0);
-    vec![Action::Send(input_for(prompt))]
+    vec![Action::Send(input_for(prompt.text, prompt.shell))]
 }
 
-/// What a typed line (not a slash command) sends: `!command` runs a shell
-/// command as the user; anything else is a prompt.
-fn input_for(line: String) -> Input {
+/// What a line (not a slash command) sends: `!command`, when the person
+/// typed the `!` (`typed_shell`), runs a shell command as the user;
+/// anything else is a prompt.
+fn input_for(line: String, typed_shell: bool) -> Input {
     match line.strip_prefix('!').map(str::trim) {
-        Some(command) if !command.is_empty() => Input::Shell(command.to_string()),
+        Some(command) if typed_shell && !command.is_empty() => Input::Shell(command.to_string()),
         _ => Input::Prompt(line),
     }
+}
+
+/// Whether the input as shown (placeholders standing for pastes) begins
+/// with `c`: a paste that begins with `!` or `/` never makes its line a
+/// shell command or a slash command the person did not see.
+fn typed_lead(app: &App, c: char) -> bool {
+    app.input_text().trim_start().starts_with(c)
 }
 
 /// The text changed: the popup starts over.
@@ -243,6 +255,8 @@ fn history_next(app: &mut App) {
 
 /// Enter: a prompt, a command, or nothing for an empty input.
 fn submit(app: &mut App) -> Vec<Action> {
+    let typed_shell = typed_lead(app, '!');
+    let typed_command = typed_lead(app, '/');
     let text = app.input_expanded();
     let line = text.trim();
     if line.is_empty() {
@@ -259,12 +273,15 @@ fn submit(app: &mut App) -> Vec<Action> {
     app.set_input("");
     edited(app);
     app.transcript.to_bottom();
-    if !commands::is_command(&line) {
+    if !typed_command || !commands::is_command(&line) {
         if app.turn_running() {
             // Held here, shown above the input, until the turn ends.
-            app.queued.push(line);
+            app.queued.push(crate::frontend::tui::app::Queued {
+                text: line,
+                shell: typed_shell,
+            });
         } else {
-            actions.push(Action::Send(input_for(line)));
+            actions.push(Action::Send(input_for(line, typed_shell)));
         }
         return actions;
     }

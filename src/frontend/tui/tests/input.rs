@@ -98,6 +98,48 @@ fn bang_sends_a_shell_command_not_a_prompt() {
     assert_eq!(sent(&actions), vec![Input::Shell("cargo test".into())]);
 }
 
+/// A large paste stands in the input as a placeholder: what it begins with
+/// never makes the line a `!command` or a slash command the person did not
+/// see (a page's clipboard that starts `!curl … | sh` is a prompt), sent
+/// now or queued behind a turn.
+#[test]
+fn a_paste_that_begins_with_a_bang_or_a_slash_is_a_prompt() {
+    let tail = "x\n".repeat(25);
+    for lead in ["!touch pwned\n", "/mode bypass\n"] {
+        let mut app = app();
+        update(&mut app, Msg::Paste(format!("{lead}{tail}")));
+        assert!(
+            app.input_text().starts_with("[pasted"),
+            "{}",
+            app.input_text()
+        );
+        let now = sent_of(&mut app);
+        assert!(
+            matches!(&now[..], [Input::Prompt(text)] if text.starts_with(lead.trim_end())),
+            "{lead}: {now:?}"
+        );
+        start_turn(&mut app, "first", 1);
+        update(&mut app, Msg::Paste(format!("{lead}{tail}")));
+        assert!(sent_of(&mut app).is_empty());
+        let actions = agent(
+            &mut app,
+            AgentEvent::TurnEnd {
+                requests: 1,
+                tool_calls: 0,
+                stop: crate::agent::TurnStop::Completed,
+            },
+        );
+        assert!(
+            matches!(&sent(&actions)[..], [Input::Prompt(_)]),
+            "{lead}: queued"
+        );
+    }
+}
+
+fn sent_of(app: &mut App) -> Vec<Input> {
+    sent(&press(app, key(KeyCode::Enter)))
+}
+
 #[test]
 fn sent_lines_are_kept_once() {
     let kept = |actions: Vec<Action>| -> Vec<String> {
@@ -361,7 +403,8 @@ fn a_queued_prompt_can_be_taken_back_and_an_interrupt_returns_the_queue() {
     // Up on an empty input takes the newest back; clearing it removes it.
     press(&mut app, key(KeyCode::Up));
     assert_eq!(app.input_text(), "third");
-    assert_eq!(app.queued, vec!["second".to_string()]);
+    let texts: Vec<&str> = app.queued.iter().map(|q| q.text.as_str()).collect();
+    assert_eq!(texts, ["second"]);
     press(&mut app, ctrl('u'));
     assert!(!shot(&app, 80, 20).contains("third"));
     type_text(&mut app, "draft");

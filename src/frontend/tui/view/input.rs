@@ -101,8 +101,8 @@ pub fn draw_queued(app: &App, frame: &mut Frame, area: Rect) {
     let count = app.queued.len();
     let mut lines: Vec<Line> = Vec::new();
     for (i, prompt) in app.queued.iter().enumerate().take(QUEUED_SHOWN) {
-        let first = prompt.lines().next().unwrap_or_default();
-        let more = if prompt.lines().nth(1).is_some() {
+        let first = prompt.text.lines().next().unwrap_or_default();
+        let more = if prompt.text.lines().nth(1).is_some() {
             " …"
         } else {
             ""
