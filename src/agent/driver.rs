@@ -85,6 +85,7 @@ pub async fn run_turn(
         .map(McpHub::server_names)
         .unwrap_or_default();
     let mut attach = super::attach::response(&prompt_text, session.history.len(), &servers);
+    let mut attached = std::collections::HashSet::new();
     // A resource is read once its server started, as a request waits.
     let reads = attach.as_ref().is_some_and(super::attach::reads_resource);
     if let Some(hub) = rt.mcp.as_ref().filter(|_| reads) {
@@ -114,6 +115,13 @@ pub async fn run_turn(
             Effect::Request => Some(match attach.take() {
                 Some(response) if !cancel.is_cancelled() => {
                     first_request = false;
+                    attached.extend(
+                        response
+                            .tool_calls
+                            .iter()
+                            .filter(|c| c.name == crate::mcp::resource::RESOURCE_TOOL)
+                            .map(|c| c.id.clone()),
+                    );
                     Event::ModelDone(response)
                 }
                 _ => {
@@ -195,6 +203,22 @@ pub async fn run_turn(
                     arguments: call.arguments.clone(),
                 });
                 None
+            }
+            // The resource read is mino's own call for an `@server:uri`
+            // mention, never a tool the model may name: each attachment's
+            // id is let through once.
+            Effect::Prepare(call)
+                if call.name == crate::mcp::resource::RESOURCE_TOOL
+                    && !attached.remove(&call.id) =>
+            {
+                Some(Event::PrepareFailed {
+                    message: format!(
+                        "There is no tool named {:?}. Available tools: {}.",
+                        call.name,
+                        rt.registry.names().join(", ")
+                    ),
+                    call_id: call.id,
+                })
             }
             Effect::Prepare(call) => Some(
                 match prepare(rt, &call, (&session.id, session.mode), cancel).await {

@@ -65,3 +65,27 @@ async fn a_mentioned_resource_is_decided_like_the_servers_tools() {
         "{stderr}"
     );
 }
+
+/// The resource read is mino's own call for an `@server:uri` mention: a
+/// model that names it itself is told there is no such tool, and nothing
+/// is read, in bypass too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_cannot_call_the_resource_read_itself() {
+    let call = crate::support::llm::tool(
+        "mcp-resource",
+        serde_json::json!({"server": "everything", "uri": DOC}),
+    );
+    let world = World::mcp(vec![call, text("done")], |_| everything("everything", "")).await;
+    let (events, stderr, _) = world.mcp_print("read the architecture", &["--yolo"]).await;
+    let results = results(&events);
+    assert_eq!(results.len(), 1, "{results:?}\n{stderr}");
+    assert_eq!(results[0].0, "error", "{results:?}");
+    assert!(
+        results[0]
+            .1
+            .contains("There is no tool named \"mcp-resource\""),
+        "{results:?}"
+    );
+    let bodies = world.llm.bodies();
+    assert!(!bodies[1].contains("Architecture"), "{}", bodies[1]);
+}
