@@ -309,7 +309,11 @@ fn find_danger(shell: Shell, read: &Read, rules: &Rules) -> Option<Danger> {
     for words in &read.commands {
         danger::scan_words(words, shell.dialect(), rules, &mut found);
     }
-    let unseen = found.iter().all(|d| d.unseen);
+    // Asked about only as one command on its own (nothing piped into it or
+    // run beside it) whose code runs nothing it builds or decodes.
+    let unseen = found.iter().all(|d| d.unseen)
+        && read.commands.len() == 1
+        && !read.code.iter().any(|code| builds_code(code));
     found
         .iter()
         .find(|d| d.catastrophic)
@@ -385,4 +389,33 @@ fn identity(trusted: &Trusted, evidence: Option<&Evidence>) -> Option<Verdict> {
             }
         }
     }
+}
+
+/// Words of code that runs code it builds or decodes, which a person
+/// shown the command could not read either.
+const BUILT_CODE: &[&str] = &[
+    "exec",
+    "eval",
+    "compile",
+    "__import__",
+    "importlib",
+    "base64",
+    "b64decode",
+    "codecs",
+    "decode(",
+    "fromcharcode",
+    "atob",
+    "buffer.from",
+    "function(",
+    "unpack",
+    "marshal",
+    "pickle",
+    "\\x",
+    "\\u",
+    "chr(",
+];
+
+fn builds_code(code: &str) -> bool {
+    let lower = code.to_ascii_lowercase();
+    BUILT_CODE.iter().any(|word| lower.contains(word))
 }

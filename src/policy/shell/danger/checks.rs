@@ -306,7 +306,14 @@ pub(super) fn interpreter(c: &Call<'_>) -> Option<Danger> {
         });
     gives_code.then(|| Danger {
         catastrophic: false,
-        unseen: true,
+        // Code from standard input is never shown: only code on the line,
+        // and never PowerShell's (`-EncodedCommand` hides it).
+        unseen: !c.args.is_empty()
+            && !matches!(c.name.to_ascii_lowercase().as_str(), "powershell" | "pwsh")
+            && !c
+                .args
+                .iter()
+                .any(|a| a.to_ascii_lowercase().starts_with("-enc")),
         reason: format!("{} is given code to run", c.name),
     })
 }
@@ -400,7 +407,7 @@ pub(super) fn windows_launcher(c: &Call<'_>) -> Option<Danger> {
                 "-file",
             ]) || lower.is_empty() =>
         {
-            super::unseen("PowerShell is given code to run")
+            dangerous("PowerShell is given code to run")
         }
         "reg" if any(&["delete", "add", "import", "restore"]) => {
             dangerous("reg changes the registry")

@@ -19,9 +19,10 @@ pub use checks::{device, git_subcommand, injecting_prefix};
 pub struct Danger {
     /// Part of the bypass guard's subset.
     pub catastrophic: bool,
-    /// Dangerous only in that its code cannot be read (`bash -c`, `python
-    /// -c`): what mino's auto mode puts to the person where someone can
-    /// answer, rather than denying outright.
+    /// Dangerous only in that an interpreter is given code on its command
+    /// line (`python3 -c`, `node -e`): what mino's auto mode may put to
+    /// the person where someone can answer, rather than denying outright
+    /// (see `classify::find_danger` for when it does).
     pub unseen: bool,
     pub reason: String,
 }
@@ -30,14 +31,6 @@ fn dangerous(reason: impl Into<String>) -> Option<Danger> {
     Some(Danger {
         catastrophic: false,
         unseen: false,
-        reason: reason.into(),
-    })
-}
-
-fn unseen(reason: impl Into<String>) -> Option<Danger> {
-    Some(Danger {
-        catastrophic: false,
-        unseen: true,
         reason: reason.into(),
     })
 }
@@ -193,7 +186,7 @@ pub const TABLE: &[Row] = &[
         names: SHELLS,
         dialects: ALL,
         what: "shells (bash -c, sh -c, ...)",
-        check: |c| unseen(format!("{} runs shell code mino cannot see", c.name)),
+        check: |c| dangerous(format!("{} runs shell code mino cannot see", c.name)),
     },
     Row {
         names: INTERPRETERS,
