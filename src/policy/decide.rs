@@ -204,7 +204,15 @@ fn by_mode(facts: &CallFacts, mode: Mode) -> Decision {
         (CallKind::Fetch | CallKind::FetchPrivate, Mode::Plan) => Decision::Ask,
         // A tool the user trusts its server to call read-only: a read that
         // leaves mino, so plan mode asks as for a fetch.
-        (CallKind::Mcp { claims, .. }, Mode::Plan) if claims.trusted_read_only() => Decision::Ask,
+        // A server marked `ask` is refused there, whatever its claims.
+        (
+            CallKind::Mcp {
+                claims,
+                trust_ask: false,
+                ..
+            },
+            Mode::Plan,
+        ) if claims.trusted_read_only() => Decision::Ask,
         (_, Mode::Plan) => Decision::Deny {
             code: DenyCode::PlanMode,
             reason: PLAN_MODE_REASON.to_string(),

@@ -186,7 +186,7 @@ fn the_mode_table_row_by_row() {
         (
             "mcp server marked ask, read-only claimed and trusted",
             claimed(true, false, true, true),
-            [Asks, Asks, Asks, Asks, Asks],
+            [Denied, Asks, Asks, Asks, Asks],
         ),
         (
             "protected path",
