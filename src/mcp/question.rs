@@ -153,11 +153,27 @@ impl TypedAnswers {
         typed.drain(..over);
     }
 
-    /// `text` with every remembered answer replaced, longest first.
+    /// `text` with every remembered answer replaced, longest first, as
+    /// typed and as JSON writes it inside a string (a server's structured
+    /// output, an error that quotes it).
     pub fn hide(&self, text: &str) -> String {
-        let mut typed = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        typed.sort_by_key(|t| std::cmp::Reverse(t.len()));
-        typed.iter().fold(text.to_string(), |out, answer| {
+        let typed = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut forms: Vec<String> = typed
+            .iter()
+            .flat_map(|answer| {
+                let quoted = serde_json::to_string(answer).unwrap_or_default();
+                let escaped = quoted
+                    .strip_prefix('"')
+                    .and_then(|q| q.strip_suffix('"'))
+                    .unwrap_or_default()
+                    .to_string();
+                [answer.clone(), escaped]
+            })
+            .filter(|form| !form.is_empty())
+            .collect();
+        forms.sort_by_key(|t| std::cmp::Reverse(t.len()));
+        forms.dedup();
+        forms.iter().fold(text.to_string(), |out, answer| {
             out.replace(
                 answer.as_str(),
                 "[an answer typed for this server, not shown]",
@@ -490,6 +506,24 @@ mod tests {
             typed.hide("- Name: Ada Lovelace\n- Agreed: true\n- n: 42\n- red"),
             "- Name: [an answer typed for this server, not shown]\n- Agreed: true\n- n: 42\n- red"
         );
+    }
+
+    #[test]
+    fn an_answer_written_back_as_json_is_hidden_too() {
+        let fields = fields(&schema(), None).unwrap();
+        let typed = TypedAnswers::default();
+        let content = answers(
+            &fields,
+            &[r#"p"ss\w"#, "y", "42", "", "red", ""].map(String::from),
+        )
+        .unwrap();
+        typed.remember(&fields, &content);
+        let echoed = json!({"name": r#"p"ss\w"#}).to_string();
+        let hidden = typed.hide(&echoed);
+        assert!(!hidden.contains("ss\\"), "{hidden}");
+        assert!(hidden.contains("[an answer typed for this server, not shown]"));
+        let error = typed.hide(r#"failed: bad password p"ss\w"#);
+        assert!(!error.contains("p\"ss"), "{error}");
     }
 
     #[test]

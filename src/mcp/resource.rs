@@ -159,9 +159,9 @@ impl PreparedCall for ResourceRead {
                         &server.typed.hide(&render(&read.contents)),
                         output_limit,
                     )),
-                    Ok(Err(e)) => ToolOutcome::error(format!(
+                    Ok(Err(e)) => ToolOutcome::error(server.typed.hide(&format!(
                         "Reading {uri} from the MCP server {} failed: {e}", server.name
-                    )),
+                    ))),
                     Err(_) => ToolOutcome::error(format!(
                         "Reading {uri} from the MCP server {} took longer than {} s (tool_timeout_secs) and was abandoned.",
                         server.name,

@@ -228,10 +228,10 @@ impl PreparedCall for McpCall {
                 )),
                 result = tokio::time::timeout(timeout, peer.call_tool(params)) => match result {
                     Ok(Ok(result)) => content::outcome(&result, output_limit, &server.typed),
-                    Ok(Err(e)) => ToolOutcome::error(format!(
+                    Ok(Err(e)) => ToolOutcome::error(server.typed.hide(&format!(
                         "The call to {remote} on the MCP server {} failed: {e}",
                         server.name
-                    )),
+                    ))),
                     Err(_) => ToolOutcome::error(format!(
                         "The call to {remote} on the MCP server {} took longer than {} s (tool_timeout_secs) and was abandoned.",
                         server.name,
