@@ -62,6 +62,7 @@ mod tui_bash_watch;
 mod tui_demo;
 mod tui_diff;
 mod tui_e2e;
+mod tui_hangup;
 mod tui_input;
 mod tui_model;
 mod tui_plan;

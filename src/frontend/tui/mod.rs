@@ -241,6 +241,51 @@ async fn listed_files(task: &mut Option<JoinHandle<Vec<String>>>) -> Vec<String>
     files
 }
 
+/// Resolves once the terminal on standard input hangs up. A terminal that
+/// goes away without a hangup signal reaching mino (its session leader
+/// kept it) would otherwise leave the terminal reader reading end of file
+/// in a loop. A thread blocked in `poll` for the hang-up alone: no CPU.
+fn hangup_watch() -> tokio::sync::oneshot::Receiver<()> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new()
+        .name("mino-hangup".into())
+        .spawn(move || {
+            use rustix::event::{PollFd, PollFlags, poll};
+            let stdin = std::io::stdin();
+            loop {
+                let mut fds = [PollFd::new(&stdin, PollFlags::empty())];
+                match poll(&mut fds, None) {
+                    Ok(_) => {
+                        let gone = PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL;
+                        if fds[0].revents().intersects(gone) {
+                            let _ = tx.send(());
+                            return;
+                        }
+                    }
+                    Err(rustix::io::Errno::INTR) => {}
+                    // Nothing to watch: the signal handlers stay.
+                    Err(_) => return,
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "the terminal's hang-up watch could not start");
+    }
+    rx
+}
+
+/// The hang-up, once; pending for ever when the watch ended without one.
+async fn hung_up(watch: &mut Option<tokio::sync::oneshot::Receiver<()>>) {
+    let Some(receiver) = watch.as_mut() else {
+        return std::future::pending().await;
+    };
+    let heard = receiver.await.is_ok();
+    *watch = None;
+    if !heard {
+        std::future::pending::<()>().await;
+    }
+}
+
 async fn event_loop(
     terminal: &mut Tui,
     handle: &mut AgentHandle,
@@ -252,6 +297,7 @@ async fn event_loop(
     let mut terminal_events = EventStream::new();
     let mut sigterm = signal(SignalKind::terminate()).ok();
     let mut sighup = signal(SignalKind::hangup()).ok();
+    let mut hangup = Some(hangup_watch());
     let mut ticker: Option<Interval> = None;
     let mut files_task: Option<JoinHandle<Vec<String>>> = None;
     let mut dirty = true;
@@ -308,6 +354,7 @@ async fn event_loop(
             () = sleep_until_some(call_at) => {}
             () = next_signal(&mut sigterm) => return Ok(Exit::Signal(15)),
             () = next_signal(&mut sighup) => return Ok(Exit::Signal(1)),
+            () = hung_up(&mut hangup) => return Ok(Exit::Signal(1)),
         }
         app.now = Instant::now();
         let mut exit = false;
