@@ -10,7 +10,7 @@
 //! decides, and its wording of the request is never read.
 
 use std::collections::{HashMap, VecDeque};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 
 use agent_client_protocol::schema::ProtocolVersion;
@@ -31,7 +31,8 @@ use crate::model::ToolCall;
 use crate::policy::{Mode, RunConsent, ToolKey};
 use crate::tools::Field;
 
-use super::driver::{Runtime, Slot, announce_answer, announce_decision, inspect};
+use super::announce::{announce_answer, announce_decision};
+use super::driver::{Runtime, Slot, inspect};
 use super::events::AgentEvent;
 use super::live::LiveSession;
 use super::prepare::prepare;
@@ -44,73 +45,8 @@ pub const META_KEY: &str = "mino";
 /// How long a cancelled asked agent gets to end its turn before it is killed.
 const CANCEL_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// What an asked agent did, for the front ends to show as a nested block.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AskedEvent {
-    Started {
-        question: String,
-    },
-    Text(String),
-    ToolCall {
-        call_id: String,
-        title: String,
-    },
-    ToolUpdate {
-        call_id: String,
-        /// `in_progress`, `completed` or `failed`, when the update says.
-        status: Option<&'static str>,
-        text: String,
-    },
-    /// The asked agent's turn ended: `stop` is `end_turn`, `cancelled`, ...
-    Ended {
-        answer: String,
-        stop: String,
-    },
-}
-
-impl AskedEvent {
-    /// This event with `clean` applied to the asked agent's words.
-    pub fn redacted(self, clean: &dyn Fn(String) -> String) -> Self {
-        match self {
-            AskedEvent::Text(text) => AskedEvent::Text(clean(text)),
-            AskedEvent::ToolCall { call_id, title } => AskedEvent::ToolCall {
-                call_id,
-                title: clean(title),
-            },
-            AskedEvent::ToolUpdate {
-                call_id,
-                status,
-                text,
-            } => AskedEvent::ToolUpdate {
-                call_id,
-                status,
-                text: clean(text),
-            },
-            AskedEvent::Ended { answer, stop } => AskedEvent::Ended {
-                answer: clean(answer),
-                stop: clean(stop),
-            },
-            started @ AskedEvent::Started { .. } => started,
-        }
-    }
-}
-
-/// Why asking failed; each names the agent and what went wrong.
-#[derive(Debug, thiserror::Error)]
-pub enum AskError {
-    #[error("no asked agent named {name:?}; configured in [agents]: {known}")]
-    Unknown { name: String, known: String },
-    #[error("the settings file of agent {name}, {}, does not exist", config.display())]
-    NoConfig { name: String, config: PathBuf },
-    #[error("agent {name} could not be started: {source}")]
-    Spawn {
-        name: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("agent {name} failed: {message}")]
-    Protocol { name: String, message: String },
-}
+mod told;
+pub use told::{AskError, AskedEvent};
 
 /// What the protocol side hands to the loop that decides.
 enum FromChild {
@@ -626,7 +562,7 @@ mod tests {
     #[test]
     fn the_entrys_yolo_decides_instead_of_the_sessions_mode() {
         let entry = |yolo| AskedAgent {
-            config: PathBuf::from("/x.toml"),
+            config: std::path::PathBuf::from("/x.toml"),
             yolo,
         };
         assert_eq!(deciding_mode(&entry(None), Mode::Auto), Mode::Auto);

@@ -11,11 +11,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::mcp::McpHub;
 use crate::model::{Item, RequestKind};
-use crate::policy::{ConsentAnswer, Decision, RunConsent, ToolKey};
+use crate::policy::{ConsentAnswer, RunConsent, ToolKey};
 use crate::tools::{Field, FieldKind, PreparedCall, ToolStatus};
 
+use super::announce::{announce_answer, announce_decision};
 use super::compact::CompactError;
-use super::events::{AgentEvent, ConsentRequest, DecisionView, NoticeKind};
+use super::events::{AgentEvent, ConsentRequest, NoticeKind};
 use super::live::LiveSession;
 use super::prepare::prepare;
 pub use super::runtime::Runtime;
@@ -343,78 +344,6 @@ fn end(rt: &Runtime, session: &LiveSession, turn: &Turn, stop: &TurnStop) {
         tool_calls: turn.tool_calls(),
         stop: stop.clone(),
     });
-}
-
-/// Reports a decision made in `mode`: to the log, the audit log and the
-/// front end.
-pub(super) async fn announce_decision(
-    rt: &Runtime,
-    session: &LiveSession,
-    mode: crate::policy::Mode,
-    call_id: &str,
-    tool: &str,
-    decision: &Decision,
-) {
-    let view = DecisionView::of(decision);
-    tracing::info!(
-        session = %session.id,
-        call = %call_id,
-        tool = %tool,
-        %mode,
-        decision = view.decision,
-        code = view.code.unwrap_or(""),
-        "decision"
-    );
-    if let Some(audit) = &rt.audit
-        && let Err(e) = audit
-            .decision(&session.id, call_id, tool, mode, &view)
-            .await
-    {
-        rt.emit(AgentEvent::Warning(e.to_string()));
-    }
-    rt.emit(AgentEvent::Decision {
-        call_id: call_id.to_string(),
-        tool: tool.to_string(),
-        view,
-    });
-}
-
-/// Reports the user's answer about a call, and the grants it changed.
-/// `gated`: the shell gate ran on it, so "for this session" is that exact
-/// command line.
-pub(super) fn announce_answer(
-    rt: &Runtime,
-    session: &LiveSession,
-    run: &RunConsent,
-    gated: bool,
-    (call_id, tool): (String, String),
-    key: &ToolKey,
-    (answer, note): (ConsentAnswer, Option<String>),
-) {
-    let line = match (answer, &note) {
-        (ConsentAnswer::AllowForSession, _) if gated => {
-            format!("Allowed this exact {key} command line for this session.")
-        }
-        (ConsentAnswer::Reject, Some(note)) => {
-            format!("Rejected this {key} call with a note: {note}")
-        }
-        _ => answer.describe(key),
-    };
-    rt.emit(AgentEvent::Answered {
-        call_id,
-        tool,
-        answer,
-        line,
-    });
-    if matches!(
-        answer,
-        ConsentAnswer::AllowForSession | ConsentAnswer::NeverThisRun
-    ) {
-        rt.emit(AgentEvent::Permissions {
-            grants: crate::policy::grants(&session.consent, run),
-            listed: false,
-        });
-    }
 }
 
 fn feed(

@@ -3,6 +3,7 @@
 //! (`AgentEvent`) and a consent port (a request carrying a oneshot reply).
 //! It never draws and never reads keys.
 
+mod announce;
 pub mod asked;
 pub mod attach;
 pub mod audit;
