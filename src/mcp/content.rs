@@ -27,22 +27,7 @@ fn render(result: &CallToolResult) -> String {
                 audio.mime_type,
                 decoded_len(&audio.data)
             ),
-            ContentBlock::Resource(embedded) => match &embedded.resource {
-                ResourceContents::TextResourceContents { uri, text, .. } => {
-                    format!("[resource {uri}]\n{text}")
-                }
-                ResourceContents::BlobResourceContents {
-                    uri,
-                    mime_type,
-                    blob,
-                    ..
-                } => format!(
-                    "[resource {uri}: {}, {} bytes, not shown]",
-                    mime_type.as_deref().unwrap_or("binary"),
-                    decoded_len(blob)
-                ),
-                _ => "[resource of an unknown kind, not shown]".to_string(),
-            },
+            ContentBlock::Resource(embedded) => resource_text(&embedded.resource),
             ContentBlock::ResourceLink(link) => resource_link(link),
             _ => "[content of an unknown kind, not shown]".to_string(),
         });
@@ -96,6 +81,28 @@ fn resource_link(link: &rmcp::model::Resource) -> String {
 }
 
 /// The size of base64 `data` once decoded.
+/// A resource's contents as text: its text under a line naming it, or a
+/// placeholder for a binary one. One form for an embedded resource and a
+/// resource read alike.
+pub fn resource_text(contents: &ResourceContents) -> String {
+    match contents {
+        ResourceContents::TextResourceContents { uri, text, .. } => {
+            format!("[resource {uri}]\n{text}")
+        }
+        ResourceContents::BlobResourceContents {
+            uri,
+            mime_type,
+            blob,
+            ..
+        } => format!(
+            "[resource {uri}: {}, {} bytes, not shown]",
+            mime_type.as_deref().unwrap_or("binary"),
+            decoded_len(blob)
+        ),
+        _ => "[resource of an unknown kind, not shown]".to_string(),
+    }
+}
+
 fn decoded_len(data: &str) -> usize {
     let padding = data.bytes().rev().take_while(|b| *b == b'=').count();
     (data.len() / 4 * 3).saturating_sub(padding)

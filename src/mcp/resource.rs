@@ -18,7 +18,7 @@ use crate::tools::{
     BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
 };
 
-use super::content::cap;
+use super::content::{cap, resource_text};
 use super::hub::Server;
 
 /// The tool's name: `mcp-` can never be a server tool's (`mcp_SERVER_TOOL`).
@@ -90,27 +90,9 @@ struct ResourceRead {
     output_limit: usize,
 }
 
-/// The contents as text: text as is, under a line naming each part.
+/// The contents as text, each part as `content::resource_text` writes it.
 fn render(contents: &[ResourceContents]) -> String {
-    let parts: Vec<String> = contents
-        .iter()
-        .map(|part| match part {
-            ResourceContents::TextResourceContents { uri, text, .. } => {
-                format!("[resource {uri}]\n{text}")
-            }
-            ResourceContents::BlobResourceContents {
-                uri,
-                mime_type,
-                blob,
-                ..
-            } => format!(
-                "[resource {uri}: {}, {} base64 characters, not shown]",
-                mime_type.as_deref().unwrap_or("binary"),
-                blob.len()
-            ),
-            _ => "[resource of an unknown kind, not shown]".to_string(),
-        })
-        .collect();
+    let parts: Vec<String> = contents.iter().map(resource_text).collect();
     parts.join("\n")
 }
 
