@@ -16,8 +16,6 @@ use crate::frontend::text::field_line;
 use crate::policy::{Mode, Offer};
 use crate::tools::{Field, FieldKind};
 
-use super::super::highlight;
-
 use super::super::app::{App, ModeQuestion};
 use super::super::consent::OpenConsent;
 use super::super::format::one_line;
@@ -59,32 +57,8 @@ fn body(fields: &[Field]) -> Vec<Line<'static>> {
     let has_diff = fields.iter().any(|f| f.kind == FieldKind::Diff);
     for field in fields.iter().filter(|f| f.kind == FieldKind::Diff) {
         let lines: Vec<&str> = field.value.trim_end_matches('\n').split('\n').collect();
-        let sign_style = |line: &str| {
-            if line.starts_with("+++") || line.starts_with("---") {
-                theme::bold()
-            } else if line.starts_with('+') {
-                theme::diff_added()
-            } else if line.starts_with('-') {
-                theme::diff_removed()
-            } else if line.starts_with("@@") {
-                theme::diff_hunk()
-            } else {
-                Style::new()
-            }
-        };
-        let highlighted = super::diff::diff_path(&field.value)
-            .and_then(|path| highlight::diff(path, &lines, sign_style));
-        let pieces: Vec<Vec<(Style, String)>> = lines
-            .iter()
-            .enumerate()
-            .map(
-                |(i, line)| match highlighted.as_ref().and_then(|all| all.get(i)) {
-                    Some(pieces) => pieces.clone(),
-                    None => vec![(sign_style(line), (*line).to_string())],
-                },
-            )
-            .collect();
-        for pieces in super::diff::grounded(&lines, pieces) {
+        let sign_style = |line: &str| super::diff::sign_style(line, Style::new());
+        for pieces in super::diff::painted(&field.value, &lines, sign_style) {
             out.push(Line::from(super::diff::cut_pieces(&pieces, usize::MAX)));
         }
         out.push(Line::default());

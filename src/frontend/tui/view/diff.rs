@@ -74,29 +74,7 @@ pub fn diff_lines(diff: &str, expanded: bool, width: u16, out: &mut Vec<Line<'st
     let inner = usize::from(width.saturating_sub(3).max(1));
     let pad = Span::raw("   ");
     let shown: Vec<&str> = body.iter().take(limit).copied().collect();
-    let sign_style = |line: &str| {
-        if line.starts_with('+') {
-            theme::diff_added()
-        } else if line.starts_with('-') {
-            theme::diff_removed()
-        } else if line.starts_with("@@") {
-            theme::diff_hunk()
-        } else {
-            theme::dim()
-        }
-    };
-    let highlighted = diff_path(diff).and_then(|path| highlight::diff(path, &shown, sign_style));
-    let pieces: Vec<Vec<(Style, String)>> = shown
-        .iter()
-        .enumerate()
-        .map(
-            |(i, line)| match highlighted.as_ref().and_then(|all| all.get(i)) {
-                Some(pieces) => pieces.clone(),
-                None => vec![(sign_style(line), (*line).to_string())],
-            },
-        )
-        .collect();
-    let pieces = grounded(&shown, pieces);
+    let pieces = painted(diff, &shown, |line| sign_style(line, theme::dim()));
     let mut rows = Vec::new();
     for (line, pieces) in shown.iter().zip(&pieces) {
         // One row per diff line: a long line is cut, not wrapped; a change
@@ -147,6 +125,44 @@ const WORDS_MAX_BYTES: usize = 2000;
 /// `pieces` (the styled pieces of each of `lines`) with each changed line
 /// on its ground, and in each run of removed lines followed by added ones,
 /// the n-th removed and n-th added lines' changed words emphasised.
+/// A diff line's style by its sign: file headers bold, added and removed
+/// lines on their grounds, hunk headers their own, context `plain`.
+pub fn sign_style(line: &str, plain: Style) -> Style {
+    if line.starts_with("+++") || line.starts_with("---") {
+        theme::bold()
+    } else if line.starts_with('+') {
+        theme::diff_added()
+    } else if line.starts_with('-') {
+        theme::diff_removed()
+    } else if line.starts_with("@@") {
+        theme::diff_hunk()
+    } else {
+        plain
+    }
+}
+
+/// `lines` of `diff` as styled pieces: highlighted in the language of the
+/// file it names where the highlighter knows it, else each line in its
+/// sign's style; then grounded (`grounded`).
+pub fn painted(
+    diff: &str,
+    lines: &[&str],
+    sign_style: impl Fn(&str) -> Style,
+) -> Vec<Vec<(Style, String)>> {
+    let highlighted = diff_path(diff).and_then(|path| highlight::diff(path, lines, &sign_style));
+    let pieces = lines
+        .iter()
+        .enumerate()
+        .map(
+            |(i, line)| match highlighted.as_ref().and_then(|all| all.get(i)) {
+                Some(pieces) => pieces.clone(),
+                None => vec![(sign_style(line), (*line).to_string())],
+            },
+        )
+        .collect();
+    grounded(lines, pieces)
+}
+
 pub fn grounded(
     lines: &[&str],
     mut pieces: Vec<Vec<(Style, String)>>,
