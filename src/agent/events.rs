@@ -378,23 +378,11 @@ impl AgentEvent {
                 call_id,
                 tool,
                 changes,
-                diffs: diffs
-                    .into_iter()
-                    .map(|mut d| {
-                        d.diff = clean(d.diff);
-                        d
-                    })
-                    .collect(),
+                diffs: cleaned(diffs, &clean),
             },
             AgentEvent::SessionDiff { changes, diffs } => AgentEvent::SessionDiff {
                 changes,
-                diffs: diffs
-                    .into_iter()
-                    .map(|mut d| {
-                        d.diff = clean(d.diff);
-                        d
-                    })
-                    .collect(),
+                diffs: cleaned(diffs, &clean),
             },
             AgentEvent::TurnNotice { kind, message } => AgentEvent::TurnNotice {
                 kind,
@@ -422,4 +410,18 @@ impl AgentEvent {
             other => other,
         }
     }
+}
+
+/// Each diff of `diffs` with `clean` applied to its text.
+fn cleaned(
+    diffs: Vec<crate::checkpoint::diffs::FileDiff>,
+    clean: &dyn Fn(String) -> String,
+) -> Vec<crate::checkpoint::diffs::FileDiff> {
+    diffs
+        .into_iter()
+        .map(|mut d| {
+            d.diff = clean(d.diff);
+            d
+        })
+        .collect()
 }

@@ -13,27 +13,32 @@ use crate::support::run::mino;
 use crate::support::stream::{decisions, of_type, records};
 use crate::support::world::{SECRET, World};
 
+/// `mino -p PROMPT` in bypass mode, with its stream-json records.
+async fn print_in_bypass(
+    world: &World,
+    prompt: &str,
+) -> (std::process::Output, Vec<serde_json::Value>) {
+    let args = [
+        "-p",
+        prompt,
+        "--output-format",
+        "stream-json",
+        "--mode",
+        "bypass",
+    ];
+    let out = mino(world, &args, None).await;
+    let events = records(&out.stdout);
+    (out, events)
+}
+
 #[tokio::test]
 async fn the_same_denied_read_a_third_time_ends_the_turn() {
     let env = || tool("read_file", json!({"path": ".env"}));
     let replies = vec![env(), env(), env(), text("never requested")];
     let world = World::with("openai-chat", replies, "").await;
-    let out = mino(
-        &world,
-        &[
-            "-p",
-            "read .env",
-            "--output-format",
-            "stream-json",
-            "--mode",
-            "bypass",
-        ],
-        None,
-    )
-    .await;
+    let (out, events) = print_in_bypass(&world, "read .env").await;
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
-    let events = records(&out.stdout);
     let denied: Vec<_> = decisions(&events)
         .into_iter()
         .filter(|(tool, decision, _)| tool == "read_file" && decision == "deny")
@@ -68,20 +73,7 @@ async fn refusals_of_different_calls_do_not_end_the_turn() {
         text("I cannot read those files."),
     ];
     let world = World::with("openai-chat", replies, "").await;
-    let out = mino(
-        &world,
-        &[
-            "-p",
-            "read them",
-            "--output-format",
-            "stream-json",
-            "--mode",
-            "bypass",
-        ],
-        None,
-    )
-    .await;
-    let events = records(&out.stdout);
+    let (_, events) = print_in_bypass(&world, "read them").await;
     let end = of_type(&events, "turn_end");
     assert_eq!(end[0]["stop"], "completed", "{end:?}");
     assert_eq!(world.llm.bodies().len(), 4);
