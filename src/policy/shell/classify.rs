@@ -311,8 +311,16 @@ fn find_danger(shell: Shell, read: &Read, rules: &Rules) -> Option<Danger> {
     }
     // Asked about only as one command on its own (nothing piped into it or
     // run beside it) whose code runs nothing it builds or decodes.
+    // The interpreter itself starts the command: no assignment before it
+    // (`PYTHONPATH=…`), no program that runs it (`env`, `nice`).
+    let starts_it = |words: &Vec<String>| {
+        words
+            .first()
+            .is_some_and(|w| danger::is_interpreter(&danger::program_name(w)))
+    };
     let unseen = found.iter().all(|d| d.unseen)
         && read.commands.len() == 1
+        && read.commands.first().is_some_and(starts_it)
         && !read.code.iter().any(|code| builds_code(code));
     found
         .iter()
@@ -394,6 +402,10 @@ fn identity(trusted: &Trusted, evidence: Option<&Evidence>) -> Option<Verdict> {
 /// Words of code that runs code it builds or decodes, which a person
 /// shown the command could not read either.
 const BUILT_CODE: &[&str] = &[
+    // An expansion or a substitution: the code is not on the line as
+    // written (and a `$` in quoted code is taken the same way).
+    "$",
+    "`",
     "exec",
     "eval",
     "compile",

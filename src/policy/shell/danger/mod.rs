@@ -317,6 +317,11 @@ pub const TABLE: &[Row] = &[
     },
 ];
 
+/// Whether `name` is an interpreter (not a shell, not another code runner).
+pub fn is_interpreter(name: &str) -> bool {
+    INTERPRETERS.contains(&name)
+}
+
 /// Programs besides shells and interpreters that run text as code.
 const CODE_RUNNERS: &[&str] = &[
     "eval", "su", "runuser", "ssh", "xargs", "parallel", "watch", "script", "trap",
