@@ -13,6 +13,7 @@ use cli::{
 };
 
 use mino::agent::build::{Launch, Relaunch, launch, sandbox_planner};
+use mino::agent::instructions_seen::Shown;
 use mino::config::{CliOverrides, EnvOverrides, Settings};
 use mino::eval::{EvalOptions, LiveModel};
 use mino::frontend::check::{CheckRequest, check};
@@ -368,6 +369,13 @@ async fn run(mut cli: Cli) -> anyhow::Result<i32> {
         editor: None,
         // The full screen starts the servers once its first frame is drawn.
         defer_mcp: full_screen,
+        // The full screen and line mode show the banner to a person; -p
+        // and --ask only print it among their logs.
+        notices: if cli.prompt.is_none() && interactive {
+            Shown::ToAPerson
+        } else {
+            Shown::ToNobody
+        },
         never: Vec::new(),
     });
     if full_screen {

@@ -228,6 +228,9 @@ pub struct Launch<'a> {
     pub editor: crate::tools::editor::Editor,
     /// MCP servers wait for `McpHub::begin` (the full screen's first frame).
     pub defer_mcp: bool,
+    /// Whether a person sees this start's notices (the banner), so that a
+    /// changed instruction file is named until one has.
+    pub notices: super::instructions_seen::Shown,
     /// Tools this run has refused already ("never" holds for every session
     /// of the run, in every project it moves to).
     pub never: Vec<ToolKey>,
@@ -280,6 +283,7 @@ impl Relaunch {
             editor: None,
             // The full screen has drawn already: the servers start at once.
             defer_mcp: false,
+            notices: super::instructions_seen::Shown::ToAPerson,
             never,
         })
         .await?;
@@ -324,6 +328,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         resume,
         editor,
         defer_mcp,
+        notices,
         never,
     } = launch;
     let window = tokio::spawn(crate::model::window::for_settings(settings.model.clone()));
@@ -413,6 +418,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         &home.instructions_dir(),
         tool_cx.project.root(),
         &loaded.files,
+        notices,
     ) {
         let _ = events_tx.send(AgentEvent::Notice(changed));
     }

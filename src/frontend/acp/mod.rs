@@ -28,6 +28,7 @@ use tokio_util::compat::{TokioAsyncReadCompatExt, TokioAsyncWriteCompatExt};
 
 use crate::agent::AgentEvent;
 use crate::agent::build::{Launch, launch};
+use crate::agent::instructions_seen::Shown;
 use crate::config::{CliOverrides, EnvOverrides, Settings};
 use crate::home::Home;
 use crate::policy::{BashConfinement, CanAsk, Mode};
@@ -99,6 +100,8 @@ impl Server {
             resume,
             editor,
             defer_mcp: false,
+            // The client logs notices; no person is known to read them.
+            notices: Shown::ToNobody,
             never: Vec::new(),
         })
         .await
