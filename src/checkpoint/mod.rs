@@ -27,6 +27,7 @@ pub mod diffs;
 pub mod index;
 pub mod manifest;
 pub mod prune;
+pub mod read;
 pub mod restore;
 pub mod rewind;
 pub mod store;
@@ -259,6 +260,10 @@ impl Checkpoints {
             state.generation = Some(generation);
             return Ok(last);
         }
+        let root = read::Root::open(&self.root).map_err(|error| CheckpointError::Store {
+            path: self.root.clone(),
+            error,
+        })?;
         for seen in walked {
             if seen.kind == Kind::Dir {
                 files.insert(
@@ -296,14 +301,13 @@ impl Checkpoints {
                     cached.clone()
                 }
                 _ => {
-                    let path = walk::absolute(&self.root, &seen.rel);
                     let read_ns = now_ns();
-                    let (digest, wanted) = match self.record(&path, wanted, &mut state.links_failed)
-                    {
-                        Ok(Some(found)) => found,
-                        // Gone or unreadable between the walk and the read.
-                        Ok(None) | Err(_) => continue,
-                    };
+                    let (digest, wanted) =
+                        match self.record(&root, &seen, wanted, &mut state.links_failed) {
+                            Ok(Some(found)) => found,
+                            // Gone or unreadable between the walk and the read.
+                            Ok(None) | Err(_) => continue,
+                        };
                     wrote_blob |= matches!(wanted, Kind::File | Kind::Symlink);
                     changed_index = true;
                     Cached {
@@ -359,31 +363,33 @@ impl Checkpoints {
         Ok(taken)
     }
 
-    /// Reads the path and stores what its kind keeps; returns its digest
-    /// and the kind it is recorded as (Protected for a file holding a
-    /// secret value).
+    /// Reads what the walk saw as `seen` (through `root`, never through a
+    /// link, and only if it is still the inode the walk stat'ed) and
+    /// stores what `kind` keeps; returns its digest and the kind it is
+    /// recorded as (Protected for a file holding a secret value).
     fn record(
         &self,
-        path: &Path,
+        root: &read::Root,
+        seen: &walk::Seen,
         kind: Kind,
         links_failed: &mut bool,
     ) -> std::io::Result<Option<(String, Kind)>> {
         // Blocking until every value is read is fine here: a checkpoint
         // runs on the blocking pool, and must never copy a secret.
         let holds = |bytes: &[u8]| self.secrets.as_ref().is_some_and(|s| s.now().holds(bytes));
+        let rel = seen.rel.as_str();
         match kind {
             Kind::Symlink => {
-                let target = std::fs::read_link(path)?;
-                let bytes = target.as_os_str().as_encoded_bytes();
-                let digest = store::digest_bytes(bytes);
-                if holds(bytes) {
+                let bytes = root.link_target(rel)?;
+                let digest = store::digest_bytes(&bytes);
+                if holds(&bytes) {
                     return Ok(Some((digest, Kind::Protected)));
                 }
-                self.store.put_bytes(&digest, bytes)?;
+                self.store.put_bytes(&digest, &bytes)?;
                 Ok(Some((digest, kind)))
             }
             Kind::File => {
-                let bytes = store::read_regular(path)?;
+                let bytes = read::bytes(root.file(rel, &seen.stat)?)?;
                 let digest = store::digest_bytes(&bytes);
                 if holds(&bytes) {
                     return Ok(Some((digest, Kind::Protected)));
@@ -392,14 +398,20 @@ impl Checkpoints {
                 Ok(Some((digest, kind)))
             }
             Kind::GitObject => {
-                let digest = store::digest_file(path)?;
-                if !self.store.put_link(&digest, path)? {
+                let mut file = root.file(rel, &seen.stat)?;
+                let digest = read::digest(&mut file)?;
+                if !self.store.put_link(&digest, &mut file)? {
                     *links_failed = true;
                 }
                 Ok(Some((digest, kind)))
             }
             Kind::Protected | Kind::Large => {
-                store::digest_file(path).map(|digest| Some((digest, kind)))
+                let digest = if seen.kind == Kind::Symlink {
+                    store::digest_bytes(&root.link_target(rel)?)
+                } else {
+                    read::digest(&mut root.file(rel, &seen.stat)?)?
+                };
+                Ok(Some((digest, kind)))
             }
             Kind::Dir => Ok(None),
         }

@@ -142,7 +142,7 @@ impl Store {
     /// Stores the file at `source` under `digest` by a hard link (git never
     /// rewrites an object in place), or by a copy where a link cannot be
     /// made. Returns whether it was linked (or already there).
-    pub fn put_link(&self, digest: &str, source: &Path) -> io::Result<bool> {
+    pub fn put_link(&self, digest: &str, source: &mut fs::File) -> io::Result<bool> {
         let path = self.blob_path(digest);
         if path.symlink_metadata().is_ok() {
             return Ok(true);
@@ -150,12 +150,21 @@ impl Store {
         if let Some(parent) = path.parent() {
             create_private_dir(parent)?;
         }
-        match fs::hard_link(source, &path) {
+        // The open file itself is linked, whatever its path names by now.
+        match rustix::fs::linkat(
+            rustix::fs::CWD,
+            super::read::proc_path(source).as_str(),
+            rustix::fs::CWD,
+            &path,
+            rustix::fs::AtFlags::SYMLINK_FOLLOW,
+        ) {
             Ok(()) => Ok(true),
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(true),
+            Err(rustix::io::Errno::EXIST) => Ok(true),
             Err(_) => {
+                use std::io::Seek;
                 let mut tmp = tempfile::NamedTempFile::new_in(self.tmp_dir())?;
-                io::copy(&mut open_regular(source)?, tmp.as_file_mut())?;
+                source.seek(io::SeekFrom::Start(0))?;
+                io::copy(source, tmp.as_file_mut())?;
                 persist(tmp, &path)?;
                 Ok(false)
             }
@@ -313,7 +322,8 @@ mod tests {
         fs::write(&source, b"pack bytes").unwrap();
         let digest = digest_file(&source).unwrap();
         assert_eq!(digest, digest_bytes(b"pack bytes"));
-        assert!(store.put_link(&digest, &source).unwrap());
+        let mut opened = fs::File::open(&source).unwrap();
+        assert!(store.put_link(&digest, &mut opened).unwrap());
         use std::os::unix::fs::MetadataExt;
         assert_eq!(
             fs::metadata(store.blob_path(&digest)).unwrap().ino(),

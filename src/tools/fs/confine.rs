@@ -532,7 +532,11 @@ fn write_temp(
 
 /// Linux: one `openat2` call that fails on any link and any escape.
 #[cfg(any(target_os = "linux", target_os = "android"))]
-fn open_beneath_at(root: BorrowedFd<'_>, relative: &str, flags: OFlags) -> Result<OwnedFd, Errno> {
+pub(crate) fn open_beneath_at(
+    root: BorrowedFd<'_>,
+    relative: &str,
+    flags: OFlags,
+) -> Result<OwnedFd, Errno> {
     use rustix::fs::ResolveFlags;
     let resolve = ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
     match rustix::fs::openat2(
@@ -549,7 +553,11 @@ fn open_beneath_at(root: BorrowedFd<'_>, relative: &str, flags: OFlags) -> Resul
 }
 
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn open_beneath_at(root: BorrowedFd<'_>, relative: &str, flags: OFlags) -> Result<OwnedFd, Errno> {
+pub(crate) fn open_beneath_at(
+    root: BorrowedFd<'_>,
+    relative: &str,
+    flags: OFlags,
+) -> Result<OwnedFd, Errno> {
     open_walk(root, relative, flags)
 }
 
