@@ -131,14 +131,14 @@ pub async fn run_turn(
                     } else {
                         RequestKind::TurnNext
                     };
+                    let answer_only = turn.answer_only();
                     turn.offer(
-                        rt.registry
-                            .specs()
+                        super::request::offered(rt, answer_only)
                             .into_iter()
                             .map(|s| s.name.into_owned())
                             .collect(),
                     );
-                    super::request::request(rt, session, kind, cancel).await
+                    super::request::request(rt, session, kind, answer_only, cancel).await
                 }
             }),
             Effect::Remind { tool } => {

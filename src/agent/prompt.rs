@@ -19,8 +19,8 @@ pub const DEFAULT_SOUL: &str = include_str!("../../assets/SOUL.md");
 pub const SMALL_SOUL: &str = include_str!("../../assets/SOUL-small.md");
 
 /// The sentence on paths every system prompt carries.
-pub const PATHS_SENTENCE: &str = "Tool paths are relative to the project root: write `notes.md`, \
-     `src/main.rs` or `docs/`, never an absolute path.";
+pub const PATHS_SENTENCE: &str = "Tool paths are relative to the project root, as list_dir shows \
+     them, never absolute.";
 
 /// The largest `AGENTS.md` included, in bytes.
 const AGENTS_LIMIT: u64 = 64 * 1024;

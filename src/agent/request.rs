@@ -17,11 +17,23 @@ use super::live::LiveSession;
 use super::stream::{Collected, collect};
 use super::turn::Event;
 
-/// One request of the turn; `kind` says whether it is the turn's first.
+/// The tools a request offers: all of them, or only `final_answer` once
+/// the turn has nothing left to do but answer.
+pub fn offered(rt: &Runtime, answer_only: bool) -> Vec<crate::tools::ToolSpec> {
+    let mut tools = rt.registry.specs();
+    if answer_only {
+        tools.retain(|s| s.name == crate::tools::final_answer::NAME);
+    }
+    tools
+}
+
+/// One request of the turn; `kind` says whether it is the turn's first,
+/// `answer_only` whether it offers only `final_answer`.
 pub async fn request(
     rt: &Runtime,
     session: &mut LiveSession,
     kind: RequestKind,
+    answer_only: bool,
     cancel: &CancellationToken,
 ) -> Event {
     if let Some(hub) = &rt.mcp {
@@ -38,7 +50,7 @@ pub async fn request(
             kind,
             system: rt.system.clone(),
             items: session.history.clone(),
-            tools: rt.registry.specs(),
+            tools: offered(rt, answer_only),
         };
         let collected = collect(rt.provider.as_ref(), request, cancel, |event| match event {
             StreamEvent::TextDelta(text) => rt.emit(AgentEvent::AssistantDelta(text.clone())),

@@ -294,13 +294,16 @@ async fn read_large_file_is_truncated_and_says_so() {
 async fn read_missing_file_and_directory_are_errors_naming_the_path() {
     let fx = Fixture::new();
     fs::create_dir(fx.path("src")).unwrap();
+    fs::write(fx.path(".env"), "TOKEN=x\n").unwrap();
     // prepare never opens the file: a missing one prepares fine.
     let call = fx.prepare(&ReadFile, json!({"path": "missing.txt"}));
     let out = run(call).await;
     assert_eq!(out.status, ToolStatus::Error);
+    // The project's own entries, never a protected one, and no example
+    // path a small model would call next.
     assert_eq!(
         out.output,
-        "missing.txt does not exist. Paths are relative to the project root (for example src/main.rs, not an absolute path)."
+        "missing.txt does not exist. The project's top level holds: src/. Paths are relative to the project root, never absolute."
     );
 
     let out = run(fx.prepare(&ReadFile, json!({"path": "src"}))).await;

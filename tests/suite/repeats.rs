@@ -2,7 +2,8 @@
 //! denied read three times in a turn ends the turn (`repeated_call`), each
 //! refusal reaching the model with its reason, and no fourth request goes
 //! out. A small model left to itself repeats such a call until the turn's
-//! request limit.
+//! request limit; under the small profile, once it asked again, the next
+//! request offers only `final_answer`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -77,4 +78,43 @@ async fn refusals_of_different_calls_do_not_end_the_turn() {
     let end = of_type(&events, "turn_end");
     assert_eq!(end[0]["stop"], "completed", "{end:?}");
     assert_eq!(world.llm.bodies().len(), 4);
+}
+
+/// Under the small profile, a refused call asked for again leaves the
+/// model nothing but its answer: the next request offers only
+/// `final_answer`, and the turn ends with the answer, not as a repeat.
+#[tokio::test]
+async fn a_refusal_asked_for_again_leaves_a_small_model_only_its_answer() {
+    let env = || tool("read_file", json!({"path": ".env"}));
+    let answer = ".env is protected: mino blocked the read.";
+    let replies = vec![
+        env(),
+        env(),
+        tool("final_answer", json!({"answer": answer})),
+    ];
+    let world = World::with("openai-chat", replies, "profile = \"small\"\n").await;
+    // -p still says every call was refused (its exit status says so too).
+    let (out, events) = print_in_bypass(&world, "read .env").await;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("rejected or denied (2 calls)"), "{stderr}");
+    let end = of_type(&events, "turn_end");
+    assert_eq!(end[0]["stop"], "completed", "{end:?}");
+    assert_eq!(
+        of_type(&events, "assistant").last().unwrap()["text"],
+        answer
+    );
+    let tools = |body: &str| -> Vec<String> {
+        let body: serde_json::Value = serde_json::from_str(body).unwrap();
+        body["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 3, "{bodies:?}");
+    assert_eq!(tools(&bodies[0]).len(), 7, "{:?}", tools(&bodies[0]));
+    assert_eq!(tools(&bodies[1]).len(), 7);
+    assert_eq!(tools(&bodies[2]), ["final_answer"]);
 }

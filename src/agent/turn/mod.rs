@@ -50,6 +50,10 @@ pub struct Turn {
     /// Whether a call written as text was already answered with a reminder
     /// (once a turn).
     reminded: bool,
+    /// Whether the rest of the turn's requests offer only `final_answer`:
+    /// set where the turn ends by it once a refused call was asked for
+    /// again, since asking a third time can only end the turn unanswered.
+    answer_only: bool,
     /// An asked agent's calls: each ends in `Reply`, never in a saved
     /// result, and the turn waits for the next one.
     external: bool,
@@ -114,6 +118,7 @@ impl Turn {
             repeats: Repeats::default(),
             offered: Vec::new(),
             reminded: false,
+            answer_only: false,
             external: false,
         }
     }
@@ -133,6 +138,12 @@ impl Turn {
     /// written as text in its answer is told from other JSON.
     pub fn offer(&mut self, tools: Vec<String>) {
         self.offered = tools;
+    }
+
+    /// Whether the next request offers only `final_answer` (see the
+    /// field): the model has nothing left to do but answer.
+    pub fn answer_only(&self) -> bool {
+        self.answer_only
     }
 
     pub fn requests(&self) -> u32 {
@@ -455,7 +466,10 @@ impl Turn {
             Repeat::Same { number } if !refused && ends_by_answer => {
                 format!("{} {REPEAT_HINT}", same_as(number))
             }
-            Repeat::Same { .. } if ends_by_answer => format!("{output}\n{REFUSED_AGAIN_HINT}"),
+            Repeat::Same { .. } if ends_by_answer => {
+                self.answer_only = true;
+                format!("{output}\n{REFUSED_AGAIN_HINT}")
+            }
             Repeat::Same { number } | Repeat::Again { number } if !refused => same_as(number),
             _ => output,
         };

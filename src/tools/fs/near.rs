@@ -1,7 +1,8 @@
 //! What a not-found result says: the path given, up to five close matches
 //! (the same path in another case, then files, or directories for a
 //! listing, of the same name elsewhere in the project), and that paths are
-//! relative to the project root. Looks
+//! relative to the project root, with the project's top-level entries
+//! when nothing is close (never an example path of mino's own). Looks
 //! only through `Project::list` (never through a link), names only regular
 //! files and directories (never a link or a special file), skips protected
 //! paths and `.git`, and stops after a bounded number of entries. Never
@@ -85,13 +86,49 @@ pub fn hint(
 ) -> String {
     let matches = close_matches(project, protected, wanted, kind);
     let mut text = String::new();
-    if !matches.is_empty() {
+    if matches.is_empty() {
+        // No example path of mino's own: a small model calls whatever
+        // path a result names. The project's real entries instead.
+        let top = top_level(project, protected);
+        if !top.is_empty() {
+            text.push_str(&format!(
+                " The project's top level holds: {}.",
+                top.join(", ")
+            ));
+        }
+    } else {
         text.push_str(&format!(" Close matches: {}.", matches.join(", ")));
     }
-    text.push_str(
-        " Paths are relative to the project root (for example src/main.rs, not an absolute path).",
-    );
+    text.push_str(" Paths are relative to the project root, never absolute.");
     text
+}
+
+/// At most this many top-level entries are named.
+const MAX_TOP: usize = 8;
+
+/// The project's top-level files and directories (a directory with a
+/// trailing `/`), in name order, at most `MAX_TOP`, a `…` after them when
+/// there are more: never `.git`, a protected path, a link or a special
+/// file.
+fn top_level(project: &Project, protected: &ProtectedPaths) -> Vec<String> {
+    let Ok(entries) = project.list("") else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
+        .into_iter()
+        .filter(|e| e.name != ".git" && !protected.is_protected(&e.name))
+        .filter_map(|e| match e.kind {
+            EntryKind::File => Some(e.name),
+            EntryKind::Directory => Some(format!("{}/", e.name)),
+            _ => None,
+        })
+        .collect();
+    names.sort();
+    if names.len() > MAX_TOP {
+        names.truncate(MAX_TOP);
+        names.push("…".into());
+    }
+    names
 }
 
 #[cfg(test)]
