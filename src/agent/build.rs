@@ -63,13 +63,18 @@ fn tool_context_with(
     for (name, value) in crate::mcp::credentials(&settings.mcp_servers) {
         secrets.add(&name, &value);
     }
-    // The project's own secrets (env files, keys, remote URLs, history) are
-    // read on the blocking pool, off the first frame's path; every
-    // redaction waits for them.
+    // The project's own secrets (env files, keys, remote URLs, history)
+    // and those of the home's credential stores are read on the blocking
+    // pool, off the first frame's path; every redaction waits for them.
     let root = cx.project.root().to_path_buf();
     let protected = cx.protected.clone();
+    let home = directories::BaseDirs::new().map(|dirs| dirs.home_dir().to_path_buf());
     cx.secrets = HeldSecrets::loading(secrets, move || {
-        super::secret_values::project_values(&root, &protected)
+        let mut values = super::secret_values::project_values(&root, &protected);
+        if let Some(home) = home {
+            values.extend(super::home_secrets::home_values(&home));
+        }
+        values
     });
     cx.gate = Arc::new(gate_setup(settings, cx.project.root()));
     cx.bash_guard = std::env::current_exe().ok();

@@ -56,7 +56,20 @@ async fn committed(replies: Vec<Reply>) -> World {
 }
 
 fn print(world: &World, mode: &str) -> (Vec<serde_json::Value>, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_mino"))
+    print_with_home(world, mode, None)
+}
+
+/// `print`, with `HOME` set to `home` when given.
+fn print_with_home(
+    world: &World,
+    mode: &str,
+    home: Option<&std::path::Path>,
+) -> (Vec<serde_json::Value>, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mino"));
+    if let Some(home) = home {
+        command.env("HOME", home);
+    }
+    let out = command
         .args([
             "-p",
             "look",
@@ -335,4 +348,55 @@ async fn a_env_of_long_repetitive_values_neither_hangs_nor_hides_the_token_besid
         !last.contains(&"k".repeat(20_000)),
         "the long value's start shows"
     );
+}
+
+/// A value of a credential store in the home (`~/.pgpass`, a token in
+/// `~/.config/gh/hosts.yml`) copied into a project file is redacted from
+/// that file's read like the project's own secrets.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_home_credential_copied_into_the_project_is_redacted() {
+    const PG: &str = "pg-HOMEMARKER-5521";
+    const GH: &str = "gho_HOMEMARKER_8812";
+    let world = World::with(
+        "openai-chat",
+        vec![
+            Reply::Tools(vec![
+                ("read_file".into(), json!({"path": "config/database.yml"})),
+                bash("cat config/database.yml"),
+            ]),
+            text("read"),
+        ],
+        "",
+    )
+    .await;
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(home.path().join(".pgpass"), format!("db:5432:*:app:{PG}\n")).unwrap();
+    std::fs::create_dir_all(home.path().join(".config/gh")).unwrap();
+    std::fs::write(
+        home.path().join(".config/gh/hosts.yml"),
+        format!("github.com:\n    oauth_token: {GH}\n"),
+    )
+    .unwrap();
+    let config = world.project.path().join("config");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("database.yml"),
+        format!("password: {PG}\ndeploy_token: {GH}\n"),
+    )
+    .unwrap();
+    let (events, stderr) = print_with_home(&world, "bypass", Some(home.path()));
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 2, "{stderr}");
+    assert!(
+        !bodies[1].contains(PG) && !bodies[1].contains(GH),
+        "{}",
+        bodies[1]
+    );
+    assert!(
+        bodies[1].contains("[redacted: a password in ~/.pgpass]"),
+        "{}",
+        bodies[1]
+    );
+    let shown = serde_json::to_string(&events).unwrap();
+    assert!(!shown.contains(PG) && !shown.contains(GH), "{shown}");
 }
