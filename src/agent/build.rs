@@ -69,8 +69,12 @@ fn tool_context_with(
     let root = cx.project.root().to_path_buf();
     let protected = cx.protected.clone();
     let home = directories::BaseDirs::new().map(|dirs| dirs.home_dir().to_path_buf());
+    let cache = settings
+        .mino_home
+        .as_deref()
+        .map(|h| super::history_secrets::Cache::new(h, &settings.protected_patterns));
     cx.secrets = HeldSecrets::loading(secrets, move || {
-        let mut values = super::secret_values::project_values(&root, &protected);
+        let mut values = super::secret_values::project_values(&root, &protected, cache.as_ref());
         if let Some(home) = home {
             values.extend(super::home_secrets::home_values(&home));
         }

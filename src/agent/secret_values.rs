@@ -2,32 +2,29 @@
 //! every result can be redacted of them: `KEY=VALUE` values of the
 //! project's protected env files, the bodies of private-key (PEM) blocks,
 //! credentials in the repository's remote URLs, and the same found in the
-//! blobs of protected paths anywhere in the repository's history (git's own
-//! plumbing, bounded in time and size). Never a file tool on the model's
-//! behalf; never decides.
+//! blobs of protected paths anywhere in the repository's history
+//! (`history_secrets`: git's own plumbing, bounded, cached by commit).
+//! Never a file tool on the model's behalf; never decides.
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use crate::policy::ProtectedPaths;
 
 /// The largest file or blob read for values.
 const FILE_LIMIT: u64 = 256 * 1024;
-/// The most protected blobs of history read.
-const BLOB_LIMIT: usize = 200;
-/// How long one git command may take before its answer is given up.
-const GIT_TIME: Duration = Duration::from_secs(3);
-/// The most bytes of one git command's output read.
-const GIT_OUTPUT_LIMIT: u64 = 32 * 1024 * 1024;
 
 /// `(name, value)` pairs: the variable or file a value belongs to, and the
 /// value.
 pub type Values = Vec<(String, String)>;
 
-/// Every secret value of the project at `root` mino can find.
-pub fn project_values(root: &Path, protected: &ProtectedPaths) -> Values {
+/// Every secret value of the project at `root` mino can find; what the
+/// history held is cached in `cache` (mino's home) when given.
+pub fn project_values(
+    root: &Path,
+    protected: &ProtectedPaths,
+    cache: Option<&super::history_secrets::Cache>,
+) -> Values {
     let mut values = Values::new();
     if let Ok(entries) = std::fs::read_dir(root) {
         for entry in entries.flatten() {
@@ -43,7 +40,9 @@ pub fn project_values(root: &Path, protected: &ProtectedPaths) -> Values {
         }
     }
     values.extend(remote_credentials(root));
-    values.extend(history_values(root, protected));
+    values.extend(super::history_secrets::history_values(
+        root, protected, cache,
+    ));
     values
 }
 
@@ -99,66 +98,9 @@ pub fn url_credentials(text: &str) -> Values {
 }
 
 fn remote_credentials(root: &Path) -> Values {
-    let said = git(root, &["config", "--get-regexp", r"^remote\..*\.url$"]);
-    url_credentials(&said)
-}
-
-/// The values in protected paths' blobs anywhere in history.
-fn history_values(root: &Path, protected: &ProtectedPaths) -> Values {
-    let objects = git(root, &["rev-list", "--all", "--objects"]);
-    let mut blobs: Vec<(String, String)> = Vec::new();
-    for line in objects.lines() {
-        let Some((sha, path)) = line.split_once(' ') else {
-            continue;
-        };
-        if protected.is_protected(path) && !blobs.iter().any(|(s, _)| s == sha) {
-            blobs.push((sha.to_string(), path.to_string()));
-            if blobs.len() >= BLOB_LIMIT {
-                break;
-            }
-        }
-    }
-    let mut values = Values::new();
-    for (sha, path) in blobs {
-        let size = git(root, &["cat-file", "-s", &sha]);
-        if size.trim().parse::<u64>().map_or(true, |n| n > FILE_LIMIT) {
-            continue;
-        }
-        let text = git(root, &["cat-file", "blob", &sha]);
-        values.extend(from_text(&path, &text));
-    }
-    values
-}
-
-/// Runs git in `root` and returns what it printed, or nothing when it
-/// failed or took longer than `GIT_TIME`.
-fn git(root: &Path, args: &[&str]) -> String {
-    let child = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn();
-    let Ok(mut child) = child else {
-        return String::new();
-    };
-    let Some(stdout) = child.stdout.take() else {
-        let _ = child.kill();
-        let _ = child.wait();
-        return String::new();
-    };
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut text = Vec::new();
-        let _ = stdout.take(GIT_OUTPUT_LIMIT).read_to_end(&mut text);
-        let _ = tx.send(text);
-    });
-    let said = rx.recv_timeout(GIT_TIME).unwrap_or_default();
-    let _ = child.kill();
-    let _ = child.wait();
-    String::from_utf8_lossy(&said).into_owned()
+    let said = super::history_secrets::git(root, &["config", "--get-regexp", r"^remote\..*\.url$"]);
+    said.map(|(text, _)| url_credentials(&text))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
