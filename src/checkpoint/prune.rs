@@ -25,26 +25,9 @@ use std::time::{Duration, SystemTime};
 use super::manifest::Kind;
 use super::store::{Store, valid_digest};
 
-/// How much a project's store keeps (`[checkpoints]`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Retention {
-    /// Distinct checkpoints per session.
-    pub keep: usize,
-    pub max_age: Duration,
-    /// Bytes only the store holds (hard-linked git objects still in the
-    /// project cost nothing).
-    pub max_bytes: u64,
-}
-
-impl Default for Retention {
-    fn default() -> Self {
-        Retention {
-            keep: 100,
-            max_age: Duration::from_secs(30 * 24 * 3600),
-            max_bytes: 2 << 30,
-        }
-    }
-}
+/// How much a project's store keeps: a setting (`[checkpoints]`), so it
+/// lives with the settings.
+pub use crate::config::Retention;
 
 /// A manifest no log line names is kept this long (a crash may have lost
 /// its line).

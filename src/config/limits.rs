@@ -10,12 +10,33 @@ use super::settings::LimitSettings;
 use super::source::SourceFile;
 use super::validate::ranged;
 
+/// How much a project's checkpoint store keeps (`[checkpoints]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    /// Distinct checkpoints per session.
+    pub keep: usize,
+    pub max_age: Duration,
+    /// Bytes only the store holds (hard-linked git objects still in the
+    /// project cost nothing).
+    pub max_bytes: u64,
+}
+
+impl Default for Retention {
+    fn default() -> Self {
+        Retention {
+            keep: 100,
+            max_age: Duration::from_secs(30 * 24 * 3600),
+            max_bytes: 2 << 30,
+        }
+    }
+}
+
 pub(super) fn retention(
     src: &SourceFile,
     raw: &super::raw::RawCheckpoints,
-) -> Result<crate::checkpoint::prune::Retention, ConfigError> {
+) -> Result<Retention, ConfigError> {
     let key = |k: &str| KeyPath::of(&["checkpoints", k]);
-    let mut out = crate::checkpoint::prune::Retention::default();
+    let mut out = Retention::default();
     if let Some(n) = raw.keep_per_session {
         let n = ranged(src, key("keep_per_session"), n, 1, 100_000, " checkpoints")?;
         out.keep = usize::try_from(n).unwrap_or(usize::MAX);

@@ -31,6 +31,7 @@ pub use error::{ConfigError, KeyPath, Segment};
 pub use hooks::{
     DEFAULT_HOOK_TIMEOUT, HOOK_EVENTS, HookCommand, HookEvent, HookGroup, HookSettings, Matcher,
 };
+pub use limits::Retention;
 pub use lsp::{LspServer, LspSettings};
 pub use mcp::env_value;
 pub use models::{ModelChoices, Price};

@@ -491,7 +491,7 @@ pub struct Settings {
     /// `[ui]`: the full screen's manners towards the terminal.
     pub ui: super::UiSettings,
     /// `[checkpoints]`: what the project's checkpoint store keeps.
-    pub checkpoints: crate::checkpoint::prune::Retention,
+    pub checkpoints: super::limits::Retention,
     /// `[[rules]]`: the user's, then the project's (ask and deny only).
     pub rules: std::sync::Arc<crate::policy::saved::SavedRules>,
     /// `[lsp]`: the language servers and diagnostics after edits.
@@ -529,7 +529,7 @@ impl Default for Settings {
             agents: BTreeMap::new(),
             sandbox: SandboxSettings::default(),
             ui: super::UiSettings::default(),
-            checkpoints: crate::checkpoint::prune::Retention::default(),
+            checkpoints: super::limits::Retention::default(),
             rules: Default::default(),
             user_file: None,
             lsp: super::lsp::LspSettings::default(),
