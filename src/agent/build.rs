@@ -407,8 +407,13 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     };
     let profile = crate::config::ProfileChoice::choose(settings.model.profile, context_window);
     let soul = user_soul.or_else(|| profile.is_small().then(|| SMALL_SOUL.to_string()));
-    let (system, loaded) =
-        system_prompt(soul, &tool_cx.project, &tool_cx.protected, shell.as_deref())?;
+    let (system, loaded) = system_prompt(
+        soul,
+        &tool_cx.project,
+        &tool_cx.protected,
+        shell.as_deref(),
+        profile.is_small(),
+    )?;
     let project_name = tool_cx.project.root().display().to_string();
     let mut config = provider_config(settings);
     config.extras.force_tool_call = profile.is_small();

@@ -68,7 +68,9 @@ impl Loaded {
 }
 
 /// Builds the system prompt. `user_soul` is the user's `SOUL.md`, if any;
-/// `shell` is `shell_sentence` when the bash tool exists. A protected
+/// `shell` is `shell_sentence` when the bash tool exists; `listing` adds
+/// the project's top-level entries (the small profile: a small model
+/// otherwise invents a path of its own). A protected
 /// `AGENTS.md` or skill is left out: its bytes never reach the model
 /// service.
 pub fn system_prompt(
@@ -76,12 +78,19 @@ pub fn system_prompt(
     project: &Project,
     protected: &ProtectedPaths,
     shell: Option<&str>,
+    listing: bool,
 ) -> Result<(String, Loaded), AgentError> {
     let mut loaded = Loaded::default();
     let mut prompt = user_soul.unwrap_or_else(|| DEFAULT_SOUL.to_string());
     prompt.push_str("\n\n## Project\n\n");
     prompt.push_str(PATHS_SENTENCE);
     prompt.push('\n');
+    if listing {
+        let top = crate::tools::fs::near::top_level(project, protected);
+        if !top.is_empty() {
+            prompt.push_str(&format!("Its top level holds: {}.\n", top.join(", ")));
+        }
+    }
     if let Some(shell) = shell {
         prompt.push_str(shell);
         prompt.push('\n');

@@ -109,6 +109,12 @@ async fn every_request_forces_a_call_offers_seven_tools_and_final_answer_ends_th
         let system = bodies[0].to_string();
         assert!(system.contains("call final_answer"), "{provider}");
         assert!(!system.contains("accept-edits"), "{provider}");
+        // The project's real top level, so a small model needs no example
+        // path: never a protected entry (.env, .git) or a link (docs).
+        assert!(
+            system.contains("Its top level holds: notes.md."),
+            "{provider}: {system}"
+        );
         // The session's banner names the profile, in stream-json too.
         assert_eq!(of_type(&events, "session")[0]["profile"], "small");
     }

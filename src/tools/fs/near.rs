@@ -110,7 +110,7 @@ const MAX_TOP: usize = 8;
 /// trailing `/`), in name order, at most `MAX_TOP`, a `…` after them when
 /// there are more: never `.git`, a protected path, a link or a special
 /// file.
-fn top_level(project: &Project, protected: &ProtectedPaths) -> Vec<String> {
+pub fn top_level(project: &Project, protected: &ProtectedPaths) -> Vec<String> {
     let Ok(entries) = project.list("") else {
         return Vec::new();
     };
