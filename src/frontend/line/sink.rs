@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::agent::asked::AskedEvent;
 use crate::agent::{AgentEvent, TurnStop};
 use crate::model::ResultStatus;
-use crate::policy::ConsentAnswer;
+use crate::policy::{ConsentAnswer, DenyCode};
 
 use super::super::stream_json::StreamRecord;
 use super::super::text;
@@ -294,7 +294,7 @@ impl Sink {
                 tool,
                 view,
             } => {
-                if view.code == Some("MINO_DENY_NOBODY_TO_ASK") && !self.said_nobody_can_ask {
+                if view.code == Some(DenyCode::NobodyToAsk.as_str()) && !self.said_nobody_can_ask {
                     self.said_nobody_can_ask = true;
                     eprintln!(
                         "mino: calls that need your confirmation are rejected here, because nobody can answer (-p, --ask, or input that is not a terminal)."
