@@ -419,6 +419,11 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     config.extras.force_tool_call = profile.is_small();
     let provider = build_provider(&config)?;
     let (events_tx, events_rx) = mpsc::unbounded_channel();
+    // A host outside allowed_domains is asked about mid-call, here.
+    let hosts = super::host_question::HostQuestions::new(events_tx.clone(), can_ask);
+    tool_cx
+        .sandbox
+        .set_host_asker(Some(Arc::new(super::host_question::Asker(hosts))));
     for warning in &settings.warnings {
         let _ = events_tx.send(AgentEvent::Warning(warning.clone()));
     }

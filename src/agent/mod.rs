@@ -20,6 +20,7 @@ mod gate_step;
 mod history_secrets;
 mod home_secrets;
 pub mod hooks;
+mod host_question;
 pub mod instructions_seen;
 pub mod judge;
 pub mod live;

@@ -152,6 +152,30 @@ impl Refusal {
     }
 }
 
+/// What a host outside `allowed_domains` gets when a command asks for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostVerdict {
+    Allow,
+    Ask,
+    Deny,
+}
+
+/// The verdict on a host outside `allowed_domains`: what the person
+/// answered for it before in this session ("allow for session", "never"),
+/// else a question where someone can answer, else a refusal.
+pub fn host_verdict(
+    remembered: Option<super::ConsentAnswer>,
+    can_ask: super::CanAsk,
+) -> HostVerdict {
+    use super::ConsentAnswer;
+    match (remembered, can_ask) {
+        (Some(ConsentAnswer::AllowForSession), _) => HostVerdict::Allow,
+        (Some(ConsentAnswer::NeverThisRun), _) => HostVerdict::Deny,
+        (_, super::CanAsk::Yes) => HostVerdict::Ask,
+        (_, super::CanAsk::No) => HostVerdict::Deny,
+    }
+}
+
 /// The user's rules for the network of sandboxed commands.
 #[derive(Debug, Clone, Default)]
 pub struct NetworkRules {
@@ -295,6 +319,21 @@ mod tests {
 
     fn class(ip: &str) -> Option<AddressClass> {
         classify(ip.parse().unwrap())
+    }
+
+    #[test]
+    fn a_host_outside_the_list_asks_once_and_is_then_remembered() {
+        use crate::policy::{CanAsk, ConsentAnswer};
+        assert_eq!(host_verdict(None, CanAsk::Yes), HostVerdict::Ask);
+        assert_eq!(host_verdict(None, CanAsk::No), HostVerdict::Deny);
+        let session = Some(ConsentAnswer::AllowForSession);
+        assert_eq!(host_verdict(session, CanAsk::No), HostVerdict::Allow);
+        let never = Some(ConsentAnswer::NeverThisRun);
+        assert_eq!(host_verdict(never, CanAsk::Yes), HostVerdict::Deny);
+        // "Once" and a refusal are not remembered: the next connection asks.
+        for once in [ConsentAnswer::AllowOnce, ConsentAnswer::Reject] {
+            assert_eq!(host_verdict(Some(once), CanAsk::Yes), HostVerdict::Ask);
+        }
     }
 
     #[test]

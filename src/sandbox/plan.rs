@@ -226,6 +226,11 @@ impl Planner {
         self.uses_proxy().then(|| self.proxy.socket())
     }
 
+    /// Sets who the proxy asks about a host outside `allowed_domains`.
+    pub fn set_host_asker(&self, asker: Option<Arc<dyn super::proxy::HostAsk>>) {
+        self.proxy.set_asker(asker);
+    }
+
     /// The rules the proxy decides by.
     pub fn network_rules(&self) -> &NetworkRules {
         self.proxy.rules()

@@ -112,6 +112,26 @@ impl Setup {
         pty
     }
 
+    /// mino on the full screen in bypass, once its first frame is up.
+    pub(super) fn full_screen_in_bypass(&self) -> crate::support::pty::Screen {
+        let home = self.home().to_str().unwrap().to_string();
+        let mino_home = self.mino_home().to_str().unwrap().to_string();
+        let project = self.project().to_str().unwrap().to_string();
+        let mut screen = crate::support::pty::Screen::spawn(
+            env!("CARGO_BIN_EXE_mino"),
+            &["--yolo", "--cd", &project],
+            &self.project(),
+            &[
+                ("HOME", &home),
+                ("MINO_HOME", &mino_home),
+                ("OPENAI_API_KEY", KEY),
+                ("AGENT_YOLO", ""),
+            ],
+        );
+        screen.wait_for(crate::support::full_screen::FIRST_FRAME);
+        screen
+    }
+
     pub(super) fn home(&self) -> PathBuf {
         self.root.path().join("home")
     }

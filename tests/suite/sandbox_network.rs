@@ -267,6 +267,54 @@ async fn a_host_outside_allowed_domains_is_refused_through_print_mode() {
     );
 }
 
+/// On the full screen, a host outside `allowed_domains` is a question
+/// while the command waits on its connection: "allow for session" lets it
+/// through (the index answers), and a second connection to that host in
+/// the same session is not asked again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_outside_allowed_domains_is_asked_about_on_the_full_screen() {
+    let index = Index::start(vec![("/x".into(), b"INDEX-BODY-77".to_vec())]);
+    let port = index.port;
+    let b = Setup::new(
+        vec![
+            bash(&format!(
+                "curl -s http://127.0.0.1:{port}/x; echo; curl -s http://127.0.0.1:{port}/x; echo; echo end-asked"
+            )),
+            text("fetched twice"),
+        ],
+        &format!(
+            "[sandbox]\nallowed_domains = [\"*.crates.io\"]\nallow_private = [\"127.0.0.1:{port}\"]\n"
+        ),
+    )
+    .await;
+    let mut screen = b.full_screen_in_bypass();
+    screen.submit("fetch it");
+    let shown = screen.wait_for(&format!("bash wants to reach 127.0.0.1:{port}"));
+    assert!(
+        shown.contains("outside [sandbox] allowed_domains"),
+        "{shown}"
+    );
+    assert_eq!(index.requests(), 0, "the connection waits for the answer");
+    screen.wait_for("keys armed");
+    screen.send(b"a");
+    // A session-wide answer to a question that came while typing is
+    // confirmed once.
+    screen.wait_for(&format!(
+        "Allow 127.0.0.1:{port} for the rest of this session? [y/N]"
+    ));
+    screen.send(b"y");
+    let after = screen.wait_for("fetched twice");
+    assert_eq!(
+        index.requests(),
+        2,
+        "both connections went through: {after}\n{}",
+        b.bodies()
+    );
+    let bodies = b.bodies();
+    assert_eq!(bodies.matches("INDEX-BODY-77").count(), 2, "{bodies}");
+    assert!(bodies.contains("end-asked"), "{bodies}");
+}
+
 /// SOCKS5 to the host's loopback, with the name resolved by the proxy or
 /// by curl: refused (reply 2), the service never reached.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

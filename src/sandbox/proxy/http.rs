@@ -7,7 +7,6 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, copy_bi
 use tokio::net::UnixStream;
 
 use super::{Failure, connect};
-use crate::policy::destination::NetworkRules;
 
 /// The longest request head read (request line and headers).
 const MAX_HEAD: u64 = 64 * 1024;
@@ -26,7 +25,7 @@ const HOP_BY_HOP: [&str; 5] = [
 
 pub(super) async fn serve(
     mut client: BufReader<UnixStream>,
-    rules: &NetworkRules,
+    rules: &super::Gate,
 ) -> std::io::Result<()> {
     let Some(head) = read_head(&mut client).await? else {
         return answer(
@@ -67,7 +66,7 @@ pub(super) async fn serve(
             .await;
         };
         let destination = format!("{host}:{port}");
-        return match connect(rules, &host, port).await {
+        return match connect(rules, client.get_ref(), &host, port).await {
             Ok(mut upstream) => {
                 client
                     .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
@@ -105,7 +104,7 @@ pub(super) async fn serve(
         .await;
     };
     let destination = format!("{host}:{port}");
-    let mut upstream = match connect(rules, &host, port).await {
+    let mut upstream = match connect(rules, client.get_ref(), &host, port).await {
         Ok(upstream) => upstream,
         Err(failure) => return refuse(&mut client, &failure, &destination).await,
     };

@@ -9,8 +9,11 @@
 //! It speaks HTTP `CONNECT`, plain HTTP with an absolute URI (`http.rs`)
 //! and SOCKS5 (`socks.rs`), told apart by the first byte. It resolves a
 //! name itself and asks `policy::destination` about every address before
-//! connecting to it, so the address checked is the address reached. Idle,
-//! it waits in `accept` and costs nothing: no timer, no polling.
+//! connecting to it, so the address checked is the address reached. A host
+//! outside `allowed_domains` is put to the person through the agent's
+//! `HostAsk` when one is set (a front end that can ask): the connection
+//! waits for the answer. Idle, it waits in `accept` and costs nothing: no
+//! timer, no polling.
 
 mod http;
 mod socks;
@@ -35,6 +38,16 @@ const SOCKET_NAME: &str = "proxy.sock";
 /// How a run's directory's name starts.
 const RUN_PREFIX: &str = "run-";
 
+/// Who is asked about a host outside `allowed_domains`: the agent, which
+/// remembers the person's answers per host and refuses where nobody can
+/// answer. `true` lets the connection go on (every other rule still holds).
+pub trait HostAsk: Send + Sync + std::fmt::Debug {
+    fn ask(&self, host: &str, port: u16) -> futures_util::future::BoxFuture<'static, bool>;
+}
+
+/// The asker a proxy's connections consult, set once an agent runs.
+pub type Asker = Arc<Mutex<Option<Arc<dyn HostAsk>>>>;
+
 /// The proxy of one mino run: not started until asked for its socket.
 #[derive(Debug)]
 pub struct Proxy {
@@ -42,7 +55,15 @@ pub struct Proxy {
     /// directory).
     base: Option<PathBuf>,
     rules: Arc<NetworkRules>,
+    asker: Asker,
     running: Mutex<Option<Running>>,
+}
+
+/// What a connection decides by: the rules, and who to ask.
+#[derive(Debug, Clone)]
+pub(crate) struct Gate {
+    pub(crate) rules: Arc<NetworkRules>,
+    asker: Asker,
 }
 
 #[derive(Debug)]
@@ -63,8 +84,18 @@ impl Proxy {
         Self {
             base,
             rules: Arc::new(rules),
+            asker: Arc::new(Mutex::new(None)),
             running: Mutex::new(None),
         }
+    }
+
+    /// Sets who is asked about a host outside `allowed_domains` (none:
+    /// such a host is refused).
+    pub fn set_asker(&self, asker: Option<Arc<dyn HostAsk>>) {
+        *self
+            .asker
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = asker;
     }
 
     /// The rules it decides by.
@@ -101,7 +132,11 @@ impl Proxy {
             bind(dir.path()).map_err(|e| ProxyError(format!("{}: {e}", dir.path().display())))?
         };
         let socket = dir.path().join(SOCKET_NAME);
-        runtime.spawn(serve(listener, self.rules.clone()));
+        let gate = Gate {
+            rules: self.rules.clone(),
+            asker: self.asker.clone(),
+        };
+        runtime.spawn(serve(listener, gate));
         *running = Some(Running {
             _dir: dir,
             socket: socket.clone(),
@@ -151,11 +186,11 @@ fn bind(dir: &Path) -> std::io::Result<UnixListener> {
     UnixListener::from_std(listener)
 }
 
-async fn serve(listener: UnixListener, rules: Arc<NetworkRules>) {
+async fn serve(listener: UnixListener, gate: Gate) {
     loop {
         match listener.accept().await {
             Ok((stream, _)) => {
-                tokio::spawn(connection(stream, rules.clone()));
+                tokio::spawn(connection(stream, gate.clone()));
             }
             Err(e) => {
                 tracing::warn!("sandbox proxy: accept failed: {e}");
@@ -166,7 +201,7 @@ async fn serve(listener: UnixListener, rules: Arc<NetworkRules>) {
     }
 }
 
-async fn connection(stream: UnixStream, rules: Arc<NetworkRules>) {
+async fn connection(stream: UnixStream, rules: Gate) {
     let mut client = BufReader::new(stream);
     let socks = match client.fill_buf().await {
         Ok(buf) if !buf.is_empty() => buf[0] == socks::VERSION,
@@ -227,17 +262,61 @@ impl Failure {
     }
 }
 
-/// Connects to `host:port` when the rules allow it: the host first, then
+/// Returns once `client` has hung up (read end-of-file); never while it
+/// is open, even with bytes waiting (they are the caller's to read).
+async fn hung_up(client: &UnixStream) {
+    use rustix::net::RecvFlags;
+    loop {
+        if client.readable().await.is_err() {
+            return;
+        }
+        let mut byte = [0u8; 1];
+        let peeked = client.try_io(tokio::io::Interest::READABLE, || {
+            rustix::net::recv(client, &mut byte, RecvFlags::PEEK | RecvFlags::DONTWAIT)
+                .map(|(n, _)| n)
+                .map_err(std::io::Error::from)
+        });
+        match peeked {
+            Ok(0) => return,
+            Ok(_) => return std::future::pending().await,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(_) => return,
+        }
+    }
+}
+
+/// Connects to `host:port` when the rules allow it: the host first (one
+/// outside `allowed_domains` put to the asker, when there is one), then
 /// every address it resolves to, each checked before it is tried.
 pub(crate) async fn connect(
-    rules: &NetworkRules,
+    gate: &Gate,
+    client: &UnixStream,
     host: &str,
     port: u16,
 ) -> Result<TcpStream, Failure> {
-    rules.check_host(host).map_err(|refusal| Failure::Refused {
-        refusal,
-        address: None,
-    })?;
+    let rules = &gate.rules;
+    if let Err(refusal) = rules.check_host(host) {
+        let asker = gate
+            .asker
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        let allowed = match (&refusal, asker) {
+            // A command killed or timed out while asked hangs up: the
+            // question is then dropped, and its dialog closes.
+            (Refusal::NotAllowedDomain, Some(asker)) => tokio::select! {
+                allowed = asker.ask(host, port) => allowed,
+                () = hung_up(client) => false,
+            },
+            _ => false,
+        };
+        if !allowed {
+            return Err(Failure::Refused {
+                refusal,
+                address: None,
+            });
+        }
+    }
     let bare = host.trim_start_matches('[').trim_end_matches(']');
     let addresses: Vec<SocketAddr> = match bare.parse::<IpAddr>() {
         Ok(ip) => vec![SocketAddr::new(ip, port)],

@@ -9,7 +9,6 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt, BufReader, copy_bidirectional};
 use tokio::net::UnixStream;
 
 use super::{Failure, connect};
-use crate::policy::destination::NetworkRules;
 
 pub(super) const VERSION: u8 = 5;
 const NO_AUTHENTICATION: u8 = 0;
@@ -25,7 +24,7 @@ const ADDRESS_TYPE_NOT_SUPPORTED: u8 = 8;
 
 pub(super) async fn serve(
     mut client: BufReader<UnixStream>,
-    rules: &NetworkRules,
+    rules: &super::Gate,
 ) -> std::io::Result<()> {
     let mut greeting = [0u8; 2];
     client.read_exact(&mut greeting).await?;
@@ -65,7 +64,7 @@ pub(super) async fn serve(
         _ => return reply(&mut client, ADDRESS_TYPE_NOT_SUPPORTED).await,
     };
     let port = client.read_u16().await?;
-    match connect(rules, &host, port).await {
+    match connect(rules, client.get_ref(), &host, port).await {
         Ok(mut upstream) => {
             reply_only(&mut client, SUCCEEDED).await?;
             copy_bidirectional(&mut client, &mut upstream)

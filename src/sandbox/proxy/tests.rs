@@ -251,3 +251,111 @@ async fn the_socket_lives_in_a_directory_of_the_runs_own() {
     let long = Proxy::new(Some(deep), NetworkRules::default());
     assert!(long.socket().unwrap().as_os_str().len() > 200);
 }
+
+/// An asker that says yes to one host and records what it was asked.
+#[derive(Debug)]
+struct Answers {
+    yes: String,
+    asked: std::sync::Mutex<Vec<String>>,
+}
+
+impl super::HostAsk for Answers {
+    fn ask(&self, host: &str, port: u16) -> futures_util::future::BoxFuture<'static, bool> {
+        self.asked.lock().unwrap().push(format!("{host}:{port}"));
+        let yes = host == self.yes;
+        Box::pin(async move { yes })
+    }
+}
+
+#[tokio::test]
+async fn a_host_outside_the_allow_list_is_put_to_the_asker_and_other_rules_still_hold() {
+    let port = echo_server().await;
+    let (_dir, socket, proxy) = proxy(&[format!("127.0.0.1:{port}")], Some(&[])).await;
+    let answers = std::sync::Arc::new(Answers {
+        yes: "127.0.0.1".into(),
+        asked: std::sync::Mutex::new(Vec::new()),
+    });
+    proxy.set_asker(Some(answers.clone()));
+    let get = |host: &str, port: u16| format!("GET http://{host}:{port}/a HTTP/1.1\r\n\r\n");
+    let got =
+        String::from_utf8(exchange(&socket, get("127.0.0.1", port).as_bytes()).await).unwrap();
+    assert!(got.starts_with("HTTP/1.1 200 OK"), "{got}");
+    // Said no: refused as outside the list.
+    let got =
+        String::from_utf8(exchange(&socket, get("localhost", port).as_bytes()).await).unwrap();
+    assert!(
+        got.contains("X-Mino-Proxy-Refusal: not-allowed-domain"),
+        "{got}"
+    );
+    // Said yes to the host, but this port is not in allow_private: the
+    // private-address rule still refuses it.
+    let got =
+        String::from_utf8(exchange(&socket, get("127.0.0.1", port ^ 1).as_bytes()).await).unwrap();
+    assert!(
+        got.contains("X-Mino-Proxy-Refusal: private-address"),
+        "{got}"
+    );
+    assert_eq!(
+        *answers.asked.lock().unwrap(),
+        [
+            format!("127.0.0.1:{port}"),
+            format!("localhost:{port}"),
+            format!("127.0.0.1:{}", port ^ 1)
+        ]
+    );
+    // Without an asker, nothing is asked and the host is refused.
+    proxy.set_asker(None);
+    let got =
+        String::from_utf8(exchange(&socket, get("127.0.0.1", port).as_bytes()).await).unwrap();
+    assert!(
+        got.contains("X-Mino-Proxy-Refusal: not-allowed-domain"),
+        "{got}"
+    );
+}
+
+/// An asker that never answers, and says when its question was dropped.
+#[derive(Debug, Default)]
+struct Silent {
+    dropped: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+struct OnDrop(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for OnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl super::HostAsk for Silent {
+    fn ask(&self, _host: &str, _port: u16) -> futures_util::future::BoxFuture<'static, bool> {
+        let guard = OnDrop(self.dropped.clone());
+        Box::pin(async move {
+            let _guard = guard;
+            std::future::pending::<bool>().await
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_command_that_hangs_up_while_asked_drops_its_question() {
+    let (_dir, socket, proxy) = proxy(&[], Some(&[])).await;
+    let silent = std::sync::Arc::new(Silent::default());
+    proxy.set_asker(Some(silent.clone()));
+    let mut stream = UnixStream::connect(&socket).await.unwrap();
+    stream
+        .write_all(b"CONNECT example.org:443 HTTP/1.1\r\n\r\n")
+        .await
+        .unwrap();
+    // The question is open while the client waits.
+    tokio::task::yield_now().await;
+    assert!(!silent.dropped.load(std::sync::atomic::Ordering::SeqCst));
+    drop(stream);
+    for _ in 0..200 {
+        if silent.dropped.load(std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("the question outlived the connection that asked it");
+}

@@ -37,6 +37,9 @@ pub fn title(tool: &str, fields: &[Field]) -> String {
     let new_file = fields
         .iter()
         .any(|f| f.kind == FieldKind::Diff && f.value.contains("--- /dev/null"));
+    if let Some(destination) = field("Host") {
+        return format!("bash wants to reach {destination}");
+    }
     match (tool, field("Path"), field("URL"), field("Server")) {
         ("bash", ..) => "bash wants to run a command".into(),
         ("plan", ..) => "plan wants to change the plan".into(),
