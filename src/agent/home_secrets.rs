@@ -150,19 +150,20 @@ pub fn store_values(shown: &str, text: &str) -> Values {
     values
 }
 
-/// The string members under a member whose name says credential
-/// (`inside`), anywhere in `json`.
-fn json_values(json: &Value, inside: bool, name: &str, values: &mut Values) {
+/// The strings of members whose own name says credential (`named`),
+/// anywhere in `json`: `auth`, `accessToken`, `refresh_token`, ... but not
+/// the scopes or the e-mail beside them.
+fn json_values(json: &Value, named: bool, name: &str, values: &mut Values) {
     match json {
-        Value::String(text) if inside => values.push((name.to_string(), text.clone())),
+        Value::String(text) if named => values.push((name.to_string(), text.clone())),
         Value::Array(items) => {
             for item in items {
-                json_values(item, inside, name, values);
+                json_values(item, false, name, values);
             }
         }
         Value::Object(members) => {
             for (key, value) in members {
-                json_values(value, inside || secret_name(key), name, values);
+                json_values(value, secret_name(key), name, values);
             }
         }
         _ => {}
@@ -240,6 +241,10 @@ mod tests {
             "ssh-ed25519 AAAAC3NzaPUBLICPUBLIC me@host\n",
         );
         write(".gnupg/secring.gpg", "not read at all 12345678");
+        write(
+            ".claude/.credentials.json",
+            r#"{"claudeAiOauth":{"accessToken":"sk-ant-oat-0099","scopes":["user:inference"]}}"#,
+        );
         let values = home_values(h);
         for secret in [
             "pg-pa:ss-7781",
@@ -250,6 +255,7 @@ mod tests {
             "gho_hosts_991",
             "aws-secret-6612",
             "b3BlbnNzaC1rZXktdjEAAAAA",
+            "sk-ant-oat-0099",
         ] {
             assert!(has(&values, secret), "{secret}: {values:?}");
         }
@@ -259,6 +265,7 @@ mod tests {
             "someone-long",
             "AAAAC3NzaPUBLICPUBLIC",
             "not read at all 12345678",
+            "user:inference",
         ] {
             assert!(!has(&values, plain), "{plain}: {values:?}");
         }
