@@ -124,9 +124,12 @@ pub async fn request(
                     Err(CompactError::Failed(e)) => rt.emit(AgentEvent::Warning(e)),
                 }
             }
-            Collected::Failed(error, _) => {
+            Collected::Failed(error, partial) => {
                 tracing::warn!(session = %session.id, %error, "model request failed");
-                return Event::ModelFailed(error);
+                if partial.text.is_empty() || matches!(error, ModelError::Cancelled) {
+                    return Event::ModelFailed(error);
+                }
+                return Event::ModelCutOff { error, partial };
             }
             Collected::Interrupted(response) => {
                 return Event::Interrupted {

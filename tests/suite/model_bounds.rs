@@ -99,6 +99,8 @@ struct Run {
     stderr: String,
     peak_kib: u64,
     session_bytes: u64,
+    /// The session files' records, each at most 200 characters.
+    records: Vec<String>,
 }
 
 fn vm_hwm_kib(pid: u32) -> Option<u64> {
@@ -159,10 +161,26 @@ fn run_p(base_url: &str, extra: &str) -> Run {
                 .sum()
         })
         .unwrap_or(0);
+    let records = std::fs::read_dir(home.path().join("sessions"))
+        .map(|dir| {
+            dir.flatten()
+                .filter_map(|entry| std::fs::read_to_string(entry.path()).ok())
+                .flat_map(|text| {
+                    text.lines()
+                        .map(|line| {
+                            let tail: String = line.chars().rev().take(200).collect();
+                            tail.chars().rev().collect()
+                        })
+                        .collect::<Vec<String>>()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     Run {
         stderr: stderr.join().unwrap(),
         peak_kib,
         session_bytes,
+        records,
     }
 }
 
@@ -188,6 +206,17 @@ fn an_answer_of_200_mb_ends_at_the_text_bound_with_little_memory() {
         "{}",
         run.session_bytes
     );
+    // What was said up to the bound is saved, cut off, with why.
+    assert!(
+        run.records
+            .iter()
+            .any(|r| r.contains("[cut off: ")
+                && r.contains("went past 8388608 bytes of answer text")),
+        "{:?}",
+        run.records
+    );
+    // All of it up to the piece that went past the bound.
+    assert!(run.session_bytes > 7 * 1024 * 1024, "{}", run.session_bytes);
 }
 
 #[test]
@@ -221,5 +250,13 @@ fn a_trickle_after_the_first_byte_is_a_stall_naming_its_settings() {
             && run.stderr.contains("stall_min_bytes"),
         "{}",
         run.stderr
+    );
+    // The trickle's text so far is kept, marked as cut off by the stall.
+    assert!(
+        run.records
+            .iter()
+            .any(|r| r.contains("[cut off:") && r.contains("the stream stalled")),
+        "{:?}",
+        run.records
     );
 }

@@ -78,6 +78,11 @@ const REPEAT_HINT: &str =
 /// What a refused call asked for again adds there.
 const REFUSED_AGAIN_HINT: &str = "Refused again: asking again gets the same answer. End the turn with final_answer, telling the user what was blocked and why.";
 
+/// The line a cut-off answer is saved with.
+pub fn cut_off_marker(error: &ModelError) -> String {
+    format!("[cut off: {error}]")
+}
+
 fn save_result(call: &ToolCall, status: ResultStatus, output: impl Into<String>) -> Effect {
     Effect::SaveResult {
         call_id: call.id.clone(),
@@ -261,6 +266,17 @@ impl Turn {
             }
             Event::ModelFailed(ModelError::Cancelled) => self.end(TurnStop::Interrupted),
             Event::ModelFailed(other) => self.end(TurnStop::ModelError(other.to_string())),
+            Event::ModelCutOff { error, partial } => {
+                // Saved as said, with why it stops there; its calls (their
+                // arguments may be incomplete) never run and are not kept.
+                self.phase = Phase::Ending {
+                    stop: TurnStop::ModelError(error.to_string()),
+                };
+                vec![Effect::SaveResponse(Item::Assistant {
+                    text: format!("{}\n{}", partial.text, cut_off_marker(&error)),
+                    tool_calls: Vec::new(),
+                })]
+            }
             Event::Interrupted { partial } => match partial {
                 Some(response) if !response.text.is_empty() => {
                     // Tool calls of a cut response never ran and are not kept.

@@ -114,6 +114,12 @@ pub enum Event {
     Compacted,
     ModelDone(Response),
     ModelFailed(ModelError),
+    /// The request failed after the model had said something (a bound, a
+    /// stall, a dropped stream): what it said is kept, cut off.
+    ModelCutOff {
+        error: ModelError,
+        partial: Response,
+    },
     /// The last save is on disk.
     Saved,
     SaveFailed(String),
@@ -330,6 +336,7 @@ impl Event {
             Event::Compacted => "compacted",
             Event::ModelDone(_) => "model done",
             Event::ModelFailed(_) => "model failed",
+            Event::ModelCutOff { .. } => "model cut off",
             Event::Saved => "saved",
             Event::SaveFailed(_) => "save failed",
             Event::Prepared { .. } => "prepared",

@@ -88,6 +88,13 @@ fn every_event(id: &str) -> Vec<Event> {
         }),
         Event::ModelFailed(ModelError::Cancelled),
         Event::ModelFailed(ModelError::Setup("boom".into())),
+        Event::ModelCutOff {
+            error: ModelError::Setup("stalled".into()),
+            partial: Response {
+                text: "half".into(),
+                ..Default::default()
+            },
+        },
         Event::Saved,
         Event::SaveFailed("disk full".into()),
         prepared(&id, facts("edit_file", CallKind::FileWrite), true),
