@@ -161,11 +161,53 @@ pub fn hook(
     ))
 }
 
+/// The most entries `holds_protected` looks at before it says yes.
+const MAX_WALKED: usize = 20_000;
+
+/// Whether `dir` (under `cwd`) holds a protected path, a link (which could
+/// lead anywhere) or more entries than are looked at: errs toward yes.
+fn holds_protected(dir: &Path, cwd: &Path, protected: &crate::policy::ProtectedPaths) -> bool {
+    let mut stack = vec![dir.to_path_buf()];
+    let mut seen = 0;
+    while let Some(at) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&at) else {
+            return true;
+        };
+        for entry in entries {
+            seen += 1;
+            let Ok(entry) = entry else {
+                return true;
+            };
+            let path = entry.path();
+            let relative = path
+                .strip_prefix(cwd)
+                .map(|p| p.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let Ok(kind) = entry.file_type() else {
+                return true;
+            };
+            if seen > MAX_WALKED
+                || relative.is_empty()
+                || kind.is_symlink()
+                || protected.is_protected(&relative)
+            {
+                return true;
+            }
+            if kind.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+    false
+}
+
 /// Whether a command the gate allows could still hand a secret to another
 /// agent with no sandbox behind it: an argument under `/proc`, `/sys` or
 /// `/dev`, outside the event's project, or protected; a recursive reader
-/// (`grep -r`, `rg`, `find`, `ls -R`, `du`, `tar`, `git grep`) or a pager of
-/// history (`git log -p`, `git show`, `git diff`). Errs toward true.
+/// (`grep -r`, `rg`, `find`, `ls -R`, `du`, `tar`) over a directory that
+/// holds a protected path (the working directory when it names none),
+/// `git grep`, or a pager of history (`git log -p`, `git show`, `git
+/// diff`). Errs toward true.
 fn may_hand_out(command: &str, cwd: &Path, protected: &crate::policy::ProtectedPaths) -> bool {
     let separators = ["|", "||", "&&", ";", "&", "(", ")", "{", "}"];
     let mut words: Vec<String> = Vec::new();
@@ -207,9 +249,23 @@ fn may_hand_out(command: &str, cwd: &Path, protected: &crate::policy::ProtectedP
         }
     }
     let text = words.join(" ");
+    // A recursive reader hands out what the directories it walks hold:
+    // those its words name, or the working directory where none is named.
+    let walks_a_secret = || {
+        let dirs: Vec<std::path::PathBuf> = words
+            .iter()
+            .filter(|w| !w.starts_with('\0') && !w.starts_with('-'))
+            .map(|w| cwd.join(w))
+            .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+            .collect();
+        if dirs.is_empty() {
+            return holds_protected(cwd, cwd, protected);
+        }
+        dirs.iter().any(|d| holds_protected(d, cwd, protected))
+    };
     let readers = ["\0rg", "\0find", "\0du", "\0tar", "\0fd", "\0tree"];
     if readers.iter().any(|r| text.split(' ').any(|w| w == *r)) {
-        return true;
+        return walks_a_secret();
     }
     let recursive = |flags: &[&str]| {
         text.split(' ').any(|w| {
@@ -220,8 +276,10 @@ fn may_hand_out(command: &str, cwd: &Path, protected: &crate::policy::ProtectedP
         })
     };
     let has = |name: &str| text.split(' ').any(|w| w == format!("\0{name}"));
-    (has("grep") && recursive(&["-r", "-R", "--recursive", "--dereference-recursive"]))
-        || (has("ls") && recursive(&["-R", "--recursive"]))
+    let reads_down = (has("grep")
+        && recursive(&["-r", "-R", "--recursive", "--dereference-recursive"]))
+        || (has("ls") && recursive(&["-R", "--recursive"]));
+    (reads_down && walks_a_secret())
         || (has("git")
             && [
                 "grep",

@@ -367,6 +367,26 @@ async fn gate_hook_never_allows_what_could_hand_out_a_secret() {
         assert_eq!(code, 0, "{command}");
         assert!(!out.contains("\"allow\""), "{command}: {out}");
     }
+    // A recursive reader over a directory that holds no protected path
+    // is allowed; over one that holds one (or a link) it gets no decision.
+    std::fs::create_dir_all(cwd.join("src/deep")).unwrap();
+    std::fs::write(cwd.join("src/deep/a.rs"), "fn a() {}\n").unwrap();
+    std::fs::create_dir_all(cwd.join("conf")).unwrap();
+    std::fs::write(cwd.join("conf/.env.local"), "SECRET=x\n").unwrap();
+    std::fs::create_dir_all(cwd.join("linked")).unwrap();
+    std::os::unix::fs::symlink("/etc", cwd.join("linked/etc")).unwrap();
+    let (out, _) = hook(
+        &world,
+        &claude_event(&cwd, "Bash", &format!("{ls} -R src")),
+        &[],
+    )
+    .await;
+    assert!(out.contains("\"allow\""), "{out}");
+    for dir in ["conf", "linked", "."] {
+        let command = format!("{ls} -R {dir}");
+        let (out, _) = hook(&world, &claude_event(&cwd, "Bash", &command), &[]).await;
+        assert!(!out.contains("\"allow\""), "{command}: {out}");
+    }
     // The answer names the event it answers; another event gets none.
     let mut post = claude_event(&cwd, "Bash", &format!("{ls} -la"));
     post["hook_event_name"] = json!("PostToolUse");
