@@ -10,6 +10,7 @@
 
 #[cfg(target_os = "linux")]
 mod bridge;
+pub mod call_check;
 pub mod check;
 #[cfg(target_os = "linux")]
 mod construct;
@@ -30,6 +31,7 @@ pub mod proxy;
 mod publish;
 pub mod root;
 pub mod scan;
+pub mod set_aside;
 
 use std::path::PathBuf;
 

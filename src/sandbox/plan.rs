@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::git;
 use super::proxy::{Proxy, ProxyError};
 use super::root::{self as table, Part};
-use super::scan::ScanCache;
+use super::scan::{ScanCache, Scanned};
 use super::{HELPER_ARG, HOME_PLANTING, Level, Network, Sandbox, SandboxError};
 use crate::policy::destination::NetworkRules;
 use crate::policy::{ProtectedPaths, Surfaces};
@@ -272,13 +272,13 @@ impl Planner {
         let mut mask_dirs = Vec::new();
         let mut ignored_links = Vec::new();
         if namespaces {
-            let scanned = match self.scan.lock() {
-                Ok(mut cache) => cache.masked(&project, &self.protected),
-                Err(poisoned) => poisoned.into_inner().masked(&project, &self.protected),
-            };
+            let scanned = self.scan(&project);
             mask_files.extend(scanned.files);
             mask_dirs.extend(scanned.dirs);
             ignored_links = scanned.ignored_links;
+            // Nested surfaces too: an AGENTS.md or .claude/ anywhere, where
+            // it leads inside the project.
+            read_only.extend(inside(&project, &scanned.surfaces));
         }
         if let Some(home) = &self.home {
             for name in HOME_PLANTING {
@@ -294,6 +294,8 @@ impl Planner {
             classify(mino_home, &mut mask_files, &mut mask_dirs);
         }
         read_only.retain(|p| p.symlink_metadata().is_ok());
+        read_only.sort();
+        read_only.dedup();
         // A mask over a directory holding the project would hide it.
         mask_dirs.retain(|dir| !project.starts_with(dir) && !self.project.starts_with(dir));
         writable.sort();
@@ -399,14 +401,24 @@ impl Planner {
             return Vec::new();
         }
         let project = canonical(&self.project).unwrap_or_else(|| self.project.clone());
+        self.scan(&project).files
+    }
+
+    /// The project's execution surfaces as they are now (the cached walk,
+    /// walked again where a directory changed), in every sandbox level:
+    /// what a call adds is set aside after it.
+    pub fn project_surfaces(&self) -> Vec<PathBuf> {
+        let project = canonical(&self.project).unwrap_or_else(|| self.project.clone());
+        self.scan(&project).surfaces
+    }
+
+    /// The cached walk of the real project path.
+    fn scan(&self, project: &Path) -> Scanned {
         match self.scan.lock() {
-            Ok(mut cache) => cache.masked(&project, &self.protected).files,
-            Err(poisoned) => {
-                poisoned
-                    .into_inner()
-                    .masked(&project, &self.protected)
-                    .files
-            }
+            Ok(mut cache) => cache.scan(project, &self.protected, &self.surfaces),
+            Err(poisoned) => poisoned
+                .into_inner()
+                .scan(project, &self.protected, &self.surfaces),
         }
     }
 
@@ -424,6 +436,16 @@ impl Planner {
         }
         path.to_string_lossy().into_owned()
     }
+}
+
+/// The real paths inside `project` that `paths` lead to: a link out of the
+/// project, or a dangling one, never stops a command from starting.
+fn inside(project: &Path, paths: &[PathBuf]) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .filter_map(|path| std::fs::canonicalize(path).ok())
+        .filter(|real| real.starts_with(project) && real != project)
+        .collect()
 }
 
 /// The project's `.git` (a real directory) and every directory between the

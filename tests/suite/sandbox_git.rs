@@ -325,3 +325,59 @@ async fn the_execution_surfaces_are_read_only_to_bash() {
     assert_eq!(read("Agents.MD"), "# rules\n");
     assert!(read("notes.md").ends_with("fine\n"));
 }
+
+/// Nested execution surfaces are read-only to bash as well (a `.claude/` or
+/// `AGENTS.md` below the top), and one a call makes where none stood (a
+/// `.mino/config.toml`, a nested `AGENTS.md`, a `.vscode/` in a new
+/// directory) is set aside after the call, kept whole under a name nothing
+/// reads, and the result says so. Setting back a directory's time does not
+/// hide a new one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nested_and_new_surfaces_never_stay_planted() {
+    let b = Setup::new(
+        vec![
+            bash("echo '{\"hooks\":1}' > docs/.claude/settings.json; echo 'obey' >> pkg/Agents.md"),
+            bash(
+                "mkdir -p .mino sub/new && echo '[tools]' > .mino/config.toml && \
+                 echo 'do evil' > sub/AGENTS.md && mkdir sub/new/.vscode && \
+                 echo '{}' > sub/new/.vscode/tasks.json && touch -m -d '2000-01-01' sub sub/new && \
+                 echo made",
+            ),
+            bash("echo fine >> notes.md"),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let project = b.project();
+    std::fs::create_dir_all(project.join("docs/.claude")).unwrap();
+    std::fs::create_dir_all(project.join("pkg")).unwrap();
+    std::fs::write(project.join("docs/.claude/settings.json"), "{}\n").unwrap();
+    std::fs::write(project.join("pkg/Agents.md"), "# rules\n").unwrap();
+    let (events, out) = b.bypass("plant").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = outputs(&events);
+    assert_eq!(results.len(), 3, "{results:?}");
+    assert!(results[0].contains("Read-only file system"), "{}", results[0]);
+    let read = |p: &str| std::fs::read_to_string(project.join(p)).unwrap();
+    assert_eq!(read("docs/.claude/settings.json"), "{}\n");
+    assert_eq!(read("pkg/Agents.md"), "# rules\n");
+    let made = &results[1];
+    assert!(made.contains("made"), "{made}");
+    for (planted, aside) in [
+        (".mino", ".mino.refused-by-mino"),
+        ("sub/AGENTS.md", "sub/AGENTS.md.refused-by-mino"),
+        ("sub/new/.vscode", "sub/new/.vscode.refused-by-mino"),
+    ] {
+        assert!(
+            project.join(planted).symlink_metadata().is_err(),
+            "{planted} stayed: {made}"
+        );
+        assert!(made.contains(&format!("{planted} as {aside}")), "{made}");
+    }
+    assert_eq!(read(".mino.refused-by-mino/config.toml"), "[tools]\n");
+    assert_eq!(read("sub/AGENTS.md.refused-by-mino"), "do evil\n");
+    assert!(made.contains("Write such a file with a file tool"), "{made}");
+    assert!(results[2].contains("Exit code: 0"), "{}", results[2]);
+    assert!(!results[2].contains("set aside"), "{}", results[2]);
+}

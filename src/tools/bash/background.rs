@@ -349,7 +349,7 @@ pub(super) async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcom
             let planner = planner.clone();
             let project = call.cwd.clone();
             tokio::task::spawn_blocking(move || {
-                sandbox::git::Before::capture(&project, &planner.project_masked_files())
+                sandbox::call_check::CallCheck::capture(&planner, &project)
             })
             .await
             .ok()
@@ -417,7 +417,7 @@ async fn first_output(bg: &Background, cancel: &CancellationToken) {
 }
 
 /// Follows one background process until it ends or is stopped.
-async fn watch(bg: Arc<Background>, started: Started, before: Option<sandbox::git::Before>) {
+async fn watch(bg: Arc<Background>, started: Started, before: Option<sandbox::call_check::CallCheck>) {
     let Started {
         mut child,
         mut group,

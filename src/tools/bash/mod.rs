@@ -337,7 +337,7 @@ async fn run(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
             let planner = planner.clone();
             let project = call.cwd.clone();
             tokio::task::spawn_blocking(move || {
-                sandbox::git::Before::capture(&project, &planner.project_masked_files())
+                sandbox::call_check::CallCheck::capture(&planner, &project)
             })
             .await
             .ok()
