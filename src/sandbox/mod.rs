@@ -96,8 +96,9 @@ pub const HOME_PLANTING: [&str; 24] = [
 pub const PROJECT_PLANTING: [&str; 3] = [".git/hooks", ".git/config", ".mino"];
 
 /// What Landlock alone cannot give of the full sandbox (DESIGN 5a).
-pub const MISSING_WITH_LANDLOCK_ONLY: [&str; 5] = [
+pub const MISSING_WITH_LANDLOCK_ONLY: [&str; 6] = [
     "secrets are not masked (the home and the project are readable)",
+    "the project's planting paths (.git/hooks, .git/config, the execution surfaces that exist) stay writable: Landlock cannot make a path read-only inside a writable one",
     "pathname unix sockets stay reachable (a tmux or docker server outside can be driven)",
     "no network namespace of its own: the host's loopback and network stay reachable whatever [sandbox] network says, and no proxy checks where traffic goes",
     "processes outside are visible in /proc",
