@@ -12,7 +12,7 @@ use tokio_util::sync::CancellationToken;
 use crate::mcp::McpHub;
 use crate::model::{Item, RequestKind};
 use crate::policy::{ConsentAnswer, RunConsent, ToolKey};
-use crate::tools::{Field, FieldKind, PreparedCall, ToolStatus};
+use crate::tools::{Field, FieldKind, FieldRole, PreparedCall, ToolStatus};
 
 use super::announce::{announce_answer, announce_decision};
 use super::compact::CompactError;
@@ -544,8 +544,6 @@ async fn keep_plan(
 /// The path and diff of a write the call would apply, from its fields.
 fn applied_change(fields: &[Field]) -> Option<(String, String)> {
     let diff = fields.iter().find(|f| f.kind == FieldKind::Diff)?;
-    let path = fields
-        .iter()
-        .find(|f| f.kind == FieldKind::Text && f.label == "Path")?;
-    Some((path.value.clone(), diff.value.clone()))
+    let path = Field::find(fields, FieldRole::Path)?;
+    Some((path.to_string(), diff.value.clone()))
 }

@@ -18,6 +18,7 @@ use super::events::{AgentEvent, ConsentRequest};
 use crate::policy::destination::{HostVerdict, host_verdict};
 use crate::policy::{CanAsk, ConsentAnswer, Offer, ToolKey};
 use crate::tools::Field;
+use crate::tools::FieldRole;
 
 /// The proxy's asker for one agent run.
 #[derive(Debug)]
@@ -62,7 +63,7 @@ impl HostQuestions {
                     call_id: format!("host-{}", *asked),
                     tool: ToolKey::new(&destination),
                     fields: vec![
-                        Field::text("Host", destination.clone()),
+                        Field::named(FieldRole::Host, destination.clone()),
                         Field::warning(
                             "A command wants to reach a host outside [sandbox] allowed_domains. \
                              Allowing it lets connections to this host through the sandbox's \

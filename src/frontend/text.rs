@@ -386,8 +386,8 @@ mod tests {
     #[test]
     fn record_matches_the_seed() {
         let fields = vec![
-            Field::text("Path", "notes.md"),
-            Field::text("Starting line", "1"),
+            Field::named(crate::tools::FieldRole::Path, "notes.md"),
+            Field::named(crate::tools::FieldRole::StartingLine, "1"),
             Field::diff("-a\n+b"),
             Field::warning("Runs with your account permissions; this is not a sandbox."),
         ];

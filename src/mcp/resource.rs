@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::policy::{CallFacts, CallKind, ToolKey};
+use crate::tools::FieldRole;
 use crate::tools::{
     BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
 };
@@ -103,7 +104,7 @@ impl PreparedCall for ResourceRead {
 
     fn fields(&self) -> Vec<Field> {
         vec![
-            Field::text("Server", self.server.name.clone()),
+            Field::named(FieldRole::Server, self.server.name.clone()),
             Field::text("Destination", self.server.destination.clone()),
             Field::text("Resource", self.uri.clone()),
         ]

@@ -14,6 +14,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::policy::{CallFacts, CallKind, ToolClaims, ToolKey};
+use crate::tools::FieldRole;
 use crate::tools::{
     BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec,
 };
@@ -181,7 +182,7 @@ impl PreparedCall for McpCall {
         let pretty = serde_json::to_string_pretty(&Value::Object(self.arguments.clone()))
             .unwrap_or_else(|_| "{}".into());
         let mut fields = vec![
-            Field::text("Server", self.server.name.clone()),
+            Field::named(FieldRole::Server, self.server.name.clone()),
             Field::text("Destination", self.server.destination.clone()),
             Field::text("Tool", self.remote.clone()),
         ];

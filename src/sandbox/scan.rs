@@ -58,7 +58,12 @@ pub struct ScanCache {
 
 impl ScanCache {
     /// What `root` holds, walking again only when needed.
-    pub fn scan(&mut self, root: &Path, protected: &ProtectedPaths, surfaces: &Surfaces) -> Scanned {
+    pub fn scan(
+        &mut self,
+        root: &Path,
+        protected: &ProtectedPaths,
+        surfaces: &Surfaces,
+    ) -> Scanned {
         if self.walks == 0 || self.root != root || self.racy || self.changed() {
             let began = SystemTime::now();
             let (dirs, result) = walk(root, protected, surfaces);
@@ -262,7 +267,8 @@ mod tests {
         std::os::unix::fs::symlink(root.join("config/prod.txt"), root.join(".env")).unwrap();
         std::os::unix::fs::symlink(outside.path(), root.join(".ssh")).unwrap();
         std::os::unix::fs::symlink("/usr", root.join(".aws")).unwrap();
-        let masked = ScanCache::default().scan(&root, &ProtectedPaths::builtin(), &Surfaces::default());
+        let masked =
+            ScanCache::default().scan(&root, &ProtectedPaths::builtin(), &Surfaces::default());
         assert_eq!(masked.files, vec![root.join("config/prod.txt")]);
         assert!(masked.dirs.is_empty(), "{:?}", masked.dirs);
         assert_eq!(
@@ -280,8 +286,18 @@ mod tests {
         let mut cache = ScanCache::default();
         // A fixture older than a coarse clock's tick: the walk is not racy.
         std::thread::sleep(RACY + Duration::from_millis(20));
-        assert!(cache.scan(root, &protected, &Surfaces::default()).files.is_empty());
-        assert!(cache.scan(root, &protected, &Surfaces::default()).files.is_empty());
+        assert!(
+            cache
+                .scan(root, &protected, &Surfaces::default())
+                .files
+                .is_empty()
+        );
+        assert!(
+            cache
+                .scan(root, &protected, &Surfaces::default())
+                .files
+                .is_empty()
+        );
         assert_eq!(cache.walks(), 1);
         fs::write(root.join("deep/er/.env"), "x").unwrap();
         let masked = cache.scan(root, &protected, &Surfaces::default());

@@ -161,7 +161,10 @@ impl PreparedCall for EditCall {
     fn fields(&self) -> Vec<Field> {
         let mut fields = target_fields(&self.project, &self.target);
         if let Some(inspection) = &self.inspection {
-            fields.push(Field::text("Starting line", inspection.line.to_string()));
+            fields.push(Field::named(
+                FieldRole::StartingLine,
+                inspection.line.to_string(),
+            ));
         }
         fields.push(Field::text("Remove", self.old.clone()).with_role(FieldRole::SaidByDiff));
         fields.push(Field::text("Insert", self.new.clone()).with_role(FieldRole::SaidByDiff));

@@ -19,6 +19,7 @@ use super::{
     BoxFuture, Field, PreparedCall, Tool, ToolContext, ToolError, ToolOutcome, ToolSpec, parse_args,
 };
 use crate::policy::{CallFacts, CallKind, PathTarget, ToolKey};
+use crate::tools::FieldRole;
 use std::sync::Arc;
 
 /// The key a private destination's answers are remembered under.
@@ -156,7 +157,7 @@ impl PreparedCall for Prepared {
     }
 
     fn fields(&self) -> Vec<Field> {
-        let mut fields = vec![Field::text("URL", self.url.as_str())];
+        let mut fields = vec![Field::named(FieldRole::Url, self.url.as_str())];
         if let Some((path, project)) = &self.output {
             fields.push(Field::text("Save to", path.clone()));
             fields.push(Field::text(

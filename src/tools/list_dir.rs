@@ -21,6 +21,7 @@ use super::{
 };
 use crate::controls::one_line;
 use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
+use crate::tools::FieldRole;
 
 /// The tool's name, as the model calls it.
 pub const NAME: &str = "list_dir";
@@ -97,7 +98,7 @@ impl PreparedCall for PreparedListDir {
     }
 
     fn fields(&self) -> Vec<Field> {
-        vec![Field::text("Path", shown_path(&self.target))]
+        vec![Field::named(FieldRole::Path, shown_path(&self.target))]
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {

@@ -73,11 +73,36 @@ pub enum FieldRole {
     Place,
     /// Text the call's diff says too (an edit's Remove and Insert).
     SaidByDiff,
+    /// The project path (or paths) a call reads or writes.
+    Path,
+    /// The line an edit starts at.
+    StartingLine,
+    /// The address a call fetches.
+    Url,
+    /// The MCP server a call goes to.
+    Server,
+    /// The host and port a command wants to reach.
+    Host,
 }
 
 impl FieldRole {
     pub fn is_plain(&self) -> bool {
         *self == FieldRole::Plain
+    }
+
+    /// The label every field of this role has (`Field::named`); the roles
+    /// that stand for many different fields have none.
+    pub fn label(&self) -> Option<&'static str> {
+        match self {
+            FieldRole::Plain | FieldRole::Command | FieldRole::Place | FieldRole::SaidByDiff => {
+                None
+            }
+            FieldRole::Path => Some("Path"),
+            FieldRole::StartingLine => Some("Starting line"),
+            FieldRole::Url => Some("URL"),
+            FieldRole::Server => Some("Server"),
+            FieldRole::Host => Some("Host"),
+        }
     }
 }
 
@@ -104,6 +129,19 @@ impl Field {
             kind: FieldKind::Text,
             role: FieldRole::Plain,
         }
+    }
+
+    /// A text field of `role`, labelled as that role always is.
+    pub fn named(role: FieldRole, value: impl Into<String>) -> Self {
+        Self::text(role.label().unwrap_or_default(), value).with_role(role)
+    }
+
+    /// The value of the first text field of `role`.
+    pub fn find(fields: &[Field], role: FieldRole) -> Option<&str> {
+        fields
+            .iter()
+            .find(|f| f.kind == FieldKind::Text && f.role == role)
+            .map(|f| f.value.as_str())
     }
 
     pub fn block(label: &str, value: impl Into<String>) -> Self {

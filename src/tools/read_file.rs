@@ -22,6 +22,7 @@ use super::{
     ToolOutcome, ToolSpec, parse_args,
 };
 use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
+use crate::tools::FieldRole;
 
 pub(crate) const NAME: &str = "read_file";
 
@@ -170,7 +171,7 @@ impl PreparedCall for ReadCall {
     }
 
     fn fields(&self) -> Vec<Field> {
-        vec![Field::text("Path", shown_path(&self.target))]
+        vec![Field::named(FieldRole::Path, shown_path(&self.target))]
     }
 
     fn run(self: Box<Self>, cancel: CancellationToken) -> BoxFuture<ToolOutcome> {

@@ -358,7 +358,11 @@ async fn nested_and_new_surfaces_never_stay_planted() {
     assert!(out.status.success(), "{}", stderr(&out));
     let results = outputs(&events);
     assert_eq!(results.len(), 3, "{results:?}");
-    assert!(results[0].contains("Read-only file system"), "{}", results[0]);
+    assert!(
+        results[0].contains("Read-only file system"),
+        "{}",
+        results[0]
+    );
     let read = |p: &str| std::fs::read_to_string(project.join(p)).unwrap();
     assert_eq!(read("docs/.claude/settings.json"), "{}\n");
     assert_eq!(read("pkg/Agents.md"), "# rules\n");
@@ -377,7 +381,10 @@ async fn nested_and_new_surfaces_never_stay_planted() {
     }
     assert_eq!(read(".mino.refused-by-mino/config.toml"), "[tools]\n");
     assert_eq!(read("sub/AGENTS.md.refused-by-mino"), "do evil\n");
-    assert!(made.contains("Write such a file with a file tool"), "{made}");
+    assert!(
+        made.contains("Write such a file with a file tool"),
+        "{made}"
+    );
     assert!(results[2].contains("Exit code: 0"), "{}", results[2]);
     assert!(!results[2].contains("set aside"), "{}", results[2]);
 }

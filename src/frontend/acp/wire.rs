@@ -16,7 +16,7 @@ use crate::agent::TurnStop;
 use crate::model::ResultStatus;
 use crate::policy::{BashConfinement, ConsentAnswer, Mode, Offer};
 use crate::session::StepStatus;
-use crate::tools::{Field, FieldKind};
+use crate::tools::{Field, FieldKind, FieldRole};
 
 /// The four answers, in the order an editor shows them, with the option id
 /// and kind each one has on the wire (the id is the kind's own name).
@@ -176,11 +176,7 @@ pub fn text_content(text: impl Into<String>) -> ToolCallContent {
 /// diff, so an editor draws it as a diff of that file. A hunk that starts
 /// at line 0 of the old side (a new file) has no old text.
 pub fn diffs(project: &Path, fields: &[Field]) -> Vec<ToolCallContent> {
-    let Some(path) = fields
-        .iter()
-        .find(|f| f.kind == FieldKind::Text && f.label == "Path")
-        .map(|f| project.join(&f.value))
-    else {
+    let Some(path) = Field::find(fields, FieldRole::Path).map(|p| project.join(p)) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -234,13 +230,10 @@ fn hunks(unified: &str) -> Vec<Hunk> {
 
 /// The project files a call's fields name, with the line an edit starts at.
 pub fn locations(project: &Path, fields: &[Field]) -> Vec<ToolCallLocation> {
-    let line = fields
-        .iter()
-        .find(|f| f.label == "Starting line")
-        .and_then(|f| f.value.parse::<u32>().ok());
+    let line = Field::find(fields, FieldRole::StartingLine).and_then(|v| v.parse::<u32>().ok());
     fields
         .iter()
-        .filter(|f| f.kind == FieldKind::Text && f.label == "Path")
+        .filter(|f| f.kind == FieldKind::Text && f.role == FieldRole::Path)
         .map(|f| ToolCallLocation::new(project.join(&f.value)).line(line))
         .collect()
 }
@@ -339,8 +332,8 @@ mod tests {
     #[test]
     fn locations_come_from_the_path_field_with_the_starting_line() {
         let fields = vec![
-            Field::text("Path", "src/a.rs"),
-            Field::text("Starting line", "12"),
+            Field::named(crate::tools::FieldRole::Path, "src/a.rs"),
+            Field::named(crate::tools::FieldRole::StartingLine, "12"),
         ];
         let locs = locations(Path::new("/p"), &fields);
         assert_eq!(locs.len(), 1);
@@ -351,7 +344,7 @@ mod tests {
     #[test]
     fn an_edit_preview_becomes_diff_content_per_hunk() {
         let fields = vec![
-            Field::text("Path", "notes.md"),
+            Field::named(crate::tools::FieldRole::Path, "notes.md"),
             Field::diff(
                 "--- a/notes.md\n+++ b/notes.md\n@@ -1,2 +1,2 @@\n-# Relase\n+# Release\n keep\n"
                     .to_string(),
@@ -367,7 +360,7 @@ mod tests {
         assert_eq!(diff.new_text, "# Release\nkeep\n");
 
         let created = vec![
-            Field::text("Path", "new.txt"),
+            Field::named(crate::tools::FieldRole::Path, "new.txt"),
             Field::diff("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+hello\n".to_string()),
         ];
         let ToolCallContent::Diff(diff) = &diffs(Path::new("/p"), &created)[0] else {

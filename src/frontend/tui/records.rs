@@ -124,7 +124,7 @@ mod tests {
     fn an_edit_shows_its_diff_once() {
         let shown = Shown::ByMode(Mode::AcceptEdits);
         let fields = vec![
-            Field::text("Path", "notes.md"),
+            Field::named(crate::tools::FieldRole::Path, "notes.md"),
             Field::text("Remove", "# Relase").with_role(FieldRole::SaidByDiff),
             Field::text("Insert", "# Release").with_role(FieldRole::SaidByDiff),
             Field::diff("-# Relase\n+# Release"),

@@ -417,7 +417,11 @@ async fn first_output(bg: &Background, cancel: &CancellationToken) {
 }
 
 /// Follows one background process until it ends or is stopped.
-async fn watch(bg: Arc<Background>, started: Started, before: Option<sandbox::call_check::CallCheck>) {
+async fn watch(
+    bg: Arc<Background>,
+    started: Started,
+    before: Option<sandbox::call_check::CallCheck>,
+) {
     let Started {
         mut child,
         mut group,

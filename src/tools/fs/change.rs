@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::confine::{Expected, FileContents, Project};
 use super::paths::{inside, shown_path};
 use crate::policy::PathTarget;
+use crate::tools::FieldRole;
 use crate::tools::editor::{Editor, EditorWrite, write_through};
 use crate::tools::wording::{count_lines, looks_binary, plural};
 use crate::tools::{BoxFuture, ConfineError, Field, ToolError, ToolOutcome};
@@ -38,7 +39,7 @@ pub(crate) fn size_summary(bytes: &[u8]) -> String {
 /// the project directory it is in.
 pub(crate) fn target_fields(project: &Project, target: &PathTarget) -> Vec<Field> {
     vec![
-        Field::text("Path", shown_path(target)),
+        Field::named(FieldRole::Path, shown_path(target)),
         Field::text("Project directory", project.root().display().to_string()),
     ]
 }

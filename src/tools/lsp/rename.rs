@@ -22,6 +22,7 @@ use super::position::apply_edits;
 use super::{At, Hub, NAME};
 use crate::lsp::uri::uri_to_path;
 use crate::policy::{CallFacts, CallKind, PathTarget, Surfaces, ToolKey};
+use crate::tools::FieldRole;
 use crate::tools::fs::change::{read_for_change, unified_diff};
 use crate::tools::fs::confine::{Expected, digest};
 use crate::tools::fs::paths::{inside, shown_path};
@@ -220,7 +221,7 @@ impl PreparedCall for RenameCall {
     fn fields(&self) -> Vec<Field> {
         let files: Vec<String> = self.edits.iter().map(|(t, _)| shown_path(t)).collect();
         let mut fields = vec![
-            Field::text("Path", files.join(", ")),
+            Field::named(FieldRole::Path, files.join(", ")),
             Field::text(
                 "Project directory",
                 self.project.root().display().to_string(),

@@ -22,6 +22,7 @@ pub use files::ProjectFiles;
 use walk::{Flow, Walk};
 
 use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
+use crate::tools::FieldRole;
 use crate::tools::blocking::run_blocking;
 use crate::tools::fs::confine::ConfineError;
 use crate::tools::fs::paths::{locate_with_facts, recheck_target, shown_path};
@@ -218,7 +219,7 @@ impl PreparedCall for PreparedSearch {
     }
 
     fn fields(&self) -> Vec<Field> {
-        let mut fields = vec![Field::text("Path", shown_path(&self.target))];
+        let mut fields = vec![Field::named(FieldRole::Path, shown_path(&self.target))];
         if let Some(regex) = &self.matcher.regex {
             fields.push(Field::text("Pattern", regex.as_str()));
         }

@@ -165,7 +165,7 @@ fn diff_entry_after_an_accepted_edit() {
         "edit_file",
         "c1",
         vec![
-            Field::text("Path", "notes.md"),
+            Field::named(crate::tools::FieldRole::Path, "notes.md"),
             Field::text("Remove", "# Relase notes").with_role(crate::tools::FieldRole::SaidByDiff),
             Field::text("Insert", "# Release notes").with_role(crate::tools::FieldRole::SaidByDiff),
             Field::diff(diff),

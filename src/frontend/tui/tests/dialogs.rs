@@ -43,9 +43,9 @@ fn dialog_edit_with_diff() {
         "edit_file",
         "c1",
         vec![
-            Field::text("Path", "notes.md"),
+            Field::named(crate::tools::FieldRole::Path, "notes.md"),
             Field::text("Project directory", "/home/u/notes-demo"),
-            Field::text("Starting line", "1"),
+            Field::named(crate::tools::FieldRole::StartingLine, "1"),
             Field::text("Remove", "# Relase notes").with_role(crate::tools::FieldRole::SaidByDiff),
             Field::text("Insert", "# Release notes").with_role(crate::tools::FieldRole::SaidByDiff),
             Field::text("Resulting file", "412 bytes, 18 lines"),
@@ -78,7 +78,10 @@ fn dialog_edit_diff_scrolls() {
     let (event, _rx) = consent(
         "edit_file",
         "c1",
-        vec![Field::text("Path", "long.md"), Field::diff(diff)],
+        vec![
+            Field::named(crate::tools::FieldRole::Path, "long.md"),
+            Field::diff(diff),
+        ],
     );
     agent(&mut app, event);
     let before = shot(&app, 80, 24);
@@ -101,7 +104,7 @@ fn dialog_write_new_file() {
         "write_file",
         "c1",
         vec![
-            Field::text("Path", "CHANGELOG.md"),
+            Field::named(crate::tools::FieldRole::Path, "CHANGELOG.md"),
             Field::text("Project directory", "/home/u/notes-demo"),
             Field::text("Resulting file", "38 bytes, 3 lines"),
             Field::diff(
@@ -121,7 +124,7 @@ fn dialog_fetch() {
         "fetch_content",
         "c1",
         vec![
-            Field::text("URL", "https://example.com/?q=notes"),
+            Field::named(crate::tools::FieldRole::Url, "https://example.com/?q=notes"),
             Field::warning(
                 "The URL is a destination: anything written into it leaves this machine.",
             ),
@@ -139,7 +142,7 @@ fn dialog_mcp() {
         "mcp_github_create_issue",
         "c1",
         vec![
-            Field::text("Server", "github"),
+            Field::named(crate::tools::FieldRole::Server, "github"),
             Field::text("Destination", "https://api.githubcopilot.com/mcp/"),
             Field::text("Tool", "create_issue"),
             Field::block(

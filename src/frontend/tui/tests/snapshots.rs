@@ -93,9 +93,9 @@ fn record_scene(mode: Mode) -> App {
             tool: "edit_file".into(),
             shown: Shown::ByMode(mode),
             fields: vec![
-                Field::text("Path", "notes.md"),
+                Field::named(crate::tools::FieldRole::Path, "notes.md"),
                 Field::text("Project directory", "/home/u/notes-demo"),
-                Field::text("Starting line", "1"),
+                Field::named(crate::tools::FieldRole::StartingLine, "1"),
                 Field::text("Remove", "# Relase notes")
                     .with_role(crate::tools::FieldRole::SaidByDiff),
                 Field::text("Insert", "# Release notes")

@@ -14,7 +14,7 @@ use ratatui::widgets::{Block, BorderType, Clear};
 use crate::controls::visible;
 use crate::frontend::text::field_line;
 use crate::policy::{Mode, Offer};
-use crate::tools::{Field, FieldKind};
+use crate::tools::{Field, FieldKind, FieldRole};
 
 use super::super::app::{App, ModeQuestion};
 use super::super::consent::OpenConsent;
@@ -28,19 +28,19 @@ const MAX_WIDTH: u16 = 110;
 
 /// The title: the tool and what it wants.
 pub fn title(tool: &str, fields: &[Field]) -> String {
-    let field = |label: &str| {
-        fields
-            .iter()
-            .find(|f| f.kind == FieldKind::Text && f.label == label)
-            .map(|f| one_line(&f.value, 60))
-    };
+    let field = |role: FieldRole| Field::find(fields, role).map(|v| one_line(v, 60));
     let new_file = fields
         .iter()
         .any(|f| f.kind == FieldKind::Diff && f.value.contains("--- /dev/null"));
-    if let Some(destination) = field("Host") {
+    if let Some(destination) = field(FieldRole::Host) {
         return format!("bash wants to reach {destination}");
     }
-    match (tool, field("Path"), field("URL"), field("Server")) {
+    let (path, url, server) = (
+        field(FieldRole::Path),
+        field(FieldRole::Url),
+        field(FieldRole::Server),
+    );
+    match (tool, path, url, server) {
         ("bash", ..) => "bash wants to run a command".into(),
         ("plan", ..) => "plan wants to change the plan".into(),
         ("edit_file", Some(path), ..) => format!("edit_file wants to edit {path}"),
