@@ -242,14 +242,6 @@ impl Asking<'_> {
         cancel: &CancellationToken,
     ) -> Option<Event> {
         match effect {
-            // mino's own resource read for an `@server:uri` mention is not a
-            // tool an asked agent may name.
-            Effect::Prepare(call) if call.name == crate::mcp::resource::RESOURCE_TOOL => {
-                Some(Event::PrepareFailed {
-                    message: format!("There is no tool named {:?}.", call.name),
-                    call_id: call.id,
-                })
-            }
             Effect::Prepare(call) => Some(
                 match prepare(self.rt, &call, (&self.session.id, mode), cancel).await {
                     Ok((event, prepared, gate)) => {

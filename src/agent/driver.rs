@@ -61,7 +61,6 @@ pub async fn run_turn(
     prompt: String,
     cancel: &CancellationToken,
 ) -> TurnStop {
-    let mut turn = Turn::new(rt.limits);
     rt.emit(AgentEvent::Prompt(prompt.clone()));
     let prompt_text = prompt.clone();
     // A UserPromptSubmit hook may keep the prompt from the model.
@@ -69,7 +68,7 @@ pub async fn run_turn(
         Ok(prompt) => prompt,
         Err(reason) => {
             let stop = TurnStop::PromptBlocked(reason);
-            end(rt, session, &turn, &stop);
+            end(rt, session, &Turn::new(rt.limits), &stop);
             return stop;
         }
     };
@@ -78,69 +77,119 @@ pub async fn run_turn(
         Ok(()) => Event::Begin,
         Err(e) => Event::SaveFailed(e.to_string()),
     };
-    // `@path` in the prompt: the turn's first response is a read_file call
-    // per path, made here instead of by the model, and run like any other.
-    let servers = rt
-        .mcp
-        .as_ref()
-        .map(McpHub::server_names)
-        .unwrap_or_default();
-    let mut attach = super::attach::response(&prompt_text, session.history.len(), &servers);
-    let mut attached = std::collections::HashSet::new();
-    // A resource is read once its server started, as a request waits.
-    let reads = attach.as_ref().is_some_and(super::attach::reads_resource);
-    if let Some(hub) = rt.mcp.as_ref().filter(|_| reads) {
+    let turn = new_turn(rt, session, &prompt_text, cancel).await;
+    let mut driver = Driver {
+        rt,
+        session,
+        run,
+        cancel,
+        turn,
+        slot: None,
+        hooked: None,
+    };
+    let stop = driver.drive(first).await;
+    end(rt, driver.session, &driver.turn, &stop);
+    if !matches!(stop, TurnStop::Interrupted) {
+        let fields = serde_json::Map::from_iter([("stop_hook_active".into(), false.into())]);
+        super::hooks::turn::tell(
+            rt,
+            driver.session,
+            crate::config::HookEvent::Stop,
+            None,
+            fields,
+        );
+    }
+    stop
+}
+
+/// The turn for `prompt`: the tools it offers (once the MCP servers
+/// started, so theirs are among them), and the calls its `@` mentions make
+/// in place of the first response.
+async fn new_turn(
+    rt: &Runtime,
+    session: &LiveSession,
+    prompt: &str,
+    cancel: &CancellationToken,
+) -> Turn {
+    if let Some(hub) = &rt.mcp {
         tokio::select! {
             _ = hub.ready() => {}
             _ = cancel.cancelled() => {}
         }
     }
-    let mut queue: VecDeque<Effect> = feed(&mut turn, first, rt, session, run).into();
-    let mut slot: Option<Slot> = None;
-    // The call a PostToolUse hook is told about, from its preparation.
-    let mut hooked: Option<super::hooks::ToolUse> = None;
-    // Only the turn's first request is `TurnFirst`: a reminder saved as a
-    // user item does not make the next one first again.
-    let mut first_request = true;
-    let stop = loop {
-        let Some(effect) = queue.pop_front() else {
-            // The machine promises an effect that answers, or an end.
-            break TurnStop::Internal(format!(
-                "the turn stopped without an end while {}",
-                turn.phase().name()
-            ));
-        };
-        let event = match effect {
-            Effect::End(stop) => break stop,
-            Effect::Compact => Some(compact(rt, session, cancel).await),
-            Effect::Request => Some(match attach.take() {
-                Some(response) if !cancel.is_cancelled() => {
-                    first_request = false;
-                    attached.extend(
-                        response
-                            .tool_calls
-                            .iter()
-                            .filter(|c| c.name == crate::mcp::resource::RESOURCE_TOOL)
-                            .map(|c| c.id.clone()),
-                    );
-                    Event::ModelDone(response)
-                }
-                _ => {
-                    let kind = if std::mem::take(&mut first_request) {
-                        RequestKind::TurnFirst
-                    } else {
-                        RequestKind::TurnNext
-                    };
-                    let answer_only = turn.answer_only();
-                    turn.offer(
-                        super::request::offered(rt, answer_only)
-                            .into_iter()
-                            .map(|s| s.name.into_owned())
-                            .collect(),
-                    );
-                    super::request::request(rt, session, kind, answer_only, cancel).await
-                }
-            }),
+    let servers = rt
+        .mcp
+        .as_ref()
+        .map(McpHub::server_names)
+        .unwrap_or_default();
+    let tools = super::request::offered(rt, false)
+        .into_iter()
+        .map(|s| s.name.into_owned())
+        .collect();
+    Turn::new(rt.limits)
+        .with_tools(tools)
+        .attaching(super::attach::response(
+            prompt,
+            session.history.len(),
+            &servers,
+        ))
+}
+
+/// Performs one turn's effects and feeds their outcomes back into the
+/// turn, until it ends. Holds the one prepared call, and the call a
+/// PostToolUse hook is told about.
+struct Driver<'a> {
+    rt: &'a Runtime,
+    session: &'a mut LiveSession,
+    run: &'a mut RunConsent,
+    cancel: &'a CancellationToken,
+    turn: Turn,
+    slot: Option<Slot>,
+    hooked: Option<super::hooks::ToolUse>,
+}
+
+impl Driver<'_> {
+    /// Feeds `first`, then performs every effect in order.
+    async fn drive(&mut self, first: Event) -> TurnStop {
+        let mut queue: VecDeque<Effect> = self.feed(first).into();
+        loop {
+            let Some(effect) = queue.pop_front() else {
+                // The machine promises an effect that answers, or an end.
+                return TurnStop::Internal(format!(
+                    "the turn stopped without an end while {}",
+                    self.turn.phase().name()
+                ));
+            };
+            if let Effect::End(stop) = effect {
+                return stop;
+            }
+            if let Some(event) = self.perform(effect).await {
+                queue.extend(self.feed(event));
+            }
+        }
+    }
+
+    fn feed(&mut self, event: Event) -> Vec<Effect> {
+        feed(&mut self.turn, event, self.rt, self.session, self.run)
+    }
+
+    /// Performs one effect; the event it answers with, if it answers.
+    async fn perform(&mut self, effect: Effect) -> Option<Event> {
+        let (rt, cancel) = (self.rt, self.cancel);
+        match effect {
+            Effect::End(stop) => Some(Event::Internal(format!(
+                "the turn's end ({}) was performed as an effect",
+                stop.as_str()
+            ))),
+            Effect::Compact => Some(compact(rt, self.session, cancel).await),
+            Effect::Request { first, answer_only } => {
+                let kind = if first {
+                    RequestKind::TurnFirst
+                } else {
+                    RequestKind::TurnNext
+                };
+                Some(super::request::request(rt, self.session, kind, answer_only, cancel).await)
+            }
             Effect::Remind { tool } => {
                 rt.emit(AgentEvent::TurnNotice {
                     kind: NoticeKind::Reminder,
@@ -153,50 +202,13 @@ pub async fn run_turn(
                 rt.emit(AgentEvent::AssistantDone);
                 None
             }
-            Effect::SaveResponse(item) => Some(save(session, item).await),
+            Effect::SaveResponse(item) => Some(save(self.session, item).await),
             Effect::SaveResult {
                 call_id,
                 tool,
                 status,
                 output,
-            } => {
-                if slot.as_ref().is_some_and(|s| s.call_id == call_id) {
-                    slot = None;
-                }
-                // Every secret mino holds leaves a tool result here, before
-                // the result is saved, shown or sent.
-                let output = rt.tool_cx.secrets.redact_result(&output).await;
-                let told = hooked.take_if(|c| c.call_id == call_id);
-                let output = match told {
-                    Some(call) if status == crate::model::ResultStatus::Completed => {
-                        super::hooks::turn::result(rt, session, &call, output).await
-                    }
-                    _ => output,
-                };
-                let output =
-                    match super::request::fit_result(rt, session, &call_id, &tool, output).await {
-                        Ok(output) => output,
-                        Err(event) => {
-                            queue.extend(feed(&mut turn, event, rt, session, run));
-                            continue;
-                        }
-                    };
-                let item = Item::ToolResult {
-                    call_id: call_id.clone(),
-                    status,
-                    output: output.clone(),
-                };
-                let event = save(session, item).await;
-                if matches!(event, Event::Saved) {
-                    rt.emit(AgentEvent::ToolResult {
-                        call_id,
-                        tool,
-                        status,
-                        output,
-                    });
-                }
-                Some(event)
-            }
+            } => Some(self.save_result(call_id, tool, status, output).await),
             Effect::AnnounceCall(call) => {
                 rt.emit(AgentEvent::ToolCall {
                     call_id: call.id.clone(),
@@ -205,65 +217,18 @@ pub async fn run_turn(
                 });
                 None
             }
-            // The resource read is mino's own call for an `@server:uri`
-            // mention, never a tool the model may name: each attachment's
-            // id is let through once.
-            Effect::Prepare(call)
-                if call.name == crate::mcp::resource::RESOURCE_TOOL
-                    && !attached.remove(&call.id) =>
-            {
-                Some(Event::PrepareFailed {
-                    message: format!(
-                        "There is no tool named {:?}. Available tools: {}.",
-                        call.name,
-                        rt.registry.names().join(", ")
-                    ),
-                    call_id: call.id,
-                })
-            }
-            Effect::Prepare(call) => Some(
-                match prepare(rt, &call, (&session.id, session.mode), cancel).await {
-                    Ok((event, prepared, gate)) => {
-                        hooked = super::hooks::turn::remember(rt, &call, prepared.facts());
-                        slot = Some(Slot {
-                            call_id: call.id,
-                            key: prepared.facts().tool.clone(),
-                            tool: call.name,
-                            prepared,
-                            lead: super::prepare::lead_fields(&event),
-                            gate,
-                        });
-                        event
-                    }
-                    Err(event) => event,
-                },
-            ),
+            Effect::Prepare(call) => Some(self.prepare(call).await),
             Effect::AnnounceDecision {
                 call_id,
                 tool,
                 decision,
             } => {
-                announce_decision(rt, session, session.mode, &call_id, &tool, &decision).await;
+                let mode = self.session.mode;
+                announce_decision(rt, self.session, mode, &call_id, &tool, &decision).await;
                 None
             }
-            Effect::Inspect { call_id } => Some(match slot.take() {
-                Some(held) if held.call_id == call_id => {
-                    let (back, event) = inspect(held).await;
-                    slot = back;
-                    event
-                }
-                other => {
-                    slot = other;
-                    Event::Internal(format!("no prepared call with id {call_id:?} to inspect"))
-                }
-            }),
-            Effect::Ask { call_id, offer } => Some(match Slot::get(&slot, &call_id) {
-                Some(held) => {
-                    super::hooks::turn::notify(rt, session, held.key.as_str());
-                    ask(rt, held, offer, cancel).await
-                }
-                None => Event::Internal(format!("no prepared call with id {call_id:?} to ask")),
-            }),
+            Effect::Inspect { call_id } => Some(self.inspect(call_id).await),
+            Effect::Ask { call_id, offer } => Some(self.ask(call_id, offer).await),
             Effect::AnnounceAnswer {
                 call_id,
                 tool,
@@ -271,16 +236,9 @@ pub async fn run_turn(
                 answer,
                 note,
             } => {
-                let gated = Slot::get(&slot, &call_id).is_some_and(|s| s.gate.is_some());
-                announce_answer(
-                    rt,
-                    session,
-                    run,
-                    gated,
-                    (call_id, tool),
-                    &key,
-                    (answer, note),
-                );
+                let gated = Slot::get(&self.slot, &call_id).is_some_and(|s| s.gate.is_some());
+                let who = (call_id, tool);
+                announce_answer(rt, self.session, self.run, gated, who, &key, (answer, note));
                 None
             }
             Effect::Record {
@@ -288,7 +246,7 @@ pub async fn run_turn(
                 tool,
                 shown,
             } => {
-                let fields = Slot::get(&slot, &call_id).map_or_else(Vec::new, Slot::fields);
+                let fields = Slot::get(&self.slot, &call_id).map_or_else(Vec::new, Slot::fields);
                 rt.emit(AgentEvent::Record {
                     call_id,
                     tool,
@@ -297,24 +255,109 @@ pub async fn run_turn(
                 });
                 None
             }
-            Effect::Run { call_id } => Some(match slot.take() {
-                Some(held) if held.call_id == call_id => run_call(rt, session, held, cancel).await,
+            Effect::Run { call_id } => Some(match self.slot.take() {
+                Some(held) if held.call_id == call_id => {
+                    run_call(rt, self.session, held, cancel).await
+                }
                 _ => Event::Internal(format!("no prepared call with id {call_id:?} to run")),
             }),
             Effect::Reply { call_id, .. } => Some(Event::Internal(format!(
                 "a reply to call {call_id:?} in a turn of the model's own"
             ))),
-        };
-        if let Some(event) = event {
-            queue.extend(feed(&mut turn, event, rt, session, run));
         }
-    };
-    end(rt, session, &turn, &stop);
-    if !matches!(stop, TurnStop::Interrupted) {
-        let fields = serde_json::Map::from_iter([("stop_hook_active".into(), false.into())]);
-        super::hooks::turn::tell(rt, session, crate::config::HookEvent::Stop, None, fields);
     }
-    stop
+
+    /// Redacts, tells the PostToolUse hooks, fits and saves a call's
+    /// result, then shows it.
+    async fn save_result(
+        &mut self,
+        call_id: String,
+        tool: String,
+        status: crate::model::ResultStatus,
+        output: String,
+    ) -> Event {
+        let rt = self.rt;
+        if self.slot.as_ref().is_some_and(|s| s.call_id == call_id) {
+            self.slot = None;
+        }
+        // Every secret mino holds leaves a tool result here, before the
+        // result is saved, shown or sent.
+        let output = rt.tool_cx.secrets.redact_result(&output).await;
+        let told = self.hooked.take_if(|c| c.call_id == call_id);
+        let output = match told {
+            Some(call) if status == crate::model::ResultStatus::Completed => {
+                super::hooks::turn::result(rt, self.session, &call, output).await
+            }
+            _ => output,
+        };
+        let output =
+            match super::request::fit_result(rt, self.session, &call_id, &tool, output).await {
+                Ok(output) => output,
+                Err(event) => return event,
+            };
+        let item = Item::ToolResult {
+            call_id: call_id.clone(),
+            status,
+            output: output.clone(),
+        };
+        let event = save(self.session, item).await;
+        if matches!(event, Event::Saved) {
+            rt.emit(AgentEvent::ToolResult {
+                call_id,
+                tool,
+                status,
+                output,
+            });
+        }
+        event
+    }
+
+    /// Prepares `call` and holds it.
+    async fn prepare(&mut self, call: crate::model::ToolCall) -> Event {
+        let rt = self.rt;
+        let mode = self.session.mode;
+        match prepare(rt, &call, (&self.session.id, mode), self.cancel).await {
+            Ok((event, prepared, gate)) => {
+                self.hooked = super::hooks::turn::remember(rt, &call, prepared.facts());
+                self.slot = Some(Slot {
+                    call_id: call.id,
+                    key: prepared.facts().tool.clone(),
+                    tool: call.name,
+                    prepared,
+                    lead: super::prepare::lead_fields(&event),
+                    gate,
+                });
+                event
+            }
+            Err(event) => event,
+        }
+    }
+
+    /// Inspects the held call `call_id`.
+    async fn inspect(&mut self, call_id: String) -> Event {
+        match self.slot.take() {
+            Some(held) if held.call_id == call_id => {
+                let (back, event) = inspect(held).await;
+                self.slot = back;
+                event
+            }
+            other => {
+                self.slot = other;
+                Event::Internal(format!("no prepared call with id {call_id:?} to inspect"))
+            }
+        }
+    }
+
+    /// Puts the held call `call_id` to the user.
+    async fn ask(&mut self, call_id: String, offer: crate::policy::Offer) -> Event {
+        match Slot::get(&self.slot, &call_id) {
+            Some(held) => {
+                super::hooks::turn::notify(self.rt, self.session, held.key.as_str());
+                ask(self.rt, held, offer, self.cancel).await
+            }
+            None => Event::Internal(format!("no prepared call with id {call_id:?} to ask")),
+        }
+    }
 }
 
 /// Says why the turn ended: the log, a line for the user, and the one

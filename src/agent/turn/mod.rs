@@ -6,9 +6,9 @@
 //! feeds their outcomes back. Every call the model asks for ends with exactly
 //! one saved result, and every turn with exactly one `End`.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 
-use crate::model::{FinishReason, Item, ModelError, ResultStatus, ToolCall};
+use crate::model::{FinishReason, Item, ModelError, Response, ResultStatus, ToolCall};
 use crate::policy::{
     CallFacts, CanAsk, ConsentAnswer, Decision, DenyCode, Mode, ProtectedPaths, RunConsent,
     SessionConsent, Shown, USER_REJECTED_WITH_NOTE, decide, offer, remember_call, user_rejected,
@@ -45,8 +45,20 @@ pub struct Turn {
     phase: Phase,
     /// What the turn's calls returned, to spot a call repeated unchanged.
     repeats: Repeats,
-    /// The names of the tools offered to the current request.
-    offered: Vec<String>,
+    /// The names of the tools the model is offered this turn (all of
+    /// them; a request that offers only `final_answer` narrows them).
+    tools: Vec<String>,
+    /// `@` mentions made into the turn's first response by mino (a
+    /// `read_file` per path, a resource read per `@server:uri`), played
+    /// instead of the first request.
+    attachment: Option<Response>,
+    /// The resource reads of that response: mino's own calls, each let
+    /// through once; a model or an asked agent that names the tool is told
+    /// there is no such tool.
+    attached: HashSet<String>,
+    /// Whether a request was asked for (or the attachment played): only
+    /// the turn's first request is its first, whatever it saves between.
+    requested: bool,
     /// Whether a call written as text was already answered with a reminder
     /// (once a turn).
     reminded: bool,
@@ -121,7 +133,10 @@ impl Turn {
             pending: VecDeque::new(),
             phase: Phase::Starting,
             repeats: Repeats::default(),
-            offered: Vec::new(),
+            tools: Vec::new(),
+            attachment: None,
+            attached: HashSet::new(),
+            requested: false,
             reminded: false,
             answer_only: false,
             external: false,
@@ -139,10 +154,32 @@ impl Turn {
         }
     }
 
-    /// Names the tools offered to the request about to be made, so a call
-    /// written as text in its answer is told from other JSON.
-    pub fn offer(&mut self, tools: Vec<String>) {
-        self.offered = tools;
+    /// The turn with the names of the tools its requests offer, so a call
+    /// written as text in an answer is told from other JSON, and
+    /// `final_answer` is known for what it is.
+    pub fn with_tools(mut self, tools: Vec<String>) -> Self {
+        self.tools = tools;
+        self
+    }
+
+    /// The turn whose first response is `attachment` (the calls mino
+    /// makes for `@` mentions) instead of a request.
+    pub fn attaching(mut self, attachment: Option<Response>) -> Self {
+        self.attachment = attachment;
+        self
+    }
+
+    /// The tools the next request offers: only `final_answer` once the
+    /// turn can only end by it.
+    fn offered(&self) -> impl Iterator<Item = &String> {
+        let answer_only = self.answer_only;
+        self.tools
+            .iter()
+            .filter(move |t| !answer_only || *t == final_answer::NAME)
+    }
+
+    fn offers(&self, tool: &str) -> bool {
+        self.offered().any(|t| t == tool)
     }
 
     /// Whether the next request offers only `final_answer` (see the
@@ -201,6 +238,9 @@ impl Turn {
         match event {
             Event::ExternalCall(call) => {
                 self.phase = Phase::Preparing { call: call.clone() };
+                if let Some(message) = self.not_a_tool(&call) {
+                    return self.finish(call, ResultStatus::Error, message);
+                }
                 vec![Effect::Prepare(call)]
             }
             event => self.nonsense(&Phase::Waiting, &event, None),
@@ -211,7 +251,20 @@ impl Turn {
         match event {
             Event::Compacted => {
                 self.phase = Phase::Requesting;
-                vec![Effect::Request]
+                if let Some(response) = self.attachment.take() {
+                    self.requested = true;
+                    self.attached = response
+                        .tool_calls
+                        .iter()
+                        .filter(|c| c.name == crate::mcp::resource::RESOURCE_TOOL)
+                        .map(|c| c.id.clone())
+                        .collect();
+                    return self.requesting(Event::ModelDone(response));
+                }
+                vec![Effect::Request {
+                    first: !std::mem::replace(&mut self.requested, true),
+                    answer_only: self.answer_only,
+                }]
             }
             Event::Interrupted { .. } => self.stop_after_saves(TurnStop::Interrupted),
             event => self.nonsense(&Phase::Compacting, &event, None),
@@ -238,7 +291,10 @@ impl Turn {
                 self.pending = response.tool_calls.iter().cloned().collect();
                 let cut_off = response.finish == Some(FinishReason::Length);
                 let text_call = (response.tool_calls.is_empty() && !cut_off)
-                    .then(|| written_call(&response.text, &self.offered))
+                    .then(|| {
+                        let offered: Vec<String> = self.offered().cloned().collect();
+                        written_call(&response.text, &offered)
+                    })
                     .flatten();
                 // A text answer cut off at the output limit is not a
                 // finished one; one that wrote a call as text gets one
@@ -302,7 +358,7 @@ impl Turn {
         let [call] = calls else {
             return None;
         };
-        (call.name == final_answer::NAME && self.offered.iter().any(|t| t == final_answer::NAME))
+        (call.name == final_answer::NAME && self.offers(final_answer::NAME))
             .then(|| final_answer::answer(&call.arguments))
             .flatten()
     }
@@ -418,7 +474,26 @@ impl Turn {
         }
         self.tool_calls += 1;
         self.phase = Phase::Preparing { call: call.clone() };
+        if let Some(message) = self.not_a_tool(&call) {
+            let mut effects = vec![Effect::AnnounceCall(call.clone())];
+            effects.extend(self.finish(call, ResultStatus::Error, message));
+            return effects;
+        }
         vec![Effect::AnnounceCall(call.clone()), Effect::Prepare(call)]
+    }
+
+    /// The resource read is mino's own call for an `@server:uri` mention,
+    /// never a tool the model (or an asked agent) may name: each
+    /// attachment's id is let through once.
+    fn not_a_tool(&mut self, call: &ToolCall) -> Option<String> {
+        if call.name != crate::mcp::resource::RESOURCE_TOOL || self.attached.remove(&call.id) {
+            return None;
+        }
+        let mut message = format!("There is no tool named {:?}.", call.name);
+        if !self.tools.is_empty() {
+            message.push_str(&format!(" Available tools: {}.", self.tools.join(", ")));
+        }
+        Some(message)
     }
 
     fn allow(&mut self, call: ToolCall, shown: Shown) -> Vec<Effect> {
@@ -477,7 +552,7 @@ impl Turn {
         // Where the turn ends by `final_answer` (the small profile), a
         // repeat says what to do instead: a small model repeats a call
         // whose answer it does not take in.
-        let ends_by_answer = self.offered.iter().any(|t| t == final_answer::NAME);
+        let ends_by_answer = self.offers(final_answer::NAME);
         let text = match repeat {
             Repeat::Same { number } if !refused && ends_by_answer => {
                 format!("{} {REPEAT_HINT}", same_as(number))

@@ -181,8 +181,10 @@ pub enum Effect {
     /// Compact history first if the next request would not fit; report
     /// `Compacted` (or `Interrupted`).
     Compact,
-    /// Stream the next model request over the current history.
-    Request,
+    /// Stream the next model request over the current history: the
+    /// turn's `first` or a later one, offering only `final_answer` when
+    /// `answer_only`.
+    Request { first: bool, answer_only: bool },
     /// Append the model's response to the session log (fsync) and to
     /// history, then report `Saved`.
     SaveResponse(Item),
@@ -253,7 +255,7 @@ impl Effect {
         matches!(
             self,
             Effect::Compact
-                | Effect::Request
+                | Effect::Request { .. }
                 | Effect::SaveResponse(_)
                 | Effect::SaveResult { .. }
                 | Effect::Prepare(_)

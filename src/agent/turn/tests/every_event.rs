@@ -146,7 +146,7 @@ fn every_event(id: &str) -> Vec<Event> {
 fn answer(effect: &Effect) -> Option<Event> {
     Some(match effect {
         Effect::Compact => Event::Compacted,
-        Effect::Request => Event::ModelDone(Response {
+        Effect::Request { .. } => Event::ModelDone(Response {
             text: "done".into(),
             ..Default::default()
         }),

@@ -14,7 +14,7 @@ fn answer_call(name: &str, arguments: &str) -> ToolCall {
 }
 
 fn offered(h: &mut Harness) {
-    h.turn.offer(vec![
+    h.offer(vec![
         "read_file".into(),
         crate::tools::final_answer::NAME.into(),
     ]);
@@ -126,7 +126,10 @@ fn a_refusal_asked_for_again_points_to_final_answer_where_it_is_offered() {
         h.respond(vec![call("c1", "read_file")]);
         let first = output(&h.on(prepared("c1", env(), false)));
         assert_eq!(h.on(Event::Saved), vec![Effect::Compact]);
-        assert_eq!(h.on(Event::Compacted), vec![Effect::Request]);
+        assert!(matches!(
+            h.on(Event::Compacted)[..],
+            [Effect::Request { .. }]
+        ));
         h.respond(vec![call("c2", "read_file")]);
         let second = output(&h.on(prepared("c2", env(), false)));
         assert!(second.starts_with(&first), "{second}");

@@ -66,6 +66,12 @@ impl Harness {
         }
     }
 
+    /// The turn offers `tools` (made anew: a turn learns them when made).
+    fn offer(&mut self, tools: Vec<String>) {
+        let turn = std::mem::replace(&mut self.turn, Turn::new(TurnLimits::default()));
+        self.turn = turn.with_tools(tools);
+    }
+
     fn on(&mut self, event: Event) -> Vec<Effect> {
         let mut cx = DecideCx {
             mode: self.mode,
@@ -80,7 +86,10 @@ impl Harness {
     /// Begin, then compaction done: the first request is asked for.
     fn begin(&mut self) {
         assert_eq!(self.on(Event::Begin), vec![Effect::Compact]);
-        assert_eq!(self.on(Event::Compacted), vec![Effect::Request]);
+        assert!(matches!(
+            self.on(Event::Compacted)[..],
+            [Effect::Request { .. }]
+        ));
     }
 
     /// The model answers with `calls`, the response is saved: the first
@@ -125,7 +134,7 @@ fn a_text_answer_completes_the_turn() {
 #[test]
 fn a_call_written_as_text_is_reminded_once_as_mino_s_and_again_ends_the_turn() {
     let mut h = Harness::new(Mode::Manual);
-    h.turn.offer(vec!["read_file".into()]);
+    h.offer(vec!["read_file".into()]);
     h.begin();
     let written = || {
         Event::ModelDone(Response {
@@ -146,7 +155,10 @@ fn a_call_written_as_text_is_reminded_once_as_mino_s_and_again_ends_the_turn() {
         "{effects:?}"
     );
     assert_eq!(h.on(Event::Saved), vec![Effect::Compact]);
-    assert_eq!(h.on(Event::Compacted), vec![Effect::Request]);
+    assert!(matches!(
+        h.on(Event::Compacted)[..],
+        [Effect::Request { .. }]
+    ));
     assert!(matches!(
         h.on(written())[..],
         [Effect::SaveResponse(Item::Assistant { .. })]
@@ -198,7 +210,10 @@ fn a_protected_read_is_denied_and_saved_before_the_next_request() {
             .any(|e| matches!(e, Effect::Run { .. } | Effect::Inspect { .. }))
     );
     assert_eq!(h.on(Event::Saved), vec![Effect::Compact]);
-    assert_eq!(h.on(Event::Compacted), vec![Effect::Request]);
+    assert!(matches!(
+        h.on(Event::Compacted)[..],
+        [Effect::Request { .. }]
+    ));
 }
 
 #[test]
@@ -228,7 +243,10 @@ fn the_same_denied_call_a_third_time_ends_the_turn_with_its_reason_each_time() {
         reasons.push(output);
         if round < 3 {
             assert_eq!(h.on(Event::Saved), vec![Effect::Compact]);
-            assert_eq!(h.on(Event::Compacted), vec![Effect::Request]);
+            assert!(matches!(
+                h.on(Event::Compacted)[..],
+                [Effect::Request { .. }]
+            ));
         }
     }
     assert!(!reasons[0].is_empty());
@@ -260,7 +278,10 @@ fn a_denied_call_with_other_arguments_starts_its_count_again() {
         let effects = h.on(prepared(&id, env.clone(), false));
         assert_eq!(saved_status(&effects), Some(ResultStatus::Denied));
         assert_eq!(h.on(Event::Saved), vec![Effect::Compact], "round {round}");
-        assert_eq!(h.on(Event::Compacted), vec![Effect::Request]);
+        assert!(matches!(
+            h.on(Event::Compacted)[..],
+            [Effect::Request { .. }]
+        ));
     }
 }
 
@@ -587,4 +608,100 @@ fn an_answer_the_question_did_not_offer_rejects_and_is_not_remembered() {
         crate::policy::grants(&h.session, &h.run).is_empty(),
         "nothing remembered"
     );
+}
+
+/// Only the turn's first request is its first, whatever is saved between
+/// (a reminder saved as a user item does not make the next one first).
+#[test]
+fn only_the_first_request_is_the_turns_first() {
+    let mut h = Harness::new(Mode::Manual);
+    h.offer(vec!["read_file".into()]);
+    assert_eq!(h.on(Event::Begin), vec![Effect::Compact]);
+    assert_eq!(
+        h.on(Event::Compacted),
+        vec![Effect::Request {
+            first: true,
+            answer_only: false
+        }]
+    );
+    h.on(Event::ModelDone(Response {
+        text: r#"{"name": "read_file", "arguments": {"path": "notes.md"}}"#.into(),
+        ..Default::default()
+    }));
+    // The text call is saved, then the reminder; the next request follows.
+    h.on(Event::Saved);
+    assert_eq!(h.on(Event::Saved), vec![Effect::Compact]);
+    assert_eq!(
+        h.on(Event::Compacted),
+        vec![Effect::Request {
+            first: false,
+            answer_only: false
+        }]
+    );
+}
+
+/// An `@` mention's calls are played as the first response, without a
+/// request; its resource read is let through once, and the same tool named
+/// by the model is told there is no such tool.
+#[test]
+fn an_attachment_is_the_first_response_and_only_its_resource_read_is_let_through() {
+    let resource = crate::mcp::resource::RESOURCE_TOOL;
+    let mut h = Harness::new(Mode::Manual);
+    let attached = ToolCall {
+        id: "attach-0".into(),
+        name: resource.into(),
+        arguments: r#"{"server":"s","uri":"file:///a"}"#.into(),
+    };
+    let turn = std::mem::replace(&mut h.turn, Turn::new(TurnLimits::default()));
+    h.turn = turn
+        .with_tools(vec!["read_file".into()])
+        .attaching(Some(Response {
+            tool_calls: vec![attached.clone()],
+            ..Default::default()
+        }));
+    assert_eq!(h.on(Event::Begin), vec![Effect::Compact]);
+    let effects = h.on(Event::Compacted);
+    assert!(
+        matches!(effects[..], [Effect::SaveResponse(_)]),
+        "{effects:?}"
+    );
+    assert_eq!(
+        h.on(Event::Saved),
+        vec![
+            Effect::AnnounceCall(attached.clone()),
+            Effect::Prepare(attached.clone())
+        ]
+    );
+    assert_eq!(h.turn.requests(), 1);
+    // The same id again, from the model: refused without preparing.
+    let effects = h.on(Event::PrepareFailed {
+        call_id: "attach-0".into(),
+        message: "gone".into(),
+    });
+    assert!(
+        matches!(effects[..], [Effect::SaveResult { .. }]),
+        "{effects:?}"
+    );
+    assert_eq!(h.on(Event::Saved), vec![Effect::Compact]);
+    assert_eq!(
+        h.on(Event::Compacted),
+        vec![Effect::Request {
+            first: false,
+            answer_only: false
+        }]
+    );
+    h.on(Event::ModelDone(Response {
+        tool_calls: vec![attached.clone()],
+        ..Default::default()
+    }));
+    let effects = h.on(Event::Saved);
+    assert_eq!(effects[0], Effect::AnnounceCall(attached));
+    match &effects[1] {
+        Effect::SaveResult { status, output, .. } => {
+            assert_eq!(*status, ResultStatus::Error);
+            assert!(output.contains("There is no tool named"), "{output}");
+            assert!(output.contains("Available tools: read_file."), "{output}");
+        }
+        other => panic!("{other:?}"),
+    }
 }
