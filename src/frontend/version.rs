@@ -3,6 +3,7 @@
 //! bug report can paste it whole.
 
 use crate::config::ProviderKind;
+use crate::sandbox::UnixSockets;
 use crate::sandbox::probe::Support;
 
 /// The short form, as `mino --version` prints it.
@@ -53,8 +54,12 @@ fn sandbox(support: &Support) -> String {
     if support.user_namespaces {
         format!("full (user, mount, pid and network namespaces; {landlock})")
     } else if support.landlock_abi.is_some() {
+        let filter = match UnixSockets::on(support) {
+            UnixSockets::Filtered => "; unix sockets refused by seccomp",
+            UnixSockets::Landlock | UnixSockets::Reachable => "",
+        };
         format!(
-            "Landlock only ({landlock}; no user namespaces: {})",
+            "Landlock only ({landlock}{filter}; no user namespaces: {})",
             support
                 .namespace_error
                 .as_deref()
@@ -97,6 +102,8 @@ mod tests {
             user_namespaces: false,
             namespace_error: Some("EPERM".into()),
             landlock_abi: Some(4),
+            socket_filter: true,
+            socket_filter_error: None,
         };
         let text = verbose(&support);
         let keys: Vec<&str> = text
@@ -111,7 +118,7 @@ mod tests {
         assert!(text.starts_with("mino "));
         assert!(text.contains("wires: openai-responses, openai-chat, anthropic, scripted"));
         assert!(
-            text.contains("sandbox: Landlock only (Landlock ABI 4; no user namespaces: EPERM)")
+            text.contains("sandbox: Landlock only (Landlock ABI 4; unix sockets refused by seccomp; no user namespaces: EPERM)")
         );
         assert!(text.contains("2025-11-25"));
     }

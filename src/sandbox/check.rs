@@ -44,11 +44,13 @@ pub fn report(planner: &Planner, support: &Support) -> Value {
         "user_namespaces": support.user_namespaces,
         "user_namespaces_error": support.namespace_error,
         "landlock_abi": support.landlock_abi,
+        "socket_filter": support.socket_filter,
         "enabled": planner.sandbox.settings.enabled,
         "level": level,
         "summary": summary(&planner.sandbox),
         "degraded": planner.sandbox.degraded,
         "missing": planner.sandbox.missing(),
+        "unix_sockets": super::describe::unix_sockets(&planner.sandbox, support),
         "apparmor_restricts_user_namespaces": super::probe::apparmor_hint().is_some(),
         "network": match (level, settings.network) {
             (Level::Full, Network::On) => "via proxy",

@@ -3,19 +3,59 @@
 //! when a command read a masked path or failed on a read-only one. Pure
 //! text; never looks at the filesystem.
 
-use super::{Level, Network, Sandbox};
+use super::{LANDLOCK_UNIX_ABI, Level, Network, Sandbox, Support, UnixSockets};
 
 /// The `Sandbox:` field's value for a sandboxed call.
 pub fn summary(sandbox: &Sandbox) -> String {
     let network = network(sandbox);
-    match sandbox.level {
-        Level::Full => format!("project writable, secrets masked, {network}"),
-        Level::LandlockOnly => format!(
+    match (sandbox.level, sandbox.unix_sockets) {
+        (Level::Full, _) => format!("project writable, secrets masked, {network}"),
+        (Level::LandlockOnly, UnixSockets::Reachable) => format!(
             "project writable (Landlock only), secrets not masked, unix sockets and the host's \
              loopback reachable, {network}"
         ),
-        Level::None => "no sandbox; runs with your account permissions".to_string(),
+        (Level::LandlockOnly, UnixSockets::Filtered) => format!(
+            "project writable (Landlock only), secrets not masked, unix sockets refused \
+             (seccomp), the host's loopback reachable, {network}"
+        ),
+        (Level::LandlockOnly, UnixSockets::Landlock) => format!(
+            "project writable (Landlock only), secrets not masked, unix sockets outside out of \
+             reach, the host's loopback reachable, {network}"
+        ),
+        (Level::None, _) => "no sandbox; runs with your account permissions".to_string(),
     }
+}
+
+/// What keeps the unix sockets outside from a command under Landlock alone,
+/// and what that costs, for `mino sandbox check` (`None` at other levels).
+pub fn unix_sockets(sandbox: &Sandbox, support: &Support) -> Option<String> {
+    if sandbox.level != Level::LandlockOnly {
+        return None;
+    }
+    let abi = support.landlock_abi.unwrap_or(0);
+    Some(match sandbox.unix_sockets {
+        UnixSockets::Landlock => format!(
+            "out of reach by Landlock (ABI {abi}): pathname unix sockets are reached only in the \
+             writable directories, abstract ones only within the sandbox"
+        ),
+        UnixSockets::Filtered => format!(
+            "refused by a seccomp filter, since this kernel's Landlock (ABI {abi}) cannot \
+             restrict pathname unix sockets (ABI {LANDLOCK_UNIX_ABI} can): socket(AF_UNIX) and \
+             a datagram socketpair fail with EACCES and io_uring with ENOSYS, so no unix \
+             socket outside (a tmux, docker or X server, an ssh agent) is reached. The cost: \
+             programs that make their own unix sockets (tmux, ssh-agent, a server on a socket, \
+             Python's forkserver) fail in this mode; a stream socketpair still works"
+        ),
+        UnixSockets::Reachable => format!(
+            "reachable: this kernel's Landlock (ABI {abi}) cannot restrict pathname unix sockets \
+             (ABI {LANDLOCK_UNIX_ABI} can), and the seccomp filter that would refuse them cannot \
+             be installed here ({})",
+            support
+                .socket_filter_error
+                .as_deref()
+                .unwrap_or("unknown reason")
+        ),
+    })
 }
 
 /// Which network a command has: `network off`, `network via proxy` (with

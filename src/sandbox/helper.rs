@@ -13,7 +13,8 @@
 //!   namespaces (the network's always: the host's loopback and abstract
 //!   unix sockets are never in reach), maps the user's ids to root inside, and
 //!   starts `init` as the first process of the new PID namespace; without,
-//!   applies Landlock and runs the command itself.
+//!   applies Landlock (and, where the plan says, the unix-socket filter of
+//!   `seccomp.rs`) and runs the command itself.
 //! - `init`: PID 1 of the namespace. Makes the filesystem read-only but the
 //!   writable set, masks, mounts a fresh `/proc`, brings the namespace's own
 //!   loopback up, enters a nested user namespace that maps the user's own
@@ -45,7 +46,7 @@ use serde_json::json;
 
 use super::{
     HELPER_PREFIX, Join, KEEPER_AT, KEEPER_READY, PROXY_PORT, Plan, SETUP_FAILED, SandboxError,
-    bridge, construct, lock, mounts, netlink, root,
+    bridge, construct, lock, mounts, netlink, root, seccomp,
 };
 
 pub fn main(args: &[OsString]) -> i32 {
@@ -83,6 +84,9 @@ fn read_plan() -> Result<Plan, SandboxError> {
 fn stage_exec(plan: &Plan) -> Result<i32, SandboxError> {
     if !plan.namespaces {
         lock::restrict(plan)?;
+        if plan.socket_filter {
+            seccomp::install()?;
+        }
         let child = bash(plan)
             .spawn()
             .map_err(SandboxError::step("start bash"))?;
@@ -339,6 +343,7 @@ fn map_ids(uid_map: &str, gid_map: &str) -> Result<(), SandboxError> {
 fn probe() -> i32 {
     // Before the namespaces: a thread of this process may not be started after.
     let landlock_abi = lock::abi();
+    let socket_filter = seccomp::probe();
     let flags = CloneFlags::CLONE_NEWUSER
         | CloneFlags::CLONE_NEWNS
         | CloneFlags::CLONE_NEWPID
@@ -350,10 +355,14 @@ fn probe() -> i32 {
         .and_then(|()| {
             map_ids(&format!("0 {uid} 1"), &format!("0 {gid} 1")).map_err(|e| e.to_string())
         });
-    let value = match result {
+    let mut value = match result {
         Ok(()) => json!({ "user_namespaces": true, "landlock_abi": landlock_abi }),
         Err(e) => json!({ "user_namespaces": false, "error": e, "landlock_abi": landlock_abi }),
     };
+    value["socket_filter"] = json!(socket_filter.is_ok());
+    if let Err(e) = socket_filter {
+        value["socket_filter_error"] = json!(e.to_string());
+    }
     println!("{value}");
     0
 }

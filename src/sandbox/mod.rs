@@ -31,6 +31,8 @@ pub mod proxy;
 mod publish;
 pub mod root;
 pub mod scan;
+#[cfg(target_os = "linux")]
+mod seccomp;
 pub mod set_aside;
 
 use std::path::PathBuf;
@@ -95,15 +97,75 @@ pub const HOME_PLANTING: [&str; 24] = [
 /// The same inside the project (`.git` entries exist only in a repository).
 pub const PROJECT_PLANTING: [&str; 3] = [".git/hooks", ".git/config", ".mino"];
 
-/// What Landlock alone cannot give of the full sandbox (DESIGN 5a).
-pub const MISSING_WITH_LANDLOCK_ONLY: [&str; 6] = [
-    "secrets are not masked (the home and the project are readable)",
-    "the project's planting paths (.git/hooks, .git/config, the execution surfaces that exist) stay writable: Landlock cannot make a path read-only inside a writable one",
-    "pathname unix sockets stay reachable (a tmux or docker server outside can be driven)",
-    "no network namespace of its own: the host's loopback and network stay reachable whatever [sandbox] network says, and no proxy checks where traffic goes",
-    "processes outside are visible in /proc",
-    "nothing a command starts is confined to a namespace of its own",
+/// What Landlock alone cannot give of the full sandbox (DESIGN 5a), each
+/// with what keeps it anyway where something does.
+pub const MISSING_WITH_LANDLOCK_ONLY: [(&str, Kept); 6] = [
+    (
+        "secrets are not masked (the home and the project are readable)",
+        Kept::Never,
+    ),
+    (
+        "the project's planting paths (.git/hooks, .git/config, the execution surfaces that exist) stay writable: Landlock cannot make a path read-only inside a writable one",
+        Kept::Never,
+    ),
+    (
+        "pathname unix sockets stay reachable (a tmux or docker server outside can be driven)",
+        Kept::UnlessSocketsGuarded,
+    ),
+    (
+        "no network namespace of its own: the host's loopback and network stay reachable whatever [sandbox] network says, and no proxy checks where traffic goes",
+        Kept::Never,
+    ),
+    ("processes outside are visible in /proc", Kept::Never),
+    (
+        "nothing a command starts is confined to a namespace of its own",
+        Kept::Never,
+    ),
 ];
+
+/// Whether an entry of `MISSING_WITH_LANDLOCK_ONLY` can be kept anyway.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kept {
+    Never,
+    /// Kept where Landlock (ABI 9) or the seccomp filter keeps unix
+    /// sockets out of reach (`UnixSockets`).
+    UnlessSocketsGuarded,
+}
+
+/// The first Landlock ABI that restricts connecting to a pathname unix
+/// socket (`LANDLOCK_ACCESS_FS_RESOLVE_UNIX`).
+pub const LANDLOCK_UNIX_ABI: i32 = 9;
+
+/// What keeps the unix sockets outside from a command run under Landlock
+/// alone (the full sandbox's network namespace and root keep them anyway).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnixSockets {
+    /// Landlock (ABI 9 and later): pathname sockets are reached only in
+    /// the writable directories, abstract ones only within the sandbox.
+    Landlock,
+    /// The seccomp filter (`seccomp.rs`): no unix socket can be made.
+    Filtered,
+    /// Nothing: this kernel's Landlock cannot, and the filter could not be
+    /// installed.
+    Reachable,
+}
+
+impl UnixSockets {
+    /// What this machine can use: Landlock where it can, else the filter.
+    pub fn on(support: &Support) -> Self {
+        if support
+            .landlock_abi
+            .is_some_and(|abi| abi >= LANDLOCK_UNIX_ABI)
+        {
+            UnixSockets::Landlock
+        } else if support.socket_filter {
+            UnixSockets::Filtered
+        } else {
+            UnixSockets::Reachable
+        }
+    }
+}
 
 /// Whether a sandboxed command reaches the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -207,6 +269,8 @@ pub struct Sandbox {
     pub level: Level,
     /// Why the level is lower than asked, said once at start.
     pub degraded: Option<String>,
+    /// What keeps unix sockets out of reach under Landlock alone.
+    pub unix_sockets: UnixSockets,
     /// The mino binary started as the helper.
     pub helper: PathBuf,
 }
@@ -218,6 +282,7 @@ impl Sandbox {
             settings,
             level: Level::None,
             degraded: None,
+            unix_sockets: UnixSockets::Reachable,
             helper: PathBuf::new(),
         }
     }
@@ -261,6 +326,7 @@ impl Sandbox {
             settings,
             level,
             degraded,
+            unix_sockets: UnixSockets::on(support),
             helper,
         }
     }
@@ -270,7 +336,14 @@ impl Sandbox {
     pub fn missing(&self) -> Vec<&'static str> {
         match self.level {
             Level::Full | Level::None => Vec::new(),
-            Level::LandlockOnly => MISSING_WITH_LANDLOCK_ONLY.to_vec(),
+            Level::LandlockOnly => MISSING_WITH_LANDLOCK_ONLY
+                .iter()
+                .filter(|(_, kept)| match kept {
+                    Kept::Never => true,
+                    Kept::UnlessSocketsGuarded => self.unix_sockets == UnixSockets::Reachable,
+                })
+                .map(|(what, _)| *what)
+                .collect(),
         }
     }
 
@@ -308,6 +381,8 @@ pub enum SandboxError {
     },
     #[error("Landlock: {0}")]
     Landlock(String),
+    #[error("the unix-socket filter (seccomp): {0}")]
+    Seccomp(String),
 }
 
 impl SandboxError {
@@ -368,5 +443,42 @@ mod tests {
         };
         assert!(said.contains("Landlock only"), "{said}");
         assert!(!outside_asks);
+    }
+
+    #[test]
+    fn the_pathname_socket_entry_is_missing_only_where_nothing_guards_them() {
+        let support = |abi, filter| Support {
+            user_namespaces: false,
+            landlock_abi: Some(abi),
+            socket_filter: filter,
+            ..Support::default()
+        };
+        let settings = SandboxSettings {
+            namespaces: false,
+            ..SandboxSettings::default()
+        };
+        for (abi, filter, guard) in [
+            (8, false, UnixSockets::Reachable),
+            (8, true, UnixSockets::Filtered),
+            (9, false, UnixSockets::Landlock),
+            (9, true, UnixSockets::Landlock),
+        ] {
+            let sandbox = Sandbox::choose(settings.clone(), &support(abi, filter), PathBuf::new());
+            assert_eq!(sandbox.level, Level::LandlockOnly);
+            assert_eq!(sandbox.unix_sockets, guard);
+            let missing = sandbox.missing().join("; ");
+            assert_eq!(
+                missing.contains("pathname unix sockets"),
+                guard == UnixSockets::Reachable,
+                "{missing}"
+            );
+            assert!(missing.contains("secrets are not masked"), "{missing}");
+            let said = summary(&sandbox);
+            assert_eq!(
+                said.contains("unix sockets and the host's loopback reachable"),
+                guard == UnixSockets::Reachable,
+                "{said}"
+            );
+        }
     }
 }

@@ -15,7 +15,7 @@ use super::git;
 use super::proxy::{Proxy, ProxyError};
 use super::root::{self as table, Part};
 use super::scan::{ScanCache, Scanned};
-use super::{HELPER_ARG, HOME_PLANTING, Level, Network, Sandbox, SandboxError};
+use super::{HELPER_ARG, HOME_PLANTING, Level, Network, Sandbox, SandboxError, UnixSockets};
 use crate::policy::destination::NetworkRules;
 use crate::policy::{ProtectedPaths, Surfaces};
 
@@ -53,6 +53,11 @@ pub struct Plan {
     /// read-only.
     #[serde(default)]
     pub private_tmp: Option<PathBuf>,
+    /// Landlock alone on a kernel whose Landlock cannot restrict pathname
+    /// unix sockets: the helper installs the seccomp filter that refuses
+    /// them (`seccomp.rs`).
+    #[serde(default)]
+    pub socket_filter: bool,
     /// Variables of the helper's environment the command keeps besides
     /// `root::ENV_ALLOWED` (the user's `pass_env`, the shell gate's own).
     #[serde(default)]
@@ -335,6 +340,8 @@ impl Planner {
             pinned,
             root,
             private_tmp,
+            socket_filter: self.sandbox.level == Level::LandlockOnly
+                && self.sandbox.unix_sockets == UnixSockets::Filtered,
             keep_env: self.sandbox.settings.pass_env.clone(),
             proxy: None,
             pass_stdin: false,

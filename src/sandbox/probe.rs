@@ -17,6 +17,13 @@ pub struct Support {
     pub namespace_error: Option<String>,
     /// The Landlock ABI version, when Landlock is enabled.
     pub landlock_abi: Option<i32>,
+    /// The Landlock-only fallback's unix-socket filter (seccomp) can be
+    /// installed here.
+    #[serde(default)]
+    pub socket_filter: bool,
+    /// Why it cannot, when it cannot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub socket_filter_error: Option<String>,
 }
 
 /// The probe's answer, once found in this run.

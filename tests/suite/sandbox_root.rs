@@ -269,10 +269,11 @@ async fn a_link_named_like_a_secret_masks_nothing_outside() {
 
 /// Finding 6, the Landlock-only path (`[sandbox] namespaces = false`): the
 /// machine's `/tmp` is not writable (the command gets a `TMPDIR` of its
-/// own); a tmux server outside is out of reach where the kernel's Landlock
-/// can scope pathname sockets (ABI 9), and where it cannot, `mino sandbox
-/// check` and the dialog's summary say that guarantee is missing and
-/// `required = true` refuses to run.
+/// own), and a tmux server outside is out of reach: by Landlock where the
+/// kernel's can scope pathname sockets (ABI 9), else by the seccomp filter
+/// that refuses unix sockets, which `mino sandbox check` names with its
+/// cost. What the fallback still lacks (secrets unmasked, the host's
+/// network) is said, and `required = true` refuses to run.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn landlock_alone_keeps_tmp_and_says_what_it_cannot_do() {
     let probe = format!("mino-landlock-tmp-{}", std::process::id());
@@ -283,7 +284,7 @@ async fn landlock_alone_keeps_tmp_and_says_what_it_cannot_do() {
     let socket = dir.path().join("tmux.sock");
     let planted = dir.path().join("planted-by-tmux");
     let escape = format!(
-        "tmux -S {} new-window -d 'touch {}'; echo end-tmux",
+        "tmux -S {} new-window -d 'touch {}'; echo \"tmux-exit=$?\"; echo end-tmux",
         socket.display(),
         planted.display()
     );
@@ -317,37 +318,104 @@ async fn landlock_alone_keeps_tmp_and_says_what_it_cannot_do() {
             .args(["-S", socket.to_str().unwrap(), "kill-server"])
             .status();
     }
+    assert!(
+        tmux,
+        "tmux must be installed for this test (scripts/test-deps)"
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let results = outputs(&events);
     assert!(results[0].contains("tmpdir-ok"), "{}", results[0]);
     assert!(!std::path::Path::new("/tmp").join(&probe).exists());
+    assert!(results[1].contains("end-tmux"), "{}", results[1]);
+    assert!(
+        !planted.exists(),
+        "the tmux server ran a command: {}",
+        results[1]
+    );
+    assert!(results[1].contains("tmux-exit=1"), "{}", results[1]);
     let missing = report["missing"].to_string();
-    if abi >= 9 {
-        assert!(tmux, "tmux must be installed for this test");
+    assert!(!missing.contains("pathname unix sockets"), "{report}");
+    assert!(missing.contains("secrets are not masked"), "{report}");
+    let sockets = report["unix_sockets"].as_str().unwrap_or_default();
+    if abi < 9 {
+        assert_eq!(report["socket_filter"], true, "{report}");
+        assert!(sockets.contains("seccomp filter"), "{report}");
         assert!(
-            !planted.exists(),
-            "the tmux server ran a command: {}",
+            sockets.contains("programs that make their own unix sockets"),
+            "{report}"
+        );
+        assert!(
+            results[1].contains("Permission denied"),
+            "the tmux client did not fail on its socket: {}",
             results[1]
         );
-    } else {
-        assert!(missing.contains("pathname unix sockets"), "{report}");
         assert!(
-            stderr(&out).contains("unix sockets and the host's loopback reachable"),
+            stderr(&out).contains("unix sockets refused (seccomp)"),
             "{}",
             stderr(&out)
         );
-        let b = b
-            .with_replies(
-                vec![bash("echo ran"), text("done")],
-                "[sandbox]\nnamespaces = false\nrequired = true\n",
-            )
-            .await;
-        let (events, out) = b.bypass("run").await;
-        assert!(out.status.success(), "{}", stderr(&out));
-        let refused = &outputs(&events)[0];
-        assert!(refused.contains("did not run"), "{refused}");
-        assert!(refused.contains("pathname unix sockets"), "{refused}");
+    } else {
+        assert!(sockets.contains("Landlock"), "{report}");
     }
+    assert!(
+        !stderr(&out).contains("unix sockets and the host's loopback reachable"),
+        "{}",
+        stderr(&out)
+    );
+    let b = b
+        .with_replies(
+            vec![bash("echo ran"), text("done")],
+            "[sandbox]\nnamespaces = false\nrequired = true\n",
+        )
+        .await;
+    let (events, out) = b.bypass("run").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let refused = &outputs(&events)[0];
+    assert!(refused.contains("did not run"), "{refused}");
+    assert!(refused.contains("secrets are not masked"), "{refused}");
+    assert!(refused.contains("no network namespace"), "{refused}");
+    assert!(!refused.contains("pathname unix sockets"), "{refused}");
+}
+
+/// The unix-socket filter is the fallback's alone: under Landlock alone a
+/// program cannot make a unix socket (not even an abstract one) nor set up
+/// io_uring, whose socket operation would pass the filter by; in the full
+/// sandbox both work as on the host.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_landlock_fallback_refuses_unix_sockets() {
+    let attempt = "python3 -c \"import socket; socket.socket(socket.AF_UNIX); print('unix-ok')\"; \
+                   python3 -c \"import socket; a, b = socket.socketpair(); print('pair-ok')\"; \
+                   python3 -c \"import ctypes; c = ctypes.CDLL(None, use_errno=True); \
+                   r = c.syscall(425, 1, ctypes.create_string_buffer(120)); \
+                   print('uring', r, ctypes.get_errno())\"; echo end-unix";
+    let b = Setup::new(
+        vec![bash(attempt), text("done")],
+        "[sandbox]\nnamespaces = false\n",
+    )
+    .await;
+    let check = b.command(&["sandbox", "check"]).output().unwrap();
+    let report: Value = serde_json::from_slice(&check.stdout).unwrap();
+    let (events, out) = b.bypass("sockets").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let result = &outputs(&events)[0];
+    assert!(result.contains("end-unix"), "{result}");
+    assert!(result.contains("pair-ok"), "{result}");
+    if report["landlock_abi"].as_i64().unwrap_or(0) < 9 {
+        assert!(!result.contains("unix-ok"), "{result}");
+        assert!(result.contains("PermissionError"), "{result}");
+        assert!(
+            result.contains("uring -1 38"),
+            "io_uring is not ENOSYS: {result}"
+        );
+    }
+    let b = b.with_replies(vec![bash(attempt), text("done")], "").await;
+    let (events, out) = b.bypass("sockets").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let result = &outputs(&events)[0];
+    assert!(result.contains("end-unix"), "{result}");
+    assert!(result.contains("unix-ok"), "{result}");
+    assert!(result.contains("pair-ok"), "{result}");
+    assert!(!result.contains("uring -1 38"), "{result}");
 }
 
 /// Finding 8 with the project at `~`: the project is writable, the home's
