@@ -144,21 +144,30 @@ pub fn network_note(output: &str) -> Option<String> {
     )
 }
 
-/// Said after the output when it shows a write refused by the sandbox.
-pub fn result_note(output: &str) -> Option<String> {
+/// Said after the output when it shows a write refused by the sandbox at
+/// `level`: what that sandbox allows, as it is.
+pub fn result_note(output: &str, level: Level) -> Option<String> {
     let read_only = output.contains("Read-only file system");
     let denied = output.contains("Permission denied") || output.contains("Operation not permitted");
     if !read_only && !denied {
         return None;
     }
-    Some(
-        "[Sandbox: the command ran in the sandbox, where only the project, /tmp and the build \
-         caches are writable, the home is empty but for toolchains, .git/hooks, .git/config, \
-         .mino and shell start-up files are read-only, and secrets are masked. If it failed for \
-         that reason, do not work around it: call bash again with \"sandbox\": false and a \
-         \"reason\", and the user will be asked.]"
-            .to_string(),
-    )
+    let what = match level {
+        Level::LandlockOnly => {
+            "the command ran under Landlock alone (no namespaces), where only the project, its \
+             own TMPDIR and the build caches are writable, the machine's /tmp is read-only and \
+             unix sockets may be refused"
+        }
+        _ => {
+            "the command ran in the sandbox, where only the project, /tmp and the build caches \
+             are writable, the home is empty but for toolchains, .git/hooks, .git/config, .mino \
+             and shell start-up files are read-only, and secrets are masked"
+        }
+    };
+    Some(format!(
+        "[Sandbox: {what}. If it failed for that reason, do not work around it: call bash again \
+         with \"sandbox\": false and a \"reason\", and the user will be asked.]"
+    ))
 }
 
 #[cfg(test)]
@@ -211,9 +220,15 @@ mod tests {
 
     #[test]
     fn read_only_failures_point_at_sandbox_false() {
-        let note =
-            result_note("touch: cannot touch 'x': Read-only file system").unwrap_or_default();
+        let note = result_note(
+            "touch: cannot touch 'x': Read-only file system",
+            Level::Full,
+        )
+        .unwrap_or_default();
         assert!(note.contains("\"sandbox\": false"));
-        assert!(result_note("ok").is_none());
+        assert!(result_note("ok", Level::Full).is_none());
+        let fallback = result_note("Permission denied", Level::LandlockOnly).unwrap_or_default();
+        assert!(fallback.contains("Landlock alone"), "{fallback}");
+        assert!(!fallback.contains("secrets are masked"), "{fallback}");
     }
 }

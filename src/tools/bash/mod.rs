@@ -419,7 +419,9 @@ async fn run_command(call: BashCall, cancel: CancellationToken) -> ToolOutcome {
                 notes.extend(links.clone());
                 notes.extend(sandbox::masked_note(&call.command, masked));
                 notes.extend(sandbox::network_note(&output));
-                notes.extend(sandbox::result_note(&output));
+                if let Some(planner) = &call.sandbox {
+                    notes.extend(sandbox::result_note(&output, planner.sandbox.level));
+                }
             }
             for note in notes {
                 if !text.ends_with('\n') {
