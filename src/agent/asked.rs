@@ -35,7 +35,7 @@ use super::announce::{announce_answer, announce_decision};
 use super::driver::{Runtime, Slot, inspect};
 use super::events::AgentEvent;
 use super::live::LiveSession;
-use super::prepare::prepare;
+use super::prepare::{Caller, prepare};
 use super::turn::{DecideCx, Effect, Event, Turn};
 
 /// Where mino's own fields travel in a permission request's `_meta`, so an
@@ -243,7 +243,15 @@ impl Asking<'_> {
     ) -> Option<Event> {
         match effect {
             Effect::Prepare(call) => Some(
-                match prepare(self.rt, &call, (&self.session.id, mode), cancel).await {
+                match prepare(
+                    self.rt,
+                    &call,
+                    (&self.session.id, mode),
+                    Caller::Model,
+                    cancel,
+                )
+                .await
+                {
                     Ok((event, prepared, gate)) => {
                         // Remembered under the key the asker's own call has
                         // (a private fetch apart from fetch_content), for jan.

@@ -18,7 +18,7 @@ use super::announce::{announce_answer, announce_decision};
 use super::compact::CompactError;
 use super::events::{AgentEvent, ConsentRequest, NoticeKind};
 use super::live::LiveSession;
-use super::prepare::prepare;
+use super::prepare::{Caller, prepare};
 pub use super::runtime::Runtime;
 use super::turn::{DecideCx, Effect, Event, Turn, TurnStop};
 
@@ -99,6 +99,37 @@ pub async fn run_turn(
             fields,
         );
     }
+    stop
+}
+
+/// Runs the person's own `!command` through the turn machine as the one
+/// bash call of a turn of its own: prepared, decided (the person typed it:
+/// it runs unasked), checkpointed and run in the sandbox like the model's,
+/// its result saved as what they ran and saw. Emits one `TurnEnd`.
+pub async fn run_person_shell(
+    rt: &Runtime,
+    session: &mut LiveSession,
+    run: &mut RunConsent,
+    command: String,
+    cancel: &CancellationToken,
+) -> TurnStop {
+    rt.emit(AgentEvent::Prompt(format!("!{command}")));
+    let call = crate::model::ToolCall {
+        id: format!("user-shell-{}", session.history.len()),
+        name: super::user_shell::SHOWN_AS.into(),
+        arguments: serde_json::json!({ "command": command }).to_string(),
+    };
+    let mut driver = Driver {
+        rt,
+        session,
+        run,
+        cancel,
+        turn: Turn::person(),
+        slot: None,
+        hooked: None,
+    };
+    let stop = driver.drive(Event::PersonShell { call, command }).await;
+    end(rt, driver.session, &driver.turn, &stop);
     stop
 }
 
@@ -209,6 +240,15 @@ impl Driver<'_> {
                 status,
                 output,
             } => Some(self.save_result(call_id, tool, status, output).await),
+            Effect::SaveShellResult {
+                call_id,
+                command,
+                status,
+                output,
+            } => Some(
+                self.save_shell_result(call_id, command, status, output)
+                    .await,
+            ),
             Effect::AnnounceCall(call) => {
                 rt.emit(AgentEvent::ToolCall {
                     call_id: call.id.clone(),
@@ -312,13 +352,47 @@ impl Driver<'_> {
         event
     }
 
+    /// Saves what the person's own command printed as what they ran and
+    /// saw (redacted, like any result), and shows it.
+    async fn save_shell_result(
+        &mut self,
+        call_id: String,
+        command: String,
+        status: crate::model::ResultStatus,
+        output: String,
+    ) -> Event {
+        if self.slot.as_ref().is_some_and(|s| s.call_id == call_id) {
+            self.slot = None;
+        }
+        let output = self.rt.tool_cx.secrets.redact_result(&output).await;
+        let text = super::user_shell::history_text(&command, status, &output);
+        let event = save(self.session, Item::User { text }).await;
+        if matches!(event, Event::Saved) {
+            self.rt.emit(AgentEvent::ToolResult {
+                call_id,
+                tool: super::user_shell::SHOWN_AS.into(),
+                status,
+                output,
+            });
+        }
+        event
+    }
+
     /// Prepares `call` and holds it.
     async fn prepare(&mut self, call: crate::model::ToolCall) -> Event {
         let rt = self.rt;
         let mode = self.session.mode;
-        match prepare(rt, &call, (&self.session.id, mode), self.cancel).await {
+        let caller = if self.turn.is_persons() {
+            Caller::Person
+        } else {
+            Caller::Model
+        };
+        match prepare(rt, &call, (&self.session.id, mode), caller, self.cancel).await {
             Ok((event, prepared, gate)) => {
-                self.hooked = super::hooks::turn::remember(rt, &call, prepared.facts());
+                self.hooked = match caller {
+                    Caller::Model => super::hooks::turn::remember(rt, &call, prepared.facts()),
+                    Caller::Person => None,
+                };
                 self.slot = Some(Slot {
                     call_id: call.id,
                     key: prepared.facts().tool.clone(),

@@ -15,6 +15,17 @@ use super::hooks::HookCx;
 use super::turn::Event;
 use crate::config::HookEvent;
 
+/// Whose call is prepared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Caller {
+    /// A model's (the session's or an asked agent's): the PreToolUse hooks
+    /// and the shell gate weigh in.
+    Model,
+    /// The person's own `!command`: no hook is asked and no gate (or
+    /// judge) weighs a command the person typed; the decision lets it run.
+    Person,
+}
+
 /// Prepares `call`, then runs the shell gate on it (a call the hook denies
 /// is never judged). The prepared call and the gate's line come back with
 /// the event; an error is the event alone.
@@ -22,6 +33,7 @@ pub(super) async fn prepare(
     rt: &Runtime,
     call: &ToolCall,
     (session, mode): (&str, Mode),
+    caller: Caller,
     cancel: &CancellationToken,
 ) -> Result<(Event, Box<dyn PreparedCall>, Option<Field>), Event> {
     let hook_cx = HookCx {
@@ -29,7 +41,10 @@ pub(super) async fn prepare(
         mode,
         audit: rt.audit.as_ref(),
     };
-    let (event, mut prepared) = prepare_tool(rt, call, &hook_cx, cancel).await?;
+    let (event, mut prepared) = prepare_tool(rt, call, &hook_cx, caller, cancel).await?;
+    if caller == Caller::Person {
+        return Ok((event, prepared, None));
+    }
     let Event::Prepared {
         call_id,
         mut facts,
@@ -67,6 +82,7 @@ async fn prepare_tool(
     rt: &Runtime,
     call: &ToolCall,
     hook_cx: &HookCx<'_>,
+    caller: Caller,
     cancel: &CancellationToken,
 ) -> Result<(Event, Box<dyn PreparedCall>), Event> {
     let failed = |message: String| Event::PrepareFailed {
@@ -104,7 +120,7 @@ async fn prepare_tool(
     .map_err(|e| failed(e.to_string()))?;
     let mut facts = prepared.facts().clone();
     planted(&rt.surfaces, &mut facts);
-    if rt.hooks.has(HookEvent::PreToolUse) {
+    if caller == Caller::Model && rt.hooks.has(HookEvent::PreToolUse) {
         // The hooks' verdict joins the facts the decision reads.
         let verdict = rt
             .hooks

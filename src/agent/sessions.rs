@@ -149,7 +149,8 @@ impl Agent {
         if let Err(stop) = self.recover_first().await {
             return stop;
         }
-        super::user_shell::run(&self.rt, &mut self.current, command, cancel).await
+        super::driver::run_person_shell(&self.rt, &mut self.current, &mut self.run, command, cancel)
+            .await
     }
 
     /// Recovery before the next input joins history: a turn cut short

@@ -311,6 +311,14 @@ pub fn decide(
     run: &RunConsent,
     can_ask: CanAsk,
 ) -> Decision {
+    // The person's own `!command`: they typed it, so it is never put to
+    // them, never refused by what they told the model's tools, and never
+    // echoed back as a record; it runs in the sandbox like any bash call.
+    if facts.typed_by_person && facts.kind == CallKind::Shell {
+        return Decision::Allow {
+            shown: Shown::Quietly,
+        };
+    }
     if let Some(denied) = check_paths(&facts.targets, protected) {
         return denied;
     }
@@ -391,7 +399,63 @@ pub fn decide(
 
 #[cfg(test)]
 mod tests {
-    use super::blocked;
+    use super::*;
+    use crate::policy::ToolKey;
+
+    /// The person's own command runs quietly in every mode, whatever the
+    /// run refuses, the hook says or the guard would ask; the same command
+    /// from the model, or a person's mark on another kind, is decided as
+    /// always.
+    #[test]
+    fn only_the_persons_own_shell_command_runs_unasked_in_every_mode() {
+        let protected = ProtectedPaths::builtin();
+        let session = SessionConsent::default();
+        let mut run = RunConsent::default();
+        let bash = ToolKey::new("bash");
+        run.never(bash.clone());
+        let mut facts = CallFacts::new(bash, CallKind::Shell);
+        facts.command = Some("rm -rf ~".into());
+        facts.guard = Some("deletes the home".into());
+        facts.hook = Some(HookVerdict::Deny {
+            reason: "no".into(),
+        });
+        let mut person = facts.clone();
+        person.typed_by_person = true;
+        for mode in [
+            Mode::Plan,
+            Mode::Manual,
+            Mode::AcceptEdits,
+            Mode::Auto,
+            Mode::Bypass,
+        ] {
+            for can_ask in [CanAsk::Yes, CanAsk::No] {
+                let quiet = Decision::Allow {
+                    shown: Shown::Quietly,
+                };
+                assert_eq!(
+                    decide(&person, mode, &protected, &session, &run, can_ask),
+                    quiet
+                );
+                assert!(matches!(
+                    decide(&facts, mode, &protected, &session, &run, can_ask),
+                    Decision::Deny { .. }
+                ));
+            }
+        }
+        let mut write = CallFacts::new(ToolKey::new("write_file"), CallKind::FileWrite);
+        write.typed_by_person = true;
+        assert_eq!(
+            decide(
+                &write,
+                Mode::Manual,
+                &protected,
+                &session,
+                &run,
+                CanAsk::Yes
+            ),
+            Decision::Ask
+        );
+    }
 
     #[test]
     fn a_denial_ends_its_reason_before_do_not_retry() {

@@ -155,6 +155,10 @@ pub struct CallFacts {
     /// MCP calls: every string in the arguments. A server decides for itself
     /// what a string means, so one that names a protected file is refused.
     pub argument_strings: Vec<String>,
+    /// The person typed this command themselves (`!command` in the input
+    /// box): set by the turn machine for its own person's turn, never from
+    /// anything a model or an asked agent sent.
+    pub typed_by_person: bool,
 }
 
 impl CallFacts {
@@ -169,6 +173,7 @@ impl CallFacts {
             guard: None,
             url: None,
             argument_strings: Vec::new(),
+            typed_by_person: false,
         }
     }
 

@@ -144,3 +144,37 @@ async fn prompts_are_kept_per_project_in_a_private_file() {
     screen.submit("/quit");
     assert_eq!(screen.wait_exit().0, 0);
 }
+
+/// `!command` goes through the turn machine like a bash call of the
+/// model's: in plan mode (where the model's bash is refused) the person's
+/// own command still runs without a question, what it changed is shown
+/// and checkpointed (so `/rewind` can take it back), and the audit log
+/// records its decision.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bang_is_decided_checkpointed_and_audited_like_a_bash_call() {
+    let world = world(Vec::new()).await;
+    let project = world.project.path().to_path_buf();
+    let mut screen = world.full_screen_in(&project, &["--mode", "plan"], &[]);
+    screen.submit("!echo made-by-hand > made.txt; echo done-$((6*7))");
+    screen.wait_for_all(&["done-42", "Changed by bash: made.txt"]);
+    assert!(world.llm.bodies().is_empty());
+    assert_eq!(
+        std::fs::read_to_string(project.join("made.txt")).unwrap(),
+        "made-by-hand\n"
+    );
+    screen.submit("/quit");
+    assert_eq!(screen.wait_exit().0, 0);
+    let audit = std::fs::read_to_string(world.home.path().join("audit.jsonl")).unwrap();
+    let line = audit
+        .lines()
+        .find(|l| l.contains("made-by-hand") || l.contains("\"bash\""))
+        .unwrap_or_else(|| panic!("no audit line for the command:\n{audit}"));
+    assert!(line.contains("allow"), "{line}");
+    let sessions = world.home.path().join("sessions");
+    let log: String = std::fs::read_dir(&sessions)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(log.contains("\"checkpoint\""), "{log}");
+    assert!(log.contains("I ran this shell command myself"), "{log}");
+}

@@ -69,6 +69,10 @@ pub struct Turn {
     /// An asked agent's calls: each ends in `Reply`, never in a saved
     /// result, and the turn waits for the next one.
     external: bool,
+    /// The person's own `!command`: the turn runs that one call, marked
+    /// as theirs (`typed_by_person`), saves its result as what they ran
+    /// and saw, and ends; no request is made.
+    person: Option<String>,
 }
 
 /// The result text of a call the user never answered.
@@ -101,6 +105,22 @@ fn save_result(call: &ToolCall, status: ResultStatus, output: impl Into<String>)
         tool: call.name.clone(),
         status,
         output: output.into(),
+    }
+}
+
+impl Turn {
+    /// Saving `call`'s result: as a tool result, or, for the person's own
+    /// command, as what they ran and saw.
+    fn saving(&self, call: &ToolCall, status: ResultStatus, output: impl Into<String>) -> Effect {
+        match &self.person {
+            Some(command) => Effect::SaveShellResult {
+                call_id: call.id.clone(),
+                command: command.clone(),
+                status,
+                output: output.into(),
+            },
+            None => save_result(call, status, output),
+        }
     }
 }
 
@@ -137,6 +157,7 @@ impl Turn {
             attachment: None,
             attached: HashSet::new(),
             requested: false,
+            person: None,
             reminded: false,
             answer_only: false,
             external: false,
@@ -152,6 +173,17 @@ impl Turn {
             external: true,
             ..Self::new(TurnLimits::default())
         }
+    }
+
+    /// The turn that runs the person's own `!command`: it takes one
+    /// `PersonShell` event.
+    pub fn person() -> Self {
+        Self::new(TurnLimits::default())
+    }
+
+    /// Whether this turn runs the person's own command.
+    pub fn is_persons(&self) -> bool {
+        self.person.is_some()
     }
 
     /// The turn with the names of the tools its requests offer, so a call
@@ -230,6 +262,12 @@ impl Turn {
         match event {
             Event::Begin => self.request(),
             Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
+            Event::PersonShell { call, command } if self.requests == 0 && self.tool_calls == 0 => {
+                self.person = Some(command);
+                self.tool_calls += 1;
+                self.phase = Phase::Preparing { call: call.clone() };
+                vec![Effect::AnnounceCall(call.clone()), Effect::Prepare(call)]
+            }
             event => self.nonsense(&Phase::Starting, &event, None),
         }
     }
@@ -399,9 +437,14 @@ impl Turn {
         match event {
             Event::Prepared {
                 call_id,
-                facts,
+                mut facts,
                 inspect,
-            } if call_id == call.id => self.decide(call, facts, inspect, cx),
+            } if call_id == call.id => {
+                // Only the machine's own person's turn marks a call as
+                // typed by the person.
+                facts.typed_by_person = self.person.is_some();
+                self.decide(call, facts, inspect, cx)
+            }
             Event::PrepareFailed { call_id, message } if call_id == call.id => {
                 self.finish(call, ResultStatus::Error, message)
             }
@@ -466,6 +509,9 @@ impl Turn {
 
     fn next_call(&mut self) -> Vec<Effect> {
         let Some(call) = self.pending.pop_front() else {
+            if self.person.is_some() {
+                return self.end(TurnStop::Completed);
+            }
             return self.request();
         };
         if self.tool_calls >= self.limits.tool_calls {
@@ -564,7 +610,7 @@ impl Turn {
             Repeat::Same { number } | Repeat::Again { number } if !refused => same_as(number),
             _ => output,
         };
-        let effect = save_result(&call, status, text);
+        let effect = self.saving(&call, status, text);
         self.phase = match repeat {
             Repeat::Again { number } => Phase::Ending {
                 stop: TurnStop::Repeated(number),
@@ -585,7 +631,7 @@ impl Turn {
         self.phase = Phase::Ending {
             stop: TurnStop::Interrupted,
         };
-        vec![save_result(&call, status, why)]
+        vec![self.saving(&call, status, why)]
     }
 
     /// Pairs the next call left with a "not run" result, announced first
@@ -604,7 +650,7 @@ impl Turn {
         };
         let effects = vec![
             Effect::AnnounceCall(call.clone()),
-            save_result(&call, ResultStatus::NotRun, why),
+            self.saving(&call, ResultStatus::NotRun, why),
         ];
         self.phase = Phase::Ending { stop };
         effects
@@ -645,7 +691,7 @@ impl Turn {
         match (phase, call) {
             (_, Some(call)) => {
                 self.phase = Phase::Ending { stop };
-                vec![save_result(
+                vec![self.saving(
                     &call,
                     ResultStatus::Error,
                     "Not completed: mino stopped the turn on an internal error.",

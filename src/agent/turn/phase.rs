@@ -172,6 +172,12 @@ pub enum Event {
     /// `Turn::external` takes it: the call is prepared, decided and
     /// remembered here like the turn's own, and answered with `Reply`.
     ExternalCall(ToolCall),
+    /// The person's own `!command`, as the bash call that runs it. Only a
+    /// turn made with `Turn::person` takes it, as its first event.
+    PersonShell {
+        call: ToolCall,
+        command: String,
+    },
 }
 
 /// What the driver should do next. Effects on a call carry its id; the
@@ -192,6 +198,14 @@ pub enum Effect {
     SaveResult {
         call_id: String,
         tool: String,
+        status: ResultStatus,
+        output: String,
+    },
+    /// Save the result of the person's own `command` as what they ran and
+    /// saw (a user item: the model made no call), and show it.
+    SaveShellResult {
+        call_id: String,
+        command: String,
         status: ResultStatus,
         output: String,
     },
@@ -258,6 +272,7 @@ impl Effect {
                 | Effect::Request { .. }
                 | Effect::SaveResponse(_)
                 | Effect::SaveResult { .. }
+                | Effect::SaveShellResult { .. }
                 | Effect::Prepare(_)
                 | Effect::Inspect { .. }
                 | Effect::Ask { .. }
@@ -352,6 +367,7 @@ impl Event {
             Event::InterruptedBeforeRun => "interrupted before run",
             Event::Internal(_) => "internal error",
             Event::ExternalCall(_) => "external call",
+            Event::PersonShell { .. } => "the person's command",
         }
     }
 }

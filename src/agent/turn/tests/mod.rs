@@ -705,3 +705,73 @@ fn an_attachment_is_the_first_response_and_only_its_resource_read_is_let_through
         other => panic!("{other:?}"),
     }
 }
+
+/// The person's own `!command`: one call, marked as theirs by the machine
+/// (never by the preparation), run unasked even in plan mode, its result
+/// saved as what they ran, and the turn ends without a request.
+#[test]
+fn the_persons_command_is_one_call_run_unasked_and_saved_as_theirs() {
+    let mut h = Harness::new(Mode::Plan);
+    h.turn = Turn::person();
+    let call = ToolCall {
+        id: "user-shell-0".into(),
+        name: "bash".into(),
+        arguments: r#"{"command":"ls"}"#.into(),
+    };
+    assert_eq!(
+        h.on(Event::PersonShell {
+            call: call.clone(),
+            command: "ls".into()
+        }),
+        vec![
+            Effect::AnnounceCall(call.clone()),
+            Effect::Prepare(call.clone())
+        ]
+    );
+    let effects = h.on(Event::Prepared {
+        call_id: call.id.clone(),
+        facts: facts("bash", CallKind::Shell),
+        inspect: false,
+    });
+    assert!(
+        matches!(
+            &effects[..],
+            [
+                Effect::AnnounceDecision {
+                    decision: Decision::Allow {
+                        shown: Shown::Quietly
+                    },
+                    ..
+                },
+                Effect::Run { .. }
+            ]
+        ),
+        "{effects:?}"
+    );
+    let effects = h.on(Event::Ran {
+        call_id: call.id.clone(),
+        outcome: ToolOutcome::completed("notes.md"),
+    });
+    assert_eq!(
+        effects,
+        vec![Effect::SaveShellResult {
+            call_id: call.id.clone(),
+            command: "ls".into(),
+            status: ResultStatus::Completed,
+            output: "notes.md".into(),
+        }]
+    );
+    assert_eq!(h.on(Event::Saved), vec![Effect::End(TurnStop::Completed)]);
+    assert_eq!(h.turn.requests(), 0);
+    // The same call in a model's turn is decided as the model's: refused
+    // in plan mode.
+    let mut h = Harness::new(Mode::Plan);
+    h.begin();
+    h.respond(vec![call.clone()]);
+    let effects = h.on(Event::Prepared {
+        call_id: call.id.clone(),
+        facts: facts("bash", CallKind::Shell),
+        inspect: false,
+    });
+    assert_eq!(saved_status(&effects), Some(ResultStatus::Denied));
+}
