@@ -17,6 +17,7 @@ mod error;
 pub mod events;
 pub mod first_trust;
 mod gate_step;
+mod held;
 mod history_secrets;
 mod home_secrets;
 pub mod hooks;
