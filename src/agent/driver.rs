@@ -184,6 +184,13 @@ impl Driver<'_> {
                 stop.as_str()
             ))),
             Effect::Compact => Some(compact(rt, self.session, cancel).await),
+            Effect::CompactToRetry => {
+                rt.emit(AgentEvent::TurnNotice {
+                    kind: NoticeKind::Compaction,
+                    message: "The service says the request is larger than the model's context; compacting and trying once more.".to_string(),
+                });
+                Some(compact(rt, self.session, cancel).await)
+            }
             Effect::Request { first, answer_only } => {
                 let kind = if first {
                     RequestKind::TurnFirst

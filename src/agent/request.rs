@@ -10,7 +10,6 @@ use crate::model::{FinishReason, ModelError, Request, RequestKind, StreamEvent};
 use crate::session::LogEntry;
 
 use super::budget;
-use super::compact::{CompactError, compact_if_needed};
 use super::driver::Runtime;
 use super::events::{AgentEvent, NoticeKind};
 use super::live::LiveSession;
@@ -43,98 +42,85 @@ pub async fn request(
             () = hub.ready() => {}
         }
     }
-    let mut retried = false;
-    loop {
-        let estimate = rt.estimate(&session.history);
-        let request = Request {
-            kind,
-            system: rt.system.clone(),
-            items: session.history.clone(),
-            tools: offered(rt, answer_only),
-        };
-        let collected = collect(rt.provider.as_ref(), request, cancel, |event| match event {
-            StreamEvent::TextDelta(text) => rt.emit(AgentEvent::AssistantDelta(text.clone())),
-            StreamEvent::Retrying { delay, reason } => rt.emit(AgentEvent::Retrying {
-                delay: *delay,
-                reason: reason.clone(),
-            }),
-            _ => {}
-        })
-        .await;
-        let (Collected::Done(response)
-        | Collected::Failed(_, response)
-        | Collected::Interrupted(response)) = &collected;
-        if !response.text.is_empty() {
-            rt.emit(AgentEvent::AssistantDone);
-        }
-        match collected {
-            Collected::Done(response) => {
-                session.spent.add(response.usage, rt.price());
-                rt.emit_spent(session);
-                if response.usage.input_tokens > 0 {
-                    session.input_tokens = response.usage.input_tokens;
-                    let mut budget = rt.budget(session);
-                    budget.calibrate(estimate, response.usage.input_tokens);
-                    session.calibration = budget.calibration;
-                }
-                rt.emit(AgentEvent::Usage {
-                    input_tokens: response.usage.input_tokens,
-                    output_tokens: response.usage.output_tokens,
-                    context_window: rt.context_window,
-                    finish_reason: response.finish.as_ref().map(|f| f.as_str().to_string()),
-                });
-                if response.finish == Some(FinishReason::Length) && !response.tool_calls.is_empty()
-                {
-                    rt.emit(AgentEvent::TurnNotice {
-                        kind: NoticeKind::CutOff,
-                        message: "The model's answer was cut off at its output limit (`[model] max_output_tokens`); a call whose arguments are incomplete does not run.".to_string(),
-                    });
-                }
-                return Event::ModelDone(response);
-            }
-            Collected::Failed(error, _) if error.says_context_exceeded() => {
-                tracing::warn!(session = %session.id, %error, estimate, "the request exceeded the context");
+    let estimate = rt.estimate(&session.history);
+    let request = Request {
+        kind,
+        system: rt.system.clone(),
+        items: session.history.clone(),
+        tools: offered(rt, answer_only),
+    };
+    let collected = collect(rt.provider.as_ref(), request, cancel, |event| match event {
+        StreamEvent::TextDelta(text) => rt.emit(AgentEvent::AssistantDelta(text.clone())),
+        StreamEvent::Retrying { delay, reason } => rt.emit(AgentEvent::Retrying {
+            delay: *delay,
+            reason: reason.clone(),
+        }),
+        _ => {}
+    })
+    .await;
+    let (Collected::Done(response)
+    | Collected::Failed(_, response)
+    | Collected::Interrupted(response)) = &collected;
+    if !response.text.is_empty() {
+        rt.emit(AgentEvent::AssistantDone);
+    }
+    match collected {
+        Collected::Done(response) => {
+            session.spent.add(response.usage, rt.price());
+            rt.emit_spent(session);
+            if response.usage.input_tokens > 0 {
+                session.input_tokens = response.usage.input_tokens;
                 let mut budget = rt.budget(session);
-                let before = budget.window;
-                budget.exceeded(estimate, error.counted_tokens(), error.stated_window());
+                budget.calibrate(estimate, response.usage.input_tokens);
                 session.calibration = budget.calibration;
-                if budget.window < before {
-                    rt.emit(AgentEvent::TurnNotice {
-                        kind: NoticeKind::Budget,
-                        message: format!(
-                            "The service says its context holds {} tokens; mino counts with that for the rest of this session (`[model] context_window` is {}).",
-                            budget.window, rt.context_window
-                        ),
-                    });
-                }
-                if retried {
-                    return Event::ModelFailed(ModelError::ContextExceeded {
-                        message: error.to_string(),
-                        window: rt.context_window,
-                    });
-                }
-                retried = true;
+            }
+            rt.emit(AgentEvent::Usage {
+                input_tokens: response.usage.input_tokens,
+                output_tokens: response.usage.output_tokens,
+                context_window: rt.context_window,
+                finish_reason: response.finish.as_ref().map(|f| f.as_str().to_string()),
+            });
+            if response.finish == Some(FinishReason::Length) && !response.tool_calls.is_empty() {
                 rt.emit(AgentEvent::TurnNotice {
-                    kind: NoticeKind::Compaction,
-                    message: "The service says the request is larger than the model's context; compacting and trying once more.".to_string(),
+                    kind: NoticeKind::CutOff,
+                    message: "The model's answer was cut off at its output limit (`[model] max_output_tokens`); a call whose arguments are incomplete does not run.".to_string(),
                 });
-                match compact_if_needed(rt, session, cancel).await {
-                    Ok(()) => {}
-                    Err(CompactError::Interrupted) => return Event::Interrupted { partial: None },
-                    Err(CompactError::Failed(e)) => rt.emit(AgentEvent::Warning(e)),
-                }
             }
-            Collected::Failed(error, partial) => {
-                tracing::warn!(session = %session.id, %error, "model request failed");
-                if partial.text.is_empty() || matches!(error, ModelError::Cancelled) {
-                    return Event::ModelFailed(error);
-                }
-                return Event::ModelCutOff { error, partial };
+            Event::ModelDone(response)
+        }
+        Collected::Failed(error, _) if error.says_context_exceeded() => {
+            tracing::warn!(session = %session.id, %error, estimate, "the request exceeded the context");
+            let mut budget = rt.budget(session);
+            let before = budget.window;
+            budget.exceeded(estimate, error.counted_tokens(), error.stated_window());
+            session.calibration = budget.calibration;
+            if budget.window < before {
+                rt.emit(AgentEvent::TurnNotice {
+                    kind: NoticeKind::Budget,
+                    message: format!(
+                        "The service says its context holds {} tokens; mino counts with that for the rest of this session (`[model] context_window` is {}).",
+                        budget.window, rt.context_window
+                    ),
+                });
             }
-            Collected::Interrupted(response) => {
-                return Event::Interrupted {
-                    partial: Some(response),
-                };
+            Event::ContextExceeded {
+                error: ModelError::ContextExceeded {
+                    message: error.to_string(),
+                    window: rt.context_window,
+                },
+                first: kind == RequestKind::TurnFirst,
+            }
+        }
+        Collected::Failed(error, partial) => {
+            tracing::warn!(session = %session.id, %error, "model request failed");
+            if partial.text.is_empty() || matches!(error, ModelError::Cancelled) {
+                return Event::ModelFailed(error);
+            }
+            Event::ModelCutOff { error, partial }
+        }
+        Collected::Interrupted(response) => {
+            Event::Interrupted {
+                partial: Some(response),
             }
         }
     }

@@ -72,6 +72,12 @@ pub struct Turn {
     /// An asked agent's calls: each ends in `Reply`, never in a saved
     /// result, and the turn waits for the next one.
     external: bool,
+    /// The request being retried once after the service said it was too
+    /// large for the context (whether it was the turn's first), while
+    /// history is compacted for it.
+    retrying: Option<bool>,
+    /// Whether the current request was already retried so.
+    retried: bool,
     /// The person's own `!command`: the turn runs that one call, marked
     /// as theirs (`typed_by_person`), saves its result as what they ran
     /// and saw, and ends; no request is made.
@@ -110,6 +116,8 @@ impl Turn {
             attachment: None,
             attached: HashSet::new(),
             requested: false,
+            retrying: None,
+            retried: false,
             person: None,
             reminded: false,
             answer_only: false,
@@ -242,6 +250,13 @@ impl Turn {
         match event {
             Event::Compacted => {
                 self.phase = Phase::Requesting;
+                if let Some(first) = self.retrying.take() {
+                    return vec![Effect::Request {
+                        first,
+                        answer_only: self.answer_only,
+                    }];
+                }
+                self.retried = false;
                 if let Some(response) = self.attachment.take() {
                     self.requested = true;
                     self.attached = response
@@ -312,6 +327,17 @@ impl Turn {
                 })]
             }
             Event::ModelFailed(ModelError::Cancelled) => self.end(TurnStop::Interrupted),
+            // Too large for the model's context: compacted and sent once
+            // more, then it is the request's error.
+            Event::ContextExceeded { first, .. } if !self.retried => {
+                self.retried = true;
+                self.retrying = Some(first);
+                self.phase = Phase::Compacting;
+                vec![Effect::CompactToRetry]
+            }
+            Event::ContextExceeded { error, .. } => {
+                self.end(TurnStop::ModelError(error.to_string()))
+            }
             Event::ModelFailed(other) => self.end(TurnStop::ModelError(other.to_string())),
             Event::ModelCutOff { error, partial } => {
                 // Saved as said, with why it stops there; its calls (their

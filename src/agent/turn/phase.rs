@@ -114,6 +114,13 @@ pub enum Event {
     Compacted,
     ModelDone(Response),
     ModelFailed(ModelError),
+    /// The service said the request (the turn's `first`, or a later one)
+    /// is larger than the model's context; `error` is what the turn ends
+    /// with when a retry after compaction fails the same way.
+    ContextExceeded {
+        error: ModelError,
+        first: bool,
+    },
     /// The request failed after the model had said something (a bound, a
     /// stall, a dropped stream): what it said is kept, cut off.
     ModelCutOff {
@@ -187,6 +194,10 @@ pub enum Effect {
     /// Compact history first if the next request would not fit; report
     /// `Compacted` (or `Interrupted`).
     Compact,
+    /// Compact history because the service refused the request as too
+    /// large (saying so first), then report `Compacted` (or
+    /// `Interrupted`): the same request is sent once more.
+    CompactToRetry,
     /// Stream the next model request over the current history: the
     /// turn's `first` or a later one, offering only `final_answer` when
     /// `answer_only`.
@@ -269,6 +280,7 @@ impl Effect {
         matches!(
             self,
             Effect::Compact
+                | Effect::CompactToRetry
                 | Effect::Request { .. }
                 | Effect::SaveResponse(_)
                 | Effect::SaveResult { .. }
@@ -352,6 +364,7 @@ impl Event {
             Event::Begin => "begin",
             Event::Compacted => "compacted",
             Event::ModelDone(_) => "model done",
+            Event::ContextExceeded { .. } => "context exceeded",
             Event::ModelFailed(_) => "model failed",
             Event::ModelCutOff { .. } => "model cut off",
             Event::Saved => "saved",

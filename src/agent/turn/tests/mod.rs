@@ -775,3 +775,33 @@ fn the_persons_command_is_one_call_run_unasked_and_saved_as_theirs() {
     });
     assert_eq!(saved_status(&effects), Some(ResultStatus::Denied));
 }
+
+/// A request the service refuses as too large is compacted for and sent
+/// once more as the same request (first stays first, no request counted
+/// twice); refused again, the turn ends with the error.
+#[test]
+fn a_request_too_large_is_compacted_for_and_sent_once_more() {
+    let mut h = Harness::new(Mode::Manual);
+    h.begin();
+    let exceeded = || Event::ContextExceeded {
+        error: ModelError::ContextExceeded {
+            message: "too long".into(),
+            window: 1000,
+        },
+        first: true,
+    };
+    assert_eq!(h.on(exceeded()), vec![Effect::CompactToRetry]);
+    assert_eq!(
+        h.on(Event::Compacted),
+        vec![Effect::Request {
+            first: true,
+            answer_only: false
+        }]
+    );
+    assert_eq!(h.turn.requests(), 1);
+    let effects = h.on(exceeded());
+    assert!(
+        matches!(&effects[..], [Effect::End(TurnStop::ModelError(m))] if m.contains("too long")),
+        "{effects:?}"
+    );
+}
