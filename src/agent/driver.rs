@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::mcp::McpHub;
 use crate::model::{Item, RequestKind};
 use crate::policy::RunConsent;
+use crate::session::LogEntry;
 
 use super::announce::{announce_answer, announce_decision};
 use super::compact::CompactError;
@@ -19,6 +20,7 @@ use super::held::run_call;
 pub(super) use super::held::{Slot, ask, inspect};
 use super::live::LiveSession;
 use super::prepare::{Caller, prepare};
+use super::request::Fit;
 pub use super::runtime::Runtime;
 use super::turn::{DecideCx, Effect, Event, Turn, TurnStop};
 
@@ -218,6 +220,19 @@ impl Driver<'_> {
                 status,
                 output,
             } => Some(self.save_result(call_id, tool, status, output).await),
+            Effect::SaveFitted {
+                call_id,
+                tool,
+                status,
+                output,
+            } => Some(self.save_fitted(call_id, tool, status, output).await),
+            Effect::SaveFullOutput { call_id, output } => {
+                let entry = LogEntry::FullOutput { call_id, output };
+                Some(match self.session.append_entry(entry).await {
+                    Ok(()) => Event::Saved,
+                    Err(e) => Event::SaveFailed(e.to_string()),
+                })
+            }
             Effect::SaveShellResult {
                 call_id,
                 command,
@@ -308,11 +323,26 @@ impl Driver<'_> {
             }
             _ => output,
         };
-        let output =
-            match super::request::fit_result(rt, self.session, &call_id, &tool, output).await {
-                Ok(output) => output,
-                Err(event) => return event,
-            };
+        match super::request::fit_result(rt, self.session, &tool, output) {
+            Fit::Whole(output) => self.save_fitted(call_id, tool, status, output).await,
+            Fit::Cut { full, cut } => Event::ResultCut {
+                call_id,
+                tool,
+                status,
+                full,
+                cut,
+            },
+        }
+    }
+
+    /// Saves a result that is redacted, told and fitted, then shows it.
+    async fn save_fitted(
+        &mut self,
+        call_id: String,
+        tool: String,
+        status: crate::model::ResultStatus,
+        output: String,
+    ) -> Event {
         let item = Item::ToolResult {
             call_id: call_id.clone(),
             status,
@@ -320,7 +350,7 @@ impl Driver<'_> {
         };
         let event = save(self.session, item).await;
         if matches!(event, Event::Saved) {
-            rt.emit(AgentEvent::ToolResult {
+            self.rt.emit(AgentEvent::ToolResult {
                 call_id,
                 tool,
                 status,

@@ -7,7 +7,6 @@
 use tokio_util::sync::CancellationToken;
 
 use crate::model::{FinishReason, ModelError, Request, RequestKind, StreamEvent};
-use crate::session::LogEntry;
 
 use super::budget;
 use super::driver::Runtime;
@@ -118,24 +117,22 @@ pub async fn request(
             }
             Event::ModelCutOff { error, partial }
         }
-        Collected::Interrupted(response) => {
-            Event::Interrupted {
-                partial: Some(response),
-            }
-        }
+        Collected::Interrupted(response) => Event::Interrupted {
+            partial: Some(response),
+        },
     }
 }
 
-/// A tool result cut to the room the context window has left (head and
-/// tail kept, the cut said), its whole text first saved in the session log.
-/// A result that fits is returned as it is.
-pub async fn fit_result(
-    rt: &Runtime,
-    session: &mut LiveSession,
-    call_id: &str,
-    tool: &str,
-    output: String,
-) -> Result<String, Event> {
+/// A tool result as it fits the room the context window has left: whole,
+/// or cut (head and tail kept, the cut said) with the whole text to keep in
+/// the session log first.
+pub enum Fit {
+    Whole(String),
+    Cut { full: String, cut: String },
+}
+
+/// Fits `output` of `tool` to the context window, and says when it cut.
+pub fn fit_result(rt: &Runtime, session: &LiveSession, tool: &str, output: String) -> Fit {
     let budget = rt.budget(session);
     let mut room = budget.room_for_result(rt.estimate(&session.history));
     if rt.profile.is_small() {
@@ -145,20 +142,13 @@ pub async fn fit_result(
     }
     let size = budget::tokens(&output);
     if size <= room {
-        return Ok(output);
+        return Fit::Whole(output);
     }
     let cut = budget::cut(
         &output,
         room,
         "to fit the context window (`[model] context_window`); the whole output is in the session log",
     );
-    session
-        .append_entry(LogEntry::FullOutput {
-            call_id: call_id.to_string(),
-            output: output.clone(),
-        })
-        .await
-        .map_err(|e| Event::SaveFailed(e.to_string()))?;
     rt.emit(AgentEvent::TurnNotice {
         kind: NoticeKind::Budget,
         message: format!(
@@ -166,5 +156,5 @@ pub async fn fit_result(
             budget::tokens(&cut)
         ),
     });
-    Ok(cut)
+    Fit::Cut { full: output, cut }
 }

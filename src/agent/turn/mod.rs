@@ -213,6 +213,9 @@ impl Turn {
             Phase::Asking { call, facts } => self.asking(call, facts, event, cx),
             Phase::Running { call } => self.running(call, event),
             Phase::SavingResult { call } => self.saving_result(call, event),
+            Phase::SavingFullOutput { fitted, then } => {
+                self.saving_full_output(*fitted, *then, event)
+            }
             Phase::Ending { stop } => self.ending(stop, event),
             Phase::Waiting => self.waiting(event),
             Phase::Ended => self.nonsense(&Phase::Ended, &event, None),
@@ -458,7 +461,59 @@ impl Turn {
         match event {
             Event::Saved => self.next_call(),
             Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
+            Event::ResultCut {
+                call_id,
+                tool,
+                status,
+                full,
+                cut,
+            } if call_id == call.id => {
+                let then = Phase::SavingResult { call };
+                self.keep_full_output(then, (call_id, tool, status), full, cut)
+            }
             event => self.nonsense(&Phase::SavingResult { call }, &event, None),
+        }
+    }
+
+    /// A result cut to fit: its whole text is kept first, then its cut
+    /// form is saved, and the turn goes on in `then`.
+    fn keep_full_output(
+        &mut self,
+        then: Phase,
+        (call_id, tool, status): (String, String, ResultStatus),
+        full: String,
+        cut: String,
+    ) -> Vec<Effect> {
+        let fitted = Effect::SaveFitted {
+            call_id: call_id.clone(),
+            tool,
+            status,
+            output: cut,
+        };
+        self.phase = Phase::SavingFullOutput {
+            fitted: Box::new(fitted),
+            then: Box::new(then),
+        };
+        vec![Effect::SaveFullOutput {
+            call_id,
+            output: full,
+        }]
+    }
+
+    fn saving_full_output(&mut self, fitted: Effect, then: Phase, event: Event) -> Vec<Effect> {
+        match event {
+            Event::Saved => {
+                self.phase = then;
+                vec![fitted]
+            }
+            Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
+            event => {
+                let phase = Phase::SavingFullOutput {
+                    fitted: Box::new(fitted),
+                    then: Box::new(then),
+                };
+                self.nonsense(&phase, &event, None)
+            }
         }
     }
 
@@ -466,6 +521,16 @@ impl Turn {
         match event {
             Event::Saved => self.stop_after_saves(stop),
             Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
+            Event::ResultCut {
+                call_id,
+                tool,
+                status,
+                full,
+                cut,
+            } => {
+                let then = Phase::Ending { stop };
+                self.keep_full_output(then, (call_id, tool, status), full, cut)
+            }
             event => {
                 // What was being saved may or may not be on disk; the calls
                 // left are still paired, one at a time.

@@ -129,6 +129,16 @@ pub enum Event {
     },
     /// The last save is on disk.
     Saved,
+    /// A result was too large for the room the context window has left:
+    /// `full` is kept in the session log first, `cut` (head and tail)
+    /// becomes the result.
+    ResultCut {
+        call_id: String,
+        tool: String,
+        status: ResultStatus,
+        full: String,
+        cut: String,
+    },
     SaveFailed(String),
     /// The call was prepared. `inspect` when the prepared call must be
     /// inspected before it may run (a write).
@@ -220,6 +230,17 @@ pub enum Effect {
         status: ResultStatus,
         output: String,
     },
+    /// Keep a result's whole text in the session log (it is cut to fit the
+    /// context window), then report `Saved`.
+    SaveFullOutput { call_id: String, output: String },
+    /// Save a result already redacted, told to the hooks and fitted, and
+    /// show it; report `Saved`.
+    SaveFitted {
+        call_id: String,
+        tool: String,
+        status: ResultStatus,
+        output: String,
+    },
     /// Announce a call before it is prepared.
     AnnounceCall(ToolCall),
     /// Validate and prepare this call; report `Prepared` or `PrepareFailed`.
@@ -285,6 +306,8 @@ impl Effect {
                 | Effect::SaveResponse(_)
                 | Effect::SaveResult { .. }
                 | Effect::SaveShellResult { .. }
+                | Effect::SaveFullOutput { .. }
+                | Effect::SaveFitted { .. }
                 | Effect::Prepare(_)
                 | Effect::Inspect { .. }
                 | Effect::Ask { .. }
@@ -326,6 +349,12 @@ pub enum Phase {
     Running { call: ToolCall },
     /// `call`'s result is being saved.
     SavingResult { call: ToolCall },
+    /// A result's whole text is being kept before its cut form (`fitted`)
+    /// is saved; the turn goes on in `then`.
+    SavingFullOutput {
+        fitted: Box<Effect>,
+        then: Box<Phase>,
+    },
     /// The turn ends with `stop` once what is being saved is on disk and
     /// every call left is paired with a result.
     Ending { stop: TurnStop },
@@ -350,6 +379,7 @@ impl Phase {
             Phase::Asking { .. } => "asking",
             Phase::Running { .. } => "running",
             Phase::SavingResult { .. } => "saving the result",
+            Phase::SavingFullOutput { .. } => "keeping a result's whole text",
             Phase::Ending { .. } => "ending",
             Phase::Waiting => "waiting for an asked agent's call",
             Phase::Ended => "ended",
@@ -365,6 +395,7 @@ impl Event {
             Event::Compacted => "compacted",
             Event::ModelDone(_) => "model done",
             Event::ContextExceeded { .. } => "context exceeded",
+            Event::ResultCut { .. } => "a result cut to fit",
             Event::ModelFailed(_) => "model failed",
             Event::ModelCutOff { .. } => "model cut off",
             Event::Saved => "saved",

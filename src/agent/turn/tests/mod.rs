@@ -805,3 +805,54 @@ fn a_request_too_large_is_compacted_for_and_sent_once_more() {
         "{effects:?}"
     );
 }
+
+/// A result too large for the room left: its whole text is kept in the
+/// session log first, then its cut form is saved, and the turn goes on.
+#[test]
+fn a_result_cut_to_fit_keeps_its_whole_text_first() {
+    let mut h = Harness::new(Mode::Bypass);
+    h.begin();
+    let call = ToolCall {
+        id: "c1".into(),
+        name: "read_file".into(),
+        arguments: "{}".into(),
+    };
+    h.respond(vec![call.clone()]);
+    h.on(Event::Prepared {
+        call_id: "c1".into(),
+        facts: facts("read_file", CallKind::ConfinedRead),
+        inspect: false,
+    });
+    let effects = h.on(Event::Ran {
+        call_id: "c1".into(),
+        outcome: ToolOutcome::completed("long"),
+    });
+    assert!(
+        matches!(effects[..], [Effect::SaveResult { .. }]),
+        "{effects:?}"
+    );
+    let cut = Event::ResultCut {
+        call_id: "c1".into(),
+        tool: "read_file".into(),
+        status: ResultStatus::Completed,
+        full: "the whole".into(),
+        cut: "the head".into(),
+    };
+    assert_eq!(
+        h.on(cut),
+        vec![Effect::SaveFullOutput {
+            call_id: "c1".into(),
+            output: "the whole".into()
+        }]
+    );
+    assert_eq!(
+        h.on(Event::Saved),
+        vec![Effect::SaveFitted {
+            call_id: "c1".into(),
+            tool: "read_file".into(),
+            status: ResultStatus::Completed,
+            output: "the head".into()
+        }]
+    );
+    assert_eq!(h.on(Event::Saved), vec![Effect::Compact]);
+}
