@@ -24,6 +24,53 @@ pub(super) fn save_result(
 }
 
 impl Turn {
+    /// A result cut to fit: its whole text is kept first, then its cut
+    /// form is saved, and the turn goes on in `then`.
+    pub(super) fn keep_full_output(
+        &mut self,
+        then: Phase,
+        (call_id, tool, status): (String, String, ResultStatus),
+        full: String,
+        cut: String,
+    ) -> Vec<Effect> {
+        let fitted = Effect::SaveFitted {
+            call_id: call_id.clone(),
+            tool,
+            status,
+            output: cut,
+        };
+        self.phase = Phase::SavingFullOutput {
+            fitted: Box::new(fitted),
+            then: Box::new(then),
+        };
+        vec![Effect::SaveFullOutput {
+            call_id,
+            output: full,
+        }]
+    }
+
+    pub(super) fn saving_full_output(
+        &mut self,
+        fitted: Effect,
+        then: Phase,
+        event: Event,
+    ) -> Vec<Effect> {
+        match event {
+            Event::Saved => {
+                self.phase = then;
+                vec![fitted]
+            }
+            Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
+            event => {
+                let phase = Phase::SavingFullOutput {
+                    fitted: Box::new(fitted),
+                    then: Box::new(then),
+                };
+                self.nonsense(&phase, &event, None)
+            }
+        }
+    }
+
     /// Saving `call`'s result: as a tool result, or, for the person's own
     /// command, as what they ran and saw.
     pub(super) fn saving(

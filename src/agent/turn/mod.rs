@@ -475,48 +475,6 @@ impl Turn {
         }
     }
 
-    /// A result cut to fit: its whole text is kept first, then its cut
-    /// form is saved, and the turn goes on in `then`.
-    fn keep_full_output(
-        &mut self,
-        then: Phase,
-        (call_id, tool, status): (String, String, ResultStatus),
-        full: String,
-        cut: String,
-    ) -> Vec<Effect> {
-        let fitted = Effect::SaveFitted {
-            call_id: call_id.clone(),
-            tool,
-            status,
-            output: cut,
-        };
-        self.phase = Phase::SavingFullOutput {
-            fitted: Box::new(fitted),
-            then: Box::new(then),
-        };
-        vec![Effect::SaveFullOutput {
-            call_id,
-            output: full,
-        }]
-    }
-
-    fn saving_full_output(&mut self, fitted: Effect, then: Phase, event: Event) -> Vec<Effect> {
-        match event {
-            Event::Saved => {
-                self.phase = then;
-                vec![fitted]
-            }
-            Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
-            event => {
-                let phase = Phase::SavingFullOutput {
-                    fitted: Box::new(fitted),
-                    then: Box::new(then),
-                };
-                self.nonsense(&phase, &event, None)
-            }
-        }
-    }
-
     fn ending(&mut self, stop: TurnStop, event: Event) -> Vec<Effect> {
         match event {
             Event::Saved => self.stop_after_saves(stop),
