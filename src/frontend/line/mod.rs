@@ -3,8 +3,10 @@
 //! Output formats `text`, `json` and `stream-json`, printed by `sink`. It
 //! draws and reads; it never decides.
 
+mod human;
 mod interactive;
 mod pipe;
+mod records;
 mod sink;
 
 use tokio::signal::unix::{SignalKind, signal};
@@ -71,7 +73,7 @@ async fn one_turn(handle: &mut AgentHandle, prompt: String, format: OutputFormat
             StreamRecord::Result {
                 stop: stop_word,
                 text: &sink.final_answer,
-                events: &sink.collected,
+                events: sink.collected(),
             }
             .to_value()
         ));
