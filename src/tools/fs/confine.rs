@@ -276,15 +276,21 @@ impl Project {
         })
     }
 
-    /// Reads a regular file, at most `limit` bytes.
-    pub fn read(&self, relative: &str, limit: u64) -> Result<FileContents, ConfineError> {
+    /// Opens a regular file for reading through the confined open (no
+    /// link followed, no escape, no hard-linked file); with its status.
+    pub fn open_regular(&self, relative: &str) -> Result<(File, rustix::fs::Stat), ConfineError> {
         let fd = self.open_beneath(relative, OFlags::RDONLY | OFlags::NONBLOCK)?;
         let stat = rustix::fs::fstat(&fd).map_err(|e| io_error(relative, e))?;
         check_regular(relative, &stat)?;
+        Ok((File::from(fd), stat))
+    }
+
+    /// Reads a regular file, at most `limit` bytes.
+    pub fn read(&self, relative: &str, limit: u64) -> Result<FileContents, ConfineError> {
+        let (file, stat) = self.open_regular(relative)?;
         let size = u64::try_from(stat.st_size).unwrap_or(0);
         let mut bytes = Vec::new();
-        File::from(fd)
-            .take(limit.saturating_add(1))
+        file.take(limit.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(|e| ConfineError::Io {
                 path: shown(relative),
