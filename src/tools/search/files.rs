@@ -37,7 +37,7 @@ impl ProjectFiles {
             max_results: MAX_FILES,
         };
         let cancel = CancellationToken::new();
-        let Ok(entries) = self.project.list("") else {
+        let Ok(entries) = self.project.list_kinds("") else {
             return Vec::new();
         };
         let scope = Scope {

@@ -2,10 +2,11 @@
 //! directory, a confined read. Owns the argument check (compiled into a
 //! `Matcher`) and the facts (the directory searched as a `PathTarget`); the
 //! walk is `walk`'s, one file's search `grep`'s, the threads and the merge
-//! `run`'s, the result text `results`'. Never decides, never
-//! follows a symbolic link, never descends into or reads a protected path
-//! (those are only counted), and reads files only through `Project::read`,
-//! so a link swapped in during the walk is refused.
+//! `run`'s, the result text `results`'. Never decides, never follows a
+//! symbolic link, never descends into or reads a protected path (those are
+//! only counted), and opens files only through the confined open
+//! (`Project::open_regular`), so a link swapped in during the walk is
+//! refused.
 
 use std::sync::Arc;
 
@@ -251,7 +252,7 @@ impl PreparedSearch {
             Ok(relative) => relative,
             Err(refused) => return refused,
         };
-        let listed = match self.project.list(root) {
+        let listed = match self.project.list_kinds(root) {
             Ok(entries) => Some(entries),
             Err(ConfineError::NotADirectory { .. }) => None,
             Err(e) => return ToolOutcome::error(e.to_string()),

@@ -23,6 +23,13 @@ use crate::tools::fs::confine::DirEntry;
 
 /// At most this many threads search files.
 const MAX_WORKERS: usize = 8;
+/// Files handed to a worker at once: fewer hand-overs between threads.
+const BATCH: usize = 32;
+
+/// Files to search, each with its place in walk order.
+type Batch = Vec<(usize, String)>;
+/// What their searches found, each with its place.
+type FoundBatch = Vec<(usize, Found)>;
 
 /// What one search looks at.
 pub(super) struct Scope<'a> {
@@ -64,8 +71,8 @@ pub(super) fn search(scope: &Scope<'_>, listed: Option<Vec<DirEntry>>) -> (Flow,
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(MAX_WORKERS);
-    let (jobs, job_queue) = mpsc::channel::<(usize, String)>();
-    let (found_tx, found) = mpsc::channel::<(usize, Found)>();
+    let (jobs, job_queue) = mpsc::channel::<Batch>();
+    let (found_tx, found) = mpsc::channel::<FoundBatch>();
     let job_queue = Mutex::new(job_queue);
     let stop = AtomicBool::new(false);
     let flow = std::thread::scope(|threads| {
@@ -97,8 +104,8 @@ pub(super) fn search(scope: &Scope<'_>, listed: Option<Vec<DirEntry>>) -> (Flow,
 fn worker(
     scope: &Scope<'_>,
     matcher: &RegexMatcher,
-    queue: &Mutex<Receiver<(usize, String)>>,
-    found: Sender<(usize, Found)>,
+    queue: &Mutex<Receiver<Batch>>,
+    found: Sender<FoundBatch>,
     stop: &AtomicBool,
 ) {
     let mut search = FileSearch::new(scope.project, matcher, scope.matcher.max_results);
@@ -107,13 +114,17 @@ fn worker(
             Ok(queue) => queue.recv(),
             Err(_) => return,
         };
-        let Ok((index, path)) = job else {
+        let Ok(batch) = job else {
             return;
         };
-        if stop.load(Ordering::Relaxed) || scope.cancel.is_cancelled() {
-            return;
+        let mut done = Vec::with_capacity(batch.len());
+        for (index, path) in batch {
+            if stop.load(Ordering::Relaxed) || scope.cancel.is_cancelled() {
+                return;
+            }
+            done.push((index, search.file(&path)));
         }
-        if found.send((index, search.file(&path))).is_err() {
+        if found.send(done).is_err() {
             return;
         }
     }
@@ -131,8 +142,10 @@ struct Merge<'r> {
     results: &'r mut Results,
     /// `None` once the walk is over: the workers then stop when the queue
     /// is empty.
-    jobs: Option<Sender<(usize, String)>>,
-    found: Receiver<(usize, Found)>,
+    jobs: Option<Sender<Batch>>,
+    /// The files not yet handed over.
+    batch: Batch,
+    found: Receiver<FoundBatch>,
     cancel: &'r CancellationToken,
     pending: VecDeque<Pending>,
     /// Results that came before the steps ahead of them were merged.
@@ -143,13 +156,14 @@ struct Merge<'r> {
 impl<'r> Merge<'r> {
     fn new(
         results: &'r mut Results,
-        jobs: Sender<(usize, String)>,
-        found: Receiver<(usize, Found)>,
+        jobs: Sender<Batch>,
+        found: Receiver<FoundBatch>,
         cancel: &'r CancellationToken,
     ) -> Self {
         Self {
             results,
             jobs: Some(jobs),
+            batch: Vec::with_capacity(BATCH),
             found,
             cancel,
             pending: VecDeque::new(),
@@ -168,18 +182,29 @@ impl<'r> Merge<'r> {
             Step::File(path) => {
                 let index = self.next_job;
                 self.next_job += 1;
-                let sent = self.jobs.as_ref().map(|jobs| jobs.send((index, path)));
-                if !matches!(sent, Some(Ok(()))) {
-                    // Every worker is gone: only a cancelled call does that.
+                self.batch.push((index, path));
+                self.pending.push_back(Pending::File(index));
+                if self.batch.len() >= BATCH && !self.hand_over() {
                     return Flow::Cancelled;
                 }
-                self.pending.push_back(Pending::File(index));
             }
         }
-        while let Ok((index, found)) = self.found.try_recv() {
-            self.early.insert(index, found);
+        while let Ok(found) = self.found.try_recv() {
+            self.early.extend(found);
         }
         self.merge_ready()
+    }
+
+    /// Hands the files gathered so far to the workers; false when every
+    /// worker is gone (only a cancelled call does that).
+    fn hand_over(&mut self) -> bool {
+        if self.batch.is_empty() {
+            return true;
+        }
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
+        self.jobs
+            .as_ref()
+            .is_some_and(|jobs| jobs.send(batch).is_ok())
     }
 
     /// Merges the pending steps from the front for as long as their results
@@ -203,6 +228,9 @@ impl<'r> Merge<'r> {
 
     /// After the walk: waits for the rest of the results and merges them.
     fn finish(&mut self) -> Flow {
+        if !self.hand_over() {
+            return Flow::Cancelled;
+        }
         self.jobs = None;
         loop {
             let flow = self.merge_ready();
@@ -213,9 +241,7 @@ impl<'r> Merge<'r> {
                 return Flow::Cancelled;
             }
             match self.found.recv() {
-                Ok((index, found)) => {
-                    self.early.insert(index, found);
-                }
+                Ok(found) => self.early.extend(found),
                 // The workers stopped before finishing: cancelled.
                 Err(_) => return Flow::Cancelled,
             }

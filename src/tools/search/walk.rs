@@ -70,7 +70,7 @@ impl<'a> Walk<'a> {
 
     /// Walks the tree under `self.root` (whose entries are `root_entries`),
     /// depth first, in name order, listing every directory through
-    /// `Project::list`; stops when `step` says so.
+    /// `Project::list_kinds`; stops when `step` says so.
     pub(super) fn tree(
         &mut self,
         root_entries: Vec<DirEntry>,
@@ -85,7 +85,7 @@ impl<'a> Walk<'a> {
             }
             let listed = match first.take() {
                 Some(entries) => Ok(entries),
-                None => self.project.list(&dir),
+                None => self.project.list_kinds(&dir),
             };
             let entries = match listed {
                 Ok(entries) => entries,
