@@ -5,6 +5,7 @@
 //! elsewhere), so a link swapped in after the check is never followed.
 //! Never decides: it reports facts and refuses what cannot be opened safely.
 
+mod listing;
 mod misread;
 
 use std::fs::File;
@@ -261,9 +262,9 @@ impl Project {
     /// Opens `relative` beneath the project, refusing every symbolic link
     /// and every escape, in one step.
     fn open_beneath(&self, relative: &str, flags: OFlags) -> Result<OwnedFd, ConfineError> {
-        let root = self.open_root()?;
+        let root = &*self.root_fd;
         if relative.is_empty() {
-            return rustix::fs::openat(&root, ".", flags | OFlags::CLOEXEC, Mode::empty())
+            return rustix::fs::openat(root, ".", flags | OFlags::CLOEXEC, Mode::empty())
                 .map_err(|e| io_error(relative, e));
         }
         open_beneath_at(root.as_fd(), relative, flags).map_err(|e| match e {
@@ -276,15 +277,20 @@ impl Project {
         })
     }
 
-    /// Reads a regular file, at most `limit` bytes.
-    pub fn read(&self, relative: &str, limit: u64) -> Result<FileContents, ConfineError> {
+    /// Opens a regular file (not hard-linked) through the confined open; with its status.
+    pub fn open_regular(&self, relative: &str) -> Result<(File, rustix::fs::Stat), ConfineError> {
         let fd = self.open_beneath(relative, OFlags::RDONLY | OFlags::NONBLOCK)?;
         let stat = rustix::fs::fstat(&fd).map_err(|e| io_error(relative, e))?;
         check_regular(relative, &stat)?;
+        Ok((File::from(fd), stat))
+    }
+
+    /// Reads a regular file, at most `limit` bytes.
+    pub fn read(&self, relative: &str, limit: u64) -> Result<FileContents, ConfineError> {
+        let (file, stat) = self.open_regular(relative)?;
         let size = u64::try_from(stat.st_size).unwrap_or(0);
         let mut bytes = Vec::new();
-        File::from(fd)
-            .take(limit.saturating_add(1))
+        file.take(limit.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(|e| ConfineError::Io {
                 path: shown(relative),

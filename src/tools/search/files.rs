@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
 use super::Matcher;
-use super::walk::Walk;
+use super::run::{Scope, search};
 use crate::policy::ProtectedPaths;
 use crate::tools::Project;
 
@@ -32,22 +32,23 @@ impl ProjectFiles {
     /// runtime.
     pub fn list(&self) -> Vec<String> {
         let matcher = Matcher {
-            regex: None,
+            pattern: None,
             glob: None,
             max_results: MAX_FILES,
         };
         let cancel = CancellationToken::new();
-        let mut walk = Walk::new(
-            &self.project,
-            &self.protected,
-            &matcher,
-            &cancel,
-            String::new(),
-        );
-        if let Ok(entries) = self.project.list("") {
-            walk.tree(entries);
-        }
-        walk.results().map(str::to_string).collect()
+        let Ok(entries) = self.project.list_kinds("") else {
+            return Vec::new();
+        };
+        let scope = Scope {
+            project: &self.project,
+            protected: &self.protected,
+            matcher: &matcher,
+            cancel: &cancel,
+            root: "",
+        };
+        let (_, results) = search(&scope, Some(entries));
+        results.lines().map(str::to_string).collect()
     }
 }
 

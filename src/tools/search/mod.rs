@@ -1,25 +1,33 @@
 //! `search`: finds files by glob and lines by regex under one project
 //! directory, a confined read. Owns the argument check (compiled into a
-//! `Matcher`), the facts (the directory searched as a `PathTarget`) and the
-//! run; the walk and the result text are `walk`'s. Never decides, never
-//! follows a symbolic link, never descends into or reads a protected path
-//! (those are only counted), and reads files only through `Project::read`,
-//! so a link swapped in during the walk is refused.
+//! `Matcher`) and the facts (the directory searched as a `PathTarget`); the
+//! walk is `walk`'s, one file's search `grep`'s, the threads and the merge
+//! `run`'s, the result text `results`'. Never decides, never follows a
+//! symbolic link, never descends into or reads a protected path (those are
+//! only counted), and opens files only through the confined open
+//! (`Project::open_regular`), so a link swapped in during the walk is
+//! refused.
 
 use std::sync::Arc;
 
 use globset::{GlobBuilder, GlobMatcher};
-use regex::{Regex, RegexBuilder};
+use grep_regex::RegexMatcher;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 mod files;
+mod grep;
+mod results;
+mod run;
 mod walk;
 
 pub use files::ProjectFiles;
+pub use grep::MAX_FILE_BYTES;
+pub use results::{MAX_LINE_CHARS, MAX_OUTPUT_BYTES};
+pub use walk::MAX_VISITED;
 
-use walk::{Flow, Walk};
+use results::Flow;
 
 use crate::policy::{CallFacts, CallKind, PathTarget, ProtectedPaths};
 use crate::tools::FieldRole;
@@ -40,9 +48,6 @@ pub const DEFAULT_MAX_RESULTS: usize = 200;
 pub const MAX_RESULTS_LIMIT: usize = 2000;
 /// The longest `pattern` or `glob` accepted, in bytes.
 pub const MAX_PATTERN_BYTES: usize = 1000;
-/// The walk's limits: how much of a file is searched, of the result text
-/// kept, of a result line shown, and how many entries are visited.
-pub use walk::{MAX_FILE_BYTES, MAX_LINE_CHARS, MAX_OUTPUT_BYTES, MAX_VISITED};
 
 /// Glob and regex search inside the project.
 #[derive(Debug, Clone, Copy, Default)]
@@ -118,9 +123,15 @@ fn invalid(message: impl Into<String>) -> ToolError {
 
 /// What a file must match: the compiled arguments.
 pub(super) struct Matcher {
-    pub(super) regex: Option<Regex>,
+    pub(super) pattern: Option<Pattern>,
     glob: Option<Glob>,
     pub(super) max_results: usize,
+}
+
+/// The regular expression: as given, and compiled for the line search.
+pub(super) struct Pattern {
+    pub(super) text: String,
+    pub(super) lines: RegexMatcher,
 }
 
 struct Glob {
@@ -152,18 +163,17 @@ impl Matcher {
                 )));
             }
         }
-        let regex = match pattern {
+        let pattern = match pattern {
             None => None,
-            Some(p) => Some(
-                RegexBuilder::new(p)
-                    .case_insensitive(args.case_insensitive)
-                    .multi_line(true)
-                    .crlf(true)
-                    .build()
-                    .map_err(|e| {
-                        invalid(format!("`pattern` is not a valid regular expression: {e}"))
-                    })?,
-            ),
+            Some(p) => Some(Pattern {
+                text: p.to_string(),
+                lines: grep::line_matcher(p, args.case_insensitive).map_err(|e| {
+                    invalid(format!(
+                        "`pattern` is not a valid regular expression (it is matched line by \
+                         line, so it cannot match a line end): {e}"
+                    ))
+                })?,
+            }),
         };
         let glob = match glob {
             None => None,
@@ -183,7 +193,7 @@ impl Matcher {
             }
         };
         Ok(Self {
-            regex,
+            pattern,
             glob,
             max_results,
         })
@@ -220,8 +230,8 @@ impl PreparedCall for PreparedSearch {
 
     fn fields(&self) -> Vec<Field> {
         let mut fields = vec![Field::named(FieldRole::Path, shown_path(&self.target))];
-        if let Some(regex) = &self.matcher.regex {
-            fields.push(Field::text("Pattern", regex.as_str()));
+        if let Some(pattern) = &self.matcher.pattern {
+            fields.push(Field::text("Pattern", pattern.text.clone()));
         }
         if let Some(glob) = &self.matcher.glob {
             fields.push(Field::text("Glob", glob.text.clone()));
@@ -243,22 +253,23 @@ impl PreparedSearch {
             Ok(relative) => relative,
             Err(refused) => return refused,
         };
-        let mut walk = Walk::new(
-            &self.project,
-            &self.protected,
-            &self.matcher,
-            cancel,
-            root.to_string(),
-        );
-        let finished = match self.project.list(root) {
-            Ok(entries) => walk.tree(entries),
-            Err(ConfineError::NotADirectory { .. }) => walk.file(root),
+        let listed = match self.project.list_kinds(root) {
+            Ok(entries) => Some(entries),
+            Err(ConfineError::NotADirectory { .. }) => None,
             Err(e) => return ToolOutcome::error(e.to_string()),
         };
+        let scope = run::Scope {
+            project: &self.project,
+            protected: &self.protected,
+            matcher: &self.matcher,
+            cancel,
+            root,
+        };
+        let (finished, results) = run::search(&scope, listed);
         if finished == Flow::Cancelled {
             return ToolOutcome::interrupted("The search was cancelled.");
         }
-        ToolOutcome::completed(walk.finish())
+        ToolOutcome::completed(results.finish())
     }
 }
 
@@ -329,6 +340,125 @@ mod tests {
         let stopped = search.search(&token);
         assert_eq!(stopped.status, crate::tools::ToolStatus::Interrupted);
         assert!(!stopped.output.contains("needle"));
+    }
+
+    fn found(root: &Path, args: Value) -> String {
+        let out = prepared(root, args).search(&CancellationToken::new());
+        assert_eq!(out.status, crate::tools::ToolStatus::Completed);
+        out.output
+    }
+
+    #[test]
+    fn binary_data_ends_a_files_search_and_without_results_skips_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.bin"), b"needle one\n\0\nneedle two\n").unwrap();
+        // Past the searcher's first 64 KiB buffer: the results before stay.
+        let filler = format!("{}\n", "x".repeat(99)).repeat(2000);
+        let late = format!("needle before\n{filler}\0\nneedle after\n");
+        std::fs::write(dir.path().join("b.dat"), late).unwrap();
+        // Within it: as ripgrep, the file is binary.
+        let within = format!("needle before\n{}\0\nneedle after\n", &filler[..20_000]);
+        std::fs::write(dir.path().join("c.dat"), within).unwrap();
+        let out = found(dir.path(), json!({"pattern": "needle"}));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            vec![
+                "b.dat:1: needle before",
+                "",
+                "1 matching line in 1 file.",
+                "Skipped 2 binary files.",
+                "Stopped searching 1 file at binary data (a NUL byte) after results.",
+            ]
+        );
+    }
+
+    #[test]
+    fn crlf_lines_long_lines_and_case_are_matched_line_by_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::write(root.join("dos.txt"), "first end\r\nsecond END\r\n").unwrap();
+        // One line longer than the searcher's 64 KiB buffer.
+        let long = format!(
+            "{}NEEDLE{}\nNEEDLE short\n",
+            "a".repeat(100_000),
+            "b".repeat(100)
+        );
+        std::fs::write(root.join("long.txt"), long).unwrap();
+        let anchored = found(root, json!({"pattern": "end$", "case_insensitive": true}));
+        assert!(
+            anchored.starts_with("dos.txt:1: first end\ndos.txt:2: second END\n\n"),
+            "{anchored}"
+        );
+        let exact = found(root, json!({"pattern": "END$"}));
+        assert!(exact.starts_with("dos.txt:2: second END\n\n"), "{exact}");
+        let out = found(root, json!({"pattern": "NEEDLE", "path": "long.txt"}));
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[0].starts_with("long.txt:1: …") && lines[0].contains("NEEDLE"));
+        assert_eq!(lines[1], "long.txt:2: NEEDLE short");
+    }
+
+    #[test]
+    fn a_line_end_in_the_pattern_is_refused_by_name() {
+        let err = Matcher::new(&args(json!({"pattern": "a\\nb"}))).err();
+        let Some(ToolError::InvalidArguments { message, .. }) = err else {
+            panic!("{err:?}");
+        };
+        assert!(message.contains("`pattern`") && message.contains("line by line"));
+    }
+
+    #[test]
+    fn only_the_first_mib_of_a_larger_file_is_searched() {
+        let dir = tempfile::tempdir().unwrap();
+        let filler = "filler line\n".repeat(usize::try_from(MAX_FILE_BYTES).unwrap() / 12 + 10);
+        let text = format!("needle head\n{filler}needle tail\n");
+        std::fs::write(dir.path().join("big.txt"), text).unwrap();
+        let out = found(dir.path(), json!({"pattern": "needle"}));
+        assert_eq!(
+            out.lines().collect::<Vec<_>>(),
+            vec![
+                "big.txt:1: needle head",
+                "",
+                "1 matching line in 1 file.",
+                "Searched only the first MiB of 1 larger file.",
+            ]
+        );
+    }
+
+    #[test]
+    fn results_come_in_walk_order_up_to_the_limit_whatever_the_threads_do() {
+        let dir = tempfile::tempdir().unwrap();
+        for d in 0..12 {
+            std::fs::create_dir_all(dir.path().join(format!("d{d:02}"))).unwrap();
+            for f in 0..40 {
+                let text = format!("x\nhit {d} {f}\n").repeat(1 + (d * f) % 7);
+                std::fs::write(dir.path().join(format!("d{d:02}/f{f:02}.txt")), text).unwrap();
+            }
+            std::fs::write(dir.path().join(format!("d{d:02}/.env")), "hit\n").unwrap();
+        }
+        let all = found(dir.path(), json!({"pattern": "hit", "max_results": 2000}));
+        let expected: Vec<&str> = all.lines().take_while(|l| !l.is_empty()).collect();
+        let mut sorted = expected.clone();
+        sorted.sort_by_key(|l| {
+            let (path, rest) = l.split_once(':').unwrap();
+            (
+                path.to_string(),
+                rest.split(':').next().unwrap().parse::<u32>().unwrap(),
+            )
+        });
+        assert_eq!(expected, sorted);
+        for _ in 0..5 {
+            let capped = found(dir.path(), json!({"pattern": "hit", "max_results": 100}));
+            let lines: Vec<&str> = capped.lines().collect();
+            assert_eq!(lines[..100], expected[..100]);
+            assert_eq!(
+                lines[101..],
+                [
+                    "100 matching lines in 57 files.",
+                    "Stopped after 100 results (max_results); narrow the search to see the rest.",
+                    "Skipped 2 protected paths; they are never searched."
+                ]
+            );
+        }
     }
 
     #[test]
