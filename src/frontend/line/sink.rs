@@ -188,11 +188,6 @@ impl Sink {
                     self.refused += 1;
                 }
             }
-            AgentEvent::AssistantDone => {
-                if !self.answer.trim().is_empty() {
-                    self.final_answer = self.answer.clone();
-                }
-            }
             _ => self.said_everywhere(event),
         }
     }
@@ -227,7 +222,11 @@ impl Sink {
                 None
             }
             AgentEvent::AssistantDone => {
-                self.answer.clear();
+                // Moved, never copied: an answer may be megabytes.
+                let answer = std::mem::take(&mut self.answer);
+                if !answer.trim().is_empty() {
+                    self.final_answer = answer;
+                }
                 None
             }
             AgentEvent::TurnEnd { stop, .. } => Some(stop),
