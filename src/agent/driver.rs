@@ -310,9 +310,7 @@ impl Driver<'_> {
         output: String,
     ) -> Event {
         let rt = self.rt;
-        if self.slot.as_ref().is_some_and(|s| s.call_id == call_id) {
-            self.slot = None;
-        }
+        self.release(&call_id);
         // Every secret mino holds leaves a tool result here, before the
         // result is saved, shown or sent.
         let output = rt.tool_cx.secrets.redact_result(&output).await;
@@ -332,6 +330,13 @@ impl Driver<'_> {
                 full,
                 cut,
             },
+        }
+    }
+
+    /// Lets go of the held call once its result is being saved.
+    fn release(&mut self, call_id: &str) {
+        if self.slot.as_ref().is_some_and(|s| s.call_id == call_id) {
+            self.slot = None;
         }
     }
 
@@ -369,9 +374,7 @@ impl Driver<'_> {
         status: crate::model::ResultStatus,
         output: String,
     ) -> Event {
-        if self.slot.as_ref().is_some_and(|s| s.call_id == call_id) {
-            self.slot = None;
-        }
+        self.release(&call_id);
         let output = self.rt.tool_cx.secrets.redact_result(&output).await;
         let text = super::user_shell::history_text(&command, status, &output);
         let event = save(self.session, Item::User { text }).await;

@@ -26,13 +26,17 @@ pub(super) fn save_result(
 impl Turn {
     /// A result cut to fit: its whole text is kept first, then its cut
     /// form is saved, and the turn goes on in `then`.
-    pub(super) fn keep_full_output(
-        &mut self,
-        then: Phase,
-        (call_id, tool, status): (String, String, ResultStatus),
-        full: String,
-        cut: String,
-    ) -> Vec<Effect> {
+    pub(super) fn keep_full_output(&mut self, then: Phase, cut: Event) -> Vec<Effect> {
+        let Event::ResultCut {
+            call_id,
+            tool,
+            status,
+            full,
+            cut,
+        } = cut
+        else {
+            return self.nonsense(&then, &cut, None);
+        };
         let fitted = Effect::SaveFitted {
             call_id: call_id.clone(),
             tool,

@@ -461,15 +461,8 @@ impl Turn {
         match event {
             Event::Saved => self.next_call(),
             Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
-            Event::ResultCut {
-                call_id,
-                tool,
-                status,
-                full,
-                cut,
-            } if call_id == call.id => {
-                let then = Phase::SavingResult { call };
-                self.keep_full_output(then, (call_id, tool, status), full, cut)
+            Event::ResultCut { ref call_id, .. } if *call_id == call.id => {
+                self.keep_full_output(Phase::SavingResult { call }, event)
             }
             event => self.nonsense(&Phase::SavingResult { call }, &event, None),
         }
@@ -479,16 +472,7 @@ impl Turn {
         match event {
             Event::Saved => self.stop_after_saves(stop),
             Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
-            Event::ResultCut {
-                call_id,
-                tool,
-                status,
-                full,
-                cut,
-            } => {
-                let then = Phase::Ending { stop };
-                self.keep_full_output(then, (call_id, tool, status), full, cut)
-            }
+            Event::ResultCut { .. } => self.keep_full_output(Phase::Ending { stop }, event),
             event => {
                 // What was being saved may or may not be on disk; the calls
                 // left are still paired, one at a time.

@@ -9,7 +9,7 @@ use crate::agent::asked::AskedEvent;
 use crate::controls::visible;
 
 use super::super::text;
-use super::sink::{Out, Render};
+use super::sink::{Out, Render, changed_line, record_block};
 
 /// The text renderer.
 pub(super) struct Human;
@@ -60,16 +60,12 @@ impl Render for Human {
                 fields,
                 ..
             } => {
-                let lines = text::record_lines(tool, shown, fields);
-                if !lines.is_empty() {
-                    out.info(&visible(&(lines.join("\n") + "\n")));
+                if let Some(block) = record_block(tool, shown, fields) {
+                    out.info(&block);
                 }
             }
             AgentEvent::Answered { line, .. } => info(line),
-            AgentEvent::BashChanged { tool, changes, .. } => out.info(&visible(&format!(
-                "Changed by {tool}: {}\n",
-                crate::checkpoint::changes::line(changes)
-            ))),
+            AgentEvent::BashChanged { tool, changes, .. } => out.info(&changed_line(tool, changes)),
             AgentEvent::ToolResult {
                 tool,
                 status,

@@ -7,11 +7,10 @@ use serde_json::Value;
 
 use crate::agent::AgentEvent;
 use crate::agent::asked::AskedEvent;
-use crate::controls::visible;
 
 use super::super::stream_json::StreamRecord;
 use super::super::text;
-use super::sink::{Out, Render};
+use super::sink::{Out, Render, changed_line, record_block};
 
 /// The records renderer: streamed, or collected for one object.
 pub(super) struct Records {
@@ -148,18 +147,13 @@ impl Render for Records {
                 fields,
                 ..
             } => {
-                let lines = text::record_lines(tool, shown, fields);
-                if !lines.is_empty() {
-                    eprint!("{}", visible(&(lines.join("\n") + "\n")));
+                if let Some(block) = record_block(tool, shown, fields) {
+                    eprint!("{block}");
                 }
                 return;
             }
             AgentEvent::BashChanged { tool, changes, .. } => {
-                let line = format!(
-                    "Changed by {tool}: {}\n",
-                    crate::checkpoint::changes::line(changes)
-                );
-                eprint!("{}", visible(&line));
+                eprint!("{}", changed_line(tool, changes));
                 return;
             }
             _ => return,

@@ -234,3 +234,25 @@ impl Sink {
         }
     }
 }
+
+/// An unasked call's record lines, control characters made visible; none
+/// for a call shown quietly.
+pub(super) fn record_block(
+    tool: &str,
+    shown: &crate::policy::Shown,
+    fields: &[crate::tools::Field],
+) -> Option<String> {
+    let lines = super::super::text::record_lines(tool, shown, fields);
+    (!lines.is_empty()).then(|| crate::controls::visible(&(lines.join("\n") + "\n")))
+}
+
+/// The line that names what a bash call changed.
+pub(super) fn changed_line(
+    tool: &str,
+    changes: &[crate::checkpoint::changes::FileDelta],
+) -> String {
+    crate::controls::visible(&format!(
+        "Changed by {tool}: {}\n",
+        crate::checkpoint::changes::line(changes)
+    ))
+}

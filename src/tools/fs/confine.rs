@@ -321,36 +321,6 @@ impl Project {
         }
     }
 
-    /// Lists a directory's entries, sorted by name, without following any.
-    pub fn list(&self, relative: &str) -> Result<Vec<DirEntry>, ConfineError> {
-        let fd = self.open_beneath(relative, OFlags::RDONLY | OFlags::DIRECTORY)?;
-        let mut entries = Vec::new();
-        let dir = rustix::fs::Dir::read_from(&fd).map_err(|e| io_error(relative, e))?;
-        for entry in dir {
-            let entry = entry.map_err(|e| io_error(relative, e))?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name == "." || name == ".." {
-                continue;
-            }
-            let (kind, size) =
-                match rustix::fs::statat(&fd, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW) {
-                    Ok(stat) => {
-                        let kind = match FileType::from_raw_mode(stat.st_mode) {
-                            FileType::RegularFile => EntryKind::File,
-                            FileType::Directory => EntryKind::Directory,
-                            FileType::Symlink => EntryKind::Link,
-                            _ => EntryKind::Other,
-                        };
-                        (kind, u64::try_from(stat.st_size).unwrap_or(0))
-                    }
-                    Err(_) => (EntryKind::Other, 0),
-                };
-            entries.push(DirEntry { name, kind, size });
-        }
-        entries.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(entries)
-    }
-
     /// Proves that `relative` is what a write bound to `expected` may
     /// replace (a regular file with those contents, or absent), through the
     /// confined open and without following a link, and writes nothing. Used

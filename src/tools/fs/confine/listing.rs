@@ -1,7 +1,7 @@
-//! A directory's entries by kind alone, for the walks that visit every
-//! entry of a tree (`search`, `@path` completion): the kind the directory
-//! itself records for each entry, looked up (`lstat`) only where it records
-//! none, and no size. Opens through the confined open and follows nothing;
+//! A directory's entries: with their sizes (`list`, one `lstat` each), or
+//! by kind alone for the walks that visit every entry of a tree (`search`,
+//! `@path` completion): the kind the directory itself records for each
+//! entry, looked up (`lstat`) only where it records none, and no size. Opens through the confined open and follows nothing;
 //! what is opened later is refused there if it became a link meanwhile.
 
 use rustix::fs::{AtFlags, FileType, OFlags};
@@ -10,8 +10,20 @@ use super::{ConfineError, DirEntry, EntryKind, Project, io_error};
 
 impl Project {
     /// Lists a directory's entries, sorted by name, without following any,
+    /// each with its size (one `lstat` an entry).
+    pub fn list(&self, relative: &str) -> Result<Vec<DirEntry>, ConfineError> {
+        self.listing(relative, true)
+    }
+
+    /// Lists a directory's entries, sorted by name, without following any,
     /// as `list` does, but every `size` is 0.
     pub fn list_kinds(&self, relative: &str) -> Result<Vec<DirEntry>, ConfineError> {
+        self.listing(relative, false)
+    }
+
+    /// The entries of `relative`; `sized`: each `lstat`ed for its size,
+    /// else looked up only where the directory records no kind.
+    fn listing(&self, relative: &str, sized: bool) -> Result<Vec<DirEntry>, ConfineError> {
         let fd = self.open_beneath(relative, OFlags::RDONLY | OFlags::DIRECTORY)?;
         let mut entries = Vec::new();
         let dir = rustix::fs::Dir::read_from(&fd).map_err(|e| io_error(relative, e))?;
@@ -21,14 +33,17 @@ impl Project {
             if name == "." || name == ".." {
                 continue;
             }
-            let file_type = match entry.file_type() {
-                FileType::Unknown => {
-                    match rustix::fs::statat(&fd, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW) {
-                        Ok(stat) => FileType::from_raw_mode(stat.st_mode),
-                        Err(_) => FileType::Unknown,
-                    }
+            let recorded = entry.file_type();
+            let (file_type, size) = if sized || recorded == FileType::Unknown {
+                match rustix::fs::statat(&fd, entry.file_name(), AtFlags::SYMLINK_NOFOLLOW) {
+                    Ok(stat) => (
+                        FileType::from_raw_mode(stat.st_mode),
+                        u64::try_from(stat.st_size).unwrap_or(0),
+                    ),
+                    Err(_) => (FileType::Unknown, 0),
                 }
-                known => known,
+            } else {
+                (recorded, 0)
             };
             let kind = match file_type {
                 FileType::RegularFile => EntryKind::File,
@@ -36,11 +51,8 @@ impl Project {
                 FileType::Symlink => EntryKind::Link,
                 _ => EntryKind::Other,
             };
-            entries.push(DirEntry {
-                name,
-                kind,
-                size: 0,
-            });
+            let size = if sized { size } else { 0 };
+            entries.push(DirEntry { name, kind, size });
         }
         entries.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(entries)
