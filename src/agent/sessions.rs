@@ -109,8 +109,14 @@ impl Agent {
         Ok(agent)
     }
 
-    /// Ends the run's session: SessionEnd hooks are told, and waited for.
+    /// Ends the run's session: its background processes are stopped
+    /// (each with the sandbox's check), SessionEnd hooks are told, and
+    /// waited for.
     pub async fn end(&self) {
+        // The background processes stop with mino, each with the
+        // sandbox's check after it (what it planted is set aside), rather
+        // than being swept unchecked at exit.
+        self.rt.tool_cx.shells.kill_all().await;
         super::hooks::turn::session_end(&self.rt, &self.current).await;
     }
 

@@ -101,6 +101,19 @@ impl Surfaces {
             .map(|(name, _)| *name)
     }
 
+    /// Whether a surface named from the project's root (CI workflows, the
+    /// hooks directory) lies strictly below `relative`: a link there would
+    /// lead the surface's path elsewhere.
+    pub fn holds(&self, relative: &str) -> bool {
+        let path = normal(relative);
+        !path.is_empty()
+            && ROOTED
+                .iter()
+                .map(|(dir, _)| *dir)
+                .chain(self.hooks.as_deref())
+                .any(|surface| surface.len() > path.len() && under(surface, &path))
+    }
+
     /// Whether writing `relative` (project-relative) plants code, and why.
     pub fn surface(&self, relative: &str) -> Option<Surface> {
         let path = normal(relative);
@@ -168,6 +181,24 @@ mod tests {
             hooks.sentence(),
             "code written here runs later: git hooks (core.hooksPath)"
         );
+    }
+
+    #[test]
+    fn a_directory_a_rooted_surface_or_the_hooks_lie_below_holds_them() {
+        let table = Surfaces::new(Some("tools/githooks"));
+        for path in [".github", ".GitHub", "tools", "./tools/"] {
+            assert!(table.holds(path), "{path}");
+        }
+        for path in [
+            "",
+            ".github/workflows",
+            "tools/githooks",
+            "tool",
+            "src",
+            "tools/x",
+        ] {
+            assert!(!table.holds(path), "{path}");
+        }
     }
 
     #[test]

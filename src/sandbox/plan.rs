@@ -276,6 +276,7 @@ impl Planner {
         let mut mask_files = Vec::new();
         let mut mask_dirs = Vec::new();
         let mut ignored_links = Vec::new();
+        let mut surfaces = Vec::new();
         if namespaces {
             let scanned = self.scan(&project);
             mask_files.extend(scanned.files);
@@ -283,7 +284,8 @@ impl Planner {
             ignored_links = scanned.ignored_links;
             // Nested surfaces too: an AGENTS.md or .claude/ anywhere, where
             // it leads inside the project.
-            read_only.extend(inside(&project, &scanned.surfaces));
+            surfaces = inside(&project, &scanned.surfaces);
+            read_only.extend(surfaces.iter().cloned());
         }
         if let Some(home) = &self.home {
             for name in HOME_PLANTING {
@@ -321,7 +323,12 @@ impl Planner {
             _ => None,
         };
         let pinned = if namespaces {
-            pinned(&project, mask_files.iter().chain(&mask_dirs))
+            // A surface's parents too: moving one would carry the
+            // read-only surface away and free its name for a new one.
+            pinned(
+                &project,
+                mask_files.iter().chain(&mask_dirs).chain(&surfaces),
+            )
         } else {
             Vec::new()
         };
@@ -456,8 +463,9 @@ fn inside(project: &Path, paths: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 /// The project's `.git` (a real directory) and every directory between the
-/// project and a mask: renaming one of them would move a mask away from the
-/// name the next call looks for, and a mount point cannot be renamed.
+/// project and a mask or a surface: renaming one of them would move a mask
+/// (or a read-only surface) away from the name the next call looks for,
+/// and a mount point cannot be renamed.
 fn pinned<'a>(project: &Path, masks: impl Iterator<Item = &'a PathBuf>) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     let dot_git = project.join(".git");

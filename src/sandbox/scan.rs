@@ -141,8 +141,18 @@ fn walk(root: &Path, protected: &ProtectedPaths, surfaces: &Surfaces) -> (Vec<Se
             changed: (meta.ctime(), meta.ctime_nsec()),
             inode: meta.ino(),
         });
-        let Ok(entries) = fs::read_dir(&dir) else {
-            continue;
+        let entries = match fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                // A directory the walk cannot look into (made unlistable,
+                // mode 311) may hold anything a program opens by its path:
+                // it is treated as a surface itself.
+                let refused = e.kind() == std::io::ErrorKind::PermissionDenied;
+                if refused && !rel.is_empty() && !in_surface {
+                    found.surfaces.push(dir);
+                }
+                continue;
+            }
         };
         for entry in entries.flatten() {
             let name = entry.file_name();
@@ -156,7 +166,15 @@ fn walk(root: &Path, protected: &ProtectedPaths, surfaces: &Surfaces) -> (Vec<Se
                 continue;
             };
             let path = entry.path();
-            let surface = !in_surface && surfaces.surface(&child_rel).is_some();
+            // A surface by its name; a repository nested below the top
+            // (its configuration and hooks run in the user's git there);
+            // or a link where a surface named from the root lies below
+            // (`.github` leading elsewhere holds the CI workflows).
+            let nested_git = !rel.is_empty() && name.eq_ignore_ascii_case(".git");
+            let surface = !in_surface
+                && (surfaces.surface(&child_rel).is_some()
+                    || nested_git
+                    || (kind.is_symlink() && surfaces.holds(&child_rel)));
             if surface {
                 found.surfaces.push(path.clone());
             }

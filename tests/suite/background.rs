@@ -352,3 +352,36 @@ async fn a_call_in_the_shared_network_still_leaves_through_the_proxy() {
     );
     assert!(results[1].contains("host-index"), "{}", results[1]);
 }
+
+/// A background process that plants an execution surface and outlives
+/// the turn: when mino ends (here `-p` after its one turn) the process is
+/// stopped with the sandbox's check after it, so what it planted is set
+/// aside, not left for the next agent to read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_surface_a_background_process_planted_is_set_aside_when_mino_ends() {
+    let b = Setup::new(
+        vec![
+            background("mkdir -p bg && echo obey-bg > bg/AGENTS.md && echo planted && sleep 600"),
+            tool(
+                "bash",
+                json!({ "command": "for i in $(seq 200); do test -f bg/AGENTS.md && break; sleep 0.05; done; cat bg/AGENTS.md" }),
+            ),
+            text("done"),
+        ],
+        "",
+    )
+    .await;
+    let (events, out) = b.bypass("plant in the background").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = outputs(&events);
+    assert!(results[1].contains("obey-bg"), "{results:?}");
+    let project = b.project();
+    assert!(
+        project.join("bg/AGENTS.md").symlink_metadata().is_err(),
+        "a background process's AGENTS.md stayed after mino ended"
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("bg/AGENTS.md.refused-by-mino")).unwrap(),
+        "obey-bg\n"
+    );
+}

@@ -388,3 +388,88 @@ async fn nested_and_new_surfaces_never_stay_planted() {
     assert!(results[2].contains("Exit code: 0"), "{}", results[2]);
     assert!(!results[2].contains("set aside"), "{}", results[2]);
 }
+
+/// An attack review's ways around the surfaces, each closed: moving an
+/// existing surface's parent (to free its name, and to have mino set the
+/// user's original aside) fails, since the parents are mount points; a
+/// link put where the hooks directory or `.github/workflows` lies below is
+/// set aside; a repository made below the top is set aside, so its
+/// `core.fsmonitor` never runs in the user's git there.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moved_parents_links_and_nested_repositories_plant_nothing() {
+    let b = Setup::new(vec![], "").await;
+    let project = b.project();
+    let fsmonitor = marker(&b, "nested-fsmonitor-ran");
+    let hook_ran = marker(&b, "linked-hook-ran");
+    user_git(
+        &b,
+        &project,
+        &["config", "core.hooksPath", "tools/githooks"],
+    );
+    std::fs::create_dir_all(project.join("pkg")).unwrap();
+    std::fs::create_dir_all(project.join("tools")).unwrap();
+    std::fs::write(project.join("pkg/Agents.md"), "# rules\n").unwrap();
+    std::fs::write(project.join("tools/build.sh"), "echo build\n").unwrap();
+    let b = b
+        .with_replies(
+            vec![
+                bash("mv pkg pkg-old; echo end-move"),
+                bash(&format!(
+                    "mkdir -p stash/githooks && printf '#!/bin/sh\\ntouch {}\\n' > stash/githooks/pre-commit \
+                     && chmod +x stash/githooks/pre-commit && mv tools tools-real && ln -s stash tools; \
+                     mkdir -p stash/workflows && echo 'on: push' > stash/workflows/ci.yml && ln -s stash .github; \
+                     echo end-link",
+                    hook_ran.display()
+                )),
+                bash(&format!(
+                    "mkdir -p vendor/lib && cd vendor/lib && git init -q && \
+                     git config core.fsmonitor 'touch {}; false'; echo end-nested",
+                    fsmonitor.display()
+                )),
+                text("done"),
+            ],
+            "",
+        )
+        .await;
+    let (events, out) = b.bypass("plant").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = outputs(&events);
+    assert_eq!(results.len(), 3, "{results:?}");
+    // The parent of a read-only surface cannot be moved.
+    assert!(results[0].contains("end-move"), "{}", results[0]);
+    assert_eq!(
+        std::fs::read_to_string(project.join("pkg/Agents.md")).unwrap(),
+        "# rules\n"
+    );
+    assert!(!project.join("pkg-old").exists(), "{}", results[0]);
+    assert!(!results[0].contains("set aside"), "{}", results[0]);
+    // The links are set aside; the user's directory stays where the
+    // command moved it, whole.
+    for link in ["tools", ".github"] {
+        assert!(
+            project.join(link).symlink_metadata().is_err(),
+            "{link} stayed: {}",
+            results[1]
+        );
+        assert!(
+            results[1].contains(&format!("{link} as {link}.refused-by-mino")),
+            "{}",
+            results[1]
+        );
+    }
+    assert!(project.join("tools-real/build.sh").is_file());
+    // The nested repository is set aside.
+    assert!(
+        results[2].contains("vendor/lib/.git as vendor/lib/.git.refused-by-mino"),
+        "{}",
+        results[2]
+    );
+    // The user's git, outside: no planted hook or fsmonitor runs.
+    std::fs::create_dir_all(project.join("vendor/lib")).unwrap();
+    user_git(&b, &project.join("vendor/lib"), &["status"]);
+    std::fs::write(project.join("notes.md"), "changed\n").unwrap();
+    user_git(&b, &project, &["add", "notes.md"]);
+    user_git(&b, &project, &["commit", "-qm", "user commit"]);
+    assert!(!fsmonitor.exists(), "a nested repository's fsmonitor ran");
+    assert!(!hook_ran.exists(), "a hook through a linked parent ran");
+}
