@@ -22,9 +22,10 @@ impl CallCheck {
     /// The project before the call (blocking: walks the project where it
     /// changed, asks git).
     pub fn capture(planner: &Planner, project: &Path) -> Self {
+        let (masked, surfaces) = planner.project_scan();
         Self {
-            git: git::Before::capture(project, &planner.project_masked_files()),
-            surfaces: SurfacesBefore::capture(planner),
+            git: git::Before::capture(project, &masked),
+            surfaces: SurfacesBefore::new(planner, surfaces),
             planner: planner.clone(),
         }
     }

@@ -409,21 +409,19 @@ impl Planner {
         root
     }
 
-    /// The project's masked files (from the cached walk), with namespaces.
-    pub fn project_masked_files(&self) -> Vec<PathBuf> {
-        if self.sandbox.level != Level::Full {
-            return Vec::new();
-        }
+    /// The project's masked files (with namespaces; none under Landlock
+    /// alone, which masks nothing) and its execution surfaces, as they are
+    /// now: one look at the cached walk, walked again where a directory
+    /// changed.
+    pub fn project_scan(&self) -> (Vec<PathBuf>, Vec<PathBuf>) {
         let project = canonical(&self.project).unwrap_or_else(|| self.project.clone());
-        self.scan(&project).files
-    }
-
-    /// The project's execution surfaces as they are now (the cached walk,
-    /// walked again where a directory changed), in every sandbox level:
-    /// what a call adds is set aside after it.
-    pub fn project_surfaces(&self) -> Vec<PathBuf> {
-        let project = canonical(&self.project).unwrap_or_else(|| self.project.clone());
-        self.scan(&project).surfaces
+        let scanned = self.scan(&project);
+        let masked = if self.sandbox.level == Level::Full {
+            scanned.files
+        } else {
+            Vec::new()
+        };
+        (masked, scanned.surfaces)
     }
 
     /// The cached walk of the real project path.

@@ -32,11 +32,11 @@ pub struct SurfacesBefore {
 }
 
 impl SurfacesBefore {
-    /// The surfaces as the planner's walk sees them now.
-    pub fn capture(planner: &Planner) -> Self {
+    /// `existed`: the surfaces as the planner's walk saw them before.
+    pub fn new(planner: &Planner, existed: Vec<PathBuf>) -> Self {
         Self {
             project: real_project(planner),
-            existed: planner.project_surfaces().into_iter().collect(),
+            existed: existed.into_iter().collect(),
         }
     }
 
@@ -44,7 +44,8 @@ impl SurfacesBefore {
     /// was set aside, if anything.
     pub fn set_aside(self, planner: &Planner) -> Option<String> {
         let new: Vec<PathBuf> = planner
-            .project_surfaces()
+            .project_scan()
+            .1
             .into_iter()
             .filter(|path| !self.existed.contains(path))
             .collect();
