@@ -169,6 +169,15 @@ pub const COLS: u16 = 120;
 /// How long a wait lasts before the test fails (only against hangs).
 const PATIENCE: Duration = Duration::from_secs(30);
 
+/// A synchronized update's start and end (mode 2026).
+const BEGIN_UPDATE: &[u8] = b"\x1b[?2026h";
+const END_UPDATE: &[u8] = b"\x1b[?2026l";
+
+/// Where `needle` last starts in `bytes`.
+fn last_at(bytes: &[u8], needle: &[u8]) -> Option<usize> {
+    bytes.windows(needle.len()).rposition(|w| w == needle)
+}
+
 /// The program's screen: every byte it writes goes through a `vt100`
 /// parser of the pty's size.
 pub struct Screen {
@@ -190,11 +199,21 @@ impl Screen {
         }
     }
 
-    /// Feeds the parser what arrived since the last call.
+    /// Feeds the parser what arrived since the last call, up to the start
+    /// of a synchronized update still being written: the screen is only
+    /// ever judged between frames, as a terminal shows it.
     fn feed(&mut self) {
         let new = self.pty.bytes_from(self.fed);
-        self.fed += new.len();
-        self.parser.process(&new);
+        let whole = match last_at(&new, BEGIN_UPDATE) {
+            Some(begin) if last_at(&new[begin..], END_UPDATE).is_none() => begin,
+            // The start of an update may itself be cut in two.
+            _ => (1..BEGIN_UPDATE.len())
+                .rev()
+                .find(|&cut| new.ends_with(&BEGIN_UPDATE[..cut]))
+                .map_or(new.len(), |cut| new.len() - cut),
+        };
+        self.fed += whole;
+        self.parser.process(&new[..whole]);
     }
 
     /// The screen now, one line per row.

@@ -126,7 +126,7 @@ pub async fn run(
     app.project_dir = project_dir.to_path_buf();
     app.mouse = ui.mouse;
     // A frame that cannot be drawn now is drawn by the loop, or fails there.
-    let _ = guard.terminal.draw(|frame| view::draw(&app, frame));
+    let _ = term::draw(&mut guard.terminal, |frame| view::draw(&app, frame));
     let kept = async {
         match history.clone() {
             Some(path) => tokio::task::spawn_blocking(move || crate::prompt_history::load(&path))
@@ -313,7 +313,7 @@ async fn event_loop(
         };
         if dirty && last_draw.is_none_or(|at| at.elapsed() >= frame) {
             app.now = Instant::now();
-            terminal.draw(|frame| view::draw(&app, frame))?;
+            term::draw(terminal, |frame| view::draw(&app, frame))?;
             if last_draw.is_none() {
                 // Servers start only now, so they never delay this frame.
                 if let Some(hub) = &handle.mcp {

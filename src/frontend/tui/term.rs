@@ -2,9 +2,11 @@
 //! bracketed paste on the way in, and all of it undone on the way out, on
 //! every path: a normal return (the guard's `Drop`), an error, and a panic
 //! (a hook that restores before the panic message prints). Signals are the
-//! loop's business; it returns, and the guard restores.
+//! loop's business; it returns, and the guard restores. A frame goes out
+//! whole: buffered, and inside a synchronized update, so the terminal
+//! never shows half of one.
 
-use std::io::{self, Stdout, Write};
+use std::io::{self, BufWriter, Stdout, Write};
 use std::sync::Once;
 
 use crossterm::cursor::Show;
@@ -12,14 +14,18 @@ use crossterm::event::{
     DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
     EnableFocusChange,
 };
-use crossterm::execute;
 use crossterm::terminal::{
-    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+    BeginSynchronizedUpdate, EndSynchronizedUpdate, EnterAlternateScreen, LeaveAlternateScreen,
+    disable_raw_mode, enable_raw_mode,
 };
+use crossterm::{execute, queue};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
-pub type Tui = Terminal<CrosstermBackend<Stdout>>;
+pub type Tui = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
+
+/// Room for a whole frame of a large terminal, so one frame is one write.
+const FRAME_BYTES: usize = 1 << 18;
 
 /// The terminal in full-screen mode; dropping it restores the terminal.
 pub struct TerminalGuard {
@@ -46,7 +52,12 @@ pub fn enter(mouse: bool) -> io::Result<TerminalGuard> {
         EnableFocusChange
     )
     .and_then(|()| set_mouse(&mut io::stdout(), mouse))
-    .and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
+    .and_then(|()| {
+        Terminal::new(CrosstermBackend::new(BufWriter::with_capacity(
+            FRAME_BYTES,
+            io::stdout(),
+        )))
+    });
     match setup {
         Ok(terminal) => Ok(TerminalGuard { terminal }),
         Err(e) => {
@@ -54,6 +65,15 @@ pub fn enter(mouse: bool) -> io::Result<TerminalGuard> {
             Err(e)
         }
     }
+}
+
+/// Draws one frame inside a synchronized update: a terminal that knows
+/// the update shows the frame at once, one that does not ignores it.
+pub fn draw(terminal: &mut Tui, render: impl FnOnce(&mut ratatui::Frame)) -> io::Result<()> {
+    queue!(terminal.backend_mut(), BeginSynchronizedUpdate)?;
+    terminal.draw(render)?;
+    queue!(terminal.backend_mut(), EndSynchronizedUpdate)?;
+    terminal.backend_mut().flush()
 }
 
 /// Mouse reports for buttons and the wheel only (SGR encoding). Unlike
