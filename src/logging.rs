@@ -7,7 +7,7 @@ use std::fs;
 use std::io;
 use std::path::PathBuf;
 
-use tracing_appender::non_blocking::WorkerGuard;
+use tracing_appender::non_blocking::{NonBlockingBuilder, WorkerGuard};
 use tracing_subscriber::EnvFilter;
 
 use crate::home::{Home, HomeError, create_private_file};
@@ -18,6 +18,11 @@ pub const MINO_LOG: &str = "MINO_LOG";
 /// A log this large at startup is moved to `mino.log.1`, replacing the
 /// previous one, so logs never grow without bound.
 const ROTATE_BYTES: u64 = 10 * 1024 * 1024;
+
+/// Lines the writer thread may lag behind before new ones are dropped.
+/// The appender's default of 128,000 allocates (and touches) 4 MiB at
+/// start, a fifth of mino's memory, for a log that writes a few lines.
+const BUFFERED_LINES: usize = 1024;
 
 /// Why logging could not start.
 #[derive(Debug, thiserror::Error)]
@@ -66,7 +71,9 @@ pub fn init(home: &Home) -> Result<WorkerGuard, LoggingError> {
         path: path.clone(),
         source,
     })?;
-    let (writer, guard) = tracing_appender::non_blocking(file);
+    let (writer, guard) = NonBlockingBuilder::default()
+        .buffered_lines_limit(BUFFERED_LINES)
+        .finish(file);
     tracing_subscriber::fmt()
         .with_writer(writer)
         .with_ansi(false)
