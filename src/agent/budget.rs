@@ -40,16 +40,19 @@ const HEAD_PERCENT: u64 = 40;
 /// prose about 4 characters a token and number-heavy output about 1.6; this
 /// counts at or above both.
 pub fn tokens(text: &str) -> u64 {
+    // Bytes, not chars: a character outside ASCII counts once, at its
+    // first byte (continuation bytes are `10xxxxxx`). A long resumed
+    // history is counted at start, so this loop is on that path.
     let mut count = 0u64;
     let mut letters = 0u64;
-    for c in text.chars() {
-        if c.is_ascii_alphabetic() {
+    for &b in text.as_bytes() {
+        if b.is_ascii_alphabetic() {
             letters += 1;
             continue;
         }
         count += letters.div_ceil(4);
         letters = 0;
-        if c != ' ' && c != '\t' {
+        if b != b' ' && b != b'\t' && b & 0xC0 != 0x80 {
             count += 1;
         }
     }
@@ -352,6 +355,11 @@ mod tests {
         assert_eq!(tokens("hello world"), 4);
         assert_eq!(tokens("12345"), 5);
         assert_eq!(tokens("a.b\n"), 4);
+        // A character outside ASCII counts once, however many bytes it
+        // takes, and ends a run of letters.
+        assert_eq!(tokens("é"), 1);
+        assert_eq!(tokens("日本語"), 3);
+        assert_eq!(tokens("abcdé fgh🦀"), 4);
         // Number-heavy test output counts well above characters/4.
         let noisy = "test_ops.py::test_add_17 PASSED [ 12%]\n".repeat(10);
         assert!(tokens(&noisy) * 2 > noisy.len() as u64);

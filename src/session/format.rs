@@ -405,15 +405,23 @@ pub(crate) fn parse_file(path: &Path, bytes: &[u8]) -> Result<Loaded, SessionErr
     let mut header: Option<Header> = None;
     let mut records = Vec::new();
     let mut warning = None;
-    for (index, line) in lines.iter().enumerate() {
+    // A line the next line marks as torn is left out.
+    let marked_torn: Vec<bool> = lines
+        .iter()
+        .skip(1)
+        .map(|next| matches!(next, Some(Ok(Line::Torn))))
+        .collect();
+    // Consumed, so each record's text is moved, never copied: a session
+    // may hold many megabytes.
+    for (index, line) in lines.into_iter().enumerate() {
         let number = index + 1;
         let Some(line) = line else { continue };
-        if matches!(lines.get(index + 1), Some(Some(Ok(Line::Torn)))) {
+        if marked_torn.get(index).copied().unwrap_or(false) {
             continue;
         }
         match (line, &header) {
             (Ok(Line::Torn), Some(_)) => {}
-            (Ok(Line::Header(found)), None) => header = Some(found.clone()),
+            (Ok(Line::Header(found)), None) => header = Some(found),
             (Ok(Line::Header(_)), Some(_)) => {
                 return Err(SessionError::Corrupt {
                     path: path.to_owned(),
@@ -421,7 +429,7 @@ pub(crate) fn parse_file(path: &Path, bytes: &[u8]) -> Result<Loaded, SessionErr
                     reason: "a second session header".to_owned(),
                 });
             }
-            (Ok(Line::Entry(record)), Some(_)) => records.push(record.clone()),
+            (Ok(Line::Entry(record)), Some(_)) => records.push(record),
             (Err(reason), Some(_)) if Some(index) == last_line && torn.is_none() => {
                 warning = Some(format!(
                     "{} line {number} is not a valid session record ({reason}); it was left out and everything before it was kept. The file was not changed.",
@@ -432,7 +440,7 @@ pub(crate) fn parse_file(path: &Path, bytes: &[u8]) -> Result<Loaded, SessionErr
                 return Err(SessionError::Corrupt {
                     path: path.to_owned(),
                     line: number,
-                    reason: reason.clone(),
+                    reason,
                 });
             }
             (Err(reason), None) => {
