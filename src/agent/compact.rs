@@ -158,7 +158,9 @@ async fn shrink_results(session: &mut LiveSession, mut excess: u64) -> Result<us
             })
             .await
             .map_err(|e| CompactError::Failed(e.to_string()))?;
-        if let Some(Item::ToolResult { output, .. }) = session.history.get_mut(at) {
+        if let Some(Item::ToolResult { output, .. }) =
+            std::sync::Arc::make_mut(&mut session.history).get_mut(at)
+        {
             *output = short;
         }
         excess = excess.saturating_sub(gone);
@@ -212,8 +214,8 @@ pub async fn compact(
         .await
         .map_err(|e| CompactError::Failed(e.to_string()))?;
     let mut history = vec![Item::Summary { text }];
-    history.extend(session.history.drain(split..));
-    session.history = history;
+    history.extend(std::sync::Arc::make_mut(&mut session.history).drain(split..));
+    session.history = std::sync::Arc::new(history);
     session.input_tokens = 0;
     session.calibration.anchor = None;
     Ok(notice)

@@ -150,7 +150,8 @@ pub enum AgentEvent {
     },
     /// A resumed session's earlier history, after its banner, so a front end
     /// can show the conversation the user comes back to.
-    History(Vec<crate::model::Item>),
+    /// Shared with the agent: nothing is copied to show it.
+    History(std::sync::Arc<Vec<crate::model::Item>>),
     /// A plain line of information (mode changes, recoveries, command output).
     Notice(String),
     /// Something the user should notice that is not an error.

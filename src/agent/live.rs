@@ -20,7 +20,9 @@ pub struct LiveSession {
     pub id: String,
     /// Shared with the blocking task that appends; nothing else locks it.
     log: Arc<Mutex<LogSlot>>,
-    pub history: Vec<Item>,
+    /// Shared with a front end that shows it (a resumed session's replay),
+    /// so showing it copies nothing; written through `Arc::make_mut`.
+    pub history: Arc<Vec<Item>>,
     pub mode: Mode,
     pub consent: SessionConsent,
     /// Input tokens of the last response, as the service reported them.
@@ -100,7 +102,7 @@ impl LiveSession {
         Self {
             id,
             log: Arc::new(Mutex::new(slot)),
-            history,
+            history: Arc::new(history),
             mode,
             consent: SessionConsent::default(),
             input_tokens: 0,
@@ -122,7 +124,7 @@ impl LiveSession {
     /// Appends `item` to the log (fsync) and then to history.
     pub async fn save(&mut self, item: Item) -> Result<(), AgentError> {
         self.append_entry(LogEntry::Item(item.clone())).await?;
-        self.history.push(item);
+        Arc::make_mut(&mut self.history).push(item);
         Ok(())
     }
 

@@ -45,7 +45,7 @@ pub async fn request(
     let request = Request {
         kind,
         system: rt.system.clone(),
-        items: session.history.clone(),
+        items: session.history.to_vec(),
         tools: offered(rt, answer_only),
     };
     let collected = collect(rt.provider.as_ref(), request, cancel, |event| match event {

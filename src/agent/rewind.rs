@@ -102,7 +102,7 @@ pub(super) async fn run(
         Some(result) => result.map_err(say)?,
     };
     if let Some(items) = items {
-        session.history = items;
+        session.history = std::sync::Arc::new(items);
         session.input_tokens = rt.estimate(&session.history);
     }
     Ok(done)

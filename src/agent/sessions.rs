@@ -522,7 +522,7 @@ impl Agent {
     async fn clear(&mut self) {
         match self.current.append_entry(LogEntry::Clear).await {
             Ok(()) => {
-                self.current.history.clear();
+                self.current.history = std::sync::Arc::default();
                 self.current.input_tokens = 0;
                 self.rt.emit(AgentEvent::Cleared);
                 self.notice(format!(

@@ -109,7 +109,7 @@ impl Server {
         // The agent says its banner (and a resumed session's history) as it
         // starts; read those before anything else can arrive.
         let mut started = None;
-        let mut history = Vec::new();
+        let mut history = std::sync::Arc::default();
         let mut plan = None;
         while let Ok(event) = handle.events.try_recv() {
             match event {
@@ -129,6 +129,8 @@ impl Server {
         let _ = session_id.set(id.clone());
         let confinement = handle.confinement.clone();
         session::replay(cx, &id, &history);
+        // Shared with the agent, which would copy it at its next write.
+        drop(history);
         if let Some(plan) = plan {
             session::send_plan(cx, &id, &plan);
         }

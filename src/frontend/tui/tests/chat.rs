@@ -42,7 +42,7 @@ fn a_resumed_session_shows_its_earlier_conversation() {
     let mut app = app();
     agent(
         &mut app,
-        AgentEvent::History(vec![
+        AgentEvent::History(std::sync::Arc::new(vec![
             Item::Summary {
                 text: "Earlier we fixed the build.".into(),
             },
@@ -66,7 +66,7 @@ fn a_resumed_session_shows_its_earlier_conversation() {
                 text: "It lists the **release** changes.".into(),
                 tool_calls: Vec::new(),
             },
-        ]),
+        ])),
     );
     let text = shot(&app, 80, 24);
     assert!(text.contains("lossy context"), "{text}");
