@@ -425,6 +425,22 @@ impl SessionLog {
         self.write_line(&line)
     }
 
+    /// Appends `items` as one line each in one write, and waits once until
+    /// they are on disk: what a batch of results costs (thousands of calls
+    /// refused at once), instead of an fsync each. On an error some of them
+    /// may be in the file, the last perhaps torn; the caller must not go on
+    /// as if any were saved.
+    pub fn append_items(&mut self, items: &[Item]) -> Result<(), SessionError> {
+        let lines = items
+            .iter()
+            .map(|item| encode(&self.path, item))
+            .collect::<Result<Vec<String>, SessionError>>()?;
+        if lines.is_empty() {
+            return Ok(());
+        }
+        self.write_line(&lines.join("\n"))
+    }
+
     fn write_line(&mut self, line: &str) -> Result<(), SessionError> {
         let tail = match self.tail {
             Some(tail) => tail,
