@@ -127,8 +127,11 @@ impl LiveSession {
     }
 
     /// Appends `items` to the log in one write and one fsync, then to
-    /// history.
+    /// history. No items write nothing (nor create the file).
     pub async fn save_all(&mut self, items: Vec<Item>) -> Result<(), AgentError> {
+        if items.is_empty() {
+            return Ok(());
+        }
         let log = Arc::clone(&self.log);
         let items = tokio::task::spawn_blocking(move || {
             let mut slot = log.lock().unwrap_or_else(PoisonError::into_inner);

@@ -163,11 +163,7 @@ impl Agent {
     /// leaves calls without results; they are acknowledged, never rerun.
     async fn recover_first(&mut self) -> Result<(), TurnStop> {
         // In one write: a cut-short response may have thousands of calls.
-        let items = recover(&self.current.history);
-        if items.is_empty() {
-            return Ok(());
-        }
-        if let Err(e) = self.current.save_all(items).await {
+        if let Err(e) = self.current.save_all(recover(&self.current.history)).await {
             self.rt.emit(AgentEvent::Error(e.to_string()));
             return Err(TurnStop::SaveFailed(e.to_string()));
         }
@@ -586,8 +582,6 @@ async fn open_session(
     session.plan = last_plan(&loaded.entries);
     let recovered = recover(&session.history);
     session.recovered = recovered.len();
-    if !recovered.is_empty() {
-        session.save_all(recovered).await?;
-    }
+    session.save_all(recovered).await?;
     Ok((session, started_in))
 }

@@ -425,19 +425,16 @@ impl SessionLog {
         self.write_line(&line)
     }
 
-    /// Appends `items` as one line each in one write, and waits once until
-    /// they are on disk: what a batch of results costs (thousands of calls
-    /// refused at once), instead of an fsync each. On an error some of them
-    /// may be in the file, the last perhaps torn; the caller must not go on
-    /// as if any were saved.
+    /// Appends `items`, a line each, in one write and one fsync (thousands
+    /// of results at once); on an error, as for `append`.
     pub fn append_items(&mut self, items: &[Item]) -> Result<(), SessionError> {
-        let lines = items
-            .iter()
-            .map(|item| encode(&self.path, item))
-            .collect::<Result<Vec<String>, SessionError>>()?;
-        if lines.is_empty() {
+        if items.is_empty() {
             return Ok(());
         }
+        let lines: Vec<String> = items
+            .iter()
+            .map(|item| encode(&self.path, item))
+            .collect::<Result<_, _>>()?;
         self.write_line(&lines.join("\n"))
     }
 
