@@ -1,10 +1,10 @@
 //! Server-sent events over a response body, incrementally: a stall (too few
 //! bytes in a window) ends it, so does a response past its bounds (text,
-//! arguments, one event's bytes, the calls past the bound on calls; a call
-//! past that bound comes as its id and name only); one wire-format `Decoder` turning
-//! events into `StreamEvent`s, and the rule that a stream ends after `Done`
-//! or its first error. Never
-//! knows a wire format's field names and never panics on any input.
+//! arguments, one event's bytes, what the calls past the bound on calls
+//! hold; each of those comes as its id and name only); one wire-format
+//! `Decoder` turning events into `StreamEvent`s, and the rule that a stream
+//! ends after `Done` or its first error. Never knows a wire format's field
+//! names and never panics on any input.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
