@@ -126,6 +126,7 @@ fn trickle(stream: &mut TcpStream) -> std::io::Result<()> {
 /// its home's session files.
 struct Run {
     stderr: String,
+    stdout: String,
     success: bool,
     peak_kib: u64,
     session_bytes: u64,
@@ -171,16 +172,12 @@ fn run_in(home: &Path, project: &Path, args: &[&str]) -> Run {
         .env("OPENAI_API_KEY", "test")
         .env("AGENT_YOLO", "")
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut stderr_pipe = child.stderr.take().unwrap();
-    let stderr = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr_pipe.read_to_string(&mut text);
-        text
-    });
+    let stdout = read_all(child.stdout.take().unwrap());
+    let stderr = read_all(child.stderr.take().unwrap());
     let guard = Instant::now() + Duration::from_secs(120);
     let mut peak_kib = 0;
     let status = loop {
@@ -200,6 +197,7 @@ fn run_in(home: &Path, project: &Path, args: &[&str]) -> Run {
     let files = session_files(home);
     Run {
         stderr: stderr.join().unwrap(),
+        stdout: stdout.join().unwrap(),
         success: status.success(),
         peak_kib,
         session_bytes: files.iter().map(|text| text.len() as u64).sum(),
@@ -215,6 +213,15 @@ fn run_in(home: &Path, project: &Path, args: &[&str]) -> Run {
             })
             .collect(),
     }
+}
+
+/// What `pipe` gives until it ends, read on a thread of its own.
+fn read_all(mut pipe: impl Read + Send + 'static) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = pipe.read_to_string(&mut text);
+        text
+    })
 }
 
 /// The texts of the home's session files.
@@ -317,13 +324,34 @@ fn ten_thousand_calls_in_one_response_run_the_first_64_and_refuse_each_other_one
         &base_url,
         "context_window = 10000000\n[limits]\nturn_tool_calls = 100\n",
     );
-    let run = run_in(home.path(), project.path(), &["-p", "write"]);
+    let args = ["-p", "write", "--output-format", "stream-json"];
+    let run = run_in(home.path(), project.path(), &args);
     assert!(run.success, "{}", run.stderr);
+    // The refusals are one record; the calls kept have theirs.
+    let records: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let of_type = |kind: &str| records.iter().filter(|r| r["type"] == kind).count();
+    let refused: Vec<&serde_json::Value> = records
+        .iter()
+        .filter(|r| r["type"] == "notice" && r["kind"] == "calls_refused")
+        .collect();
+    assert_eq!(refused.len(), 1, "{}", run.stdout);
+    let message = refused[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("9936 tool calls of one response were refused without running")
+            && message.contains("at most 64 (`[model] max_tool_calls`)"),
+        "{message}"
+    );
+    assert_eq!((of_type("tool_call"), of_type("tool_result")), (64, 64));
     assert!(
         !run.stderr.contains("went past"),
         "the request ended with an error: {}",
         run.stderr
     );
+    eprintln!("peak memory with 10,000 calls: {} KiB", run.peak_kib);
     assert!(
         run.peak_kib > 0 && run.peak_kib < 96 * 1024,
         "{} KiB",

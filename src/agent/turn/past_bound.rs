@@ -15,7 +15,7 @@ use super::*;
 /// What the model is told for each call past the bound.
 pub fn refusal(bound: usize) -> String {
     format!(
-        "Refused: one response may ask for at most {bound} tool calls (`[model] max_tool_calls`) and this call came after them, so it did not run. Ask for it again in a later response if it is still needed."
+        "Refused: one response may ask for at most {bound} tool calls, and this one came after them; it did not run."
     )
 }
 
