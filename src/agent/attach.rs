@@ -86,6 +86,7 @@ pub fn response(prompt: &str, salt: usize, servers: &[String]) -> Option<Respons
         tool_calls,
         usage: Default::default(),
         finish: Some(FinishReason::Stop),
+        past_bound: None,
     })
 }
 

@@ -226,6 +226,11 @@ impl Driver<'_> {
                 status,
                 output,
             } => Some(self.save_fitted(call_id, tool, status, output).await),
+            Effect::SaveRefusals {
+                bound,
+                calls,
+                output,
+            } => Some(save_refusals(rt, self.session, bound, calls, output).await),
             Effect::SaveFullOutput { call_id, output } => {
                 let entry = LogEntry::FullOutput { call_id, output };
                 Some(match self.session.append_entry(entry).await {
@@ -499,6 +504,36 @@ async fn compact(rt: &Runtime, session: &mut LiveSession, cancel: &CancellationT
             rt.emit(AgentEvent::Warning(e));
             Event::Compacted
         }
+    }
+}
+
+/// Saves a `not_run` result of `output` for each of `calls` (past the
+/// bound on calls) in one batch, and says so in one line.
+async fn save_refusals(
+    rt: &Runtime,
+    session: &mut LiveSession,
+    bound: usize,
+    calls: Vec<crate::model::ToolCall>,
+    output: String,
+) -> Event {
+    let message = super::turn::past_bound_notice(bound, &calls);
+    let items = calls
+        .into_iter()
+        .map(|call| Item::ToolResult {
+            call_id: call.id,
+            status: crate::model::ResultStatus::NotRun,
+            output: output.clone(),
+        })
+        .collect();
+    match session.save_all(items).await {
+        Ok(()) => {
+            rt.emit(AgentEvent::TurnNotice {
+                kind: NoticeKind::CallsRefused,
+                message,
+            });
+            Event::Saved
+        }
+        Err(e) => Event::SaveFailed(e.to_string()),
     }
 }
 

@@ -108,6 +108,9 @@ pub enum NoticeKind {
     Repeat,
     /// A tool call written as text was answered with a reminder.
     Reminder,
+    /// The calls of a response past `[model] max_tool_calls` were
+    /// refused, each told so.
+    CallsRefused,
 }
 
 impl NoticeKind {
@@ -118,6 +121,7 @@ impl NoticeKind {
             NoticeKind::Budget => "budget",
             NoticeKind::Repeat => "repeat",
             NoticeKind::Reminder => "reminder",
+            NoticeKind::CallsRefused => "calls_refused",
         }
     }
 }

@@ -128,6 +128,24 @@ impl LiveSession {
         Ok(())
     }
 
+    /// Appends `items` to the log in one write and one fsync, then to
+    /// history. No items write nothing (nor create the file).
+    pub async fn save_all(&mut self, items: Vec<Item>) -> Result<(), AgentError> {
+        if items.is_empty() {
+            return Ok(());
+        }
+        let log = Arc::clone(&self.log);
+        let items = tokio::task::spawn_blocking(move || {
+            let mut slot = log.lock().unwrap_or_else(PoisonError::into_inner);
+            slot.open()?.append_items(&items)?;
+            Ok::<_, SessionError>(items)
+        })
+        .await
+        .map_err(|e| AgentError::Blocking(e.to_string()))??;
+        self.history.extend(items);
+        Ok(())
+    }
+
     /// Records `plan` as the session's plan (fsync), then holds it.
     pub async fn save_plan(&mut self, plan: Plan) -> Result<(), AgentError> {
         self.append_entry(LogEntry::Plan(plan.clone())).await?;

@@ -162,11 +162,10 @@ impl Agent {
     /// Recovery before the next input joins history: a turn cut short
     /// leaves calls without results; they are acknowledged, never rerun.
     async fn recover_first(&mut self) -> Result<(), TurnStop> {
-        for item in recover(&self.current.history) {
-            if let Err(e) = self.current.save(item).await {
-                self.rt.emit(AgentEvent::Error(e.to_string()));
-                return Err(TurnStop::SaveFailed(e.to_string()));
-            }
+        // In one write: a cut-short response may have thousands of calls.
+        if let Err(e) = self.current.save_all(recover(&self.current.history)).await {
+            self.rt.emit(AgentEvent::Error(e.to_string()));
+            return Err(TurnStop::SaveFailed(e.to_string()));
         }
         Ok(())
     }
@@ -583,8 +582,6 @@ async fn open_session(
     session.plan = last_plan(&loaded.entries);
     let recovered = recover(&session.history);
     session.recovered = recovered.len();
-    for item in recovered {
-        session.save(item).await?;
-    }
+    session.save_all(recovered).await?;
     Ok((session, started_in))
 }

@@ -233,6 +233,42 @@ pub fn result(status: ResultStatus, tool: Option<&str>, output: &str, max_lines:
     out
 }
 
+/// Items to show again, each with how many it stands for: a run of
+/// results with the same status and text (the refusals of one response's
+/// calls past `[model] max_tool_calls`, thousands at once) shows once.
+pub fn runs(items: &[Item]) -> Vec<(&Item, usize)> {
+    let mut out: Vec<(&Item, usize)> = Vec::new();
+    for item in items {
+        if let Some((last, count)) = out.last_mut()
+            && same_result(last, item)
+        {
+            *count += 1;
+            continue;
+        }
+        out.push((item, 1));
+    }
+    out
+}
+
+fn same_result(a: &Item, b: &Item) -> bool {
+    match (a, b) {
+        (
+            Item::ToolResult { status, output, .. },
+            Item::ToolResult {
+                status: other_status,
+                output: other_output,
+                ..
+            },
+        ) => status == other_status && output == other_output,
+        _ => false,
+    }
+}
+
+/// What a result shown once for `count` calls says first.
+pub fn run_note(count: usize) -> Option<String> {
+    (count > 1).then(|| format!("{count} calls, each with this result"))
+}
+
 /// A resumed session's history, briefly: the last `max_items` items, one
 /// or a few lines each.
 pub fn history(items: &[Item], max_items: usize) -> String {
@@ -241,7 +277,7 @@ pub fn history(items: &[Item], max_items: usize) -> String {
     if skip > 0 {
         out.push_str(&format!("({skip} earlier items not shown)\n"));
     }
-    for item in &items[skip..] {
+    for (item, count) in runs(&items[skip..]) {
         match item {
             Item::User { text } => out.push_str(&format!("You> {}\n", visible(text))),
             Item::Assistant { text, tool_calls } => {
@@ -257,6 +293,9 @@ pub fn history(items: &[Item], max_items: usize) -> String {
                 }
             }
             Item::ToolResult { status, output, .. } => {
+                if let Some(note) = run_note(count) {
+                    out.push_str(&format!("[{note}]\n"));
+                }
                 out.push_str(&result(*status, None, output, 2))
             }
             Item::Summary { text } => out.push_str(&format!(
@@ -416,5 +455,24 @@ mod tests {
             text: "a\u{1b}[2Jb".into(),
         }];
         assert_eq!(history(&items, 5), "You> a␛[2Jb\n");
+    }
+
+    #[test]
+    fn a_run_of_the_same_result_shows_once_with_its_count() {
+        let result = |id: &str, output: &str| Item::ToolResult {
+            call_id: id.into(),
+            status: ResultStatus::NotRun,
+            output: output.into(),
+        };
+        let mut items = vec![result("a", "ran")];
+        items.extend((0..9_936).map(|i| result(&format!("r{i}"), "Refused.")));
+        items.push(result("b", "ran"));
+        let shown = history(&items, 10_000);
+        assert_eq!(shown.matches("Refused.").count(), 1, "{shown}");
+        assert!(
+            shown.contains("[9936 calls, each with this result]"),
+            "{shown}"
+        );
+        assert_eq!(shown.matches("ran").count(), 2, "{shown}");
     }
 }

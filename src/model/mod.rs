@@ -190,6 +190,14 @@ pub enum StreamEvent {
         index: usize,
         arguments: String,
     },
+    /// A call past `[model] max_tool_calls` (`bound`): only its id and name
+    /// are kept, and its arguments never arrive. It never runs: the turn
+    /// answers it with a refusal.
+    ToolCallPastBound {
+        bound: usize,
+        id: String,
+        name: String,
+    },
     Usage(Usage),
     Finish(FinishReason),
     /// The request failed before its answer began and is tried again
@@ -358,6 +366,18 @@ pub struct Response {
     pub usage: Usage,
     /// `None` when the service did not say.
     pub finish: Option<FinishReason>,
+    /// The calls past `[model] max_tool_calls`, when the response asked
+    /// for more.
+    pub past_bound: Option<PastBound>,
+}
+
+/// The calls of a response past its bound on calls: each kept as its id
+/// and name only (its arguments empty), in the order they came.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PastBound {
+    /// `[model] max_tool_calls`: the calls of a response kept.
+    pub bound: usize,
+    pub calls: Vec<ToolCall>,
 }
 
 impl Response {
@@ -394,6 +414,17 @@ impl Response {
                 if let Some(call) = self.tool_calls.get_mut(*index) {
                     call.arguments.clone_from(arguments);
                 }
+            }
+            StreamEvent::ToolCallPastBound { bound, id, name } => {
+                let past = self.past_bound.get_or_insert_with(|| PastBound {
+                    bound: *bound,
+                    calls: Vec::new(),
+                });
+                past.calls.push(ToolCall {
+                    id: id.clone(),
+                    name: name.clone(),
+                    arguments: String::new(),
+                });
             }
             StreamEvent::Usage(usage) => self.usage = *usage,
             StreamEvent::Finish(reason) => self.finish = Some(reason.clone()),

@@ -1,9 +1,10 @@
 //! Server-sent events over a response body, incrementally: a stall (too few
 //! bytes in a window) ends it, so does a response past its bounds (text,
-//! calls, arguments, one event's bytes); one wire-format `Decoder` turning
-//! events into `StreamEvent`s, and the rule that a stream ends after `Done`
-//! or its first error. Never
-//! knows a wire format's field names and never panics on any input.
+//! arguments, one event's bytes, what the calls past the bound on calls
+//! hold; each of those comes as its id and name only); one wire-format
+//! `Decoder` turning events into `StreamEvent`s, and the rule that a stream
+//! ends after `Done` or its first error. Never knows a wire format's field
+//! names and never panics on any input.
 
 use std::collections::VecDeque;
 use std::pin::Pin;
@@ -116,10 +117,15 @@ impl<D: Decoder> Driver<D> {
                 return self.fail(ModelError::Cancelled);
             }
             if let Some(event) = self.queue.pop_front() {
-                if let Err((bound, limit)) = self.tally.count(self.endpoint.bounds(), &event) {
-                    let error = self.endpoint.too_large(bound, limit);
-                    return self.fail(error);
-                }
+                let event = match self.tally.count(self.endpoint.bounds(), event) {
+                    Ok(Some(event)) => event,
+                    // A piece of a call past the bound: nothing keeps it.
+                    Ok(None) => continue,
+                    Err((bound, limit)) => {
+                        let error = self.endpoint.too_large(bound, limit);
+                        return self.fail(error);
+                    }
+                };
                 if event == StreamEvent::Done {
                     self.finished = true;
                     self.queue.clear();

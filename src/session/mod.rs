@@ -193,4 +193,28 @@ mod tests {
         assert_eq!(turn_position(&records, 0), None);
         assert_eq!(turn_position(&records, 9), None);
     }
+
+    #[test]
+    fn items_appended_at_once_read_back_as_records_of_their_own() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let store = SessionStore::new(dir.path().join("sessions"));
+        let mut log = store.create(dir.path(), "m").unwrap();
+        let results: Vec<Item> = (0..3)
+            .map(|i| Item::ToolResult {
+                call_id: format!("c{i}"),
+                status: crate::model::ResultStatus::NotRun,
+                output: "Refused.".into(),
+            })
+            .collect();
+        log.append_items(&[]).unwrap();
+        log.append_items(&results).unwrap();
+        log.append_items(&results[..1]).unwrap();
+        let id = log.id().clone();
+        drop(log);
+        let (_, loaded) = store.open(&id).unwrap();
+        let mut expected = results.clone();
+        expected.push(results[0].clone());
+        assert_eq!(history(&loaded.entries), expected);
+        assert_eq!(loaded.warning, None);
+    }
 }

@@ -256,7 +256,7 @@ impl Turn {
             // Whether the response is on disk is unknown (its calls are
             // acknowledged when the session is next used), or nothing is
             // left to pair.
-            (Phase::Starting | Phase::SavingResponse | Phase::Ended, None) => {
+            (Phase::Starting | Phase::SavingResponse { .. } | Phase::Ended, None) => {
                 self.pending.clear();
                 self.end(stop)
             }

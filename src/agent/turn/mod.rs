@@ -8,7 +8,7 @@
 
 use std::collections::{HashSet, VecDeque};
 
-use crate::model::{FinishReason, Item, ModelError, Response, ResultStatus, ToolCall};
+use crate::model::{FinishReason, Item, ModelError, PastBound, Response, ResultStatus, ToolCall};
 use crate::policy::{
     CallFacts, CanAsk, ConsentAnswer, Decision, DenyCode, Mode, ProtectedPaths, RunConsent,
     SessionConsent, Shown, USER_REJECTED_WITH_NOTE, decide, offer, remember_call, user_rejected,
@@ -19,10 +19,12 @@ mod consent;
 mod ending;
 pub use ending::cut_off_marker;
 use ending::{nonsense_message, status_of, stopped_text};
+mod past_bound;
 mod phase;
 mod repeats;
 mod text_call;
 
+pub use past_bound::{notice as past_bound_notice, refusal as past_bound_refusal};
 pub use phase::{Effect, Event, Phase, TurnLimits, TurnStop};
 use repeats::{Repeat, Repeats, same_as};
 pub use text_call::notice as text_call_notice;
@@ -201,7 +203,8 @@ impl Turn {
             Phase::Starting => self.starting(event),
             Phase::Compacting => self.compacting(event),
             Phase::Requesting => self.requesting(event),
-            Phase::SavingResponse => self.saving_response(event),
+            Phase::SavingResponse { past_bound } => self.saving_response(past_bound, event),
+            Phase::SavingRefusals => self.saving_refusals(event),
             Phase::SavingTextCall { tool } => self.saving_text_call(tool, event),
             Phase::Reminding => self.reminding(event),
             Phase::Preparing { call } => self.preparing(call, event, cx),
@@ -322,11 +325,15 @@ impl Turn {
                         stop: TurnStop::Length,
                     }
                 } else {
-                    Phase::SavingResponse
+                    Phase::SavingResponse {
+                        past_bound: response.past_bound.clone(),
+                    }
                 };
+                let tool_calls =
+                    past_bound::all_calls(response.tool_calls, response.past_bound.as_ref());
                 vec![Effect::SaveResponse(Item::Assistant {
                     text: response.text,
-                    tool_calls: response.tool_calls,
+                    tool_calls,
                 })]
             }
             Event::ModelFailed(ModelError::Cancelled) => self.end(TurnStop::Interrupted),
@@ -383,12 +390,15 @@ impl Turn {
             .flatten()
     }
 
-    fn saving_response(&mut self, event: Event) -> Vec<Effect> {
-        match event {
-            Event::Saved if self.pending.is_empty() => self.end(TurnStop::Completed),
-            Event::Saved => self.next_call(),
-            Event::SaveFailed(e) => self.end(TurnStop::SaveFailed(e)),
-            event => self.nonsense(&Phase::SavingResponse, &event, None),
+    fn saving_response(&mut self, past_bound: Option<PastBound>, event: Event) -> Vec<Effect> {
+        match (event, past_bound) {
+            (Event::Saved, Some(past)) => self.refuse_past_bound(past),
+            (Event::Saved, None) if self.pending.is_empty() => self.end(TurnStop::Completed),
+            (Event::Saved, None) => self.next_call(),
+            (Event::SaveFailed(e), _) => self.end(TurnStop::SaveFailed(e)),
+            (event, past_bound) => {
+                self.nonsense(&Phase::SavingResponse { past_bound }, &event, None)
+            }
         }
     }
 

@@ -2,7 +2,7 @@
 //! the effects it asks for, its limits and why a turn stops. Data only:
 //! the transitions are in `mod.rs`.
 
-use crate::model::{Item, ModelError, Response, ResultStatus, ToolCall};
+use crate::model::{Item, ModelError, PastBound, Response, ResultStatus, ToolCall};
 use crate::policy::{CallFacts, ConsentAnswer, Decision, Shown, ToolKey};
 use crate::tools::ToolOutcome;
 
@@ -230,6 +230,15 @@ pub enum Effect {
         status: ResultStatus,
         output: String,
     },
+    /// Answer each of `calls`, the calls of one response past the bound
+    /// on calls (`bound`), with a `not_run` result of `output`: appended to
+    /// the session log in one write and one fsync and to history, and
+    /// shown as one line; report `Saved`.
+    SaveRefusals {
+        bound: usize,
+        calls: Vec<ToolCall>,
+        output: String,
+    },
     /// Keep a result's whole text in the session log (it is cut to fit the
     /// context window), then report `Saved`.
     SaveFullOutput { call_id: String, output: String },
@@ -305,6 +314,7 @@ impl Effect {
                 | Effect::Request { .. }
                 | Effect::SaveResponse(_)
                 | Effect::SaveResult { .. }
+                | Effect::SaveRefusals { .. }
                 | Effect::SaveShellResult { .. }
                 | Effect::SaveFullOutput { .. }
                 | Effect::SaveFitted { .. }
@@ -326,8 +336,12 @@ pub enum Phase {
     Compacting,
     /// A model request streams.
     Requesting,
-    /// The model's response is being saved.
-    SavingResponse,
+    /// The model's response is being saved; its calls past the bound on
+    /// calls, if it had any, are refused next.
+    SavingResponse { past_bound: Option<PastBound> },
+    /// The calls of the response past the bound on calls are being saved,
+    /// each with its refusal; the calls kept follow.
+    SavingRefusals,
     /// An answer that wrote a call to `tool` as text is being saved; the
     /// reminder follows.
     SavingTextCall { tool: String },
@@ -371,7 +385,8 @@ impl Phase {
             Phase::Starting => "starting",
             Phase::Compacting => "compacting",
             Phase::Requesting => "requesting",
-            Phase::SavingResponse => "saving the response",
+            Phase::SavingResponse { .. } => "saving the response",
+            Phase::SavingRefusals => "saving the refusals",
             Phase::SavingTextCall { .. } => "saving a call written as text",
             Phase::Reminding => "saving the reminder",
             Phase::Preparing { .. } => "preparing",

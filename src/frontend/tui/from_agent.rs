@@ -437,8 +437,8 @@ fn history(app: &mut App, items: &[Item]) {
             "{skip} earlier items of this session are not shown."
         )));
     }
-    let mut calls: HashMap<&str, (&str, String)> = HashMap::new();
-    for item in &items[skip..] {
+    let mut calls = earlier_calls(&items[..skip], &items[skip..]);
+    for (item, count) in text::runs(&items[skip..]) {
         match item {
             Item::User { text } => app.transcript.push(EntryKind::User(text.clone())),
             Item::Assistant { text, tool_calls } => {
@@ -461,9 +461,12 @@ fn history(app: &mut App, items: &[Item]) {
                 status,
                 output,
             } => {
-                let (tool, summary) = calls
+                let (tool, mut summary) = calls
                     .remove(call_id.as_str())
                     .unwrap_or(("tool", String::new()));
+                if let Some(note) = text::run_note(count) {
+                    summary = format!("{summary} ({note})").trim_start().to_string();
+                }
                 let mut entry = ToolEntry::new(tool, summary);
                 entry.finish(*status, output);
                 app.transcript.push(EntryKind::Tool(entry));
@@ -476,6 +479,31 @@ fn history(app: &mut App, items: &[Item]) {
             ))),
         }
     }
+}
+
+/// The tool and summary of each call of `earlier` items answered in `shown`
+/// (a response of many calls may be far before its results).
+fn earlier_calls<'a>(earlier: &'a [Item], shown: &[Item]) -> HashMap<&'a str, (&'a str, String)> {
+    let answered: std::collections::HashSet<&str> = shown
+        .iter()
+        .filter_map(|item| match item {
+            Item::ToolResult { call_id, .. } => Some(call_id.as_str()),
+            _ => None,
+        })
+        .collect();
+    earlier
+        .iter()
+        .filter_map(|item| match item {
+            Item::Assistant { tool_calls, .. } => Some(tool_calls),
+            _ => None,
+        })
+        .flatten()
+        .filter(|call| answered.contains(call.id.as_str()))
+        .map(|call| {
+            let summary = format::call_summary(&call.arguments);
+            (call.id.as_str(), (call.name.as_str(), summary))
+        })
+        .collect()
 }
 
 /// The chat entry of a call, made when it does not exist yet.

@@ -17,6 +17,16 @@ fn in_phase(name: &str) -> Harness {
             h.begin();
             h.on(Event::ModelDone(response(calls())));
         }
+        "saving the refusals" => {
+            h.begin();
+            let mut flooded = response(calls());
+            flooded.past_bound = Some(crate::model::PastBound {
+                bound: 2,
+                calls: vec![call("c3", "bash"), call("c4", "bash")],
+            });
+            h.on(Event::ModelDone(flooded));
+            h.on(Event::Saved);
+        }
         "preparing" => {
             h.begin();
             h.respond(calls());
@@ -61,11 +71,12 @@ fn in_phase(name: &str) -> Harness {
     h
 }
 
-const PHASES: [&str; 11] = [
+const PHASES: [&str; 12] = [
     "starting",
     "compacting",
     "requesting",
     "saving the response",
+    "saving the refusals",
     "preparing",
     "inspecting",
     "asking",
@@ -82,6 +93,13 @@ fn every_event(id: &str) -> Vec<Event> {
         Event::Begin,
         Event::Compacted,
         Event::ModelDone(response(vec![call("c7", "bash")])),
+        Event::ModelDone(Response {
+            past_bound: Some(crate::model::PastBound {
+                bound: 1,
+                calls: vec![call("c8", "bash")],
+            }),
+            ..response(vec![call("c7", "bash")])
+        }),
         Event::ModelDone(Response {
             text: "done".into(),
             ..Default::default()
@@ -150,7 +168,9 @@ fn answer(effect: &Effect) -> Option<Event> {
             text: "done".into(),
             ..Default::default()
         }),
-        Effect::SaveResponse(_) | Effect::SaveResult { .. } => Event::Saved,
+        Effect::SaveResponse(_) | Effect::SaveResult { .. } | Effect::SaveRefusals { .. } => {
+            Event::Saved
+        }
         Effect::Prepare(call) => Event::PrepareFailed {
             call_id: call.id.clone(),
             message: "bad".into(),
@@ -200,6 +220,8 @@ fn every_phase_fed_every_event_ends_the_turn_exactly_once() {
             // Calls saved in a response that is on disk, and results.
             let mut asked: Vec<String> = match phase {
                 "starting" | "compacting" | "requesting" | "saving the response" => Vec::new(),
+                // The refusals being saved may or may not be on disk: the
+                // kept calls are paired either way.
                 _ => vec!["c1".into(), "c2".into()],
             };
             let mut results: BTreeMap<String, usize> = BTreeMap::new();
@@ -221,6 +243,11 @@ fn every_phase_fed_every_event_ends_the_turn_exactly_once() {
                         Effect::End(_) => ends += 1,
                         Effect::SaveResult { call_id, .. } => {
                             *results.entry(call_id.clone()).or_default() += 1;
+                        }
+                        Effect::SaveRefusals { calls, .. } => {
+                            for call in calls {
+                                *results.entry(call.id.clone()).or_default() += 1;
+                            }
                         }
                         Effect::SaveResponse(Item::Assistant { tool_calls, .. }) => {
                             last_save = Some(tool_calls.iter().map(|c| c.id.clone()).collect());

@@ -13,6 +13,7 @@ use crate::policy::{CallKind, ConsentAnswer, PathTarget, ToolKey};
 mod every_event;
 mod final_answer;
 mod own_state;
+mod past_bound;
 
 fn call(id: &str, name: &str) -> ToolCall {
     ToolCall {

@@ -81,6 +81,55 @@ fn a_resumed_session_shows_its_earlier_conversation() {
 }
 
 #[test]
+fn a_resumed_response_of_ten_thousand_calls_shows_its_refusals_once() {
+    use crate::model::{Item, ToolCall};
+    let calls: Vec<ToolCall> = (0..10_000)
+        .map(|i| ToolCall {
+            id: format!("c{i}"),
+            name: "read_file".into(),
+            arguments: if i < 64 {
+                format!("{{\"path\":\"notes/{i}.md\"}}")
+            } else {
+                String::new()
+            },
+        })
+        .collect();
+    let result = |i: usize, output: String| Item::ToolResult {
+        call_id: format!("c{i}"),
+        status: if i < 64 {
+            ResultStatus::Completed
+        } else {
+            ResultStatus::NotRun
+        },
+        output,
+    };
+    let mut items = vec![
+        Item::User { text: "go".into() },
+        Item::Assistant {
+            text: String::new(),
+            tool_calls: calls,
+        },
+    ];
+    let refusal = crate::agent::turn::past_bound_refusal(64);
+    items.extend((64..10_000).map(|i| result(i, refusal.clone())));
+    items.extend((0..64).map(|i| result(i, format!("note {i}"))));
+    let mut app = app();
+    agent(&mut app, AgentEvent::History(items));
+    let text = shot(&app, 100, 16);
+    // Only the last 200 items are shown: 136 refusals, as one entry named
+    // by its call, before the calls kept.
+    app.transcript.to_top(100, 16);
+    let top = shot(&app, 100, 16);
+    assert!(
+        top.contains("read_file (136 calls, each with this result)"),
+        "{top}"
+    );
+    assert_eq!(top.matches("Refused:").count(), 1, "{top}");
+    assert!(top.contains("read_file notes/0.md"), "{top}");
+    assert!(text.contains("note 63"), "{text}");
+}
+
+#[test]
 fn clear_clears_the_chat_and_keeps_its_notice() {
     let mut app = app();
     start_turn(&mut app, "before the clear", 0);
