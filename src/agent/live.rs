@@ -142,7 +142,7 @@ impl LiveSession {
         })
         .await
         .map_err(|e| AgentError::Blocking(e.to_string()))??;
-        self.history.extend(items);
+        Arc::make_mut(&mut self.history).extend(items);
         Ok(())
     }
 

@@ -114,7 +114,7 @@ fn a_resumed_response_of_ten_thousand_calls_shows_its_refusals_once() {
     items.extend((64..10_000).map(|i| result(i, refusal.clone())));
     items.extend((0..64).map(|i| result(i, format!("note {i}"))));
     let mut app = app();
-    agent(&mut app, AgentEvent::History(items));
+    agent(&mut app, AgentEvent::History(std::sync::Arc::new(items)));
     let text = shot(&app, 100, 16);
     // Only the last 200 items are shown: 136 refusals, as one entry named
     // by its call, before the calls kept.
