@@ -54,10 +54,14 @@ fn tool_context_with(
     cx.shells = Arc::new(crate::tools::bash::Shells::new(
         settings.limits.background_shells,
     ));
-    cx.hidden_env = vec![settings.model.api_key_env.clone()];
+    // Every service's key variable, the presets' too: a command never
+    // sees one, and a value is redacted wherever it shows.
+    cx.hidden_env = key_variables(settings);
     let mut secrets = Secrets::new();
-    if let Ok(key) = std::env::var(&settings.model.api_key_env) {
-        secrets.add(&settings.model.api_key_env, &key);
+    for variable in &cx.hidden_env {
+        if let Ok(key) = std::env::var(variable) {
+            secrets.add(variable, &key);
+        }
     }
     // Every MCP credential joins them.
     for (name, value) in crate::mcp::credentials(&settings.mcp_servers) {
@@ -87,6 +91,17 @@ fn tool_context_with(
     cx.hidden_env
         .extend(crate::mcp::referenced_variables(&settings.mcp_servers));
     cx
+}
+
+/// The variables holding the keys of `[model]` and of every preset.
+fn key_variables(settings: &Settings) -> Vec<String> {
+    let mut names = vec![settings.model.api_key_env.clone()];
+    for preset in settings.providers.values() {
+        if !names.contains(&preset.api_key_env) {
+            names.push(preset.api_key_env.clone());
+        }
+    }
+    names
 }
 
 /// The shell gate's rules under `settings` for a project at `project_root`.
@@ -119,7 +134,7 @@ pub fn judge(settings: &Settings) -> Result<Option<Judge>, AgentError> {
     if !judge.enabled {
         return Ok(None);
     }
-    let mut config = provider_config(settings);
+    let mut config = provider_config(&settings.model);
     config.max_retries = 0;
     config.request_timeout = judge.timeout;
     config.strict = true;
@@ -176,9 +191,8 @@ pub fn hooks(settings: &Settings, project_root: &Path) -> Hooks {
     Hooks::new(&settings.hooks, project_root)
 }
 
-/// The model service's configuration; the key is read from its variable.
-pub fn provider_config(settings: &Settings) -> ProviderConfig {
-    let m = &settings.model;
+/// A model service's configuration; the key is read from its variable.
+pub fn provider_config(m: &crate::config::ModelSettings) -> ProviderConfig {
     ProviderConfig {
         kind: m.provider,
         base_url: m.base_url.clone(),
@@ -406,16 +420,14 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         None => (settings.model.context_window, None),
     };
     let profile = crate::config::ProfileChoice::choose(settings.model.profile, context_window);
-    let soul = user_soul.or_else(|| profile.is_small().then(|| SMALL_SOUL.to_string()));
-    let (system, loaded) = system_prompt(
-        soul,
-        &tool_cx.project,
-        &tool_cx.protected,
+    let (system, loaded) = prompt_for(
+        user_soul.clone(),
+        &tool_cx,
         shell.as_deref(),
         profile.is_small(),
     )?;
     let project_name = tool_cx.project.root().display().to_string();
-    let mut config = provider_config(settings);
+    let mut config = provider_config(&settings.model);
     config.extras.force_tool_call = profile.is_small();
     let provider = build_provider(&config)?;
     let (events_tx, events_rx) = mpsc::unbounded_channel();
@@ -442,16 +454,22 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         let _ = events_tx.send(AgentEvent::Notice(changed));
     }
     let mcp = start_mcp(settings, &tool_cx, &events_tx, defer_mcp);
-    let mut tools = super::offered::tools(
-        settings,
-        profile,
-        !loaded.skills.is_empty(),
-        can_ask,
-        &tool_cx.shells,
-    );
-    if let Some(hub) = &mcp {
-        tools = tools.with_source(Arc::new(hub.clone()));
-    }
+    let offer = |profile: crate::config::ProfileChoice, has_skills: bool| {
+        let tools = super::offered::tools(settings, profile, has_skills, can_ask, &tool_cx.shells);
+        match &mcp {
+            Some(hub) => tools.with_source(Arc::new(hub.clone())),
+            None => tools,
+        }
+    };
+    let tools = offer(profile, !loaded.skills.is_empty());
+    // The other profile's, for a /model switch whose window chooses it.
+    let other = other_profile(profile);
+    let (other_system, other_loaded) =
+        prompt_for(user_soul, &tool_cx, shell.as_deref(), other.is_small())?;
+    let other_profile = super::runtime::ProfileTools {
+        registry: offer(other, !other_loaded.skills.is_empty()),
+        system: other_system,
+    };
     if let Some(warning) = sandbox_warning {
         let _ = events_tx.send(super::events::AgentEvent::Warning(warning));
     }
@@ -491,26 +509,25 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         agents: settings.agents.clone(),
         surfaces,
         settings_file: settings.user_file.clone(),
-        choices: settings.model.choices.clone(),
-        provider_config: config.clone(),
-        window_fixed: settings.model.context_window_set
-            || crate::config::is_loopback_url(&settings.model.base_url),
+        setup: super::model_setup::ModelSetup {
+            default: settings.model.clone(),
+            presets: settings.providers.clone(),
+            choice: crate::session::ModelChoice::settings(&settings.model.model),
+            active: crate::config::ModelSettings {
+                context_window,
+                ..settings.model.clone()
+            },
+            config: config.clone(),
+            file: settings.user_file.clone(),
+        },
+        other_profile,
     };
     let store = SessionStore::new(home.sessions_dir());
     let mut run = crate::policy::RunConsent::with_rules(settings.rules.clone());
     for tool in never {
         run.never(tool);
     }
-    let agent = Agent::start(
-        rt,
-        store,
-        settings.start_mode,
-        project_name,
-        settings.model.model.clone(),
-        resume,
-        run,
-    )
-    .await?;
+    let agent = Agent::start(rt, store, settings.start_mode, project_name, resume, run).await?;
     let mut handle = spawn(agent, events_rx);
     handle.mcp = mcp;
     handle.sandbox_badge = sandbox_badge;
@@ -518,6 +535,27 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     handle.project_files = Some(project_files);
     handle.secrets = secrets;
     Ok(handle)
+}
+
+/// The system prompt of a profile (`small`, or the default one): the
+/// user's SOUL.md, else the profile's own.
+fn prompt_for(
+    user_soul: Option<String>,
+    tool_cx: &ToolContext,
+    shell: Option<&str>,
+    small: bool,
+) -> Result<(String, super::prompt::Loaded), AgentError> {
+    let soul = user_soul.or_else(|| small.then(|| SMALL_SOUL.to_string()));
+    system_prompt(soul, &tool_cx.project, &tool_cx.protected, shell, small)
+}
+
+/// The profile a switch of window could choose instead of `profile`.
+fn other_profile(profile: crate::config::ProfileChoice) -> crate::config::ProfileChoice {
+    let other = match profile.profile {
+        crate::config::Profile::Small => crate::config::Profile::Default,
+        crate::config::Profile::Default => crate::config::Profile::Small,
+    };
+    crate::config::ProfileChoice::choose(Some(other), 0)
 }
 
 /// Starts the enabled MCP servers in the background (returns at once) and
@@ -537,7 +575,7 @@ fn start_mcp(
         HubConfig {
             servers: &settings.mcp_servers,
             project_dir: tool_cx.project.root(),
-            hidden_env: vec![settings.model.api_key_env.clone()],
+            hidden_env: key_variables(settings),
             output_limit: settings.limits.bash_output_bytes,
             guard: tool_cx.bash_guard.clone(),
             deferred,
@@ -612,7 +650,7 @@ mod tests {
     fn a_missing_key_is_said_for_remote_services_only() {
         let mut settings = Settings::default();
         settings.model.base_url = "https://api.openai.com/v1".into();
-        let mut config = provider_config(&settings);
+        let mut config = provider_config(&settings.model);
         config.api_key = None;
         let warning = missing_key(&settings, &config, Path::new("/h/config.toml")).unwrap();
         assert!(warning.contains("OPENAI_API_KEY"), "{warning}");

@@ -259,7 +259,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 .collect();
             app.picker = Some(Picker {
                 kind: PickerKind::Model,
-                title: "Model for this run (Enter switches)".into(),
+                title: "Model for this session (Enter switches)".into(),
                 selected: items.iter().position(|i| i.current).unwrap_or(0),
                 items,
             });
