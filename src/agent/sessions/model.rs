@@ -22,18 +22,27 @@ const LIST_TIMEOUT: Duration = Duration::from_secs(5);
 impl Agent {
     /// `/model` alone lists; `/model NAME` switches.
     pub(super) async fn model(&mut self, name: Option<&str>) {
-        let entries = self.model_entries().await;
         let current = self.rt.setup.choice.spelling();
         let Some(name) = name else {
+            self.list_services().await;
+            let entries = self.model_entries();
             self.rt.emit(AgentEvent::Models { current, entries });
             return;
         };
         let refused = |e: SwitchError| {
             AgentEvent::Error(format!("/model {}: {e}", crate::controls::visible(name)))
         };
-        let choice = match self.resolve(name, &entries) {
+        // The services are asked for their lists only for a name the
+        // settings do not give.
+        let choice = match self.resolve(name, &self.model_entries()) {
             Ok(choice) => choice,
-            Err(e) => return self.rt.emit(refused(e)),
+            Err(_) => {
+                self.list_services().await;
+                match self.resolve(name, &self.model_entries()) {
+                    Ok(choice) => choice,
+                    Err(e) => return self.rt.emit(refused(e)),
+                }
+            }
         };
         if choice == self.rt.setup.choice {
             self.notice(format!(
@@ -86,9 +95,8 @@ impl Agent {
     }
 
     /// The models to choose from: the one in use, then each service's
-    /// (the settings' first), each service's list asked once a run.
-    async fn model_entries(&mut self) -> Vec<ModelEntry> {
-        self.list_services().await;
+    /// (the settings' first), with the lists the services gave so far.
+    fn model_entries(&self) -> Vec<ModelEntry> {
         let setup = &self.rt.setup;
         let mut entries: Vec<ModelEntry> = Vec::new();
         let current = &setup.choice;
