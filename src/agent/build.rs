@@ -4,14 +4,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio::sync::mpsc;
 
 use crate::config::{CliOverrides, EnvOverrides, Settings};
 use crate::home::Home;
 use crate::mcp::{HubConfig, McpHub, McpNotice, NoticeLine};
-use crate::model::{BodyExtras, ProviderConfig, build_provider};
+use crate::model::{ProviderConfig, build_provider};
 use crate::policy::shell::{Rules, Trusted};
 use crate::policy::{CanAsk, ProtectedPaths, ToolKey};
 use crate::sandbox::{Planner, Sandbox, Support};
@@ -28,7 +27,7 @@ use super::error::AgentError;
 use super::events::AgentEvent;
 use super::hooks::Hooks;
 use super::judge::Judge;
-use super::prompt::{SMALL_SOUL, shell_sentence, system_prompt};
+use super::prompt::shell_sentence;
 use super::sessions::Agent;
 use super::task::{AgentHandle, spawn};
 use super::turn::TurnLimits;
@@ -191,37 +190,7 @@ pub fn hooks(settings: &Settings, project_root: &Path) -> Hooks {
     Hooks::new(&settings.hooks, project_root)
 }
 
-/// A model service's configuration; the key is read from its variable.
-pub fn provider_config(m: &crate::config::ModelSettings) -> ProviderConfig {
-    ProviderConfig {
-        kind: m.provider,
-        base_url: m.base_url.clone(),
-        model: m.model.clone(),
-        api_key: std::env::var(&m.api_key_env).ok().filter(|k| !k.is_empty()),
-        extras: BodyExtras {
-            max_output_tokens: Some(m.max_output_tokens()),
-            extra_body: m.extra_body.clone(),
-            first_request_extra_body: m.first_request_extra_body.clone(),
-            compaction_max_output_tokens: m.compaction.max_output_tokens,
-            compaction_extra_body: m.compaction.extra_body.clone(),
-            force_tool_call: false,
-        },
-        max_tokens_field: Some(m.max_tokens_field()),
-        script: m.script.clone(),
-        first_byte_timeout: m.first_byte_timeout(),
-        request_timeout: m.request_timeout,
-        connect_timeout: Duration::from_secs(10),
-        bounds: crate::model::bounds::StreamBounds {
-            max_text_bytes: usize::try_from(m.max_response_text_bytes).unwrap_or(usize::MAX),
-            max_tool_calls: usize::try_from(m.max_tool_calls).unwrap_or(usize::MAX),
-            max_argument_bytes: usize::try_from(m.max_tool_argument_bytes).unwrap_or(usize::MAX),
-            stall_min_bytes: usize::try_from(m.stall_min_bytes).unwrap_or(usize::MAX),
-        },
-        max_retries: m.max_retries,
-        backoff: crate::model::config::Backoff::default(),
-        strict: false,
-    }
-}
+pub use super::model_setup::provider_config;
 
 /// A remote service without its key answers 401 at the first request; say
 /// so at the start instead. Local servers (Ollama, llama.cpp) need none.
@@ -420,7 +389,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         None => (settings.model.context_window, None),
     };
     let profile = crate::config::ProfileChoice::choose(settings.model.profile, context_window);
-    let (system, loaded) = prompt_for(
+    let (system, loaded) = super::offered::prompt_for(
         user_soul.clone(),
         &tool_cx,
         shell.as_deref(),
@@ -463,9 +432,9 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     };
     let tools = offer(profile, !loaded.skills.is_empty());
     // The other profile's, for a /model switch whose window chooses it.
-    let other = other_profile(profile);
+    let other = super::offered::other_profile(profile);
     let (other_system, other_loaded) =
-        prompt_for(user_soul, &tool_cx, shell.as_deref(), other.is_small())?;
+        super::offered::prompt_for(user_soul, &tool_cx, shell.as_deref(), other.is_small())?;
     let other_profile = super::runtime::ProfileTools {
         registry: offer(other, !other_loaded.skills.is_empty()),
         system: other_system,
@@ -535,27 +504,6 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     handle.project_files = Some(project_files);
     handle.secrets = secrets;
     Ok(handle)
-}
-
-/// The system prompt of a profile (`small`, or the default one): the
-/// user's SOUL.md, else the profile's own.
-fn prompt_for(
-    user_soul: Option<String>,
-    tool_cx: &ToolContext,
-    shell: Option<&str>,
-    small: bool,
-) -> Result<(String, super::prompt::Loaded), AgentError> {
-    let soul = user_soul.or_else(|| small.then(|| SMALL_SOUL.to_string()));
-    system_prompt(soul, &tool_cx.project, &tool_cx.protected, shell, small)
-}
-
-/// The profile a switch of window could choose instead of `profile`.
-fn other_profile(profile: crate::config::ProfileChoice) -> crate::config::ProfileChoice {
-    let other = match profile.profile {
-        crate::config::Profile::Small => crate::config::Profile::Default,
-        crate::config::Profile::Default => crate::config::Profile::Small,
-    };
-    crate::config::ProfileChoice::choose(Some(other), 0)
 }
 
 /// Starts the enabled MCP servers in the background (returns at once) and

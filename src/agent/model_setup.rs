@@ -3,11 +3,12 @@
 //! one in use, and what a `/model` name means among them. A preset's name
 //! comes first: `PRESET` is its model, `PRESET/MODEL` another of its
 //! models; any other name is a model of the settings' service. Works out a
-//! switch's settings and window; never builds a provider or says anything
-//! (`sessions/switch.rs` does).
+//! switch's settings, window and provider configuration; never builds a
+//! provider or says anything (`sessions/switch.rs` does).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::config::{DEFAULT_CONTEXT_WINDOW, ModelSettings, ProviderKind, is_loopback_url};
 use crate::session::ModelChoice;
@@ -144,6 +145,38 @@ pub async fn window_of(settings: &ModelSettings) -> (u64, String) {
         "default".to_string()
     };
     (settings.context_window, source)
+}
+
+/// A model service's configuration; the key is read from its variable.
+pub fn provider_config(m: &ModelSettings) -> crate::model::ProviderConfig {
+    crate::model::ProviderConfig {
+        kind: m.provider,
+        base_url: m.base_url.clone(),
+        model: m.model.clone(),
+        api_key: std::env::var(&m.api_key_env).ok().filter(|k| !k.is_empty()),
+        extras: crate::model::BodyExtras {
+            max_output_tokens: Some(m.max_output_tokens()),
+            extra_body: m.extra_body.clone(),
+            first_request_extra_body: m.first_request_extra_body.clone(),
+            compaction_max_output_tokens: m.compaction.max_output_tokens,
+            compaction_extra_body: m.compaction.extra_body.clone(),
+            force_tool_call: false,
+        },
+        max_tokens_field: Some(m.max_tokens_field()),
+        script: m.script.clone(),
+        first_byte_timeout: m.first_byte_timeout(),
+        request_timeout: m.request_timeout,
+        connect_timeout: Duration::from_secs(10),
+        bounds: crate::model::bounds::StreamBounds {
+            max_text_bytes: usize::try_from(m.max_response_text_bytes).unwrap_or(usize::MAX),
+            max_tool_calls: usize::try_from(m.max_tool_calls).unwrap_or(usize::MAX),
+            max_argument_bytes: usize::try_from(m.max_tool_argument_bytes).unwrap_or(usize::MAX),
+            stall_min_bytes: usize::try_from(m.stall_min_bytes).unwrap_or(usize::MAX),
+        },
+        max_retries: m.max_retries,
+        backoff: crate::model::config::Backoff::default(),
+        strict: false,
+    }
 }
 
 #[cfg(test)]

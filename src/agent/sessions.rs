@@ -105,9 +105,7 @@ impl Agent {
             trust_offered: false,
             listed: Default::default(),
         };
-        let said = agent.follow_session().await;
-        agent.banner();
-        agent.say(said);
+        agent.enter_session().await;
         agent.replay();
         super::hooks::turn::session_start(&agent.rt, &agent.current, resume.is_some());
         Ok(agent)
@@ -253,13 +251,6 @@ impl Agent {
 
     fn notice(&self, text: String) {
         self.rt.emit(AgentEvent::Notice(text));
-    }
-
-    /// Says `events` in order (what following a session found).
-    fn say(&self, events: Vec<AgentEvent>) {
-        for event in events {
-            self.rt.emit(event);
-        }
     }
 
     /// Tells the front end what is remembered now; `listed` for
@@ -414,9 +405,7 @@ impl Agent {
             Ok(session) => {
                 self.end_shells().await;
                 self.switch_to(session);
-                let said = self.follow_session().await;
-                self.banner();
-                self.say(said);
+                self.enter_session().await;
             }
             Err(e) => self.rt.emit(AgentEvent::Error(e.to_string())),
         }
@@ -441,9 +430,7 @@ impl Agent {
             // Left before its first prompt in this run: it is this project's.
             self.end_shells().await;
             self.switch_to(session);
-            let said = self.follow_session().await;
-            self.banner();
-            self.say(said);
+            self.enter_session().await;
             return;
         }
         let store = self.store.clone();
@@ -486,9 +473,7 @@ impl Agent {
                 }
                 self.end_shells().await;
                 self.switch_to(session);
-                let said = self.follow_session().await;
-                self.banner();
-                self.say(said);
+                self.enter_session().await;
                 self.replay();
                 if let Some(line) = elsewhere {
                     self.notice(line);

@@ -90,11 +90,22 @@ impl Agent {
         said
     }
 
+    /// The session in use begins (a start, `/new`, `/resume`): the run
+    /// follows its model, then the banner says so, then what following
+    /// found.
+    pub(super) async fn enter_session(&mut self) {
+        let said = self.follow_session().await;
+        self.banner();
+        for event in said {
+            self.rt.emit(event);
+        }
+    }
+
     /// Puts the run on the model of the session in use (its last `/model`,
     /// else the settings' start model). Returns what to say after the
     /// banner: a session whose model cannot be used now (its preset gone,
     /// its key unset) continues on the settings' model, and says so.
-    pub(super) async fn follow_session(&mut self) -> Vec<AgentEvent> {
+    async fn follow_session(&mut self) -> Vec<AgentEvent> {
         let start = self.rt.setup.start();
         let wanted = self.current.model.clone().unwrap_or_else(|| start.clone());
         if wanted == self.rt.setup.choice {
