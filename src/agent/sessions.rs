@@ -106,6 +106,7 @@ impl Agent {
             listed: Default::default(),
         };
         agent.enter_session().await;
+        agent.model_names();
         agent.replay();
         super::hooks::turn::session_start(&agent.rt, &agent.current, resume.is_some());
         Ok(agent)

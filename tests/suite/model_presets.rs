@@ -205,7 +205,7 @@ async fn a_switch_to_a_small_window_chooses_the_small_profile_and_back() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_picker_lists_presets_models_and_the_status_bar_names_the_switch() {
+async fn completion_and_the_picker_list_presets_models_and_the_status_bar_names_the_switch() {
     let other = Llm::start("anthropic", vec![text("PICKED-OTHER")]).await;
     let world = World::with(
         "openai-chat",
@@ -217,6 +217,17 @@ async fn the_picker_lists_presets_models_and_the_status_bar_names_the_switch() {
     )
     .await;
     let mut screen = world.full_screen();
+    // The settings' names complete after `/model ` from the start.
+    screen.send(b"/model other/claude-t");
+    screen.wait_until("the completion of a preset's model", |s| {
+        s.contains("other/claude-third") && !s.contains("/model other/claude-third")
+    });
+    screen.send(b"\t");
+    screen.wait_for("/model other/claude-third");
+    screen.send(&[0x15]);
+    screen.wait_until("the input emptied", |s| {
+        !s.contains("/model other/claude-third")
+    });
     screen.submit("/model");
     let picker = screen.wait_for("other/claude-third");
     assert!(picker.contains("other/claude-other"), "{picker}");

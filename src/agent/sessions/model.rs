@@ -73,6 +73,13 @@ impl Agent {
         self.banner();
     }
 
+    /// Tells the front end the names `/model` takes from the settings.
+    pub(super) fn model_names(&self) {
+        let mut names: Vec<String> = self.model_entries().into_iter().map(|e| e.name).collect();
+        names.extend(self.rt.setup.presets.keys().cloned());
+        self.rt.emit(AgentEvent::ModelNames(names));
+    }
+
     /// What `name` switches to: a preset's name alone is its model; any
     /// other name must be one of `entries`.
     fn resolve(&self, name: &str, entries: &[ModelEntry]) -> Result<ModelChoice, SwitchError> {

@@ -247,7 +247,13 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 }
             }
         }
+        AgentEvent::ModelNames(names) => app.model_names = names,
         AgentEvent::Models { current, entries } => {
+            for entry in &entries {
+                if !app.model_names.contains(&entry.name) {
+                    app.model_names.push(entry.name.clone());
+                }
+            }
             let items: Vec<PickerItem> = entries
                 .iter()
                 .map(|entry| PickerItem {
