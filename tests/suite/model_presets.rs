@@ -248,3 +248,44 @@ async fn completion_and_the_picker_list_presets_models_and_the_status_bar_names_
         "{sent:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_presets_key_is_hidden_from_commands_and_redacted_like_the_settings_key() {
+    const KEY: &str = "sk-preset-key-7f3c1a9e2b";
+    let world = World::with(
+        "openai-chat",
+        vec![
+            tool(
+                "bash",
+                json!({"command": "printf 'seen:%s.\\n' \"$MINO_TEST_PRESET_KEY\"; cat key.txt"}),
+            ),
+            text("done"),
+        ],
+        "\n[providers.remote]\nprovider = \"anthropic\"\nbase_url = \"https://example.invalid/v1\"\napi_key_env = \"MINO_TEST_PRESET_KEY\"\n",
+    )
+    .await;
+    std::fs::write(world.project.path().join("key.txt"), format!("k {KEY}\n")).unwrap();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mino"));
+    command
+        .args(["-p", "look", "--yolo", "--cd"])
+        .arg(world.project.path())
+        .env("MINO_HOME", world.home.path())
+        .env("OPENAI_API_KEY", "test")
+        .env("MINO_TEST_PRESET_KEY", KEY)
+        .env_remove("AGENT_YOLO")
+        .stdin(std::process::Stdio::null());
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 2, "{stderr}");
+    assert!(bodies[1].contains("seen:."), "{}", bodies[1]);
+    assert!(!bodies[1].contains(KEY), "{}", bodies[1]);
+    assert!(
+        bodies[1].contains("[redacted: MINO_TEST_PRESET_KEY]"),
+        "{}",
+        bodies[1]
+    );
+}
