@@ -4,14 +4,13 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
 use tokio::sync::mpsc;
 
 use crate::config::{CliOverrides, EnvOverrides, Settings};
 use crate::home::Home;
 use crate::mcp::{HubConfig, McpHub, McpNotice, NoticeLine};
-use crate::model::{BodyExtras, ProviderConfig, build_provider};
+use crate::model::{ProviderConfig, build_provider};
 use crate::policy::shell::{Rules, Trusted};
 use crate::policy::{CanAsk, ProtectedPaths, ToolKey};
 use crate::sandbox::{Planner, Sandbox, Support};
@@ -28,7 +27,7 @@ use super::error::AgentError;
 use super::events::AgentEvent;
 use super::hooks::Hooks;
 use super::judge::Judge;
-use super::prompt::{SMALL_SOUL, shell_sentence, system_prompt};
+use super::prompt::shell_sentence;
 use super::sessions::Agent;
 use super::task::{AgentHandle, spawn};
 use super::turn::TurnLimits;
@@ -54,10 +53,14 @@ fn tool_context_with(
     cx.shells = Arc::new(crate::tools::bash::Shells::new(
         settings.limits.background_shells,
     ));
-    cx.hidden_env = vec![settings.model.api_key_env.clone()];
+    // Every service's key variable, the presets' too: a command never
+    // sees one, and a value is redacted wherever it shows.
+    cx.hidden_env = key_variables(settings);
     let mut secrets = Secrets::new();
-    if let Ok(key) = std::env::var(&settings.model.api_key_env) {
-        secrets.add(&settings.model.api_key_env, &key);
+    for variable in &cx.hidden_env {
+        if let Ok(key) = std::env::var(variable) {
+            secrets.add(variable, &key);
+        }
     }
     // Every MCP credential joins them.
     for (name, value) in crate::mcp::credentials(&settings.mcp_servers) {
@@ -87,6 +90,17 @@ fn tool_context_with(
     cx.hidden_env
         .extend(crate::mcp::referenced_variables(&settings.mcp_servers));
     cx
+}
+
+/// The variables holding the keys of `[model]` and of every preset.
+fn key_variables(settings: &Settings) -> Vec<String> {
+    let mut names = vec![settings.model.api_key_env.clone()];
+    for preset in settings.providers.values() {
+        if !names.contains(&preset.api_key_env) {
+            names.push(preset.api_key_env.clone());
+        }
+    }
+    names
 }
 
 /// The shell gate's rules under `settings` for a project at `project_root`.
@@ -119,7 +133,7 @@ pub fn judge(settings: &Settings) -> Result<Option<Judge>, AgentError> {
     if !judge.enabled {
         return Ok(None);
     }
-    let mut config = provider_config(settings);
+    let mut config = provider_config(&settings.model);
     config.max_retries = 0;
     config.request_timeout = judge.timeout;
     config.strict = true;
@@ -176,38 +190,7 @@ pub fn hooks(settings: &Settings, project_root: &Path) -> Hooks {
     Hooks::new(&settings.hooks, project_root)
 }
 
-/// The model service's configuration; the key is read from its variable.
-pub fn provider_config(settings: &Settings) -> ProviderConfig {
-    let m = &settings.model;
-    ProviderConfig {
-        kind: m.provider,
-        base_url: m.base_url.clone(),
-        model: m.model.clone(),
-        api_key: std::env::var(&m.api_key_env).ok().filter(|k| !k.is_empty()),
-        extras: BodyExtras {
-            max_output_tokens: Some(m.max_output_tokens()),
-            extra_body: m.extra_body.clone(),
-            first_request_extra_body: m.first_request_extra_body.clone(),
-            compaction_max_output_tokens: m.compaction.max_output_tokens,
-            compaction_extra_body: m.compaction.extra_body.clone(),
-            force_tool_call: false,
-        },
-        max_tokens_field: Some(m.max_tokens_field()),
-        script: m.script.clone(),
-        first_byte_timeout: m.first_byte_timeout(),
-        request_timeout: m.request_timeout,
-        connect_timeout: Duration::from_secs(10),
-        bounds: crate::model::bounds::StreamBounds {
-            max_text_bytes: usize::try_from(m.max_response_text_bytes).unwrap_or(usize::MAX),
-            max_tool_calls: usize::try_from(m.max_tool_calls).unwrap_or(usize::MAX),
-            max_argument_bytes: usize::try_from(m.max_tool_argument_bytes).unwrap_or(usize::MAX),
-            stall_min_bytes: usize::try_from(m.stall_min_bytes).unwrap_or(usize::MAX),
-        },
-        max_retries: m.max_retries,
-        backoff: crate::model::config::Backoff::default(),
-        strict: false,
-    }
-}
+pub use super::model_setup::provider_config;
 
 /// A remote service without its key answers 401 at the first request; say
 /// so at the start instead. Local servers (Ollama, llama.cpp) need none.
@@ -406,16 +389,14 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         None => (settings.model.context_window, None),
     };
     let profile = crate::config::ProfileChoice::choose(settings.model.profile, context_window);
-    let soul = user_soul.or_else(|| profile.is_small().then(|| SMALL_SOUL.to_string()));
-    let (system, loaded) = system_prompt(
-        soul,
-        &tool_cx.project,
-        &tool_cx.protected,
+    let (system, loaded) = super::offered::prompt_for(
+        user_soul.clone(),
+        &tool_cx,
         shell.as_deref(),
         profile.is_small(),
     )?;
     let project_name = tool_cx.project.root().display().to_string();
-    let mut config = provider_config(settings);
+    let mut config = provider_config(&settings.model);
     config.extras.force_tool_call = profile.is_small();
     let provider = build_provider(&config)?;
     let (events_tx, events_rx) = mpsc::unbounded_channel();
@@ -442,16 +423,22 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         let _ = events_tx.send(AgentEvent::Notice(changed));
     }
     let mcp = start_mcp(settings, &tool_cx, &events_tx, defer_mcp);
-    let mut tools = super::offered::tools(
-        settings,
-        profile,
-        !loaded.skills.is_empty(),
-        can_ask,
-        &tool_cx.shells,
-    );
-    if let Some(hub) = &mcp {
-        tools = tools.with_source(Arc::new(hub.clone()));
-    }
+    let offer = |profile: crate::config::ProfileChoice, has_skills: bool| {
+        let tools = super::offered::tools(settings, profile, has_skills, can_ask, &tool_cx.shells);
+        match &mcp {
+            Some(hub) => tools.with_source(Arc::new(hub.clone())),
+            None => tools,
+        }
+    };
+    let tools = offer(profile, !loaded.skills.is_empty());
+    // The other profile's, for a /model switch whose window chooses it.
+    let other = super::offered::other_profile(profile);
+    let (other_system, other_loaded) =
+        super::offered::prompt_for(user_soul, &tool_cx, shell.as_deref(), other.is_small())?;
+    let other_profile = super::runtime::ProfileTools {
+        registry: offer(other, !other_loaded.skills.is_empty()),
+        system: other_system,
+    };
     if let Some(warning) = sandbox_warning {
         let _ = events_tx.send(super::events::AgentEvent::Warning(warning));
     }
@@ -491,26 +478,25 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         agents: settings.agents.clone(),
         surfaces,
         settings_file: settings.user_file.clone(),
-        choices: settings.model.choices.clone(),
-        provider_config: config.clone(),
-        window_fixed: settings.model.context_window_set
-            || crate::config::is_loopback_url(&settings.model.base_url),
+        setup: super::model_setup::ModelSetup {
+            default: settings.model.clone(),
+            presets: settings.providers.clone(),
+            choice: crate::session::ModelChoice::settings(&settings.model.model),
+            active: crate::config::ModelSettings {
+                context_window,
+                ..settings.model.clone()
+            },
+            config: config.clone(),
+            file: settings.user_file.clone(),
+        },
+        other_profile,
     };
     let store = SessionStore::new(home.sessions_dir());
     let mut run = crate::policy::RunConsent::with_rules(settings.rules.clone());
     for tool in never {
         run.never(tool);
     }
-    let agent = Agent::start(
-        rt,
-        store,
-        settings.start_mode,
-        project_name,
-        settings.model.model.clone(),
-        resume,
-        run,
-    )
-    .await?;
+    let agent = Agent::start(rt, store, settings.start_mode, project_name, resume, run).await?;
     let mut handle = spawn(agent, events_rx);
     handle.mcp = mcp;
     handle.sandbox_badge = sandbox_badge;
@@ -537,7 +523,7 @@ fn start_mcp(
         HubConfig {
             servers: &settings.mcp_servers,
             project_dir: tool_cx.project.root(),
-            hidden_env: vec![settings.model.api_key_env.clone()],
+            hidden_env: key_variables(settings),
             output_limit: settings.limits.bash_output_bytes,
             guard: tool_cx.bash_guard.clone(),
             deferred,
@@ -612,7 +598,7 @@ mod tests {
     fn a_missing_key_is_said_for_remote_services_only() {
         let mut settings = Settings::default();
         settings.model.base_url = "https://api.openai.com/v1".into();
-        let mut config = provider_config(&settings);
+        let mut config = provider_config(&settings.model);
         config.api_key = None;
         let warning = missing_key(&settings, &config, Path::new("/h/config.toml")).unwrap();
         assert!(warning.contains("OPENAI_API_KEY"), "{warning}");

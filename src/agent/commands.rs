@@ -32,7 +32,8 @@ pub enum Command {
     /// `/shells` lists the session's background processes, `/shells N`
     /// shows one's output, `/shells kill N` stops one.
     Shells(Option<ShellsAction>),
-    /// `/model` lists the models to switch to; `/model NAME` switches.
+    /// `/model` lists the models to switch to; `/model NAME` switches the
+    /// session (`PRESET` or `PRESET/MODEL` for a provider preset's).
     Model(Option<String>),
     /// `/diff`: what the session changed in the project's files.
     Diff,
@@ -216,7 +217,7 @@ pub const COMMANDS: [CommandSpec; 16] = [
         name: "/model",
         aliases: &[],
         argument: Some("NAME"),
-        help: "list the models to switch to; /model NAME switches to one for this run",
+        help: "list the models and provider presets to switch to; /model NAME (or PRESET, or PRESET/MODEL) switches this session",
         build: |arg| Ok(Command::Model(arg.map(str::to_string))),
     },
     CommandSpec {

@@ -265,6 +265,9 @@ pub enum AgentEvent {
         current: String,
         entries: Vec<ModelEntry>,
     },
+    /// The names `/model` takes that the settings give (their models, each
+    /// preset's name and models), said at start for completion.
+    ModelNames(Vec<String>),
     /// A request failed before its answer began (a 429, a 5xx, no
     /// connection) and is tried again in `delay`; `reason` is the status.
     Retrying {

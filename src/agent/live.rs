@@ -2,7 +2,8 @@
 //! run (mode, remembered answers, last context use). Every item is on disk
 //! before it joins history; the append and its fsync run on the blocking
 //! pool, never on an async worker. A new session has no file until its
-//! first item: a session that never got a prompt leaves nothing behind.
+//! first item: a session that never got a prompt leaves nothing behind (a
+//! `/model` switch before it is written with the header).
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -12,7 +13,9 @@ use super::budget::Calibration;
 use crate::policy::{Mode, SessionConsent};
 use std::path::PathBuf;
 
-use crate::session::{LogEntry, Plan, SessionError, SessionId, SessionLog, SessionStore};
+use crate::session::{
+    LogEntry, ModelChoice, Plan, SessionError, SessionId, SessionLog, SessionStore,
+};
 
 use super::error::AgentError;
 
@@ -36,6 +39,9 @@ pub struct LiveSession {
     pub plan: Plan,
     /// What its requests spent in this run.
     pub spent: super::spent::Spent,
+    /// The model `/model` put it on, as its file last recorded it; `None`
+    /// is the settings' start model.
+    pub model: Option<ModelChoice>,
 }
 
 /// The session's file, or what it takes to write it at the first item.
@@ -46,6 +52,9 @@ enum LogSlot {
         id: SessionId,
         project: PathBuf,
         model: String,
+        /// A `/model` switch before the first prompt, written after the
+        /// header when the file is created.
+        switched: Option<ModelChoice>,
     },
 }
 
@@ -57,9 +66,13 @@ impl LogSlot {
             id,
             project,
             model,
+            switched,
         } = self
         {
-            let log = store.create_as(id, project, model)?;
+            let mut log = store.create_as(id, project, model)?;
+            if let Some(choice) = switched.take() {
+                log.append(&LogEntry::Model(choice))?;
+            }
             *self = LogSlot::Open(log);
         }
         match self {
@@ -88,6 +101,7 @@ impl LiveSession {
                 id,
                 project,
                 model,
+                switched: None,
             },
             Vec::new(),
             mode,
@@ -110,6 +124,7 @@ impl LiveSession {
             recovered: 0,
             plan: Plan::default(),
             spent: Default::default(),
+            model: None,
         }
     }
 
@@ -176,9 +191,17 @@ impl LiveSession {
         let log = Arc::clone(&self.log);
         tokio::task::spawn_blocking(move || {
             let mut slot = log.lock().unwrap_or_else(PoisonError::into_inner);
-            // Clearing a session that has no file yet leaves nothing to say.
-            if matches!(*slot, LogSlot::Unwritten { .. }) && matches!(entry, LogEntry::Clear) {
-                return Ok(());
+            // Clearing a session that has no file yet leaves nothing to say;
+            // a switch of model waits for its first prompt.
+            if let LogSlot::Unwritten { switched, .. } = &mut *slot {
+                match entry {
+                    LogEntry::Clear => return Ok(()),
+                    LogEntry::Model(choice) => {
+                        *switched = Some(choice);
+                        return Ok(());
+                    }
+                    _ => {}
+                }
             }
             slot.open()?.append(&entry)
         })

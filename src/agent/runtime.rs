@@ -17,6 +17,12 @@ use super::judge::Judge;
 use super::live::LiveSession;
 use super::turn::TurnLimits;
 
+/// What a profile offers the model: its tools and its system prompt.
+pub struct ProfileTools {
+    pub registry: Registry,
+    pub system: String,
+}
+
 /// What a turn needs that outlives it.
 pub struct Runtime {
     pub provider: Box<dyn Provider>,
@@ -53,14 +59,11 @@ pub struct Runtime {
     pub checkpoints: Option<std::sync::Arc<crate::checkpoint::Checkpoints>>,
     /// The user's settings file, where `/permissions save N` appends.
     pub settings_file: Option<std::path::PathBuf>,
-    /// `[model] models` and `[model.prices.NAME]`.
-    pub choices: crate::config::ModelChoices,
-    /// What `/model NAME` builds the next provider from: the settings'
-    /// service with another model.
-    pub provider_config: crate::model::ProviderConfig,
-    /// The window stays as it is on a switch: a settings file gave it, or
-    /// a local server reported it.
-    pub window_fixed: bool,
+    /// The services `/model` switches between and the one in use.
+    pub setup: super::model_setup::ModelSetup,
+    /// The tools and system prompt of the profile not in use, for a switch
+    /// whose window chooses it.
+    pub other_profile: ProfileTools,
 }
 
 impl Runtime {
@@ -87,7 +90,7 @@ impl Runtime {
 
     /// The price of the model in use, when the settings give one.
     pub fn price(&self) -> Option<&crate::config::Price> {
-        self.choices.prices.get(self.provider.model())
+        self.setup.active.choices.prices.get(self.provider.model())
     }
 
     pub fn emit(&self, event: AgentEvent) {

@@ -10,7 +10,9 @@ use tokio_util::sync::CancellationToken;
 use crate::policy::{
     BashConfinement, CanAsk, MODE_NAMES, Mode, RunConsent, SessionConsent, grants, revoke,
 };
-use crate::session::{LogEntry, SessionError, SessionStore, history, last_plan, recover};
+use crate::session::{
+    LogEntry, SessionError, SessionStore, history, last_model, last_plan, recover,
+};
 
 use super::commands::Command;
 use super::driver::{Runtime, run_turn};
@@ -28,6 +30,7 @@ struct Visited {
 
 mod model;
 mod saving;
+mod switch;
 
 /// The agent: runtime, store, sessions.
 pub struct Agent {
@@ -35,7 +38,6 @@ pub struct Agent {
     store: SessionStore,
     start_mode: Mode,
     project: String,
-    model: String,
     current: LiveSession,
     visited: HashMap<String, Visited>,
     /// Sessions of this run left before their first prompt: they have no
@@ -48,8 +50,9 @@ pub struct Agent {
     pending_append: Option<saving::Append>,
     /// Auto mode's trust offer was made in this run (it is made once).
     trust_offered: bool,
-    /// The models the service listed, once `/model` asked.
-    listed: Option<Vec<String>>,
+    /// The models each service listed (by preset; none for the
+    /// settings' own), once `/model` asked.
+    listed: std::collections::BTreeMap<Option<String>, Vec<String>>,
 }
 
 /// What a command asks of the loop that runs the agent.
@@ -67,10 +70,10 @@ impl Agent {
         store: SessionStore,
         start_mode: Mode,
         project: String,
-        model: String,
         resume: Option<&str>,
         run: RunConsent,
     ) -> Result<Self, AgentError> {
+        let model = rt.setup.default.model.clone();
         let current = match resume {
             Some(id) => {
                 let (session, started_in) = open_session(&store, id, start_mode, &rt).await?;
@@ -93,7 +96,6 @@ impl Agent {
             store,
             start_mode,
             project,
-            model,
             current,
             visited: HashMap::new(),
             parked: HashMap::new(),
@@ -101,9 +103,10 @@ impl Agent {
             pending_mode: None,
             pending_append: None,
             trust_offered: false,
-            listed: None,
+            listed: Default::default(),
         };
-        agent.banner();
+        agent.enter_session().await;
+        agent.model_names();
         agent.replay();
         super::hooks::turn::session_start(&agent.rt, &agent.current, resume.is_some());
         Ok(agent)
@@ -124,7 +127,7 @@ impl Agent {
         self.rt.emit(AgentEvent::Session {
             id: self.current.id.clone(),
             mode: self.current.mode,
-            model: self.model.clone(),
+            model: self.rt.setup.choice.spelling(),
             context_window: self.rt.context_window,
             window_source: self.rt.window_source.clone(),
             profile: self.rt.profile,
@@ -397,11 +400,12 @@ impl Agent {
     }
 
     async fn new_session(&mut self) {
-        match new_session(&self.store, &self.project, &self.model, self.start_mode).await {
+        let model = self.rt.setup.default.model.clone();
+        match new_session(&self.store, &self.project, &model, self.start_mode).await {
             Ok(session) => {
                 self.end_shells().await;
                 self.switch_to(session);
-                self.banner();
+                self.enter_session().await;
             }
             Err(e) => self.rt.emit(AgentEvent::Error(e.to_string())),
         }
@@ -426,7 +430,7 @@ impl Agent {
             // Left before its first prompt in this run: it is this project's.
             self.end_shells().await;
             self.switch_to(session);
-            self.banner();
+            self.enter_session().await;
             return;
         }
         let store = self.store.clone();
@@ -469,7 +473,7 @@ impl Agent {
                 }
                 self.end_shells().await;
                 self.switch_to(session);
-                self.banner();
+                self.enter_session().await;
                 self.replay();
                 if let Some(line) = elsewhere {
                     self.notice(line);
@@ -580,6 +584,7 @@ async fn open_session(
     let started_in = loaded.header.project.clone();
     let mut session = LiveSession::new(log, history(&loaded.entries), mode);
     session.plan = last_plan(&loaded.entries);
+    session.model = last_model(&loaded.entries);
     let recovered = recover(&session.history);
     session.recovered = recovered.len();
     session.save_all(recovered).await?;

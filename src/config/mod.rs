@@ -14,6 +14,7 @@ mod mcp;
 pub mod models;
 pub mod profile;
 mod project;
+mod providers;
 pub mod raw;
 mod rules;
 mod sandbox;
@@ -212,7 +213,7 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// A window no settings file gave is the built-in table's for a
 /// well-known hosted model (never for a loopback server: see
 /// `config::windows`).
-fn known_window(model: &mut ModelSettings) {
+pub(super) fn known_window(model: &mut ModelSettings) {
     if model.context_window_set || is_loopback_url(&model.base_url) {
         return;
     }

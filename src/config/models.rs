@@ -41,6 +41,7 @@ const MODEL_ACCEPTED: &str = "a model's name as the service spells it, e.g. \"gp
 pub fn read(
     src: &SourceFile,
     raw: &RawModel,
+    table: &KeyPath,
     choices: &mut ModelChoices,
 ) -> Result<(), ConfigError> {
     if let Some(models) = &raw.models {
@@ -48,7 +49,7 @@ pub fn read(
         for (i, name) in models.iter().enumerate() {
             if !is_model_name(name) {
                 return Err(src.invalid(
-                    KeyPath::of(&["model", "models"]).index(i),
+                    table.key("models").index(i),
                     format!("{name:?} is not a model name"),
                     MODEL_ACCEPTED,
                 ));
@@ -60,10 +61,10 @@ pub fn read(
         choices.models = list;
     }
     for (name, price) in raw.prices.iter().flatten() {
-        let key = |k: &str| KeyPath::of(&["model", "prices", name, k]);
+        let key = |k: &str| table.key("prices").key(name).key(k);
         if !is_model_name(name) {
             return Err(src.invalid(
-                KeyPath::of(&["model", "prices", name]),
+                table.key("prices").key(name),
                 format!("{name:?} is not a model name"),
                 MODEL_ACCEPTED,
             ));

@@ -1,7 +1,7 @@
 //! A project's `.mino/config.toml`, which can only tighten: add protected
 //! patterns, turn tools off, mark a user's MCP server `ask` or disable it,
 //! add rules that ask or deny. Everything that
-//! could loosen (a mode, a hook, a trusted executable, a model, limits, a
+//! could loosen (a mode, a hook, a trusted executable, a model or a provider preset, limits, a
 //! tool turned on, a new server) is refused with the key and the file that
 //! does accept it. Never reads a file itself.
 
@@ -31,6 +31,7 @@ pub fn apply_project(
         ("default_mode", raw.default_mode.is_some()),
         ("yolo", raw.yolo.is_some()),
         ("model", raw.model.is_some()),
+        ("providers", raw.providers.is_some()),
         ("limits", raw.limits.is_some()),
         ("shell_gate", raw.shell_gate.is_some()),
         ("hooks", raw.hooks.is_some()),

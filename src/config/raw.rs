@@ -16,6 +16,9 @@ pub struct RawFile {
     pub default_mode: Option<String>,
     pub yolo: Option<bool>,
     pub model: Option<RawModel>,
+    /// `[providers.NAME]`: provider presets `/model` switches to, each
+    /// with the keys of `[model]`.
+    pub providers: Option<BTreeMap<String, RawModel>>,
     pub tools: Option<RawTools>,
     pub limits: Option<RawLimits>,
     pub protected: Option<RawProtected>,

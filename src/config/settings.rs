@@ -474,6 +474,9 @@ pub struct Settings {
     /// The mode every new session starts in.
     pub start_mode: Mode,
     pub model: ModelSettings,
+    /// `[providers.NAME]`, from the user's settings only: the services
+    /// `/model PRESET` switches a session to.
+    pub providers: BTreeMap<String, ModelSettings>,
     pub tools: ToolSwitches,
     pub limits: LimitSettings,
     /// The user's and the project's added patterns, built-ins excluded.
@@ -519,6 +522,7 @@ impl Default for Settings {
         Self {
             start_mode: Mode::Manual,
             model: ModelSettings::defaults_for(ProviderKind::OpenAiResponses),
+            providers: BTreeMap::new(),
             tools: ToolSwitches::default(),
             limits: LimitSettings::default(),
             protected_patterns: Vec::new(),

@@ -34,7 +34,10 @@ pub fn apply_user(settings: &mut Settings, src: &SourceFile) -> Result<(), Confi
         settings.start_mode = mode;
     }
     if let Some(model) = &raw.model {
-        settings.model = model_settings(src, model)?;
+        settings.model = model_settings(src, model, &KeyPath::of(&["model"]))?;
+    }
+    if let Some(presets) = &raw.providers {
+        settings.providers = super::providers::read(src, presets)?;
     }
     if let Some(tools) = &raw.tools {
         apply_tools(settings, tools);
@@ -127,8 +130,13 @@ pub(super) fn ranged(
     }
 }
 
-fn model_settings(src: &SourceFile, raw: &RawModel) -> Result<ModelSettings, ConfigError> {
-    let key = |k: &str| KeyPath::of(&["model", k]);
+/// A `[model]` table, or a preset's (`[providers.NAME]`) at `table`.
+pub(super) fn model_settings(
+    src: &SourceFile,
+    raw: &RawModel,
+    table: &KeyPath,
+) -> Result<ModelSettings, ConfigError> {
+    let key = |k: &str| table.key(k);
     let provider = match &raw.provider {
         Some(name) => name.parse::<ProviderKind>().map_err(|e| {
             src.invalid(
@@ -271,7 +279,7 @@ fn model_settings(src: &SourceFile, raw: &RawModel) -> Result<ModelSettings, Con
         model.first_request_extra_body = json_object(src, &key("first_request_extra_body"), table)?;
     }
     if let Some(compaction) = &raw.compaction {
-        let key = |k: &str| KeyPath::of(&["model", "compaction", k]);
+        let key = |k: &str| table.key("compaction").key(k);
         if let Some(table) = &compaction.extra_body {
             model.compaction.extra_body = json_object(src, &key("extra_body"), table)?;
         }
@@ -284,11 +292,11 @@ fn model_settings(src: &SourceFile, raw: &RawModel) -> Result<ModelSettings, Con
         model.max_retries =
             u32::try_from(ranged(src, key("max_retries"), retries, 0, 10, "")?).unwrap_or(10);
     }
-    super::models::read(src, raw, &mut model.choices)?;
+    super::models::read(src, raw, table, &mut model.choices)?;
     if provider == ProviderKind::Scripted && model.script.is_none() {
         return Err(src.invalid(
             key("script"),
-            "missing, and required when model.provider = \"scripted\"",
+            format!("missing, and required when {table}.provider = \"scripted\""),
             SCRIPT_ACCEPTED,
         ));
     }
@@ -532,7 +540,12 @@ pub fn check_server_name(src: &SourceFile, key: &KeyPath, name: &str) -> Result<
 
 /// A name used as a table key and in messages: an MCP server's, or an
 /// asked agent's (which also becomes `/ask-NAME` and `NAME/tool`).
-fn check_name(src: &SourceFile, key: &KeyPath, name: &str, what: &str) -> Result<(), ConfigError> {
+pub(super) fn check_name(
+    src: &SourceFile,
+    key: &KeyPath,
+    name: &str,
+    what: &str,
+) -> Result<(), ConfigError> {
     let ok = (1..=64).contains(&name.len())
         && name
             .chars()

@@ -372,7 +372,7 @@ pub fn models(current: &str, entries: &[crate::agent::ModelEntry]) -> String {
             model_detail(entry)
         )));
     }
-    out.push_str("Use /model NAME to switch.");
+    out.push_str("Use /model NAME to switch (a preset's name alone: its model).");
     out
 }
 

@@ -16,6 +16,7 @@
 //! {"type":"checkpoint","at":"end"|"rewind","id":"..","time":..}  what a turn or a rewind left
 //! {"type":"rewind","to":N,"code":true,"conversation":true}       back to before prompt N (history cut there when conversation)
 //! {"type":"plan","steps":[{"text":"..","status":"pending"}]}    the session's whole plan after a change (the last one holds)
+//! {"type":"model","model":"..","preset":".."}                  /model: the session's model from here on (no preset: the settings' [model]; the last one holds)
 //! ```
 //!
 //! The header is the first line and only there. `{"type":"torn"}` is written
@@ -128,6 +129,8 @@ pub enum LogEntry {
     },
     /// The session's whole plan after the `plan` tool changed it.
     Plan(Plan),
+    /// `/model`: the session's model (and preset) from here on.
+    Model(super::ModelChoice),
 }
 
 /// Where in a turn a checkpoint was taken.
@@ -231,6 +234,15 @@ impl Serialize for LogEntry {
                 map.serialize_entry("steps", &plan.steps)?;
                 map.end()
             }
+            LogEntry::Model(choice) => {
+                let mut map = serializer.serialize_map(None)?;
+                map.serialize_entry("type", "model")?;
+                map.serialize_entry("model", &choice.model)?;
+                if let Some(preset) = &choice.preset {
+                    map.serialize_entry("preset", preset)?;
+                }
+                map.end()
+            }
         }
     }
 }
@@ -295,6 +307,9 @@ impl LogEntry {
             "plan" => serde_json::from_value::<Plan>(value)
                 .map(LogEntry::Plan)
                 .map_err(|e| format!("a plan record that does not decode: {e}")),
+            "model" => serde_json::from_value::<super::ModelChoice>(value)
+                .map(LogEntry::Model)
+                .map_err(|e| format!("a model record that does not decode: {e}")),
             "session" => Err("a session header, which may only be the first line".to_owned()),
             other => Err(format!("unknown record type {other:?}")),
         }

@@ -10,6 +10,7 @@
 
 pub mod format;
 pub mod id;
+pub mod model_choice;
 pub mod plan;
 pub mod recover;
 pub mod store;
@@ -21,6 +22,7 @@ use crate::model::Item;
 
 pub use format::{CheckpointAt, CheckpointRecord, Header, Loaded, LogEntry};
 pub use id::{InvalidId, SessionId};
+pub use model_choice::{ModelChoice, last_model};
 pub use plan::{Plan, PlanChange, PlanError, Step, StepStatus, last_plan};
 pub use recover::{INTERRUPTED_OUTPUT, recover};
 pub use store::{SessionLog, SessionStore, SessionSummary};
@@ -104,7 +106,7 @@ pub fn history(records: &[LogEntry]) -> Vec<Item> {
                 next.extend(items.drain(start..));
                 items = next;
             }
-            LogEntry::FullOutput { .. } | LogEntry::Plan(_) => {}
+            LogEntry::FullOutput { .. } | LogEntry::Plan(_) | LogEntry::Model(_) => {}
             LogEntry::Shrink { call_id, output } => {
                 for item in items.iter_mut() {
                     if let Item::ToolResult {

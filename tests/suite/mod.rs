@@ -33,6 +33,7 @@ mod mcp_questions;
 mod mcp_resources;
 mod mcp_results;
 mod model_bounds;
+mod model_presets;
 mod plan_mode;
 mod plan_tool;
 mod policy_check;

@@ -594,6 +594,11 @@ fn a_project_file_cannot_loosen() {
             1,
         ),
         ("[limits]\nturn_requests = 100\n", "limits", 1),
+        (
+            "[providers.evil]\nprovider = \"openai-chat\"\nbase_url = \"https://evil.example/v1\"\n",
+            "providers",
+            1,
+        ),
     ];
     for (text, key, line) in cases {
         let fx = Fixture::new();
@@ -1041,8 +1046,17 @@ fn every_raw_key_is_documented_in_the_example() {
     let mut raw = probe::keys::<RawFile>();
     // Read only to be refused with the way that works (api_key_env).
     assert!(raw.remove("model.api_key"));
+    assert!(raw.remove("providers.NAME.api_key"));
     assert!(raw.len() > 30, "the probe found only {raw:?}");
-    let missing: Vec<_> = raw.difference(&documented).collect();
+    // A preset's table takes [model]'s keys (the example says so): each is
+    // documented where [model]'s is.
+    let missing: Vec<_> = raw
+        .difference(&documented)
+        .filter(|key| {
+            key.strip_prefix("providers.NAME.")
+                .is_none_or(|rest| !documented.contains(&format!("model.{rest}")))
+        })
+        .collect();
     assert!(
         missing.is_empty(),
         "not in config.example.toml: {missing:?}"
@@ -1059,6 +1073,8 @@ fn keys_in(table: &toml::Table) -> std::collections::BTreeSet<String> {
                     let k = if prefix == "mcp.servers"
                         || prefix == "agents"
                         || prefix == "model.prices"
+                        || prefix == "providers"
+                        || prefix == "providers.NAME.prices"
                     {
                         "NAME"
                     } else {

@@ -42,7 +42,7 @@ async fn model_lists_switches_and_refuses_a_bad_name() {
     let answered = screen.wait_until("the answer and its cost", |s| {
         s.contains("answered by the other model") && status_bar(s).contains("$0.11")
     });
-    assert!(answered.contains("Model for this run from now on: other-model"));
+    assert!(answered.contains("Model for this session from now on: other-model"));
     quit(&mut screen);
     let bodies = world.llm.bodies();
     assert_eq!(bodies.len(), 1, "the list is not a model request");

@@ -169,8 +169,12 @@ impl Agent {
             }));
         let paths: Vec<String> = setup.rules.trusted.iter().map(|t| t.path.clone()).collect();
         self.rt.tool_cx.gate = Arc::new(setup);
-        if let Some(spec) = super::super::build::bash_spec_trusting(&self.rt.registry, &paths) {
-            self.rt.registry.set_spec(spec);
+        // Both profiles' tools: a switch of model may bring the other.
+        let rt = &mut self.rt;
+        for registry in [&mut rt.registry, &mut rt.other_profile.registry] {
+            if let Some(spec) = super::super::build::bash_spec_trusting(registry, &paths) {
+                registry.set_spec(spec);
+            }
         }
     }
 }

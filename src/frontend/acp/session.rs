@@ -495,6 +495,7 @@ pub async fn pump(
             | AgentEvent::AssistantDone
             | AgentEvent::Usage { .. }
             | AgentEvent::Spent { .. }
+            | AgentEvent::ModelNames(_)
             | AgentEvent::Retrying { .. }
             | AgentEvent::Sessions { .. }
             | AgentEvent::OtherProject { .. }

@@ -249,6 +249,9 @@ pub struct App {
     pub completion: usize,
     /// The project's files for `@` completion, once listed.
     pub files: Option<Vec<String>>,
+    /// The names `/model` takes, for its completion: the settings' (said
+    /// at start), and every one a `/model` list showed.
+    pub model_names: Vec<String>,
     /// A listing was asked for since the last turn ended.
     pub files_requested: bool,
     /// The popup was closed with Esc for the text typed so far.
@@ -326,6 +329,7 @@ impl App {
             help: None,
             completion: 0,
             files: None,
+            model_names: Vec::new(),
             files_requested: false,
             completion_dismissed: false,
             sessions_for_resume: false,
@@ -482,6 +486,12 @@ impl App {
         {
             return Some(Completing::Mode(partial.to_string()));
         }
+        if let [line] = lines
+            && let Some(partial) = line.strip_prefix("/model ")
+            && !partial.contains(char::is_whitespace)
+        {
+            return Some(Completing::Model(partial.to_string()));
+        }
         let ratatui_textarea::DataCursor(row, col) = self.input.cursor();
         let line = lines.get(row)?;
         let before: String = line.chars().take(col).collect();
@@ -511,6 +521,13 @@ impl App {
                 .map(|mode| mode.name())
                 .filter(|name| name.starts_with(partial.as_str()) && *name != partial)
                 .map(|name| (name.to_string(), "permission mode"))
+                .collect(),
+            Some(Completing::Model(partial)) => self
+                .model_names
+                .iter()
+                .filter(|name| name.starts_with(partial.as_str()) && **name != partial)
+                .take(FILES_OFFERED)
+                .map(|name| (name.clone(), "model"))
                 .collect(),
             Some(Completing::File(partial)) => {
                 let Some(files) = &self.files else {
@@ -564,6 +581,8 @@ pub enum Completing {
     File(String),
     /// A mode's name: what follows `/mode `.
     Mode(String),
+    /// A model's (or a preset's) name: what follows `/model `.
+    Model(String),
 }
 
 /// Files the `@` popup offers at once.

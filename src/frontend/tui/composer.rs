@@ -54,8 +54,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
                 edited(app);
                 return Vec::new();
             }
-            if let Some(Completing::Mode(_)) = app.completing() {
-                app.set_input(&format!("/mode {name}"));
+            let argument = match app.completing() {
+                Some(Completing::Mode(_)) => Some("/mode"),
+                Some(Completing::Model(_)) => Some("/model"),
+                _ => None,
+            };
+            if let Some(command) = argument {
+                app.set_input(&format!("{command} {name}"));
                 if send {
                     return submit(app);
                 }

@@ -247,7 +247,13 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 }
             }
         }
+        AgentEvent::ModelNames(names) => app.model_names = names,
         AgentEvent::Models { current, entries } => {
+            for entry in &entries {
+                if !app.model_names.contains(&entry.name) {
+                    app.model_names.push(entry.name.clone());
+                }
+            }
             let items: Vec<PickerItem> = entries
                 .iter()
                 .map(|entry| PickerItem {
@@ -259,7 +265,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
                 .collect();
             app.picker = Some(Picker {
                 kind: PickerKind::Model,
-                title: "Model for this run (Enter switches)".into(),
+                title: "Model for this session (Enter switches)".into(),
                 selected: items.iter().position(|i| i.current).unwrap_or(0),
                 items,
             });

@@ -252,6 +252,27 @@ fn tab_completes_mode_names_after_mode() {
 }
 
 #[test]
+fn tab_completes_model_and_preset_names_after_model() {
+    let mut app = app();
+    app.model_names = ["gpt-5", "gpt-5-mini", "claude/claude-haiku-4-5", "claude"]
+        .map(String::from)
+        .to_vec();
+    type_text(&mut app, "/model cl");
+    let labels: Vec<String> = app.completions().into_iter().map(|(l, _)| l).collect();
+    assert_eq!(labels, ["claude/claude-haiku-4-5", "claude"]);
+    press(&mut app, key(KeyCode::Tab));
+    assert_eq!(app.input_text(), "/model claude/claude-haiku-4-5");
+    assert!(app.completions().is_empty(), "a whole name offers nothing");
+    app.set_input("");
+    type_text(&mut app, "/model gpt-5-");
+    let actions = press(&mut app, key(KeyCode::Enter));
+    assert_eq!(
+        sent(&actions),
+        vec![Input::Command(Command::Model(Some("gpt-5-mini".into())))]
+    );
+}
+
+#[test]
 fn a_paste_of_more_than_20_lines_stands_as_a_placeholder_and_is_sent_whole() {
     let mut app = app();
     let twenty: String = (1..=20).map(|n| format!("line {n}\n")).collect();
