@@ -204,7 +204,7 @@ fn missing_key(settings: &Settings, config: &ProviderConfig, file: &Path) -> Opt
     Some(format!(
         "the variable {} is not set, so requests to {} go out without an API key (set it, or name another variable with api_key_env in the [model] table of {})",
         settings.model.api_key_env,
-        config.base_url,
+        crate::model::http::shown_url(&config.base_url),
         file.display()
     ))
 }

@@ -289,3 +289,39 @@ async fn a_presets_key_is_hidden_from_commands_and_redacted_like_the_settings_ke
         bodies[1]
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_presets_user_name_and_password_in_its_url_are_never_shown() {
+    let other = Llm::start("openai-chat", vec![text("CRED-ANSWER")]).await;
+    let with_login = other
+        .base_url()
+        .replacen("http://", "http://alice:hunter2PASS@", 1);
+    let world = World::with(
+        "openai-chat",
+        vec![text("UNUSED")],
+        &preset("cred", "openai-chat", &with_login, "cred-model"),
+    )
+    .await;
+    let (out, err) = line(&world, &[], "/model cred\nPROMPT\n").await;
+    let shown = other.base_url();
+    assert!(
+        out.contains(&format!(
+            "Model for this session from now on: cred/cred-model (openai-chat at {shown})"
+        )),
+        "{out}\n{err}"
+    );
+    assert!(out.contains("CRED-ANSWER"), "{out}\n{err}");
+    // Resumed, the switch is said again: still without the login.
+    let id = session_id(&out);
+    let (again, again_err) = line(&world, &["--resume", &id], "").await;
+    assert!(
+        again.contains("cred/cred-model (openai-chat at"),
+        "{again}\n{again_err}"
+    );
+    for text in [&out, &err, &again, &again_err] {
+        assert!(
+            !text.contains("hunter2PASS") && !text.contains("alice"),
+            "{text}"
+        );
+    }
+}

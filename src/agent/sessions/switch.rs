@@ -67,7 +67,7 @@ impl Agent {
             "Model for this session from now on: {} ({} at {}); context window {} tokens ({source}); profile: {}{}.",
             crate::controls::visible(&choice.spelling()),
             settings.provider,
-            settings.base_url,
+            crate::model::http::shown_url(&settings.base_url),
             settings.context_window,
             profile.profile.name(),
             if profile.by_window.is_none() {

@@ -6,7 +6,7 @@
 //! whole: buffered, and inside a synchronized update, so the terminal
 //! never shows half of one.
 
-use std::io::{self, BufWriter, Stdout, Write};
+use std::io::{self, Stdout, Write};
 use std::sync::Once;
 
 use crossterm::cursor::Show;
@@ -22,10 +22,11 @@ use crossterm::{execute, queue};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 
-pub type Tui = Terminal<CrosstermBackend<BufWriter<Stdout>>>;
+pub type Tui = Terminal<CrosstermBackend<FrameWriter<Stdout>>>;
 
-/// Room for a whole frame of a large terminal, so one frame is one write.
-const FRAME_BYTES: usize = 1 << 18;
+/// What the screen's writer makes room for at first: a frame of a large
+/// terminal (it grows past it if needed).
+const FRAME_BYTES: usize = 1 << 16;
 
 /// The terminal in full-screen mode; dropping it restores the terminal.
 pub struct TerminalGuard {
@@ -52,12 +53,7 @@ pub fn enter(mouse: bool) -> io::Result<TerminalGuard> {
         EnableFocusChange
     )
     .and_then(|()| set_mouse(&mut io::stdout(), mouse))
-    .and_then(|()| {
-        Terminal::new(CrosstermBackend::new(BufWriter::with_capacity(
-            FRAME_BYTES,
-            io::stdout(),
-        )))
-    });
+    .and_then(|()| Terminal::new(CrosstermBackend::new(FrameWriter::new(io::stdout()))));
     match setup {
         Ok(terminal) => Ok(TerminalGuard { terminal }),
         Err(e) => {
@@ -102,6 +98,9 @@ pub fn restore() {
     let mut out = io::stdout();
     let _ = execute!(
         out,
+        // A frame cut short (a panic while drawing) must not leave the
+        // terminal holding its screen.
+        EndSynchronizedUpdate,
         DisableBracketedPaste,
         DisableFocusChange,
         DisableMouseCapture,
@@ -114,6 +113,41 @@ pub fn restore() {
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
         restore();
+    }
+}
+
+/// The screen's writer: everything waits in memory until a flush, which
+/// writes it to the terminal in one go. Unlike `BufWriter` it never writes
+/// when dropped: what is still waiting then is a frame cut short (a panic
+/// while drawing), which would land on the person's own screen after
+/// `restore`, inside a synchronized update nobody ends.
+pub struct FrameWriter<W: Write> {
+    waiting: Vec<u8>,
+    out: W,
+}
+
+impl<W: Write> FrameWriter<W> {
+    fn new(out: W) -> Self {
+        Self {
+            waiting: Vec::with_capacity(FRAME_BYTES),
+            out,
+        }
+    }
+}
+
+impl<W: Write> Write for FrameWriter<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.waiting.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let written = self
+            .out
+            .write_all(&self.waiting)
+            .and_then(|()| self.out.flush());
+        self.waiting.clear();
+        written
     }
 }
 
@@ -139,4 +173,42 @@ pub fn copy_to_clipboard(out: &mut impl Write, text: &str) -> io::Result<()> {
     let encoded = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
     write!(out, "\x1b]52;c;{encoded}\x07")?;
     out.flush()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use super::*;
+
+    /// A terminal that keeps what it was sent.
+    #[derive(Clone, Default)]
+    struct Sent(Rc<RefCell<Vec<u8>>>);
+
+    impl Write for Sent {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            self.0.borrow_mut().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_frame_goes_out_whole_at_its_flush_and_a_cut_short_one_never() {
+        let sent = Sent::default();
+        let mut writer = FrameWriter::new(sent.clone());
+        writer.write_all(b"\x1b[?2026hframe one").unwrap();
+        writer.write_all(b"\x1b[?2026l").unwrap();
+        assert!(sent.0.borrow().is_empty(), "nothing before the flush");
+        writer.flush().unwrap();
+        assert_eq!(&*sent.0.borrow(), b"\x1b[?2026hframe one\x1b[?2026l");
+        // A frame cut short by a panic: dropped, never written.
+        writer.write_all(b"\x1b[?2026hhalf a fr").unwrap();
+        drop(writer);
+        assert_eq!(&*sent.0.borrow(), b"\x1b[?2026hframe one\x1b[?2026l");
+    }
 }
