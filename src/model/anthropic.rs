@@ -183,9 +183,20 @@ impl Provider for Anthropic {
 #[derive(Debug)]
 struct ToolBlock {
     index: usize,
-    streamed: bool,
-    /// The `input` of `content_block_start`, used when no delta follows.
-    initial: Value,
+    arguments: Arguments,
+}
+
+/// Where a `tool_use` block's arguments come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arguments {
+    /// Nothing yet: `{}` if the block ends so.
+    Awaited,
+    /// `input_json_delta` pieces, passed on as they come.
+    Streamed,
+    /// The whole `input` of `content_block_start`, passed on at once (and
+    /// never held: a response of many calls past the bound would keep
+    /// each); deltas after it are ignored.
+    FromStart,
 }
 
 /// Reads `message_*` and `content_block_*` events up to `message_stop`.
@@ -238,8 +249,9 @@ impl Decoder for MessagesDecoder {
                             .unwrap_or_default();
                         if let Some(tool) = self.tools.get_mut(&block_index)
                             && !json.is_empty()
+                            && tool.arguments != Arguments::FromStart
                         {
-                            tool.streamed = true;
+                            tool.arguments = Arguments::Streamed;
                             out.push_back(StreamEvent::ToolCallDelta {
                                 index: tool.index,
                                 arguments: json.to_string(),
@@ -251,17 +263,12 @@ impl Decoder for MessagesDecoder {
             }
             "content_block_stop" => {
                 if let Some(tool) = self.tools.get_mut(&block_index)
-                    && !tool.streamed
+                    && tool.arguments == Arguments::Awaited
                 {
-                    tool.streamed = true;
-                    let arguments = if tool.initial.is_object() {
-                        tool.initial.to_string()
-                    } else {
-                        "{}".to_string()
-                    };
+                    tool.arguments = Arguments::Streamed;
                     out.push_back(StreamEvent::ToolCallDelta {
                         index: tool.index,
-                        arguments,
+                        arguments: "{}".to_string(),
                     });
                 }
             }
@@ -319,17 +326,19 @@ impl MessagesDecoder {
                 out.push_back(StreamEvent::ToolCallStart { index, id, name });
                 let initial = block
                     .get("input")
-                    .filter(|input| input.as_object().is_some_and(|map| !map.is_empty()))
-                    .cloned()
-                    .unwrap_or(Value::Null);
-                self.tools.insert(
-                    block_index,
-                    ToolBlock {
-                        index,
-                        streamed: false,
-                        initial,
-                    },
-                );
+                    .filter(|input| input.as_object().is_some_and(|map| !map.is_empty()));
+                let arguments = match initial {
+                    Some(input) => {
+                        out.push_back(StreamEvent::ToolCallDelta {
+                            index,
+                            arguments: input.to_string(),
+                        });
+                        Arguments::FromStart
+                    }
+                    None => Arguments::Awaited,
+                };
+                self.tools
+                    .insert(block_index, ToolBlock { index, arguments });
             }
             _ => {}
         }
@@ -348,5 +357,68 @@ impl MessagesDecoder {
         if let Some(output) = usage.get("output_tokens").and_then(Value::as_u64) {
             current.output_tokens = output;
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn feed(decoder: &mut MessagesDecoder, data: Value) -> Vec<StreamEvent> {
+        let event = Event {
+            event: data["type"].as_str().unwrap().to_string(),
+            data: data.to_string(),
+            id: String::new(),
+            retry: None,
+        };
+        let mut out = VecDeque::new();
+        decoder.decode(&event, &mut out).unwrap();
+        out.into_iter().collect()
+    }
+
+    fn arguments(events: &[StreamEvent]) -> Vec<String> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::ToolCallDelta { arguments, .. } => Some(arguments.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_blocks_whole_input_at_its_start_is_passed_on_at_once_and_never_held() {
+        let mut decoder = MessagesDecoder::default();
+        let start = feed(
+            &mut decoder,
+            json!({"type": "content_block_start", "index": 0, "content_block":
+                {"type": "tool_use", "id": "toolu_1", "name": "bash", "input": {"command": "ls"}}}),
+        );
+        // Passed on with the start: nothing of it waits for the block's end.
+        assert_eq!(arguments(&start), vec![r#"{"command":"ls"}"#.to_string()]);
+        let delta = feed(
+            &mut decoder,
+            json!({"type": "content_block_delta", "index": 0, "delta":
+                {"type": "input_json_delta", "partial_json": "{\"x\":1}"}}),
+        );
+        assert!(arguments(&delta).is_empty(), "the start's input wins");
+        let stop = feed(
+            &mut decoder,
+            json!({"type": "content_block_stop", "index": 0}),
+        );
+        assert!(arguments(&stop).is_empty());
+        // An empty input waits for deltas, or is `{}` at the end.
+        let mut decoder = MessagesDecoder::default();
+        feed(
+            &mut decoder,
+            json!({"type": "content_block_start", "index": 0, "content_block":
+                {"type": "tool_use", "id": "toolu_2", "name": "bash", "input": {}}}),
+        );
+        let stop = feed(
+            &mut decoder,
+            json!({"type": "content_block_stop", "index": 0}),
+        );
+        assert_eq!(arguments(&stop), vec!["{}".to_string()]);
     }
 }

@@ -132,6 +132,9 @@ impl Provider for OpenAiResponses {
     }
 }
 
+/// The longest item id kept (services make ids of a few dozen bytes).
+const MAX_ITEM_ID_BYTES: usize = 256;
+
 /// One function call being streamed. Services name a call's events in
 /// different ways: OpenAI by `output_index` and the item's `id`; llama.cpp
 /// by `item_id` equal to the `call_id`, with neither in the added item.
@@ -242,10 +245,15 @@ impl ResponsesDecoder {
             return;
         }
         let output_index = data.get("output_index").and_then(Value::as_u64);
-        let item_id = item
+        let given_id = item
             .get("id")
             .and_then(Value::as_str)
-            .filter(|id| !id.is_empty())
+            .filter(|id| !id.is_empty());
+        // Kept to find the call's later events by; an id no service makes
+        // is not kept (a response of many calls past the bound would hold
+        // each), and its events are found by their output index.
+        let item_id = given_id
+            .filter(|id| id.len() <= MAX_ITEM_ID_BYTES)
             .map(str::to_string);
         if self.calls.iter().any(|call| {
             (output_index.is_some() && call.output_index == output_index)
@@ -257,7 +265,7 @@ impl ResponsesDecoder {
         let call_id = item
             .get("call_id")
             .and_then(Value::as_str)
-            .or(item_id.as_deref())
+            .or(given_id)
             .filter(|id| !id.is_empty())
             .map_or_else(|| format!("call_{index}"), str::to_string);
         let name = item
@@ -340,5 +348,55 @@ impl ResponsesDecoder {
             index: call.index,
             arguments: all.to_string(),
         });
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn feed(decoder: &mut ResponsesDecoder, data: Value) -> Vec<StreamEvent> {
+        let event = Event {
+            event: String::new(),
+            data: data.to_string(),
+            id: String::new(),
+            retry: None,
+        };
+        let mut out = VecDeque::new();
+        decoder.decode(&event, &mut out).unwrap();
+        out.into_iter().collect()
+    }
+
+    #[test]
+    fn an_item_id_no_service_makes_is_not_kept_and_its_events_still_find_the_call() {
+        let mut decoder = ResponsesDecoder::default();
+        let huge = "i".repeat(MAX_ITEM_ID_BYTES + 1);
+        feed(
+            &mut decoder,
+            json!({"type": "response.output_item.added", "output_index": 3, "item":
+                {"type": "function_call", "id": huge, "call_id": "call_1", "name": "bash"}}),
+        );
+        assert_eq!(decoder.calls.len(), 1);
+        assert_eq!(decoder.calls[0].item_id, None, "not held");
+        assert_eq!(decoder.calls[0].call_id, "call_1");
+        let delta = feed(
+            &mut decoder,
+            json!({"type": "response.function_call_arguments.delta", "output_index": 3,
+                "item_id": huge, "delta": "{\"command\":\"ls\"}"}),
+        );
+        assert!(
+            delta.iter().any(|e| matches!(e,
+                StreamEvent::ToolCallDelta { index: 0, arguments } if arguments == "{\"command\":\"ls\"}")),
+            "{delta:?}"
+        );
+        // An id of a usual length is kept.
+        let mut decoder = ResponsesDecoder::default();
+        feed(
+            &mut decoder,
+            json!({"type": "response.output_item.added", "output_index": 0, "item":
+                {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "bash"}}),
+        );
+        assert_eq!(decoder.calls[0].item_id.as_deref(), Some("fc_1"));
     }
 }
