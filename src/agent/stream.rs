@@ -38,6 +38,7 @@ pub async fn collect(
             next = stream.next() => match next {
                 Some(Ok(StreamEvent::Done)) | None => {
                     response.check_cap(cap);
+                    response.unique_call_ids();
                     return Collected::Done(response);
                 }
                 Some(Ok(event)) => {

@@ -390,6 +390,31 @@ impl Response {
         }
     }
 
+    /// Gives each call of the response an id of its own: a repeated one
+    /// (a service's mistake, or an id made up for a call that had none)
+    /// becomes `ID-2`, `ID-3`, … Results are paired with calls by id, so a
+    /// repeat would pair a call that ran with another's refusal.
+    pub fn unique_call_ids(&mut self) {
+        let past = self.past_bound.iter_mut().flat_map(|p| p.calls.iter_mut());
+        let calls: Vec<&mut ToolCall> = self.tool_calls.iter_mut().chain(past).collect();
+        let mut taken: std::collections::HashSet<String> =
+            std::collections::HashSet::with_capacity(calls.len());
+        let mut repeated = Vec::new();
+        for call in calls {
+            if !taken.insert(call.id.clone()) {
+                repeated.push(call);
+            }
+        }
+        for call in repeated {
+            let fresh = (2u64..)
+                .map(|n| format!("{}-{n}", call.id))
+                .find(|id| !taken.contains(id))
+                .unwrap_or_default();
+            taken.insert(fresh.clone());
+            call.id = fresh;
+        }
+    }
+
     /// Folds one event into the response.
     pub fn apply(&mut self, event: &StreamEvent) {
         match event {
@@ -542,6 +567,36 @@ mod tests {
         assert_eq!(response.finish, Some(FinishReason::Stop));
         response.check_cap(Some(300));
         assert_eq!(response.finish, Some(FinishReason::Length));
+    }
+
+    #[test]
+    fn repeated_call_ids_are_made_unique_past_the_bound_too() {
+        let call = |id: &str| ToolCall {
+            id: id.into(),
+            name: "bash".into(),
+            arguments: String::new(),
+        };
+        let mut response = Response {
+            tool_calls: vec![call("c0"), call("c0"), call("c0-2"), call("c1")],
+            past_bound: Some(PastBound {
+                bound: 4,
+                calls: vec![call("c0"), call("c1")],
+            }),
+            ..Response::default()
+        };
+        response.unique_call_ids();
+        let ids: Vec<&str> = response.tool_calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["c0", "c0-3", "c0-2", "c1"]);
+        let past = response.past_bound.unwrap();
+        let ids: Vec<&str> = past.calls.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["c0-4", "c1-2"]);
+        // Ids already unique stay as they came.
+        let mut unique = Response {
+            tool_calls: vec![call("a"), call("b")],
+            ..Response::default()
+        };
+        unique.unique_call_ids();
+        assert_eq!(unique.tool_calls[1].id, "b");
     }
 
     #[test]
