@@ -366,15 +366,8 @@ mod tests {
     use super::*;
 
     fn feed(decoder: &mut MessagesDecoder, data: Value) -> Vec<StreamEvent> {
-        let event = Event {
-            event: data["type"].as_str().unwrap().to_string(),
-            data: data.to_string(),
-            id: String::new(),
-            retry: None,
-        };
-        let mut out = VecDeque::new();
-        decoder.decode(&event, &mut out).unwrap();
-        out.into_iter().collect()
+        let name = data["type"].as_str().unwrap().to_string();
+        super::super::sse::decode_one(decoder, &name, &data)
     }
 
     fn arguments(events: &[StreamEvent]) -> Vec<String> {

@@ -357,15 +357,7 @@ mod tests {
     use super::*;
 
     fn feed(decoder: &mut ResponsesDecoder, data: Value) -> Vec<StreamEvent> {
-        let event = Event {
-            event: String::new(),
-            data: data.to_string(),
-            id: String::new(),
-            retry: None,
-        };
-        let mut out = VecDeque::new();
-        decoder.decode(&event, &mut out).unwrap();
-        out.into_iter().collect()
+        super::super::sse::decode_one(decoder, "", &data)
     }
 
     #[test]
