@@ -367,7 +367,7 @@ mod tests {
 
     fn feed(decoder: &mut MessagesDecoder, data: Value) -> Vec<StreamEvent> {
         let name = data["type"].as_str().unwrap().to_string();
-        super::super::sse::decode_one(decoder, &name, &data)
+        super::super::sse::tests::decode_one(decoder, &name, &data)
     }
 
     fn arguments(events: &[StreamEvent]) -> Vec<String> {

@@ -357,7 +357,7 @@ mod tests {
     use super::*;
 
     fn feed(decoder: &mut ResponsesDecoder, data: Value) -> Vec<StreamEvent> {
-        super::super::sse::decode_one(decoder, "", &data)
+        super::super::sse::tests::decode_one(decoder, "", &data)
     }
 
     #[test]

@@ -343,17 +343,26 @@ pub fn count(value: Option<&Value>) -> u64 {
     value.and_then(Value::as_u64).unwrap_or(0)
 }
 
-/// What `decoder` makes of one event named `name` carrying `data`.
+/// What the wires' decoder tests share.
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
-pub(crate) fn decode_one(decoder: &mut impl Decoder, name: &str, data: &Value) -> Vec<StreamEvent> {
-    let event = Event {
-        event: name.to_string(),
-        data: data.to_string(),
-        id: String::new(),
-        retry: None,
-    };
-    let mut out = VecDeque::new();
-    decoder.decode(&event, &mut out).unwrap();
-    out.into_iter().collect()
+pub(crate) mod tests {
+    use super::*;
+
+    /// What `decoder` makes of one event named `name` carrying `data`.
+    pub(crate) fn decode_one(
+        decoder: &mut impl Decoder,
+        name: &str,
+        data: &Value,
+    ) -> Vec<StreamEvent> {
+        let event = Event {
+            event: name.to_string(),
+            data: data.to_string(),
+            id: String::new(),
+            retry: None,
+        };
+        let mut out = VecDeque::new();
+        decoder.decode(&event, &mut out).unwrap();
+        out.into_iter().collect()
+    }
 }

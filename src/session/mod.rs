@@ -14,6 +14,7 @@ pub mod model_choice;
 pub mod plan;
 pub mod recover;
 pub mod store;
+pub mod summary;
 
 use std::io;
 use std::path::PathBuf;

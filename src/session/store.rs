@@ -12,7 +12,7 @@
 //! writes a mode.
 
 use std::fs::{self, DirBuilder, File};
-use std::io::{self, BufRead, BufReader, ErrorKind, Write};
+use std::io::{self, ErrorKind, Write};
 use std::os::unix::fs::{DirBuilderExt, FileExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -20,18 +20,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rustix::fs::{FlockOperation, Mode, OFlags};
 use rustix::io::Errno;
 
-use super::format::{
-    Line, Loaded, LogEntry, TORN_MARKER, Tail, encode, parse_file, parse_line, tail_of,
-};
+use super::format::{Loaded, LogEntry, TORN_MARKER, Tail, encode, parse_file, tail_of};
 use super::id::ID_LEN;
 use super::{Header, InvalidId, SessionError, SessionId};
 use crate::model::Item;
 
 /// The shortest id prefix `resolve` accepts.
 pub const MIN_PREFIX: usize = 4;
-
-/// How many characters of the first prompt a summary keeps.
-pub const PROMPT_PREVIEW_CHARS: usize = 60;
 
 /// The sessions directory (`HOME/sessions/`).
 #[derive(Debug, Clone)]
@@ -48,7 +43,7 @@ pub struct SessionSummary {
     pub project: PathBuf,
     pub model: String,
     /// The first user prompt in the file, whitespace collapsed, at most
-    /// `PROMPT_PREVIEW_CHARS` characters (`…` marks a cut).
+    /// `summary::PROMPT_PREVIEW_CHARS` characters (`…` marks a cut).
     pub first_prompt: Option<String>,
     /// The file's size in bytes.
     pub bytes: u64,
@@ -288,7 +283,7 @@ impl SessionStore {
 
     /// The summary of session `id`, when it is a readable session file.
     pub fn summary(&self, id: &SessionId) -> Option<SessionSummary> {
-        summarize(&self.path_of(id), id.clone())
+        super::summary::summarize(&self.path_of(id), id.clone())
     }
 
     /// The saved sessions, newest first (by start time, then id). Files that
@@ -319,7 +314,7 @@ impl SessionStore {
             if !entry.file_type().is_ok_and(|kind| kind.is_file()) {
                 continue;
             }
-            if let Some(summary) = summarize(&entry.path(), id) {
+            if let Some(summary) = super::summary::summarize(&entry.path(), id) {
                 sessions.push(summary);
             }
         }
@@ -548,55 +543,4 @@ fn read_prefix(file: &File, len: u64) -> io::Result<Vec<u8>> {
     }
     bytes.truncate(filled);
     Ok(bytes)
-}
-
-/// The summary of one file, or `None` when it is not a readable session.
-fn summarize(path: &Path, id: SessionId) -> Option<SessionSummary> {
-    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let file = File::from(rustix::fs::open(path, flags, Mode::empty()).ok()?);
-    let metadata = file.metadata().ok()?;
-    if !metadata.is_file() {
-        return None;
-    }
-    let mut reader = BufReader::new(file);
-    let mut line = Vec::new();
-    let mut next_line = |line: &mut Vec<u8>| -> Option<()> {
-        line.clear();
-        match reader.read_until(b'\n', line) {
-            Ok(_) if line.last() == Some(&b'\n') => Some(()),
-            _ => None,
-        }
-    };
-    next_line(&mut line)?;
-    let header = match parse_line(&line) {
-        Ok(Line::Header(header)) if header.id == id => header,
-        _ => return None,
-    };
-    let mut first_prompt = None;
-    while next_line(&mut line).is_some() {
-        // A preview: whatever does not decode is skipped.
-        if let Ok(Line::Entry(LogEntry::Item(Item::User { text }))) = parse_line(&line) {
-            first_prompt = Some(shorten(&text));
-            break;
-        }
-    }
-    Some(SessionSummary {
-        id,
-        started: header.started,
-        project: header.project,
-        model: header.model,
-        first_prompt,
-        bytes: metadata.len(),
-    })
-}
-
-fn shorten(text: &str) -> String {
-    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if words.chars().count() <= PROMPT_PREVIEW_CHARS {
-        return words;
-    }
-    let mut cut: String = words.chars().take(PROMPT_PREVIEW_CHARS - 1).collect();
-    cut.truncate(cut.trim_end().len());
-    cut.push('…');
-    cut
 }

@@ -19,6 +19,7 @@ pub mod msg;
 pub mod paste;
 pub mod plan_offer;
 pub mod records;
+pub mod replay;
 pub mod rewind;
 pub mod server_question;
 pub mod term;
