@@ -158,8 +158,14 @@ pub fn mcp_servers(servers: &[crate::mcp::ServerView]) -> String {
         } else {
             ""
         };
+        let revision = server
+            .revision
+            .as_deref()
+            .filter(|r| !r.is_empty())
+            .map(|r| format!(" (MCP {})", visible(r)))
+            .unwrap_or_default();
         out.push_str(&format!(
-            "\n{}: {}{trust}\n  Destination: {}",
+            "\n{}: {}{revision}{trust}\n  Destination: {}",
             server.name,
             visible(&server.state.to_string()),
             visible(&server.destination)

@@ -15,9 +15,11 @@ pub fn short() -> String {
 /// the sandbox `support` allows, and the build.
 pub fn verbose(support: &Support) -> String {
     let wires: Vec<&str> = ProviderKind::ALL.iter().map(|p| p.name()).collect();
-    let offered = rmcp::model::ClientConfig::default().protocol_version;
-    let known: Vec<&str> = rmcp::model::ProtocolVersion::KNOWN_VERSIONS
+    let (current, fallback) = (crate::mcp::CURRENT_REVISION, crate::mcp::FALLBACK_REVISION);
+    let earlier: Vec<&str> = rmcp::model::ProtocolVersion::KNOWN_VERSIONS
         .iter()
+        .rev()
+        .filter(|v| v.as_str() < fallback.as_str())
         .map(|v| v.as_str())
         .collect();
     let acp = serde_json::to_value(agent_client_protocol::schema::ProtocolVersion::V1)
@@ -26,7 +28,10 @@ pub fn verbose(support: &Support) -> String {
     let lines = [
         short(),
         format!("wires: {}", wires.join(", ")),
-        format!("mcp: offers {offered}, accepts {} (rmcp)", known.join(", ")),
+        format!(
+            "mcp: {current} (server/discover), else {fallback} (initialize; a server may answer {}) (rmcp)",
+            earlier.join(", ")
+        ),
         format!("acp: protocol version {acp} (agent-client-protocol)"),
         format!("sandbox: {}", sandbox(support)),
         format!(
@@ -120,6 +125,8 @@ mod tests {
         assert!(
             text.contains("sandbox: Landlock only (Landlock ABI 4; unix sockets refused by seccomp; no user namespaces: EPERM)")
         );
-        assert!(text.contains("2025-11-25"));
+        assert!(text.contains(
+            "mcp: 2026-07-28 (server/discover), else 2025-11-25 (initialize; a server may answer 2025-06-18, 2025-03-26, 2024-11-05) (rmcp)"
+        ));
     }
 }

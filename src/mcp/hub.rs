@@ -20,16 +20,26 @@ use crate::secrets::Secrets;
 use crate::tools::{Tool, ToolSource, ToolSpec};
 
 use super::names::Namer;
-use super::server::{ProcessGroupId, StartCx, StartError, Started, resolve_value, start};
+use super::server::{Handler, ProcessGroupId, StartCx, StartError, Started, resolve_value, start};
 use super::tool::McpTool;
 use super::{McpNotice, McpStatus, ServerState, ServerView};
 
 /// What a running server holds.
 struct Live {
-    peer: Peer<RoleClient>,
+    connection: Connection,
     tools: Vec<RemoteTool>,
+    /// The revision the handshake settled on.
+    revision: String,
+}
+
+/// What a call to a running server needs.
+#[derive(Clone)]
+pub struct Connection {
+    pub peer: Peer<RoleClient>,
     /// Cancelled when the server's connection ends.
-    gone: CancellationToken,
+    pub gone: CancellationToken,
+    /// Answers its questions (`input_required` results, `rounds.rs`).
+    pub handler: Handler,
 }
 
 enum State {
@@ -61,9 +71,9 @@ pub struct Server {
 
 impl Server {
     /// The connection of a running server, or what it is instead.
-    pub fn peer(&self) -> Result<(Peer<RoleClient>, CancellationToken), String> {
+    pub fn peer(&self) -> Result<Connection, String> {
         match &*lock(&self.state) {
-            State::Running(live) => Ok((live.peer.clone(), live.gone.clone())),
+            State::Running(live) => Ok(live.connection.clone()),
             other => Err(describe(other)),
         }
     }
@@ -307,14 +317,21 @@ impl McpHub {
             .servers
             .iter()
             .map(|server| {
-                let state = match &*lock(&server.state) {
+                let held = lock(&server.state);
+                let revision = match &*held {
+                    State::Running(live) => Some(live.revision.clone()),
+                    _ => None,
+                };
+                let state = match &*held {
                     State::Disabled => ServerState::Disabled,
                     State::Starting => ServerState::Starting,
                     State::Running(_) => ServerState::Running,
                     State::Failed(reason) => ServerState::Failed(reason.clone()),
                     State::Stopped { reason, .. } => ServerState::Stopped(reason.clone()),
                 };
+                drop(held);
                 ServerView {
+                    revision,
                     name: server.name.clone(),
                     state,
                     destination: server.destination.clone(),
@@ -487,10 +504,19 @@ async fn run_server(
     let gone = CancellationToken::new();
     let peer = client.peer().clone();
     let count = tools.len();
+    let revision = peer
+        .peer_info()
+        .map(|info| info.protocol_version.to_string())
+        .unwrap_or_default();
+    tracing::info!(server = %server.name, %revision, "MCP server started");
     server.set(State::Running(Live {
-        peer: peer.clone(),
+        connection: Connection {
+            peer: peer.clone(),
+            gone: gone.clone(),
+            handler: client.service().clone(),
+        },
         tools,
-        gone: gone.clone(),
+        revision,
     }));
     hub.rebuild();
     hub.started_one();

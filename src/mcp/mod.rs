@@ -16,6 +16,7 @@ mod links;
 pub mod names;
 pub mod question;
 pub mod resource;
+mod rounds;
 mod server;
 mod tool;
 
@@ -25,6 +26,7 @@ use rmcp::model::Tool as RemoteTool;
 use serde::Serialize;
 
 pub use hub::{HubConfig, McpHub, Server, credentials, referenced_variables};
+pub use server::{CURRENT_REVISION, FALLBACK_REVISION};
 
 /// A chat line about a server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,6 +84,8 @@ pub struct ServerView {
     /// The command line (never its environment).
     pub destination: String,
     pub trust_ask: bool,
+    /// The MCP revision its handshake settled on, while it runs.
+    pub revision: Option<String>,
     /// The names its tools are offered under.
     pub tools: Vec<String>,
 }

@@ -1,6 +1,6 @@
 //! A server's question (MCP elicitation in form mode, `elicitation/create`,
 //! or the same request inside a 2026-07-28 `input_required` result, which
-//! `rmcp` hands to the same handler): the fields its schema asks for, read
+//! `rounds.rs` hands to the same handler): the fields its schema asks for, read
 //! into what a dialog shows, and the typed answers checked against it and
 //! turned into the JSON the server gets. Never shows anything (the front
 //! ends ask) and never decides whether to ask (`server.rs` declines for a

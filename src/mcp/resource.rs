@@ -21,6 +21,7 @@ use crate::tools::{
 
 use super::content::{cap, resource_text};
 use super::hub::Server;
+use super::rounds;
 
 /// The tool's name: `mcp-` can never be a server tool's (`mcp_SERVER_TOOL`).
 pub const RESOURCE_TOOL: &str = "mcp-resource";
@@ -118,7 +119,7 @@ impl PreparedCall for ResourceRead {
                 output_limit,
                 ..
             } = *self;
-            let (peer, gone) = match server.peer() {
+            let connection = match server.peer() {
                 Ok(live) => live,
                 Err(state) => {
                     return ToolOutcome::error(format!(
@@ -127,6 +128,8 @@ impl PreparedCall for ResourceRead {
                     ));
                 }
             };
+            // Its questions are put to the person while the read runs.
+            let _calling = server.window.calling();
             let timeout = server.config.tool_timeout;
             let params = ReadResourceRequestParams::new(uri.clone());
             tokio::select! {
@@ -134,10 +137,13 @@ impl PreparedCall for ResourceRead {
                 _ = cancel.cancelled() => ToolOutcome::interrupted(format!(
                     "Reading {uri} from the MCP server {} was interrupted.", server.name
                 )),
-                _ = gone.cancelled() => ToolOutcome::error(format!(
+                _ = connection.gone.cancelled() => ToolOutcome::error(format!(
                     "The MCP server {} stopped while {uri} was read.", server.name
                 )),
-                result = tokio::time::timeout(timeout, peer.read_resource(params)) => match result {
+                result = tokio::time::timeout(
+                    timeout,
+                    rounds::read_resource(&connection.peer, &connection.handler, params),
+                ) => match result {
                     Ok(Ok(read)) => ToolOutcome::completed(cap(
                         &server.typed.hide(&render(&read.contents)),
                         output_limit,

@@ -3,8 +3,9 @@
 //! group of its own, so stopping it, or mino dying, stops everything it
 //! started, with its environment (credentials set, the model key and other
 //! servers' credentials removed) and its stderr logged line by line with
-//! secrets redacted. Then the `initialize` handshake and the first tool
-//! list within the startup timeout. Never decides anything and never shows
+//! secrets redacted. Then the handshake (`server/discover` at 2026-07-28,
+//! else `initialize` at 2025-11-25) and the first tool list within the
+//! startup timeout. Never decides anything and never shows
 //! anything.
 
 use std::path::Path;
@@ -13,11 +14,13 @@ use std::process::Stdio;
 use process_wrap::tokio::{CommandWrap, ProcessGroup};
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction,
-    ElicitationCapability, FormElicitationCapability, Implementation, Tool as RemoteTool,
+    ElicitationCapability, FormElicitationCapability, Implementation, ProtocolVersion,
+    Tool as RemoteTool,
 };
+use rmcp::service::{ClientInitializeError, ClientLifecycleMode, ClientServiceExt};
 use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, RoleClient};
 use rustix::process::{Pid, Signal, getpid, kill_process_group};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -59,9 +62,11 @@ pub enum StartError {
         "mino cannot find its own binary (/proc/self/exe), which every MCP server runs under so it stops with mino"
     )]
     NoGuard,
-    #[error("no answer to initialize within {0} s (startup_timeout_secs)")]
+    #[error(
+        "no answer to the handshake (server/discover, then initialize) within {0} s (startup_timeout_secs)"
+    )]
     Timeout(u64),
-    #[error("the initialize handshake failed: {0}")]
+    #[error("the handshake (server/discover, then initialize) failed: {0}")]
     Handshake(String),
     #[error("listing its tools failed: {0}")]
     ListTools(String),
@@ -120,7 +125,9 @@ impl ClientHandler for Handler {
 impl Handler {
     /// Puts a form question to the person, or declines it: a server marked
     /// `ask`, nobody to answer, a URL question, a schema mino cannot show.
-    async fn ask(&self, request: ElicitRequestParams) -> ElicitResult {
+    /// Asked by `elicitation/create` (earlier revisions) and by an
+    /// `input_required` result (`rounds.rs`).
+    pub(super) async fn ask(&self, request: ElicitRequestParams) -> ElicitResult {
         let decline = ElicitResult::new(ElicitationAction::Decline);
         let ElicitRequestParams::FormElicitationParams {
             message,
@@ -282,7 +289,25 @@ pub async fn start(config: &McpServer, cx: StartCx<'_>) -> Result<Started, Start
     }
 }
 
-/// `initialize` and the first tool list, within `timeout`.
+/// The revision mino speaks first (`server/discover`, stateless).
+pub const CURRENT_REVISION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
+/// The revision of the `initialize` handshake mino falls back to for a
+/// server that answers `server/discover` with an error (as every server
+/// of an earlier revision does: the method is unknown to it).
+pub const FALLBACK_REVISION: ProtocolVersion = ProtocolVersion::V_2025_11_25;
+
+/// `server/discover` at the current revision first, `initialize` at the
+/// fallback revision for a server that rejects it. A server that answers
+/// neither is bounded by the startup timeout around the whole handshake.
+fn lifecycle() -> ClientLifecycleMode {
+    ClientLifecycleMode::Auto {
+        preferred_versions: vec![CURRENT_REVISION],
+        legacy_version: Some(FALLBACK_REVISION),
+    }
+}
+
+/// `server/discover` (or `initialize`) and the first tool list, within
+/// `timeout`.
 async fn handshake<T, E, A>(
     transport: T,
     config: &McpServer,
@@ -304,9 +329,9 @@ where
             window: cx.window.clone(),
         };
         let client = handler
-            .serve(transport)
+            .serve_with_lifecycle(transport, lifecycle())
             .await
-            .map_err(|e| StartError::Handshake(e.to_string()))?;
+            .map_err(|e| StartError::Handshake(describe(&e)))?;
         let tools = client
             .peer()
             .list_all_tools()
@@ -318,6 +343,16 @@ where
         Ok(Ok((client, tools))) => Ok((client, tools, changes)),
         Ok(Err(e)) => Err(e),
         Err(_) => Err(StartError::Timeout(timeout.as_secs())),
+    }
+}
+
+/// A failed handshake in words, both attempts when the fallback failed too.
+fn describe(error: &ClientInitializeError) -> String {
+    match error {
+        ClientInitializeError::LegacyFallbackFailed { discover, fallback } => {
+            format!("server/discover: {discover}; initialize: {fallback}")
+        }
+        other => other.to_string(),
     }
 }
 

@@ -21,6 +21,7 @@ use crate::tools::{
 
 use super::content;
 use super::hub::Server;
+use super::rounds;
 
 /// The longest description offered to the model for one tool.
 const DESCRIPTION_LIMIT: usize = 2048;
@@ -204,7 +205,7 @@ impl PreparedCall for McpCall {
                 output_limit,
                 ..
             } = *self;
-            let (peer, gone) = match server.peer() {
+            let connection = match server.peer() {
                 Ok(live) => live,
                 Err(state) => {
                     return ToolOutcome::error(format!(
@@ -223,11 +224,14 @@ impl PreparedCall for McpCall {
                     "The call to {remote} on the MCP server {} was interrupted; whether the server acted on it is unknown.",
                     server.name
                 )),
-                _ = gone.cancelled() => ToolOutcome::error(format!(
+                _ = connection.gone.cancelled() => ToolOutcome::error(format!(
                     "The MCP server {} stopped during the call to {remote}; whether it acted on it is unknown.",
                     server.name
                 )),
-                result = tokio::time::timeout(timeout, peer.call_tool(params)) => match result {
+                result = tokio::time::timeout(
+                    timeout,
+                    rounds::call_tool(&connection.peer, &connection.handler, params),
+                ) => match result {
                     Ok(Ok(result)) => content::outcome(&result, output_limit, &server.typed),
                     Ok(Err(e)) => ToolOutcome::error(server.typed.hide(&format!(
                         "The call to {remote} on the MCP server {} failed: {e}",

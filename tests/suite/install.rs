@@ -42,7 +42,10 @@ fn the_short_version_is_one_line_and_the_long_one_names_each_part() {
         ["wires", "mcp", "acp", "sandbox", "build", "features"]
     );
     assert!(long.contains("wires: openai-responses, openai-chat, anthropic, scripted"));
-    assert!(long.contains("2025-11-25"), "{long}");
+    assert!(
+        long.contains("mcp: 2026-07-28 (server/discover), else 2025-11-25"),
+        "{long}"
+    );
     // -v alone says what it needs.
     let out = mino(&["-v"]);
     assert_eq!(out.status.code(), Some(2));

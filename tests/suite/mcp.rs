@@ -509,7 +509,7 @@ async fn servers_that_exit_hang_or_crash_are_reported_and_mino_keeps_working() {
     );
     assert!(
         stderr.contains(
-            "MCP server silent failed to start: no answer to initialize within 1 s (startup_timeout_secs)"
+            "MCP server silent failed to start: no answer to the handshake (server/discover, then initialize) within 1 s (startup_timeout_secs)"
         ),
         "{stderr}"
     );

@@ -41,7 +41,7 @@ async fn a_question_through_p_is_declined_and_said() {
 }
 
 /// The full screen for `world`, in bypass so the tool itself runs unasked.
-fn full_screen(world: &World, extra: &[&str]) -> Screen {
+pub(super) fn full_screen(world: &World, extra: &[&str]) -> Screen {
     let home = world.home.path().to_str().unwrap().to_string();
     let project = world.project.path().to_str().unwrap().to_string();
     let mut args = vec!["--cd", project.as_str()];

@@ -32,6 +32,7 @@ mod mcp_annotations;
 mod mcp_questions;
 mod mcp_resources;
 mod mcp_results;
+mod mcp_revisions;
 mod model_bounds;
 mod model_presets;
 mod plan_mode;
