@@ -124,7 +124,9 @@ impl Home {
     }
 }
 
-fn create_private_dir(dir: &Path) -> Result<(), HomeError> {
+/// Creates `dir` (and its parents) with mode 0700, and states that mode on
+/// one that existed.
+pub fn create_private_dir(dir: &Path) -> Result<(), HomeError> {
     let err = |source| HomeError::Create {
         path: dir.to_path_buf(),
         source,

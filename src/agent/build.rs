@@ -76,10 +76,18 @@ fn tool_context_with(
         .mino_home
         .as_deref()
         .map(|h| super::history_secrets::Cache::new(h, &settings.protected_patterns));
+    // The OAuth tokens of remote MCP servers kept in mino's home.
+    let tokens = settings
+        .mino_home
+        .as_deref()
+        .map(crate::mcp::oauth::TokenDir::new);
     cx.secrets = HeldSecrets::loading(secrets, move || {
         let mut values = super::secret_values::project_values(&root, &protected, cache.as_ref());
         if let Some(home) = home {
             values.extend(super::home_secrets::home_values(&home));
+        }
+        for token in tokens.iter().flat_map(|dir| dir.values()) {
+            values.push(("an OAuth token of an MCP server".to_string(), token));
         }
         values
     });
@@ -528,6 +536,7 @@ fn start_mcp(
             guard: tool_cx.bash_guard.clone(),
             deferred,
             questions: Some(questions),
+            home: settings.mino_home.clone(),
         },
         notices,
     );

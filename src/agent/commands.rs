@@ -20,6 +20,10 @@ pub enum Command {
     Copy,
     /// `/mcp`: the MCP servers, their state, destination and tools.
     Mcp,
+    /// `/mcp auth NAME`: authorize a remote server (OAuth, in the browser).
+    McpAuth(String),
+    /// `/mcp logout NAME`: forget a remote server's OAuth tokens.
+    McpLogout(String),
     /// `/permissions` lists the remembered answers; `/permissions N`
     /// forgets the Nth of that list.
     Permissions(Option<usize>),
@@ -146,9 +150,21 @@ pub const COMMANDS: [CommandSpec; 16] = [
     CommandSpec {
         name: "/mcp",
         aliases: &[],
-        argument: None,
-        help: "list MCP servers, their state and tools",
-        build: |_| Ok(Command::Mcp),
+        argument: Some("auth|logout NAME"),
+        help: "list MCP servers, their state and tools; /mcp auth NAME authorizes a remote one in the browser, /mcp logout NAME forgets its tokens",
+        build: |arg| {
+            let Some(arg) = arg else {
+                return Ok(Command::Mcp);
+            };
+            let mut words = arg.split_whitespace();
+            match (words.next(), words.next(), words.next()) {
+                (Some("auth"), Some(name), None) => Ok(Command::McpAuth(name.to_string())),
+                (Some("logout"), Some(name), None) => Ok(Command::McpLogout(name.to_string())),
+                _ => Err(CommandError::McpAction {
+                    given: arg.to_string(),
+                }),
+            }
+        },
     },
     CommandSpec {
         name: "/permissions",
@@ -286,6 +302,8 @@ pub enum CommandError {
     BadShell { given: String },
     #[error("/sessions takes only --all (every project's sessions); got {given:?}")]
     SessionsFlag { given: String },
+    #[error("/mcp takes auth NAME or logout NAME (a remote server's name); got {given:?}")]
+    McpAction { given: String },
     #[error("{command} needs a question: {command} QUESTION")]
     NoQuestion { command: String },
 }
@@ -332,6 +350,8 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
         (Some(_), [arg]) => (Some(*arg), None),
         // `/permissions save N`: two words, one argument.
         (Some(_), ["save", _]) if spec.name == "/permissions" => (Some(joined.as_str()), None),
+        // `/mcp auth NAME`, `/mcp logout NAME`: two words, one argument.
+        (Some(_), [_, _]) if spec.name == "/mcp" => (Some(joined.as_str()), None),
         (Some(argument), [_, rest @ ..]) => {
             (None, Some((format!("{} {argument}", spec.name), rest)))
         }
@@ -393,6 +413,16 @@ mod tests {
         );
         assert_eq!(parse("  /clear  "), Ok(Command::Clear));
         assert_eq!(parse("/mcp"), Ok(Command::Mcp));
+        assert_eq!(
+            parse("/mcp auth remote"),
+            Ok(Command::McpAuth("remote".into()))
+        );
+        assert_eq!(
+            parse("/mcp logout remote"),
+            Ok(Command::McpLogout("remote".into()))
+        );
+        assert!(parse("/mcp auth").is_err());
+        assert!(parse("/mcp frob x").is_err());
         assert_eq!(parse("/quit"), Ok(Command::Quit));
         assert_eq!(parse("/permissions"), Ok(Command::Permissions(None)));
         assert_eq!(parse("/permissions 2"), Ok(Command::Permissions(Some(2))));

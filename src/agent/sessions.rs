@@ -204,6 +204,16 @@ impl Agent {
                         .into(),
                 ),
             },
+            Command::McpAuth(name) => match self.rt.mcp.as_ref().map(|hub| hub.authorize(&name)) {
+                Some(Ok(())) => self.notice(format!("Authorizing the MCP server {name}: discovering its authorization server.")),
+                Some(Err(e)) => self.notice(format!("/mcp auth {name}: {e}")),
+                None => self.notice("No MCP servers are configured.".into()),
+            },
+            Command::McpLogout(name) => match self.rt.mcp.as_ref().map(|hub| hub.logout(&name)) {
+                Some(Ok(said)) => self.notice(said),
+                Some(Err(e)) => self.notice(format!("/mcp logout {name}: {e}")),
+                None => self.notice("No MCP servers are configured.".into()),
+            },
             Command::Permissions(None) => self.permissions(true),
             Command::Permissions(Some(n)) => self.revoke(n),
             Command::SaveRule(n) => self.offer_rule(n),

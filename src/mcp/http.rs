@@ -12,11 +12,12 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 
 use super::server::StartError;
 
-/// The transport for `url`, sending `headers` (name, resolved value).
-pub fn transport(
+/// The HTTP client and the transport's settings for `url`, sending
+/// `headers` (name, resolved value).
+pub fn parts(
     url: &str,
     headers: &[(String, String)],
-) -> Result<StreamableHttpClientTransport<reqwest::Client>, StartError> {
+) -> Result<(reqwest::Client, StreamableHttpClientTransportConfig), StartError> {
     let mut custom = HashMap::new();
     for (name, value) in headers {
         let header = HeaderName::from_bytes(name.as_bytes())
@@ -34,5 +35,16 @@ pub fn transport(
         .build()
         .map_err(|e| StartError::Client(e.to_string()))?;
     let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-    Ok(StreamableHttpClientTransport::with_client(client, config))
+    Ok((client, config))
+}
+
+/// The transport over `client` (plain, or sending a stored OAuth token).
+pub fn transport<C>(
+    client: C,
+    config: StreamableHttpClientTransportConfig,
+) -> StreamableHttpClientTransport<C>
+where
+    C: rmcp::transport::streamable_http_client::StreamableHttpClient + Send + Sync + 'static,
+{
+    StreamableHttpClientTransport::with_client(client, config)
 }

@@ -20,16 +20,19 @@ use crate::secrets::Secrets;
 use crate::tools::{Tool, ToolSource, ToolSpec};
 
 use super::names::Namer;
-use super::server::{Handler, ProcessGroupId, StartCx, StartError, Started, resolve_value, start};
+use super::oauth::{TokenDir, TokenValues};
+use super::question::TypedAnswers;
+use super::run::{Launch, run_server};
+use super::server::{Handler, ProcessGroupId, resolve_value};
 use super::tool::McpTool;
 use super::{McpNotice, McpStatus, ServerState, ServerView};
 
 /// What a running server holds.
-struct Live {
-    connection: Connection,
-    tools: Vec<RemoteTool>,
+pub(super) struct Live {
+    pub connection: Connection,
+    pub tools: Vec<RemoteTool>,
     /// The revision the handshake settled on.
-    revision: String,
+    pub revision: String,
 }
 
 /// What a call to a running server needs.
@@ -42,7 +45,7 @@ pub struct Connection {
     pub handler: Handler,
 }
 
-enum State {
+pub(super) enum State {
     Disabled,
     Starting,
     Running(Live),
@@ -61,8 +64,10 @@ pub struct Server {
     pub config: McpServer,
     /// Where a call goes: the command line of a stdio server.
     pub destination: String,
-    state: Mutex<State>,
-    group: Mutex<Option<ProcessGroupId>>,
+    pub(super) state: Mutex<State>,
+    pub(super) group: Mutex<Option<ProcessGroupId>>,
+    /// Asks its runner to start it again.
+    pub(super) restart: tokio::sync::Notify,
     /// What people typed into its questions: hidden from its results.
     pub typed: super::question::TypedAnswers,
     /// Whether it may ask a question now.
@@ -78,18 +83,18 @@ impl Server {
         }
     }
 
-    fn set(&self, state: State) {
+    pub(super) fn set(&self, state: State) {
         *lock(&self.state) = state;
     }
 
-    fn stop_group(&self) {
+    pub(super) fn stop_group(&self) {
         if let Some(group) = lock(&self.group).take() {
             group.kill();
         }
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
@@ -112,7 +117,7 @@ struct Table {
     names: BTreeMap<String, Vec<String>>,
 }
 
-struct Inner {
+pub(super) struct Inner {
     servers: Vec<Arc<Server>>,
     /// How many servers are still starting.
     starting: tokio::sync::watch::Sender<usize>,
@@ -123,6 +128,10 @@ struct Inner {
     output_limit: usize,
     /// `true` once the servers may start (see `HubConfig::deferred`).
     go: tokio::sync::watch::Sender<bool>,
+    /// Where remote servers' OAuth tokens are kept; `None` without a home.
+    oauth: Option<TokenDir>,
+    /// The token values of this run, hidden from results.
+    tokens: TokenValues,
 }
 
 impl Drop for Inner {
@@ -136,7 +145,7 @@ impl Drop for Inner {
 /// The MCP servers of this run. Cloning shares them.
 #[derive(Clone)]
 pub struct McpHub {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
 /// What starting the hub needs.
@@ -154,6 +163,8 @@ pub struct HubConfig<'a> {
     pub deferred: bool,
     /// Where the servers' questions go; `None` declines every one.
     pub questions: Option<mpsc::UnboundedSender<super::question::ServerQuestion>>,
+    /// mino's home, where remote servers' OAuth tokens are kept.
+    pub home: Option<PathBuf>,
 }
 
 /// Every credential the servers' settings hold, as (name, value): literal
@@ -229,6 +240,8 @@ impl McpHub {
     /// Creates the hub and starts every enabled server in the background;
     /// returns at once. `notices` hears every change of state.
     pub fn start(config: HubConfig<'_>, notices: mpsc::UnboundedSender<McpNotice>) -> Self {
+        let tokens = TokenValues::default();
+        let oauth = config.home.as_deref().map(TokenDir::new);
         let servers: Vec<Arc<Server>> = config
             .servers
             .iter()
@@ -243,7 +256,8 @@ impl McpHub {
                         State::Disabled
                     }),
                     group: Mutex::new(None),
-                    typed: Default::default(),
+                    restart: tokio::sync::Notify::new(),
+                    typed: TypedAnswers::with_tokens(tokens.clone()),
                     window: Default::default(),
                 })
             })
@@ -259,6 +273,8 @@ impl McpHub {
                 notices,
                 output_limit: config.output_limit,
                 go: tokio::sync::watch::Sender::new(!config.deferred),
+                oauth,
+                tokens,
             }),
         };
         if hub.inner.servers.is_empty() {
@@ -282,16 +298,111 @@ impl McpHub {
                 hub.inner.go.subscribe(),
                 Arc::downgrade(&hub.inner),
                 server.clone(),
-                config.project_dir.to_path_buf(),
                 Launch {
                     hidden_env: hidden,
                     secrets: secrets.clone(),
                     guard: config.guard.clone(),
                     questions: config.questions.clone(),
+                    project_dir: config.project_dir.to_path_buf(),
+                    oauth: hub.inner.oauth.clone(),
+                    tokens: hub.inner.tokens.clone(),
                 },
             ));
         }
         hub
+    }
+
+    /// `/mcp auth NAME`: the browser flow for a remote server, in the
+    /// background (its steps are said as notices), then the server is
+    /// connected again with its new token.
+    pub fn authorize(&self, name: &str) -> Result<(), String> {
+        let (server, dir) = self.remote(name)?;
+        let Some(url) = server.config.url.clone() else {
+            return Err(format!("{name} is not a remote server"));
+        };
+        let hub = Arc::downgrade(&self.inner);
+        let store = super::oauth::ResourceStore {
+            dir,
+            resource: url.clone(),
+            values: self.inner.tokens.clone(),
+        };
+        let say = move |hub: &std::sync::Weak<Inner>, line: super::NoticeLine| {
+            if let Some(inner) = hub.upgrade() {
+                McpHub { inner }.notify(Some(line));
+            }
+        };
+        tokio::spawn(async move {
+            let tell = |line: String| {
+                say(
+                    &hub,
+                    super::NoticeLine::Info(format!("MCP server {}: {line}", server.name)),
+                )
+            };
+            match super::oauth::authorize(&url, store, tell).await {
+                Ok(()) => {
+                    say(
+                        &hub,
+                        super::NoticeLine::Info(format!(
+                            "MCP server {} is authorized; connecting to it again.",
+                            server.name
+                        )),
+                    );
+                    server.restart.notify_one();
+                }
+                Err(e) => say(
+                    &hub,
+                    super::NoticeLine::Warning(format!(
+                        "Authorizing the MCP server {} failed: {e}",
+                        server.name
+                    )),
+                ),
+            }
+        });
+        Ok(())
+    }
+
+    /// `/mcp logout NAME`: forgets a remote server's tokens and connects to
+    /// it again (without a token); what was forgotten, in words.
+    pub fn logout(&self, name: &str) -> Result<String, String> {
+        let (server, dir) = self.remote(name)?;
+        let url = server.config.url.clone().unwrap_or_default();
+        let removed = dir
+            .remove(&url)
+            .map_err(|e| format!("the OAuth token file in mino's home: {e}"))?;
+        server.restart.notify_one();
+        Ok(if removed {
+            format!(
+                "Forgot the OAuth tokens of the MCP server {name}; connecting to it again without them."
+            )
+        } else {
+            format!("No OAuth token was kept for the MCP server {name}.")
+        })
+    }
+
+    /// The remote server `name` and where its tokens live.
+    fn remote(&self, name: &str) -> Result<(Arc<Server>, TokenDir), String> {
+        let server = self
+            .inner
+            .servers
+            .iter()
+            .find(|s| s.name == name && s.config.enabled)
+            .ok_or_else(|| {
+                format!(
+                    "no enabled MCP server is named {name:?}; servers: {}",
+                    self.server_names().join(", ")
+                )
+            })?;
+        if server.config.url.is_none() {
+            return Err(format!(
+                "the MCP server {name} runs as a command, not at a URL: OAuth is for remote servers"
+            ));
+        }
+        let dir = self
+            .inner
+            .oauth
+            .clone()
+            .ok_or_else(|| "mino has no home to keep tokens in".to_string())?;
+        Ok((server.clone(), dir))
     }
 
     /// Lets servers held back by `HubConfig::deferred` start (no effect
@@ -381,13 +492,13 @@ impl McpHub {
     }
 
     /// One server left the starting state.
-    fn started_one(&self) {
+    pub(super) fn started_one(&self) {
         self.inner
             .starting
             .send_modify(|n| *n = n.saturating_sub(1));
     }
 
-    fn notify(&self, line: Option<super::NoticeLine>) {
+    pub(super) fn notify(&self, line: Option<super::NoticeLine>) {
         let _ = self.inner.notices.send(McpNotice {
             line,
             status: self.status(),
@@ -395,7 +506,7 @@ impl McpHub {
     }
 
     /// Builds the table again from the running servers, in name order.
-    fn rebuild(&self) {
+    pub(super) fn rebuild(&self) {
         let mut namer = lock(&self.inner.namer);
         let mut table = Table::default();
         for server in &self.inner.servers {
@@ -442,166 +553,5 @@ impl ToolSource for McpHub {
             .by_name
             .get(name)
             .map(|t| t.clone() as Arc<dyn Tool>)
-    }
-}
-
-/// What starting one server takes beyond the server itself.
-struct Launch {
-    hidden_env: Vec<String>,
-    secrets: Secrets,
-    guard: Option<PathBuf>,
-    questions: Option<mpsc::UnboundedSender<super::question::ServerQuestion>>,
-}
-
-/// Starts one server, then watches it until it ends.
-async fn run_server(
-    mut go: tokio::sync::watch::Receiver<bool>,
-    hub: std::sync::Weak<Inner>,
-    server: Arc<Server>,
-    project_dir: PathBuf,
-    launch: Launch,
-) {
-    let cx = StartCx {
-        name: &server.name,
-        project_dir: &project_dir,
-        hidden_env: &launch.hidden_env,
-        secrets: &launch.secrets,
-        guard: launch.guard.as_deref(),
-        questions: launch.questions,
-        typed: server.typed.clone(),
-        window: server.window.clone(),
-    };
-    // The hub gone before `begin`: nothing to start.
-    if go.wait_for(|go| *go).await.is_err() {
-        return;
-    }
-    let started = start(&server.config, cx).await;
-    let Some(inner) = hub.upgrade() else {
-        if let Ok(Started {
-            group: Some(group), ..
-        }) = started
-        {
-            group.kill();
-        }
-        return;
-    };
-    let hub = McpHub { inner };
-    let Started {
-        client,
-        tools,
-        group,
-        mut changes,
-        too_long,
-    } = match started {
-        Ok(started) => started,
-        Err(e) => {
-            fail(&hub, &server, &e);
-            hub.started_one();
-            return;
-        }
-    };
-    *lock(&server.group) = group;
-    let gone = CancellationToken::new();
-    let peer = client.peer().clone();
-    let count = tools.len();
-    let revision = peer
-        .peer_info()
-        .map(|info| info.protocol_version.to_string())
-        .unwrap_or_default();
-    tracing::info!(server = %server.name, %revision, "MCP server started");
-    server.set(State::Running(Live {
-        connection: Connection {
-            peer: peer.clone(),
-            gone: gone.clone(),
-            handler: client.service().clone(),
-        },
-        tools,
-        revision,
-    }));
-    hub.rebuild();
-    hub.started_one();
-    hub.notify(Some(super::NoticeLine::Info(format!(
-        "MCP server {} started: {count} tools.",
-        server.name
-    ))));
-    let weak = Arc::downgrade(&hub.inner);
-    drop(hub);
-    let mut ended = Box::pin(client.waiting());
-    loop {
-        tokio::select! {
-            _ = &mut ended => break,
-            Some(()) = changes.recv() => {
-                let listed = peer.list_all_tools().await;
-                let Some(inner) = weak.upgrade() else { return };
-                relisted(&McpHub { inner }, &server, listed);
-            }
-        }
-    }
-    gone.cancel();
-    server.stop_group();
-    let tools = match std::mem::replace(&mut *lock(&server.state), State::Starting) {
-        State::Running(live) => live.tools,
-        _ => Vec::new(),
-    };
-    let reason = if too_long.load(std::sync::atomic::Ordering::Relaxed) {
-        format!(
-            "it sent a message longer than {} MiB, and mino ended the connection",
-            super::line_limit::MAX_MESSAGE_BYTES / (1024 * 1024)
-        )
-    } else {
-        "its connection ended".to_string()
-    };
-    server.set(State::Stopped {
-        reason: reason.clone(),
-        tools,
-    });
-    if let Some(inner) = weak.upgrade() {
-        let hub = McpHub { inner };
-        hub.rebuild();
-        hub.notify(Some(super::NoticeLine::Warning(format!(
-            "MCP server {} stopped: {reason}. Its tools are no longer offered.",
-            server.name
-        ))));
-    }
-}
-
-fn fail(hub: &McpHub, server: &Server, error: &StartError) {
-    tracing::warn!(server = %server.name, %error, "MCP server failed to start");
-    server.set(State::Failed(error.to_string()));
-    hub.notify(Some(super::NoticeLine::Warning(format!(
-        "MCP server {} failed to start: {error}",
-        server.name
-    ))));
-}
-
-/// A server said its tools changed: take the new list and tell the user
-/// what was added, removed or changed.
-fn relisted(hub: &McpHub, server: &Server, listed: Result<Vec<RemoteTool>, rmcp::ServiceError>) {
-    let tools = match listed {
-        Ok(tools) => tools,
-        Err(e) => {
-            hub.notify(Some(super::NoticeLine::Warning(format!(
-                "MCP server {} said its tools changed, and listing them again failed: {e}",
-                server.name
-            ))));
-            return;
-        }
-    };
-    let diff = {
-        let mut state = lock(&server.state);
-        let State::Running(live) = &mut *state else {
-            return;
-        };
-        let diff = super::ToolsDiff::between(&live.tools, &tools);
-        live.tools = tools;
-        diff
-    };
-    hub.rebuild();
-    if !diff.is_empty() {
-        hub.notify(Some(super::NoticeLine::Warning(format!(
-            "MCP server {} changed its tools{}",
-            server.name,
-            diff.describe()
-        ))));
     }
 }

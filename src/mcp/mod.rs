@@ -14,9 +14,11 @@ mod hub;
 mod line_limit;
 mod links;
 pub mod names;
+pub mod oauth;
 pub mod question;
 pub mod resource;
 mod rounds;
+mod run;
 mod server;
 mod tool;
 

@@ -129,11 +129,21 @@ const MAX_REMEMBERED: usize = 256;
 
 /// What people typed into one server's questions this run, so a result
 /// that echoes it reaches the model as a marker: a server may do as it
-/// likes with an answer, but the model never reads one. Cloning shares it.
+/// likes with an answer, but the model never reads one. The OAuth tokens
+/// of this run are hidden with them (a server may echo its own token).
+/// Cloning shares it.
 #[derive(Clone, Default)]
-pub struct TypedAnswers(Arc<std::sync::Mutex<Vec<String>>>);
+pub struct TypedAnswers(
+    Arc<std::sync::Mutex<Vec<String>>>,
+    super::oauth::TokenValues,
+);
 
 impl TypedAnswers {
+    /// Answers hidden from one server's results, with the run's tokens.
+    pub fn with_tokens(tokens: super::oauth::TokenValues) -> Self {
+        Self(Arc::default(), tokens)
+    }
+
     /// Remembers the free-text answers of `content` (two characters or
     /// more: a choice, a number or a yes is the server's own word).
     pub fn remember(&self, fields: &[AskedField], content: &Map<String, Value>) {
@@ -157,6 +167,8 @@ impl TypedAnswers {
     /// typed and as JSON writes it inside a string (a server's structured
     /// output, an error that quotes it).
     pub fn hide(&self, text: &str) -> String {
+        let text = self.1.hide(text);
+        let text = text.as_str();
         let typed = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let mut forms: Vec<String> = typed
             .iter()

@@ -70,6 +70,10 @@ pub enum StartError {
     Handshake(String),
     #[error("listing its tools failed: {0}")]
     ListTools(String),
+    #[error("it needs authorization (it answered 401): run /mcp auth {0}")]
+    NeedsAuth(String),
+    #[error("its stored OAuth token could not be used: {0}")]
+    StoredToken(String),
 }
 
 /// Receives what a server tells or asks mino unasked: that its tool list
@@ -265,6 +269,10 @@ pub struct StartCx<'a> {
     pub typed: TypedAnswers,
     /// Whether it may ask now (a call of its runs, no question is open).
     pub window: AskWindow,
+    /// Where a remote server's OAuth tokens are kept; `None` without a home.
+    pub oauth: Option<super::oauth::TokenDir>,
+    /// The token values of this run, hidden from results.
+    pub tokens: super::oauth::TokenValues,
 }
 
 /// Connects to the server (a process mino starts, or a streamable-HTTP
@@ -273,10 +281,7 @@ pub struct StartCx<'a> {
 pub async fn start(config: &McpServer, cx: StartCx<'_>) -> Result<Started, StartError> {
     match &config.url {
         Some(url) => {
-            let headers = resolve_all(&config.headers, "headers")?;
-            let transport = super::http::transport(url, &headers)?;
-            let (client, tools, changes) =
-                handshake(transport, config, &cx, config.startup_timeout).await?;
+            let (client, tools, changes) = start_remote(url, config, &cx).await?;
             Ok(Started {
                 client,
                 tools,
@@ -286,6 +291,47 @@ pub async fn start(config: &McpServer, cx: StartCx<'_>) -> Result<Started, Start
             })
         }
         None => start_process(config, cx).await,
+    }
+}
+
+/// Connects to a streamable-HTTP server, with its stored OAuth token when
+/// there is one.
+async fn start_remote(
+    url: &str,
+    config: &McpServer,
+    cx: &StartCx<'_>,
+) -> Result<(Client, Vec<RemoteTool>, mpsc::UnboundedReceiver<()>), StartError> {
+    let headers = resolve_all(&config.headers, "headers")?;
+    let (client, settings) = super::http::parts(url, &headers)?;
+    let timeout = config.startup_timeout;
+    let stored = match &cx.oauth {
+        Some(dir) => {
+            let store = super::oauth::ResourceStore {
+                dir: dir.clone(),
+                resource: url.to_string(),
+                values: cx.tokens.clone(),
+            };
+            tokio::time::timeout(
+                timeout,
+                super::oauth::stored_client(url, client.clone(), store),
+            )
+            .await
+            .map_err(|_| StartError::Timeout(timeout.as_secs()))?
+            .map_err(|e| StartError::StoredToken(e.to_string()))?
+        }
+        None => None,
+    };
+    match stored {
+        Some(auth) => handshake(super::http::transport(auth, settings), config, cx, timeout).await,
+        None => {
+            handshake(
+                super::http::transport(client, settings),
+                config,
+                cx,
+                timeout,
+            )
+            .await
+        }
     }
 }
 
@@ -331,7 +377,13 @@ where
         let client = handler
             .serve_with_lifecycle(transport, lifecycle())
             .await
-            .map_err(|e| StartError::Handshake(describe(&e)))?;
+            .map_err(|e| {
+                if e.is_authorization_required() || e.auth_challenge().is_some() {
+                    StartError::NeedsAuth(cx.name.to_string())
+                } else {
+                    StartError::Handshake(describe(&e))
+                }
+            })?;
         let tools = client
             .peer()
             .list_all_tools()

@@ -1229,6 +1229,7 @@ async fn a_deferred_hub_starts_its_servers_only_after_begin() {
             guard: Some(PathBuf::from(env!("CARGO_BIN_EXE_mino"))),
             deferred: true,
             questions: None,
+            home: None,
         },
         notices,
     );

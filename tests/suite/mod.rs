@@ -29,6 +29,7 @@ mod line_piped;
 mod lsp;
 mod mcp;
 mod mcp_annotations;
+mod mcp_oauth;
 mod mcp_questions;
 mod mcp_resources;
 mod mcp_results;
