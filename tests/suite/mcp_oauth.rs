@@ -220,3 +220,55 @@ async fn a_remote_server_is_authorized_in_the_browser_refreshed_and_logged_out()
     pty.send_line("/quit");
     assert_eq!(pty.wait(), 0);
 }
+
+/// A token kept in mino's home is out of bash's reach in the sandbox (the
+/// home is masked: not even the file's other fields show) and of the file
+/// tools', and its value is redacted from every result all the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_kept_token_is_masked_in_the_sandbox_and_redacted() {
+    use super::sandbox::{Setup, bash, stderr};
+    let b = Setup::new(vec![], "").await;
+    let dir = b.mino_home().join("mcp-oauth");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("issuer.example-000000000000.json");
+    std::fs::write(
+        &file,
+        json!({
+            "issuer": "https://issuer.example/",
+            "resources": {"https://mcp.example/mcp": {
+                "client_id": "client-id-visible-marker",
+                "token_response": {
+                    "access_token": "at-kept-token-5f1e2d3c4b",
+                    "token_type": "bearer",
+                    "refresh_token": "rt-kept-token-9a8b7c6d5e"
+                },
+                "granted_scopes": [],
+                "issuer": "https://issuer.example/"
+            }}
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let b = b
+        .with_replies(
+            vec![
+                bash(&format!("cat {}/*.json; echo end-cat", dir.display())),
+                tool("read_file", json!({"path": file.display().to_string()})),
+                text("done"),
+            ],
+            "",
+        )
+        .await;
+    let (events, out) = b.bypass("read the tokens").await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let results = crate::support::stream::outputs(&events);
+    assert_eq!(results.len(), 2, "{results:?}");
+    assert!(results[0].contains("end-cat"), "{}", results[0]);
+    for result in &results {
+        assert!(!result.contains("client-id-visible-marker"), "{result}");
+    }
+    let bodies = b.bodies();
+    for token in ["at-kept-token-5f1e2d3c4b", "rt-kept-token-9a8b7c6d5e"] {
+        assert!(!bodies.contains(token), "{bodies}");
+    }
+}
