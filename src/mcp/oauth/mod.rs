@@ -28,6 +28,12 @@ pub enum OAuthError {
     TimedOut,
 }
 
+/// The TLS of `rmcp`'s OAuth requests: mino's rustls with ring, as the
+/// model client and the MCP transport use (a second call does nothing).
+fn install_crypto() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// An HTTP client that sends `store`'s token for `url`, refreshing it, when
 /// a token is stored for it; `None` when none is.
 pub async fn stored_client(
@@ -38,6 +44,7 @@ pub async fn stored_client(
     if store.dir.load(url).is_none() {
         return Ok(None);
     }
+    install_crypto();
     let mut manager = AuthorizationManager::new(url).await?;
     manager.set_credential_store(store);
     if !manager.initialize_from_store().await? {
@@ -54,6 +61,7 @@ pub async fn authorize(
     store: ResourceStore,
     tell: impl Fn(String),
 ) -> Result<(), OAuthError> {
+    install_crypto();
     let listener = TcpListener::bind(("127.0.0.1", 0))
         .await
         .map_err(OAuthError::Listen)?;
