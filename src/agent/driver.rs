@@ -26,12 +26,13 @@ use super::turn::{DecideCx, Effect, Event, Turn, TurnStop};
 
 /// Runs one turn for `prompt` and returns why it ended. The turn-end event
 /// is emitted exactly once, before returning. Cancelling `cancel` interrupts
-/// the turn.
+/// the turn. Its `@` mentions are attached only when `attach` (the person
+/// wrote them; an MCP server's prompt text attaches nothing).
 pub async fn run_turn(
     rt: &Runtime,
     session: &mut LiveSession,
     run: &mut RunConsent,
-    prompt: String,
+    (prompt, attach): (String, bool),
     cancel: &CancellationToken,
 ) -> TurnStop {
     rt.emit(AgentEvent::Prompt(prompt.clone()));
@@ -50,7 +51,7 @@ pub async fn run_turn(
         Ok(()) => Event::Begin,
         Err(e) => Event::SaveFailed(e.to_string()),
     };
-    let turn = new_turn(rt, session, &prompt_text, cancel).await;
+    let turn = new_turn(rt, session, attach.then_some(prompt_text.as_str()), cancel).await;
     let mut driver = Driver {
         rt,
         session,
@@ -114,7 +115,7 @@ pub async fn run_person_shell(
 async fn new_turn(
     rt: &Runtime,
     session: &LiveSession,
-    prompt: &str,
+    prompt: Option<&str>,
     cancel: &CancellationToken,
 ) -> Turn {
     if let Some(hub) = &rt.mcp {
@@ -132,13 +133,9 @@ async fn new_turn(
         .into_iter()
         .map(|s| s.name.into_owned())
         .collect();
-    Turn::new(rt.limits)
-        .with_tools(tools)
-        .attaching(super::attach::response(
-            prompt,
-            session.history.len(),
-            &servers,
-        ))
+    Turn::new(rt.limits).with_tools(tools).attaching(
+        prompt.and_then(|prompt| super::attach::response(prompt, session.history.len(), &servers)),
+    )
 }
 
 /// Performs one turn's effects and feeds their outcomes back into the

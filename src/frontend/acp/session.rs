@@ -496,6 +496,7 @@ pub async fn pump(
             | AgentEvent::Usage { .. }
             | AgentEvent::Spent { .. }
             | AgentEvent::ModelNames(_)
+            | AgentEvent::McpCatalog(_)
             | AgentEvent::Retrying { .. }
             | AgentEvent::Sessions { .. }
             | AgentEvent::OtherProject { .. }
