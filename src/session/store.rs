@@ -7,9 +7,10 @@
 //! could not save. A session file is locked (`flock`, exclusive) while a log
 //! holds it, so two processes never interleave one session.
 //!
-//! Never rewrites, truncates or deletes a session file (the one exception: a
-//! file this call just created whose header could not be written), and never
-//! writes a mode.
+//! Never rewrites or truncates a session file, and deletes one only when
+//! asked to by its id (`delete`: a regular file whose header names it, held
+//! by no process) or when this call just created it and its header could
+//! not be written. Never writes a mode.
 
 use std::fs::{self, DirBuilder, File};
 use std::io::{self, ErrorKind, Write};
@@ -204,6 +205,19 @@ impl SessionStore {
             tail: Some(tail_of(&bytes)),
         };
         Ok((log, loaded))
+    }
+
+    /// Deletes the file of session `id`: opened as `open` opens it (never
+    /// through a link, only a regular file whose header names `id`, locked
+    /// so a file another mino process holds is refused), then removed.
+    pub fn delete(&self, id: &SessionId) -> Result<(), SessionError> {
+        let (log, _) = self.open(id)?;
+        fs::remove_file(&log.path).map_err(|error| SessionError::Delete {
+            path: log.path.clone(),
+            error,
+        })?;
+        drop(log);
+        sync_dir(&self.dir)
     }
 
     /// The session a text names: a whole id, or a prefix of at least

@@ -6,7 +6,13 @@
 //     "steps": [ {"new": "/abs/cwd"} | {"load": "ID", "cwd": "/abs"}
 //              | {"prompt": "text", "blocks": [...more content blocks], "answers": [...], "cancelAfterMs": n,
 //                 "beforeAnswer": {"write": "/abs", "content": "text"}}
-//              | {"setMode": "bypass"} ] }
+//              | {"setMode": "bypass"}
+//              | {"call": "session/list", "params": {...}} ] }
+//
+// A "call" step sends any request by its method name ("$session" in its
+// params stands for the session in use; a session/resume makes its session
+// the one in use) and logs {event: "result", method, response} or, when the
+// agent answers with an error, {event: "error", method, code, message, data}.
 //
 // Each permission request takes the next answer of its prompt: an option
 // kind (allow_once, allow_always, reject_once, reject_always) or an option's
@@ -130,6 +136,15 @@ async function run(agent) {
     } else if (step.setMode) {
       await agent.request("session/set_mode", { sessionId, modeId: step.setMode });
       log.push({ event: "mode_set", modeId: step.setMode });
+    } else if (step.call) {
+      const params = JSON.parse(JSON.stringify(step.params ?? {}).replaceAll('"$session"', JSON.stringify(sessionId)));
+      try {
+        const response = await agent.request(step.call, params);
+        log.push({ event: "result", method: step.call, response: response ?? null });
+        if (step.call === "session/resume") sessionId = params.sessionId;
+      } catch (e) {
+        log.push({ event: "error", method: step.call, code: e?.code ?? null, message: String(e?.message ?? e), data: e?.data ?? null });
+      }
     } else if (step.prompt !== undefined) {
       answers = [...(step.answers ?? [])];
       beforeAnswer = step.beforeAnswer ?? null;

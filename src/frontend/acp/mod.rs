@@ -5,8 +5,14 @@
 //! but protocol messages is ever written to stdout (logs go to the log
 //! file), and this front end never decides a call.
 
+mod auth;
+mod commands;
+mod config;
 mod files;
+mod manage;
 mod prompt;
+mod question;
+mod replay;
 mod rewind;
 mod session;
 pub mod wire;
@@ -18,9 +24,13 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, FileSystemCapabilities, Implementation,
-    InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
-    NewSessionRequest, NewSessionResponse, PromptRequest, SetSessionModeRequest,
+    AgentCapabilities, AuthenticateRequest, CancelNotification, CloseSessionRequest,
+    DeleteSessionRequest, FileSystemCapabilities, Implementation, InitializeRequest,
+    InitializeResponse, ListSessionsRequest, LoadSessionRequest, LoadSessionResponse,
+    NewSessionRequest, NewSessionResponse, PromptRequest, ResumeSessionRequest,
+    ResumeSessionResponse, SessionCapabilities, SessionCloseCapabilities, SessionConfigOption,
+    SessionDeleteCapabilities, SessionListCapabilities, SessionModeState,
+    SessionResumeCapabilities, SetSessionConfigOptionRequest, SetSessionModeRequest,
     SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, ByteStreams, Client};
@@ -31,9 +41,28 @@ use crate::agent::build::{Launch, launch};
 use crate::agent::instructions_seen::Shown;
 use crate::config::{CliOverrides, EnvOverrides, Settings};
 use crate::home::Home;
-use crate::policy::{BashConfinement, CanAsk, Mode};
+use crate::policy::{CanAsk, Mode};
 
 use session::Slot;
+
+/// A session as `session/new`, `session/load` and `session/resume` answer
+/// with it.
+struct Opened {
+    id: String,
+    modes: SessionModeState,
+    options: Vec<SessionConfigOption>,
+}
+
+/// What the agent said as it started, before anything else could arrive.
+#[derive(Default)]
+struct Started {
+    session: Option<(String, Mode, String)>,
+    models: Vec<String>,
+    history: std::sync::Arc<Vec<crate::model::Item>>,
+    plan: Option<crate::session::Plan>,
+    /// Its context use (a resumed session's estimate) and window.
+    usage: Option<(u64, u64)>,
+}
 
 /// What every handler shares: how to start an agent, and the sessions.
 struct Server {
@@ -66,15 +95,17 @@ impl Server {
     }
 
     /// Starts an agent for `cwd` (resuming `resume`), replays a resumed
-    /// session's history to the client, and starts the session's pump.
-    /// Returns the session id, its mode and how its bash commands are
-    /// confined.
+    /// session's history to the client when `replay` (`session/load`; a
+    /// `session/resume` continues without it), and starts the session's
+    /// pump. A model service whose key variable is unset is refused as
+    /// `auth_required`, naming the variable.
     async fn open(
         &self,
         cwd: &Path,
         resume: Option<&str>,
+        replay: bool,
         cx: &ConnectionTo<Client>,
-    ) -> Result<(String, Mode, BashConfinement), agent_client_protocol::Error> {
+    ) -> Result<Opened, agent_client_protocol::Error> {
         if !cwd.is_absolute() {
             return Err(invalid(format!(
                 "cwd {} is not an absolute path; the session's directory must be one",
@@ -84,6 +115,8 @@ impl Server {
         let settings =
             Settings::load_with_user_file(&self.home, &self.user_file, cwd, &self.env, &self.cli)
                 .map_err(|e| invalid(e.to_string()))?;
+        auth::check(&settings.model, &self.user_file)
+            .map_err(|e| agent_client_protocol::Error::auth_required().data(e.to_string()))?;
         let fs = self
             .fs
             .lock()
@@ -108,30 +141,27 @@ impl Server {
         .map_err(|e| invalid(e.to_string()))?;
         // The agent says its banner (and a resumed session's history) as it
         // starts; read those before anything else can arrive.
-        let mut started = None;
-        let mut history = std::sync::Arc::default();
-        let mut plan = None;
+        let mut started = Started::default();
         while let Ok(event) = handle.events.try_recv() {
-            match event {
-                AgentEvent::Session { id, mode, .. } => started = Some((id, mode)),
-                AgentEvent::History(items) => history = items,
-                AgentEvent::Plan(steps) => plan = Some(steps),
-                AgentEvent::Warning(line) | AgentEvent::Notice(line) | AgentEvent::Error(line) => {
-                    tracing::info!("{line}")
-                }
-                _ => {}
-            }
+            started.take(event);
         }
-        let Some((id, mode)) = started else {
+        let Some((id, mode, model)) = started.session else {
             return Err(agent_client_protocol::Error::internal_error()
                 .data("the agent started without a session".to_string()));
         };
         let _ = session_id.set(id.clone());
-        let confinement = handle.confinement.clone();
-        session::replay(cx, &id, &history);
+        let current = config::Current {
+            mode,
+            model,
+            models: started.models,
+            bash: handle.confinement.clone(),
+        };
+        if replay {
+            replay::replay(cx, &id, &started.history);
+        }
         // Shared with the agent, which would copy it at its next write.
-        drop(history);
-        if let Some(plan) = plan {
+        drop(started.history);
+        if let Some(plan) = started.plan {
             session::send_plan(cx, &id, &plan);
         }
         let reader = prompt::PromptReader {
@@ -147,6 +177,7 @@ impl Server {
             handle.inputs,
             handle.interrupter,
             handle.task,
+            current.clone(),
         ));
         let old = self
             .sessions
@@ -156,9 +187,16 @@ impl Server {
         if let Some(old) = old {
             tokio::spawn(async move { old.stop().await });
         }
-        rewind::advertise(cx, &id);
+        commands::advertise(cx, &id);
+        if let Some((used, size)) = started.usage {
+            session::usage(cx, &id, used, size, None);
+        }
         tokio::spawn(session::pump(slot, handle.events, cx.clone()));
-        Ok((id, mode, confinement))
+        Ok(Opened {
+            id,
+            modes: wire::modes(current.mode, &current.bash),
+            options: config::options(&current),
+        })
     }
 
     /// Stops every session's agent: a turn still running is interrupted,
@@ -173,6 +211,28 @@ impl Server {
             .collect();
         for slot in slots {
             slot.stop().await;
+        }
+    }
+}
+
+impl Started {
+    fn take(&mut self, event: AgentEvent) {
+        match event {
+            AgentEvent::Session {
+                id, mode, model, ..
+            } => self.session = Some((id, mode, model)),
+            AgentEvent::ModelNames(names) => self.models = names,
+            AgentEvent::History(items) => self.history = items,
+            AgentEvent::Plan(steps) => self.plan = Some(steps),
+            AgentEvent::Usage {
+                input_tokens,
+                context_window,
+                ..
+            } => self.usage = Some((input_tokens, context_window)),
+            AgentEvent::Warning(line) | AgentEvent::Notice(line) | AgentEvent::Error(line) => {
+                tracing::info!("{line}")
+            }
+            _ => {}
         }
     }
 }
@@ -202,9 +262,20 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
                     *server.fs.lock().unwrap_or_else(PoisonError::into_inner) =
                         request.client_capabilities.fs.clone();
                     let version = request.protocol_version.min(ProtocolVersion::V1);
+                    let sessions = SessionCapabilities::new()
+                        .list(SessionListCapabilities::new())
+                        .delete(SessionDeleteCapabilities::new())
+                        .resume(SessionResumeCapabilities::new())
+                        .close(SessionCloseCapabilities::new());
+                    let variable = server.key_variable();
                     responder.respond(
                         InitializeResponse::new(version)
-                            .agent_capabilities(AgentCapabilities::new().load_session(true))
+                            .agent_capabilities(
+                                AgentCapabilities::new()
+                                    .load_session(true)
+                                    .session_capabilities(sessions),
+                            )
+                            .auth_methods(auth::methods(variable.as_deref()))
                             .agent_info(Implementation::new("mino", env!("CARGO_PKG_VERSION"))),
                     )
                 }
@@ -215,11 +286,14 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
             {
                 let server = server.clone();
                 async move |request: NewSessionRequest, responder, cx| match server
-                    .open(&request.cwd, None, &cx)
+                    .open(&request.cwd, None, false, &cx)
                     .await
                 {
-                    Ok((id, mode, bash)) => responder
-                        .respond(NewSessionResponse::new(id).modes(wire::modes(mode, &bash))),
+                    Ok(opened) => responder.respond(
+                        NewSessionResponse::new(opened.id)
+                            .modes(opened.modes)
+                            .config_options(opened.options),
+                    ),
                     Err(e) => responder.respond_with_error(e),
                 }
             },
@@ -229,12 +303,99 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
             {
                 let server = server.clone();
                 async move |request: LoadSessionRequest, responder, cx| match server
-                    .open(&request.cwd, Some(&request.session_id.0), &cx)
+                    .open(&request.cwd, Some(&request.session_id.0), true, &cx)
                     .await
                 {
-                    Ok((_, mode, bash)) => responder
-                        .respond(LoadSessionResponse::new().modes(wire::modes(mode, &bash))),
+                    Ok(opened) => responder.respond(
+                        LoadSessionResponse::new()
+                            .modes(opened.modes)
+                            .config_options(opened.options),
+                    ),
                     Err(e) => responder.respond_with_error(e),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let server = server.clone();
+                async move |request: ResumeSessionRequest, responder, cx| match server
+                    .open(&request.cwd, Some(&request.session_id.0), false, &cx)
+                    .await
+                {
+                    Ok(opened) => responder.respond(
+                        ResumeSessionResponse::new()
+                            .modes(opened.modes)
+                            .config_options(opened.options),
+                    ),
+                    Err(e) => responder.respond_with_error(e),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let server = server.clone();
+                async move |request: ListSessionsRequest, responder, _cx| match server
+                    .list(request.cwd.as_deref())
+                    .await
+                {
+                    Ok(list) => responder.respond(list),
+                    Err(e) => responder.respond_with_error(e),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let server = server.clone();
+                async move |request: CloseSessionRequest, responder, _cx| match server
+                    .close(&request.session_id.0)
+                    .await
+                {
+                    Ok(closed) => responder.respond(closed),
+                    Err(e) => responder.respond_with_error(e),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let server = server.clone();
+                async move |request: DeleteSessionRequest, responder, _cx| match server
+                    .delete(&request.session_id.0)
+                    .await
+                {
+                    Ok(deleted) => responder.respond(deleted),
+                    Err(e) => responder.respond_with_error(e),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let server = server.clone();
+                async move |request: AuthenticateRequest, responder, _cx| match server
+                    .authenticate(&request.method_id.0)
+                {
+                    Ok(done) => responder.respond(done),
+                    Err(e) => responder.respond_with_error(e),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let server = server.clone();
+                async move |request: SetSessionConfigOptionRequest, responder, _cx| {
+                    let slot = match server.slot(&request.session_id.0) {
+                        Ok(slot) => slot,
+                        Err(e) => return responder.respond_with_error(e),
+                    };
+                    match config::input_for(&request.config_id.0, &request.value) {
+                        Ok(input) => slot.set_config(input, responder),
+                        Err(e) => responder.respond_with_error(invalid(e.to_string())),
+                    }
                 }
             },
             agent_client_protocol::on_receive_request!(),
