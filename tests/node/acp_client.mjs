@@ -128,7 +128,7 @@ async function run(agent) {
     if (step.new) {
       const r = await agent.request("session/new", { cwd: step.new, mcpServers: [] });
       sessionId = r.sessionId;
-      log.push({ event: "session", sessionId, modes: r.modes });
+      log.push({ event: "session", sessionId, modes: r.modes, configOptions: r.configOptions });
     } else if (step.load) {
       const r = await agent.request("session/load", { sessionId: step.load, cwd: step.cwd, mcpServers: [] });
       sessionId = step.load;

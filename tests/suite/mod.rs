@@ -2,6 +2,7 @@
 //! only lists them.
 
 mod acp;
+mod acp_full;
 mod acp_rewind;
 mod agent_e2e;
 mod asked;
