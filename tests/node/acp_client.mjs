@@ -103,6 +103,11 @@ const app = new ClientApp({ name: "mino-test-client" })
     const option = params.options.find((o) => o.optionId === answer) ?? params.options.find((o) => o.kind === answer);
     return { outcome: { outcome: "selected", optionId: option.optionId } };
   })
+  .onRequest("terminal/create", async ({ params }) => {
+    // mino never has the client run a command; logged to be checked.
+    log.push({ event: "terminal/create", params });
+    throw new Error("this test client runs no commands");
+  })
   .onRequest("fs/read_text_file", async ({ params }) => {
     log.push({ event: "read_text_file", params });
     // An open buffer (saved or not) wins; otherwise the file on disk, as an

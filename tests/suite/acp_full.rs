@@ -4,7 +4,7 @@
 //! mode and model configuration options; the advertised slash commands
 //! (exactly the ones that work); the plan tool's `plan` updates; usage
 //! updates with the service's counts; and authentication against the key
-//! variable.
+//! variable. A bash call in the client's terminal: acp_terminal.rs.
 
 use serde_json::{Value, json};
 

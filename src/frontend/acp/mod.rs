@@ -6,6 +6,7 @@
 //! file), and this front end never decides a call.
 
 mod auth;
+mod calls;
 mod commands;
 mod config;
 mod files;
@@ -15,6 +16,7 @@ mod question;
 mod replay;
 mod rewind;
 mod session;
+mod terminal;
 pub mod wire;
 
 use std::collections::HashMap;
@@ -74,6 +76,8 @@ struct Server {
     sessions: Mutex<HashMap<String, Arc<Slot>>>,
     /// What the client said at `initialize` about serving its files.
     fs: Mutex<FileSystemCapabilities>,
+    /// The client draws a terminal from mino's output (`terminal.rs`).
+    terminal: std::sync::atomic::AtomicBool,
 }
 
 fn invalid(message: impl Into<String>) -> agent_client_protocol::Error {
@@ -117,6 +121,18 @@ impl Server {
                 .map_err(|e| invalid(e.to_string()))?;
         auth::check(&settings.model, &self.user_file)
             .map_err(|e| agent_client_protocol::Error::auth_required().data(e.to_string()))?;
+        // A session open here holds its file: it is stopped before the
+        // new agent opens it again.
+        if let Some(id) = resume {
+            let open = self
+                .sessions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(id);
+            if let Some(open) = open {
+                open.stop().await;
+            }
+        }
         let fs = self
             .fs
             .lock()
@@ -170,15 +186,18 @@ impl Server {
             secrets: handle.secrets.clone(),
             limit: settings.limits.prompt_bytes,
         };
-        let slot = Arc::new(Slot::new(
-            id.clone(),
-            cwd.to_path_buf(),
-            reader,
-            handle.inputs,
-            handle.interrupter,
-            handle.task,
-            current.clone(),
-        ));
+        let slot = Arc::new(
+            Slot::new(
+                id.clone(),
+                cwd.to_path_buf(),
+                reader,
+                handle.inputs,
+                handle.interrupter,
+                handle.task,
+                current.clone(),
+            )
+            .with_terminal(self.terminal.load(std::sync::atomic::Ordering::Relaxed)),
+        );
         let old = self
             .sessions
             .lock()
@@ -247,6 +266,7 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
         cli,
         sessions: Mutex::new(HashMap::new()),
         fs: Mutex::new(FileSystemCapabilities::default()),
+        terminal: std::sync::atomic::AtomicBool::new(false),
     });
     let transport = ByteStreams::new(
         tokio::io::stdout().compat_write(),
@@ -261,6 +281,10 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
                 async move |request: InitializeRequest, responder, _cx| {
                     *server.fs.lock().unwrap_or_else(PoisonError::into_inner) =
                         request.client_capabilities.fs.clone();
+                    server.terminal.store(
+                        terminal::offered(request.client_capabilities.meta.as_ref()),
+                        std::sync::atomic::Ordering::Relaxed,
+                    );
                     let version = request.protocol_version.min(ProtocolVersion::V1);
                     let sessions = SessionCapabilities::new()
                         .list(SessionListCapabilities::new())

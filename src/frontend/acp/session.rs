@@ -1,7 +1,9 @@
 //! One editor session: a running agent, and the pump that turns its events
-//! into `session/update` notifications and its questions into
+//! into `session/update` notifications (chunks, plans, mode and config
+//! options, usage; calls through `calls.rs`) and its questions into
 //! `session/request_permission` requests. The editor's answer goes back
-//! through the consent port; this file never decides.
+//! through the consent port; a config change is answered once the agent is
+//! done with it (inputs and `Idle`s counted). This file never decides.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -9,8 +11,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::schema::{
     ConfigOptionUpdate, ContentBlock, ContentChunk, Cost, CurrentModeUpdate, PromptResponse,
-    SessionNotification, SessionUpdate, SetSessionConfigOptionResponse, ToolCall, ToolCallStatus,
-    ToolCallUpdate, ToolCallUpdateFields, UsageUpdate,
+    SessionNotification, SessionUpdate, SetSessionConfigOptionResponse, ToolCallUpdate,
+    ToolCallUpdateFields, UsageUpdate,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use tokio::sync::mpsc;
@@ -56,6 +58,8 @@ struct Waiter {
 pub struct Slot {
     pub id: String,
     pub project: PathBuf,
+    /// The client draws bash calls in a terminal of its own.
+    pub terminal: bool,
     /// How its prompts are read (bounds, embedded resources).
     pub reader: super::prompt::PromptReader,
     inputs: mpsc::UnboundedSender<Input>,
@@ -90,12 +94,19 @@ impl Slot {
         Self {
             id,
             project,
+            terminal: false,
             reader,
             inputs,
             interrupter,
             state: Mutex::new(state),
             agent: Mutex::new(Some(agent)),
         }
+    }
+
+    /// This session's bash calls are drawn in the client's terminal.
+    pub fn with_terminal(mut self, terminal: bool) -> Self {
+        self.terminal = terminal;
+        self
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, SlotState> {
@@ -399,8 +410,13 @@ pub async fn pump(
     let id = slot.id.clone();
     // What the session's requests cost so far, where every price is known.
     let mut cost = None;
+    let mut calls = super::calls::Calls::new(slot.project.clone(), slot.terminal);
     while let Some(event) = events.recv().await {
+        let Some(event) = calls.take(&cx, &id, event) else {
+            continue;
+        };
         match event {
+            AgentEvent::Consent(request) => super::question::ask(&cx, &slot, request),
             AgentEvent::AssistantDelta(text) => {
                 update(
                     &cx,
@@ -408,76 +424,6 @@ pub async fn pump(
                     SessionUpdate::AgentMessageChunk(text_chunk(&text)),
                 );
             }
-            AgentEvent::ToolCall {
-                call_id,
-                tool,
-                arguments,
-            } => update(
-                &cx,
-                &id,
-                SessionUpdate::ToolCall(
-                    ToolCall::new(call_id, wire::title(&tool, &arguments))
-                        .name(tool.clone())
-                        .kind(wire::kind(&tool))
-                        .raw_input(wire::raw_input(&arguments)),
-                ),
-            ),
-            AgentEvent::Record {
-                call_id,
-                tool,
-                shown,
-                fields,
-            } => {
-                let lines = crate::frontend::text::record_lines(&tool, &shown, &fields);
-                let mut content = Vec::new();
-                if !lines.is_empty() {
-                    content.push(wire::text_content(lines.join("\n")));
-                }
-                content.extend(wire::diffs(&slot.project, &fields));
-                call_update(
-                    &cx,
-                    &id,
-                    &call_id,
-                    ToolCallUpdateFields::new()
-                        .content(content)
-                        .locations(wire::locations(&slot.project, &fields)),
-                );
-            }
-            AgentEvent::Consent(request) => super::question::ask(&cx, &slot, request),
-            AgentEvent::Answered { call_id, line, .. } => call_update(
-                &cx,
-                &id,
-                &call_id,
-                ToolCallUpdateFields::new().content(vec![wire::text_content(line)]),
-            ),
-            AgentEvent::ToolRunning { call_id, .. } => call_update(
-                &cx,
-                &id,
-                &call_id,
-                ToolCallUpdateFields::new().status(ToolCallStatus::InProgress),
-            ),
-            // A running command's last lines, replaced by its result.
-            AgentEvent::ToolOutput {
-                call_id, output, ..
-            } => call_update(
-                &cx,
-                &id,
-                &call_id,
-                ToolCallUpdateFields::new().content(vec![wire::text_content(output)]),
-            ),
-            AgentEvent::ToolResult {
-                call_id,
-                status,
-                output,
-                ..
-            } => call_update(
-                &cx,
-                &id,
-                &call_id,
-                ToolCallUpdateFields::new()
-                    .status(wire::status(status))
-                    .content(vec![wire::text_content(output)]),
-            ),
             AgentEvent::TurnEnd { stop, .. } => end_prompt(&slot, &stop),
             AgentEvent::ConfirmMode { to, .. } => {
                 // Only the editor's own selector changes the mode here
@@ -581,6 +527,13 @@ pub async fn pump(
                 SessionUpdate::AgentMessageChunk(text_chunk(&format!("{line}\n"))),
             ),
             AgentEvent::Cleared => {}
+            // Handed to `calls` first.
+            AgentEvent::ToolCall { .. }
+            | AgentEvent::Record { .. }
+            | AgentEvent::Answered { .. }
+            | AgentEvent::ToolRunning { .. }
+            | AgentEvent::ToolOutput { .. }
+            | AgentEvent::ToolResult { .. } => {}
             // A denial reaches the editor as the call's failed result.
             AgentEvent::Decision { .. }
             | AgentEvent::FileChanged { .. }
