@@ -558,3 +558,37 @@ fn read_prefix(file: &File, len: u64) -> io::Result<Vec<u8>> {
     bytes.truncate(filled);
     Ok(bytes)
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delete_takes_only_a_session_file_no_process_holds() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let store = SessionStore::new(dir.path().join("sessions"));
+        let log = store.create(dir.path(), "m").unwrap();
+        let id = log.id().clone();
+        // Held by a log: refused, and the file stays.
+        assert!(matches!(store.delete(&id), Err(SessionError::InUse { .. })));
+        assert!(store.path_of(&id).is_file());
+        drop(log);
+        store.delete(&id).unwrap();
+        assert!(!store.path_of(&id).exists());
+        assert!(matches!(
+            store.delete(&id),
+            Err(SessionError::NotFound { .. })
+        ));
+        // A link named like a session is not followed, and its target stays.
+        let target = dir.path().join("precious.txt");
+        fs::write(&target, "keep").unwrap();
+        let linked = SessionId::generate().unwrap();
+        std::os::unix::fs::symlink(&target, store.path_of(&linked)).unwrap();
+        assert!(matches!(
+            store.delete(&linked),
+            Err(SessionError::NotSession { .. })
+        ));
+        assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
+    }
+}

@@ -547,6 +547,14 @@ pub async fn pump(
             | AgentEvent::Asked { .. } => {}
         }
     }
-    // The agent stopped: a prompt still waiting ends as cancelled.
+    // The agent stopped: a prompt still waiting ends as cancelled, and a
+    // config change still waiting with the reason.
     end_prompt(&slot, &crate::agent::TurnStop::Interrupted);
+    let waiting = std::mem::take(&mut slot.state().waiting);
+    for waiter in waiting {
+        let _ = waiter.responder.respond_with_error(
+            agent_client_protocol::Error::invalid_params()
+                .data(PromptError::Stopped(slot.id.clone()).to_string()),
+        );
+    }
 }
