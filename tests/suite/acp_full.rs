@@ -550,3 +550,43 @@ async fn authenticate_checks_the_key_variable_and_names_it_when_unset() {
     assert!(tries[0].is_ok(), "{:?}", tries[0]);
     assert!(answers(&with, "session/new")[0].is_ok(), "{:#?}", with.log);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_servers_prompts_are_advertised_and_run_as_commands() {
+    let world = World::mcp(vec![text("sunny")], |_| {
+        super::mcp::everything("everything", "")
+    })
+    .await;
+    let run = world
+        .client(
+            json!([
+                world.new_session(),
+                {"prompt": "/everything:args-prompt state=Viken"},
+                {"prompt": "/everything:args-prompt city=Oslo state=Viken"},
+            ]),
+            json!({}),
+        )
+        .await;
+    let advertised = run.updates("available_commands_update");
+    let last = advertised.last().unwrap()["availableCommands"]
+        .as_array()
+        .unwrap();
+    let prompt = last
+        .iter()
+        .find(|c| c["name"] == "everything:args-prompt")
+        .unwrap_or_else(|| panic!("not advertised: {advertised:#?}"));
+    assert_eq!(
+        prompt["input"]["hint"], "city=VALUE [state=VALUE]",
+        "{prompt}"
+    );
+    let stops = run.events("stop");
+    assert_eq!(stops.len(), 2, "{:#?}", run.log);
+    let text = said(&run);
+    assert!(text.contains("the argument city is required"), "{text}");
+    assert!(text.contains("What's weather in Oslo, Viken?"), "{text}");
+    assert!(text.contains("sunny"), "{text}");
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 1, "{bodies:?}");
+    assert!(bodies[0].contains("What's weather in Oslo, Viken?"));
+    assert!(!bodies[0].contains("/everything:"));
+}

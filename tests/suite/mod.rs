@@ -23,6 +23,7 @@ mod file_tools;
 mod first_trust;
 mod hardening;
 mod hooks;
+mod hooks_answers;
 mod install;
 mod judge_answers;
 mod layers;

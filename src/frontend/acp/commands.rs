@@ -5,8 +5,10 @@
 //! `/quit`: the editor's own session methods do them; `/mode`: the
 //! editor's mode selector; `/copy`, `/help` and `/permissions save`: the
 //! full screen's; `/ask-NAME`) are refused with what works instead, never
-//! sent to the model. A prompt whose first word names no command is a
-//! prompt (a path such as `/etc/hosts` stays text). Decides nothing.
+//! sent to the model. The running MCP servers' prompts (`/SERVER:PROMPT`)
+//! are commands too, advertised again when they change. A prompt whose
+//! first word names no command is a prompt (a path such as `/etc/hosts`
+//! stays text). Decides nothing.
 
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
@@ -16,6 +18,7 @@ use agent_client_protocol::v1::schema::{
 };
 
 use crate::agent::commands::{self, Command, CommandSpec};
+use crate::mcp::catalog::PromptEntry;
 
 use super::session::update;
 
@@ -88,8 +91,9 @@ fn offered_names() -> String {
         .join(", ")
 }
 
-/// The commands the editor is told about.
-pub fn available() -> Vec<AvailableCommand> {
+/// The commands the editor is told about: mino's, then each MCP prompt
+/// of `prompts`.
+pub fn available(prompts: &[PromptEntry]) -> Vec<AvailableCommand> {
     let mut out = Vec::new();
     for offered in &OFFERED {
         let Some(spec) = CommandSpec::find(offered.name) else {
@@ -104,16 +108,51 @@ pub fn available() -> Vec<AvailableCommand> {
         }
         out.push(command);
     }
+    for prompt in prompts {
+        let name = prompt.command().trim_start_matches('/').to_string();
+        let description = if prompt.description.is_empty() {
+            format!("the MCP server {}'s prompt {}", prompt.server, prompt.name)
+        } else {
+            prompt.description.clone()
+        };
+        let mut command = AvailableCommand::new(name, description);
+        if !prompt.arguments.is_empty() {
+            let hint = prompt
+                .arguments
+                .iter()
+                .map(|(name, required)| {
+                    if *required {
+                        format!("{name}=VALUE")
+                    } else {
+                        format!("[{name}=VALUE]")
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            command = command.input(AvailableCommandInput::Unstructured(
+                UnstructuredCommandInput::new(hint),
+            ));
+        }
+        out.push(command);
+    }
     out
 }
 
-/// Tells the editor which commands this session runs.
-pub fn advertise(cx: &ConnectionTo<Client>, session: &str) {
+/// Tells the editor which commands this session runs, with the MCP
+/// servers' `prompts`.
+pub fn advertise(cx: &ConnectionTo<Client>, session: &str, prompts: &[PromptEntry]) {
     update(
         cx,
         session,
-        SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(available())),
+        SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(available(prompts))),
     );
+}
+
+/// Whether `word` is an MCP prompt's command (`/SERVER:PROMPT`).
+fn names_mcp_prompt(word: &str) -> bool {
+    word.trim_start_matches('/')
+        .split_once(':')
+        .is_some_and(|(server, prompt)| !server.is_empty() && !prompt.is_empty())
 }
 
 /// Why a command prompt is refused: the sentence the editor shows.
@@ -132,7 +171,8 @@ pub fn of_prompt(text: &str) -> Result<Option<Command>, Refused> {
         return Ok(None);
     }
     let first = text.split_whitespace().next().unwrap_or_default();
-    if CommandSpec::find(first).is_none() && !first.starts_with("/ask-") {
+    if CommandSpec::find(first).is_none() && !first.starts_with("/ask-") && !names_mcp_prompt(first)
+    {
         return Ok(None);
     }
     let command = commands::parse(text).map_err(|e| Refused::Parse(e.to_string()))?;
@@ -162,7 +202,7 @@ mod tests {
 
     #[test]
     fn every_advertised_command_parses_and_runs_here() {
-        let names: Vec<String> = available().iter().map(|c| c.name.clone()).collect();
+        let names: Vec<String> = available(&[]).iter().map(|c| c.name.clone()).collect();
         assert_eq!(
             names,
             [
@@ -204,5 +244,24 @@ mod tests {
         assert_eq!(of_prompt("/etc/hosts looks wrong"), Ok(None));
         assert_eq!(of_prompt("hello /new"), Ok(None));
         assert_eq!(of_prompt("/rewind 2"), Ok(Some(Command::Rewind(Some(2)))));
+        assert!(matches!(
+            of_prompt("/everything:args-prompt city=Oslo"),
+            Ok(Some(Command::McpPrompt { .. }))
+        ));
+    }
+
+    #[test]
+    fn the_servers_prompts_are_advertised_with_their_arguments() {
+        let prompt = PromptEntry {
+            server: "everything".into(),
+            name: "args-prompt".into(),
+            description: String::new(),
+            arguments: vec![("city".into(), true), ("state".into(), false)],
+        };
+        let listed = available(&[prompt]);
+        let last = listed.last().unwrap();
+        assert_eq!(last.name, "everything:args-prompt");
+        let json = serde_json::to_value(last).unwrap();
+        assert_eq!(json["input"]["hint"], "city=VALUE [state=VALUE]", "{json}");
     }
 }

@@ -64,6 +64,8 @@ struct Started {
     plan: Option<crate::session::Plan>,
     /// Its context use (a resumed session's estimate) and window.
     usage: Option<(u64, u64)>,
+    /// The MCP servers' prompts, when they were listed already.
+    prompts: Vec<crate::mcp::catalog::PromptEntry>,
 }
 
 /// What every handler shares: how to start an agent, and the sessions.
@@ -206,7 +208,7 @@ impl Server {
         if let Some(old) = old {
             tokio::spawn(async move { old.stop().await });
         }
-        commands::advertise(cx, &id);
+        commands::advertise(cx, &id, &started.prompts);
         if let Some((used, size)) = started.usage {
             session::usage(cx, &id, used, size, None);
         }
@@ -241,6 +243,7 @@ impl Started {
                 id, mode, model, ..
             } => self.session = Some((id, mode, model)),
             AgentEvent::ModelNames(names) => self.models = names,
+            AgentEvent::McpCatalog(catalog) => self.prompts = catalog.prompts.clone(),
             AgentEvent::History(items) => self.history = items,
             AgentEvent::Plan(steps) => self.plan = Some(steps),
             AgentEvent::Usage {

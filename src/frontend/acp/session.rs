@@ -36,6 +36,8 @@ struct SlotState {
     command: bool,
     /// A rewind's choices are before the editor: idle is not the end yet.
     offer_open: bool,
+    /// What the waiting command says at its end when no error does.
+    note: Option<String>,
     /// Inputs handed to the agent, and the `Idle`s it said: each input ends
     /// with one, so input N is done at the Nth.
     sent: u64,
@@ -149,6 +151,7 @@ impl Slot {
         state.error = None;
         state.command = command.is_some();
         state.offer_open = false;
+        state.note = None;
         state.prompt = Some(responder);
         Ok(())
     }
@@ -265,11 +268,20 @@ impl Slot {
     pub(super) fn finish_command(&self, cx: &ConnectionTo<Client>, note: Option<String>) {
         let (responder, said) = {
             let mut state = self.state();
-            if !state.command || state.offer_open {
+            if !state.command {
+                return;
+            }
+            if note.is_some() {
+                state.note = note;
+            }
+            // A choice still open, or an input the agent has not finished
+            // (a rewind answered), is not the end yet.
+            if state.offer_open || state.idle < state.sent {
                 return;
             }
             state.command = false;
-            (state.prompt.take(), state.error.take().or(note))
+            let said = state.error.take().or(state.note.take());
+            (state.prompt.take(), said)
         };
         if let Some(said) = said {
             update(
@@ -447,6 +459,9 @@ pub async fn pump(
                 c.model = model;
             }),
             AgentEvent::ModelNames(names) => changed(&cx, &slot, |c| c.models = names),
+            AgentEvent::McpCatalog(catalog) => {
+                super::commands::advertise(&cx, &id, &catalog.prompts)
+            }
             AgentEvent::Spent { cost_usd, .. } => cost = cost_usd,
             AgentEvent::Usage {
                 input_tokens,
