@@ -5,7 +5,6 @@
 //! whole id only), and `authenticate` (the key variable checked).
 
 use std::path::Path;
-use std::sync::PoisonError;
 
 use agent_client_protocol::v1::schema::{
     AuthenticateResponse, CloseSessionResponse, DeleteSessionResponse, ListSessionsResponse,
@@ -79,17 +78,11 @@ impl Server {
     /// interrupted, its prompt answered `cancelled`); its file stays for
     /// `session/load` or `session/resume`.
     pub(super) async fn close(&self, id: &str) -> Answer<CloseSessionResponse> {
-        let slot = self
-            .sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(id);
-        let Some(slot) = slot else {
+        if !self.stop_one(id).await {
             return Err(invalid(format!(
                 "session {id:?} is not open in this connection; nothing was closed"
             )));
-        };
-        slot.stop().await;
+        }
         Ok(CloseSessionResponse::new())
     }
 
@@ -98,14 +91,7 @@ impl Server {
     /// name of anything else is refused before any file is touched.
     pub(super) async fn delete(&self, id: &str) -> Answer<DeleteSessionResponse> {
         let id = SessionId::parse(id).map_err(|e| invalid(e.to_string()))?;
-        let open = self
-            .sessions
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(id.as_str());
-        if let Some(slot) = open {
-            slot.stop().await;
-        }
+        self.stop_one(id.as_str()).await;
         let store = self.store();
         tokio::task::spawn_blocking(move || store.delete(&id))
             .await

@@ -126,37 +126,12 @@ impl Server {
         // A session open here holds its file: it is stopped before the
         // new agent opens it again.
         if let Some(id) = resume {
-            let open = self
-                .sessions
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(id);
-            if let Some(open) = open {
-                open.stop().await;
-            }
+            self.stop_one(id).await;
         }
-        let fs = self
-            .fs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
         let session_id = Arc::new(OnceLock::new());
-        let editor = files::AcpFiles::offered(cx, &fs, Arc::clone(&session_id))
-            .map(|files| Arc::new(files) as Arc<dyn crate::tools::editor::EditorFiles>);
-        let mut handle = launch(Launch {
-            home: &self.home,
-            settings: &settings,
-            project_dir: cwd,
-            can_ask: CanAsk::Yes,
-            resume,
-            editor,
-            defer_mcp: false,
-            // The client logs notices; no person is known to read them.
-            notices: Shown::ToNobody,
-            never: Vec::new(),
-        })
-        .await
-        .map_err(|e| invalid(e.to_string()))?;
+        let mut handle = self
+            .launch(&settings, cwd, resume, cx, Arc::clone(&session_id))
+            .await?;
         // The agent says its banner (and a resumed session's history) as it
         // starts; read those before anything else can arrive.
         let mut started = Started::default();
@@ -200,14 +175,11 @@ impl Server {
             )
             .with_terminal(self.terminal.load(std::sync::atomic::Ordering::Relaxed)),
         );
-        let old = self
-            .sessions
+        self.stop_one(&id).await;
+        self.sessions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(id.clone(), slot.clone());
-        if let Some(old) = old {
-            tokio::spawn(async move { old.stop().await });
-        }
         commands::advertise(cx, &id, &started.prompts);
         if let Some((used, size)) = started.usage {
             session::usage(cx, &id, used, size, None);
@@ -218,6 +190,56 @@ impl Server {
             modes: wire::modes(current.mode, &current.bash),
             options: config::options(&current),
         })
+    }
+
+    /// Starts the agent of a session in `cwd` (resuming `resume`), with
+    /// the editor's files when it offers them.
+    async fn launch(
+        &self,
+        settings: &Settings,
+        cwd: &Path,
+        resume: Option<&str>,
+        cx: &ConnectionTo<Client>,
+        session_id: Arc<OnceLock<String>>,
+    ) -> Result<crate::agent::AgentHandle, agent_client_protocol::Error> {
+        let fs = self
+            .fs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let editor = files::AcpFiles::offered(cx, &fs, session_id)
+            .map(|files| Arc::new(files) as Arc<dyn crate::tools::editor::EditorFiles>);
+        launch(Launch {
+            home: &self.home,
+            settings,
+            project_dir: cwd,
+            can_ask: CanAsk::Yes,
+            resume,
+            editor,
+            defer_mcp: false,
+            // The client logs notices; no person is known to read them.
+            notices: Shown::ToNobody,
+            never: Vec::new(),
+        })
+        .await
+        .map_err(|e| invalid(e.to_string()))
+    }
+
+    /// Stops the agent of session `id` when it is open here; false when it
+    /// is not.
+    async fn stop_one(&self, id: &str) -> bool {
+        let open = self
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(id);
+        match open {
+            Some(open) => {
+                open.stop().await;
+                true
+            }
+            None => false,
+        }
     }
 
     /// Stops every session's agent: a turn still running is interrupted,
