@@ -455,7 +455,14 @@ impl Driver<'_> {
             return Event::Internal(format!("no prepared call with id {call_id:?} to ask"));
         }
         let hooked = self.hooked.as_ref().filter(|c| c.call_id == call_id);
-        if let Some(event) = super::hooks::turn::permission(self.rt, self.session, hooked).await {
+        let answered = super::hooks::turn::permission(self.rt, self.session, hooked);
+        // An interrupt does not wait for the hook: the call is not run.
+        let answered = tokio::select! {
+            biased;
+            _ = self.cancel.cancelled() => return Event::Interrupted { partial: None },
+            answered = answered => answered,
+        };
+        if let Some(event) = answered {
             return event;
         }
         match Slot::get(&self.slot, &call_id) {

@@ -281,8 +281,11 @@ impl Agent {
         match crate::mcp::catalog::get(&hub, (server, prompt), words).await {
             Ok(text) => {
                 let text = self.rt.tool_cx.secrets.redact(&text).await;
+                // Shown with its control characters escaped: a server's
+                // words never drive the terminal.
                 self.notice(format!(
-                    "/{server}:{prompt}: the MCP server {server}'s prompt is sent as yours:\n{text}"
+                    "/{server}:{prompt}: the MCP server {server}'s prompt is sent as yours:\n{}",
+                    crate::controls::visible(&text)
                 ));
                 // Its words are the server's: an `@` in them attaches nothing.
                 self.turn((text, false), cancel).await;

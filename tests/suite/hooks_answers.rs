@@ -191,3 +191,49 @@ async fn a_permission_request_hook_answers_only_questions_a_person_would_get() {
     );
     assert_eq!(logged(&log).len(), 3);
 }
+
+/// An interrupt does not wait for a PermissionRequest hook: the call is
+/// not run, the hook's processes are stopped, and the next turn goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_interrupt_does_not_wait_for_a_permission_request_hook() {
+    use super::line_mode::Line;
+    let world = World::with(
+        "openai-chat",
+        vec![
+            tool("bash", json!({"command": "echo never > ran.txt"})),
+            text("next turn"),
+        ],
+        "",
+    )
+    .await;
+    let started = world.project.path().join("hook-started");
+    settings(
+        &world,
+        &format!(
+            "[[hooks.PermissionRequest]]\nhooks = [{{ type = \"command\", command = \"touch '{}'; sleep 120.5131\", timeout = 300 }}]\n",
+            started.display()
+        ),
+    );
+    let mut pty = world.start();
+    pty.expect("Use /mode to change it.");
+    pty.send_line("go");
+    let waited = std::time::Instant::now();
+    while !started.exists() && waited.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(started.exists(), "the hook did not start: {}", pty.all());
+    pty.send_raw(b"\x03");
+    // Well before the hook's 120 s sleep would end.
+    pty.expect("Interrupted.");
+    pty.send_line("again");
+    pty.expect("next turn");
+    pty.send_line("/quit");
+    assert_eq!(pty.wait(), 0, "{}", pty.all());
+    assert!(!world.project.path().join("ran.txt").exists());
+    let sleeping = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .any(|c| String::from_utf8_lossy(&c).contains("120.5131"));
+    assert!(!sleeping, "the hook's sleep outlived the interrupt");
+}

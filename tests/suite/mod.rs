@@ -37,6 +37,7 @@ mod mcp_resources;
 mod mcp_results;
 mod model_bounds;
 mod model_presets;
+mod musl;
 mod plan_mode;
 mod plan_tool;
 mod policy_check;
