@@ -2,7 +2,9 @@
 //! only lists them.
 
 mod acp;
+mod acp_full;
 mod acp_rewind;
+mod acp_terminal;
 mod agent_e2e;
 mod asked;
 mod background;
