@@ -252,7 +252,7 @@ impl Asking<'_> {
                 )
                 .await
                 {
-                    Ok((event, prepared, gate)) => {
+                    Ok((event, prepared, gate, rewritten)) => {
                         // Remembered under the key the asker's own call has
                         // (a private fetch apart from fetch_content), for jan.
                         let key = ToolKey::for_agent(self.name, prepared.facts().tool.as_str());
@@ -262,7 +262,7 @@ impl Asking<'_> {
                             key: key.clone(),
                             prepared,
                             lead: std::iter::once(Field::text("Asked agent", self.name))
-                                .chain(super::prepare::lead_fields(&event))
+                                .chain(super::prepare::lead_fields(&event, rewritten.as_ref()))
                                 .collect(),
                             gate,
                         });

@@ -550,8 +550,23 @@ fn start_mcp(
         }
     });
     let events = events.clone();
+    let weak = hub.downgrade();
     tokio::spawn(async move {
+        let mut listed = None;
         while let Some(notice) = notices_rx.recv().await {
+            // Once no server is starting, what the running ones offer the
+            // person is listed again when the set of running ones changed.
+            let running = (notice.status.starting == 0).then_some(notice.status.running);
+            if running.is_some() && running != listed {
+                listed = running;
+                if let Some(hub) = weak.upgrade() {
+                    let events = events.clone();
+                    tokio::spawn(async move {
+                        let catalog = crate::mcp::catalog::catalog(&hub).await;
+                        let _ = events.send(AgentEvent::McpCatalog(std::sync::Arc::new(catalog)));
+                    });
+                }
+            }
             let line = match notice.line {
                 Some(NoticeLine::Info(text)) => Some(AgentEvent::Notice(text)),
                 Some(NoticeLine::Warning(text)) => Some(AgentEvent::Warning(text)),

@@ -50,6 +50,12 @@ pub enum Command {
         agent: String,
         question: String,
     },
+    /// `/SERVER:PROMPT [ARGUMENTS]`: an MCP server's prompt as a turn.
+    McpPrompt {
+        server: String,
+        prompt: String,
+        words: String,
+    },
 }
 
 /// What `/shells N` or `/shells kill N` asks for.
@@ -334,6 +340,16 @@ pub fn parse(line: &str) -> Result<Command, CommandError> {
     }
     let mut words = line.split_whitespace();
     let name = words.next().unwrap_or_default();
+    if let Some((server, prompt)) = name.trim_start_matches('/').split_once(':')
+        && !server.is_empty()
+        && !prompt.is_empty()
+    {
+        return Ok(Command::McpPrompt {
+            server: server.to_string(),
+            prompt: prompt.to_string(),
+            words: words.collect::<Vec<_>>().join(" "),
+        });
+    }
     let mut args: Vec<&str> = words.collect();
     // `/shells kill N`: the one command whose argument is two words.
     let joined;
@@ -376,6 +392,10 @@ pub fn help_text() -> String {
         "  {:<10} ask the agent NAME of [agents.NAME]: /ask-NAME QUESTION\n",
         "/ask-NAME"
     ));
+    out.push_str(&format!(
+        "  {:<10} send an MCP server's prompt: /SERVER:PROMPT [NAME=VALUE ...] (the full screen completes them after /)\n",
+        "/S:PROMPT"
+    ));
     let answers: Vec<String> = crate::policy::ConsentAnswer::ALL
         .iter()
         .map(|answer| {
@@ -395,6 +415,24 @@ pub fn help_text() -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_mcp_prompt_is_server_colon_prompt_with_its_words() {
+        assert_eq!(
+            parse("/everything:args-prompt city=Oslo  state=Viken").unwrap(),
+            Command::McpPrompt {
+                server: "everything".into(),
+                prompt: "args-prompt".into(),
+                words: "city=Oslo state=Viken".into()
+            }
+        );
+        assert!(matches!(
+            parse("/everything:simple-prompt"),
+            Ok(Command::McpPrompt { words, .. }) if words.is_empty()
+        ));
+        assert!(matches!(parse("/:x"), Err(CommandError::Unknown(_))));
+        assert!(matches!(parse("/x:"), Err(CommandError::Unknown(_))));
+    }
 
     #[test]
     fn parses_every_command() {

@@ -26,12 +26,13 @@ use super::turn::{DecideCx, Effect, Event, Turn, TurnStop};
 
 /// Runs one turn for `prompt` and returns why it ended. The turn-end event
 /// is emitted exactly once, before returning. Cancelling `cancel` interrupts
-/// the turn.
+/// the turn. Its `@` mentions are attached only when `attach` (the person
+/// wrote them; an MCP server's prompt text attaches nothing).
 pub async fn run_turn(
     rt: &Runtime,
     session: &mut LiveSession,
     run: &mut RunConsent,
-    prompt: String,
+    (prompt, attach): (String, bool),
     cancel: &CancellationToken,
 ) -> TurnStop {
     rt.emit(AgentEvent::Prompt(prompt.clone()));
@@ -50,7 +51,7 @@ pub async fn run_turn(
         Ok(()) => Event::Begin,
         Err(e) => Event::SaveFailed(e.to_string()),
     };
-    let turn = new_turn(rt, session, &prompt_text, cancel).await;
+    let turn = new_turn(rt, session, attach.then_some(prompt_text.as_str()), cancel).await;
     let mut driver = Driver {
         rt,
         session,
@@ -59,6 +60,7 @@ pub async fn run_turn(
         turn,
         slot: None,
         hooked: None,
+        rewritten: None,
     };
     let stop = driver.drive(first).await;
     end(rt, driver.session, &driver.turn, &stop);
@@ -100,6 +102,7 @@ pub async fn run_person_shell(
         turn: Turn::person(),
         slot: None,
         hooked: None,
+        rewritten: None,
     };
     let stop = driver.drive(Event::PersonShell { call, command }).await;
     end(rt, driver.session, &driver.turn, &stop);
@@ -112,7 +115,7 @@ pub async fn run_person_shell(
 async fn new_turn(
     rt: &Runtime,
     session: &LiveSession,
-    prompt: &str,
+    prompt: Option<&str>,
     cancel: &CancellationToken,
 ) -> Turn {
     if let Some(hub) = &rt.mcp {
@@ -130,13 +133,9 @@ async fn new_turn(
         .into_iter()
         .map(|s| s.name.into_owned())
         .collect();
-    Turn::new(rt.limits)
-        .with_tools(tools)
-        .attaching(super::attach::response(
-            prompt,
-            session.history.len(),
-            &servers,
-        ))
+    Turn::new(rt.limits).with_tools(tools).attaching(
+        prompt.and_then(|prompt| super::attach::response(prompt, session.history.len(), &servers)),
+    )
 }
 
 /// Performs one turn's effects and feeds their outcomes back into the
@@ -150,6 +149,9 @@ struct Driver<'a> {
     turn: Turn,
     slot: Option<Slot>,
     hooked: Option<super::hooks::ToolUse>,
+    /// The held call's id and the line telling the model a hook changed
+    /// its input.
+    rewritten: Option<(String, String)>,
 }
 
 impl Driver<'_> {
@@ -318,6 +320,10 @@ impl Driver<'_> {
         self.release(&call_id);
         // Every secret mino holds leaves a tool result here, before the
         // result is saved, shown or sent.
+        let output = match self.rewritten.take_if(|(id, _)| *id == call_id) {
+            Some((_, note)) => format!("{note}{output}"),
+            None => output,
+        };
         let output = rt.tool_cx.secrets.redact_result(&output).await;
         let told = self.hooked.take_if(|c| c.call_id == call_id);
         let output = match told {
@@ -404,17 +410,21 @@ impl Driver<'_> {
             Caller::Model
         };
         match prepare(rt, &call, (&self.session.id, mode), caller, self.cancel).await {
-            Ok((event, prepared, gate)) => {
+            Ok((event, prepared, gate, rewritten)) => {
+                let arguments = rewritten.as_ref().map(|r| &r.arguments);
                 self.hooked = match caller {
-                    Caller::Model => super::hooks::turn::remember(rt, &call, prepared.facts()),
+                    Caller::Model => {
+                        super::hooks::turn::remember(rt, &call, arguments, prepared.facts())
+                    }
                     Caller::Person => None,
                 };
+                self.rewritten = rewritten.as_ref().map(|r| (call.id.clone(), r.note()));
                 self.slot = Some(Slot {
                     call_id: call.id,
                     key: prepared.facts().tool.clone(),
                     tool: call.name,
                     prepared,
-                    lead: super::prepare::lead_fields(&event),
+                    lead: super::prepare::lead_fields(&event, rewritten.as_ref()),
                     gate,
                 });
                 event
@@ -438,8 +448,23 @@ impl Driver<'_> {
         }
     }
 
-    /// Puts the held call `call_id` to the user.
+    /// Puts the held call `call_id` to the user, unless a
+    /// PermissionRequest hook answers for them.
     async fn ask(&mut self, call_id: String, offer: crate::policy::Offer) -> Event {
+        if Slot::get(&self.slot, &call_id).is_none() {
+            return Event::Internal(format!("no prepared call with id {call_id:?} to ask"));
+        }
+        let hooked = self.hooked.as_ref().filter(|c| c.call_id == call_id);
+        let answered = super::hooks::turn::permission(self.rt, self.session, hooked);
+        // An interrupt does not wait for the hook: the call is not run.
+        let answered = tokio::select! {
+            biased;
+            _ = self.cancel.cancelled() => return Event::Interrupted { partial: None },
+            answered = answered => answered,
+        };
+        if let Some(event) = answered {
+            return event;
+        }
         match Slot::get(&self.slot, &call_id) {
             Some(held) => {
                 super::hooks::turn::notify(self.rt, self.session, held.key.as_str());

@@ -298,6 +298,9 @@ pub enum AgentEvent {
     ServerQuestion(crate::mcp::question::ServerQuestion),
     /// `/mcp`: every configured server, its state, destination and tools.
     McpServers(Vec<crate::mcp::ServerView>),
+    /// The running MCP servers' prompts (`/SERVER:PROMPT`) and resources
+    /// (`@SERVER:URI`), for completion and help; sent when they change.
+    McpCatalog(std::sync::Arc<crate::mcp::catalog::Catalog>),
     /// The answers remembered for the session in use and the run, after
     /// every change; `listed` when `/permissions` asked for them.
     Permissions {

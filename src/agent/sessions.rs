@@ -147,6 +147,11 @@ impl Agent {
 
     /// Runs one turn.
     pub async fn prompt(&mut self, text: String, cancel: &CancellationToken) -> TurnStop {
+        self.turn((text, true), cancel).await
+    }
+
+    /// Runs one turn for `text`, attaching its `@` mentions when `attach`.
+    async fn turn(&mut self, text: (String, bool), cancel: &CancellationToken) -> TurnStop {
         if let Err(stop) = self.recover_first().await {
             return stop;
         }
@@ -251,6 +256,11 @@ impl Agent {
                     self.rt.emit(AgentEvent::Error(e.to_string()));
                 }
             }
+            Command::McpPrompt {
+                server,
+                prompt,
+                words,
+            } => self.mcp_prompt((&server, &prompt), &words, cancel).await,
             Command::Quit => {
                 self.rt.emit(AgentEvent::Quit);
                 return After::Quit;
@@ -261,6 +271,39 @@ impl Agent {
 
     fn notice(&self, text: String) {
         self.rt.emit(AgentEvent::Notice(text));
+    }
+
+    /// `/SERVER:PROMPT`: gets the server's prompt and sends its text as the
+    /// person's prompt (shown first, redacted of every secret mino holds),
+    /// a turn decided like any other.
+    async fn mcp_prompt(
+        &mut self,
+        (server, prompt): (&str, &str),
+        words: &str,
+        cancel: &CancellationToken,
+    ) {
+        let Some(hub) = self.rt.mcp.clone() else {
+            return self.rt.emit(AgentEvent::Error(format!(
+                "/{server}:{prompt}: no MCP servers are configured; add [mcp.servers.NAME] to your settings (see config.example.toml)."
+            )));
+        };
+        hub.ready().await;
+        match crate::mcp::catalog::get(&hub, (server, prompt), words).await {
+            Ok(text) => {
+                let text = self.rt.tool_cx.secrets.redact(&text).await;
+                // Shown with its control characters escaped: a server's
+                // words never drive the terminal.
+                self.notice(format!(
+                    "/{server}:{prompt}: the MCP server {server}'s prompt is sent as yours:\n{}",
+                    crate::controls::visible(&text)
+                ));
+                // Its words are the server's: an `@` in them attaches nothing.
+                self.turn((text, false), cancel).await;
+            }
+            Err(e) => self.rt.emit(AgentEvent::Error(
+                self.rt.tool_cx.secrets.redact(&e.to_string()).await,
+            )),
+        }
     }
 
     /// Tells the front end what is remembered now; `listed` for

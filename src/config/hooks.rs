@@ -24,10 +24,11 @@ pub enum HookEvent {
     Stop,
     PreCompact,
     Notification,
+    PermissionRequest,
 }
 
 /// Every event, in the order the README lists them.
-pub const HOOK_EVENTS: [HookEvent; 8] = [
+pub const HOOK_EVENTS: [HookEvent; 9] = [
     HookEvent::PreToolUse,
     HookEvent::PostToolUse,
     HookEvent::UserPromptSubmit,
@@ -36,6 +37,7 @@ pub const HOOK_EVENTS: [HookEvent; 8] = [
     HookEvent::Stop,
     HookEvent::PreCompact,
     HookEvent::Notification,
+    HookEvent::PermissionRequest,
 ];
 
 impl HookEvent {
@@ -50,13 +52,17 @@ impl HookEvent {
             HookEvent::Stop => "Stop",
             HookEvent::PreCompact => "PreCompact",
             HookEvent::Notification => "Notification",
+            HookEvent::PermissionRequest => "PermissionRequest",
         }
     }
 
     /// Whether the event's hooks decide something (a call, a prompt), so a
     /// hook that fails there fails closed; the others are only told.
     pub fn decides(self) -> bool {
-        matches!(self, HookEvent::PreToolUse | HookEvent::UserPromptSubmit)
+        matches!(
+            self,
+            HookEvent::PreToolUse | HookEvent::UserPromptSubmit | HookEvent::PermissionRequest
+        )
     }
 }
 
@@ -201,6 +207,7 @@ pub(super) fn hook_settings(
         (HookEvent::Stop, &raw.stop),
         (HookEvent::PreCompact, &raw.pre_compact),
         (HookEvent::Notification, &raw.notification),
+        (HookEvent::PermissionRequest, &raw.permission_request),
     ];
     for (event, groups) in events {
         for (index, group) in groups.iter().flatten().enumerate() {
@@ -328,7 +335,8 @@ mod tests {
                 "SessionEnd",
                 "Stop",
                 "PreCompact",
-                "Notification"
+                "Notification",
+                "PermissionRequest"
             ]
         );
         assert!(HookEvent::PreToolUse.decides() && HookEvent::UserPromptSubmit.decides());

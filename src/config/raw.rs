@@ -207,6 +207,8 @@ pub struct RawHooks {
     pub pre_compact: Option<Vec<RawHookGroup>>,
     #[serde(rename = "Notification")]
     pub notification: Option<Vec<RawHookGroup>>,
+    #[serde(rename = "PermissionRequest")]
+    pub permission_request: Option<Vec<RawHookGroup>>,
 }
 
 /// One `[[hooks.EVENT]]` table: a matcher and its commands.

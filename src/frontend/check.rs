@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::agent::hooks::PreToolOutcome;
 use serde_json::{Value, json};
 
 use crate::agent::DecisionView;
@@ -142,7 +143,7 @@ pub async fn check(
     req: &CheckRequest<'_>,
 ) -> Result<Value, CheckError> {
     let Prepared { cx, args, call } = prepared(settings, project_dir, req)?;
-    let prepared = match call {
+    let mut prepared = match call {
         Ok(prepared) => prepared,
         Err(reason) => {
             return Ok(
@@ -150,15 +151,50 @@ pub async fn check(
             );
         }
     };
-    let mut facts = prepared.facts().clone();
     let hook_cx = crate::agent::hooks::HookCx {
         session: "",
         mode: req.mode,
         audit: None,
     };
-    facts.hook = hooks(settings, cx.project.root())
-        .pre_tool_use(&hook_cx, "", req.tool, &args, &facts)
-        .await;
+    // A hook's updatedInput is prepared anew, as a live call's is.
+    let (hooks, tools) = (hooks(settings, cx.project.root()), registry(settings));
+    let (mut args, mut from, mut updated) = (args, 0, None);
+    let mut facts = prepared.facts().clone();
+    loop {
+        match hooks
+            .pre_tool_use(&hook_cx, ("", req.tool), &args, &facts, from)
+            .await
+        {
+            Some(PreToolOutcome::Rewrite { at, arguments, key }) => {
+                let again = tools
+                    .get(req.tool)
+                    .map(|tool| tool.prepare(&arguments, &cx));
+                prepared = match again {
+                    Some(Ok(prepared)) => prepared,
+                    Some(Err(e)) => {
+                        let reason = format!(
+                            "the hook {key} changed the input, and {} refused it: {e}",
+                            req.tool
+                        );
+                        return Ok(
+                            json!({"decision": "error", "unasked": false, "code": null, "reason": reason}),
+                        );
+                    }
+                    None => return Err(CheckError::UnknownTool(req.tool.to_string())),
+                };
+                facts = prepared.facts().clone();
+                (args, from) = (arguments, at + 1);
+                updated = Some(args.clone());
+            }
+            verdict => {
+                facts.hook = verdict.map(|v| match v {
+                    PreToolOutcome::Verdict(v) => v,
+                    PreToolOutcome::Rewrite { .. } => crate::policy::HookVerdict::Continue,
+                });
+                break;
+            }
+        }
+    }
     // The shell gate, as a live call has it (without the judge, which is a
     // model request): its verdict in auto mode, the guard in bypass.
     let mut gate = None;
@@ -188,6 +224,9 @@ pub async fn check(
     let mut answer = serde_json::to_value(DecisionView::of(&decision)).unwrap_or(Value::Null);
     if let Some(gate) = gate {
         answer["gate"] = json!(gate);
+    }
+    if let Some(updated) = updated {
+        answer["updated_input"] = updated;
     }
     Ok(answer)
 }

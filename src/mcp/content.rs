@@ -15,22 +15,7 @@ use crate::tools::ToolOutcome;
 fn render(result: &CallToolResult) -> String {
     let mut parts: Vec<String> = Vec::new();
     for block in &result.content {
-        parts.push(match block {
-            ContentBlock::Text(text) => text.text.clone(),
-            ContentBlock::Image(image) => format!(
-                "[image: {}, {} bytes, not shown]",
-                image.mime_type,
-                decoded_len(&image.data)
-            ),
-            ContentBlock::Audio(audio) => format!(
-                "[audio: {}, {} bytes, not shown]",
-                audio.mime_type,
-                decoded_len(&audio.data)
-            ),
-            ContentBlock::Resource(embedded) => resource_text(&embedded.resource),
-            ContentBlock::ResourceLink(link) => resource_link(link),
-            _ => "[content of an unknown kind, not shown]".to_string(),
-        });
+        parts.push(block_text(block));
     }
     if let Some(structured) = &result.structured_content
         && !carried_as_text(structured, &result.content)
@@ -42,6 +27,27 @@ fn render(result: &CallToolResult) -> String {
         });
     }
     parts.join("\n")
+}
+
+/// One content block as text: text as itself, media and binary resources
+/// as a placeholder, a resource link as a line naming it.
+pub fn block_text(block: &ContentBlock) -> String {
+    match block {
+        ContentBlock::Text(text) => text.text.clone(),
+        ContentBlock::Image(image) => format!(
+            "[image: {}, {} bytes, not shown]",
+            image.mime_type,
+            decoded_len(&image.data)
+        ),
+        ContentBlock::Audio(audio) => format!(
+            "[audio: {}, {} bytes, not shown]",
+            audio.mime_type,
+            decoded_len(&audio.data)
+        ),
+        ContentBlock::Resource(embedded) => resource_text(&embedded.resource),
+        ContentBlock::ResourceLink(link) => resource_link(link),
+        _ => "[content of an unknown kind, not shown]".to_string(),
+    }
 }
 
 /// Whether a text block already is `structured` as JSON (the

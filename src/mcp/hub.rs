@@ -148,6 +148,17 @@ pub struct McpHub {
     pub(super) inner: Arc<Inner>,
 }
 
+/// A hub that does not keep its servers running (for a task the hub's own
+/// notices feed, which must not outlive it).
+#[derive(Clone)]
+pub struct WeakHub(std::sync::Weak<Inner>);
+
+impl WeakHub {
+    pub fn upgrade(&self) -> Option<McpHub> {
+        self.0.upgrade().map(|inner| McpHub { inner })
+    }
+}
+
 /// What starting the hub needs.
 pub struct HubConfig<'a> {
     pub servers: &'a BTreeMap<String, McpServer>,
@@ -420,6 +431,20 @@ impl McpHub {
             .filter(|s| s.config.enabled)
             .map(|s| s.name.clone())
             .collect()
+    }
+
+    pub fn downgrade(&self) -> WeakHub {
+        WeakHub(Arc::downgrade(&self.inner))
+    }
+
+    /// The configured server named `name`.
+    pub fn server(&self, name: &str) -> Option<Arc<Server>> {
+        self.inner.servers.iter().find(|s| s.name == name).cloned()
+    }
+
+    /// Every configured server, in the settings' order.
+    pub fn all(&self) -> Vec<Arc<Server>> {
+        self.inner.servers.clone()
     }
 
     pub fn servers(&self) -> Vec<ServerView> {

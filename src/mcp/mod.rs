@@ -7,6 +7,7 @@
 //! `headers` values are never shown, logged, sent or saved, and they join
 //! the secrets redacted from tool results.
 
+pub mod catalog;
 mod content;
 pub mod guard;
 mod http;
@@ -27,7 +28,7 @@ use std::collections::BTreeSet;
 use rmcp::model::Tool as RemoteTool;
 use serde::Serialize;
 
-pub use hub::{HubConfig, McpHub, Server, credentials, referenced_variables};
+pub use hub::{HubConfig, McpHub, Server, WeakHub, credentials, referenced_variables};
 pub use server::{CURRENT_REVISION, FALLBACK_REVISION};
 
 /// A chat line about a server.

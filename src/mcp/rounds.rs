@@ -1,5 +1,5 @@
 //! The questions of a server that speaks the 2026-07-28 revision: its
-//! `tools/call` or `resources/read` answer may be an `input_required`
+//! `tools/call`, `resources/read` or `prompts/get` answer may be an `input_required`
 //! result carrying requests (a form question, `elicitation/create`) and an
 //! opaque `requestState`. mino answers each question as it answers
 //! elicitation under the earlier revision (the same `Handler::ask`: the
@@ -7,14 +7,15 @@
 //! `ask`) and sends the request again with the answers and the state, up
 //! to `MAX_ROUNDS` times. `rmcp`'s `Peer::call_tool` treats such a result
 //! as an unexpected response, so this drives the rounds itself with
-//! `call_tool_once` and `read_resource_once`. Never shows anything and
+//! `call_tool_once`, `read_resource_once` and `get_prompt_once`. Never shows anything and
 //! never decides whether to ask.
 
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, InputRequest, InputRequiredResult,
-    InputResponses, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    CallToolRequestParams, CallToolResponse, CallToolResult, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, InputRequest, InputRequiredResult, InputResponses,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
 };
 use rmcp::service::Peer;
 use rmcp::{RoleClient, ServiceError};
@@ -57,6 +58,26 @@ pub async fn call_tool(
                 params.request_state = state;
             }
             // A task, or a kind of answer newer than this build.
+            _ => return Err(RoundsError::Unexpected),
+        }
+    }
+    Err(RoundsError::TooManyRounds)
+}
+
+/// `prompts/get`, answering the server's questions between rounds.
+pub async fn get_prompt(
+    peer: &Peer<RoleClient>,
+    handler: &Handler,
+    mut params: GetPromptRequestParams,
+) -> Result<GetPromptResult, RoundsError> {
+    for round in 0..MAX_ROUNDS {
+        match peer.get_prompt_once(params.clone()).await? {
+            GetPromptResponse::Complete(result) => return Ok(result),
+            GetPromptResponse::InputRequired(asked) => {
+                let (responses, state) = answer(handler, asked, round).await?;
+                params.input_responses = responses;
+                params.request_state = state;
+            }
             _ => return Err(RoundsError::Unexpected),
         }
     }

@@ -12,6 +12,7 @@ pub mod openai_chat;
 pub mod openai_responses;
 pub mod scripted;
 pub mod sse;
+mod sse_parse;
 pub mod window;
 
 use std::borrow::Cow;

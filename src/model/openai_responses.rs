@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use eventsource_stream::Event;
+use super::sse::Event;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 

@@ -11,13 +11,14 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use eventsource_stream::{Event, EventStreamError, Eventsource};
 use futures_util::{Stream, StreamExt, stream};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::bounds::{Bound, Pace, Tally};
 use super::http::{Answered, HttpEndpoint, Posted, clip, describe};
+pub use super::sse_parse::Event;
+use super::sse_parse::Parser;
 use super::{EventStream, ModelError, StreamEvent};
 
 /// Why a wire format could not make sense of an event.
@@ -254,21 +255,44 @@ fn sse_events(endpoint: &HttpEndpoint, answered: Answered) -> Events {
         }
     });
     let service = endpoint.service().to_string();
-    Box::pin(guarded.eventsource().map(move |item| {
-        // A whole event: what the parser held for it is handed on.
-        pending.store(0, Ordering::Relaxed);
-        item.map_err(|err| match err {
-            EventStreamError::Transport(error) => error,
-            EventStreamError::Utf8(err) => ModelError::Malformed {
-                service: service.clone(),
-                message: format!("the event stream is not valid UTF-8: {err}"),
-            },
-            EventStreamError::Parser(err) => ModelError::Malformed {
-                service: service.clone(),
-                message: format!("the event stream cannot be parsed: {err}"),
-            },
-        })
-    }))
+    // The parser reads each byte once however the body is cut (see
+    // `sse_parse`); an event is handed on as soon as its chunk is read.
+    let parsed = stream::unfold(
+        (Box::pin(guarded), Parser::default(), VecDeque::new(), false),
+        move |(mut body, mut parser, mut ready, mut done)| {
+            let (pending, service) = (Arc::clone(&pending), service.clone());
+            async move {
+                loop {
+                    if let Some(event) = ready.pop_front() {
+                        // A whole event: what the parser held for it is handed on.
+                        pending.store(0, Ordering::Relaxed);
+                        return Some((Ok(event), (body, parser, ready, done)));
+                    }
+                    if done {
+                        return None;
+                    }
+                    match body.next().await {
+                        Some(Ok(chunk)) => {
+                            let mut out = Vec::new();
+                            if let Err(err) = parser.feed(chunk.as_ref(), &mut out) {
+                                let error = ModelError::Malformed {
+                                    service,
+                                    message: err.to_string(),
+                                };
+                                return Some((Err(error), (body, parser, ready, true)));
+                            }
+                            ready.extend(out);
+                        }
+                        Some(Err(error)) => {
+                            return Some((Err(error), (body, parser, ready, true)));
+                        }
+                        None => done = true,
+                    }
+                }
+            }
+        },
+    );
+    Box::pin(parsed)
 }
 
 /// Reads the body chunk by chunk under its deadlines and bounds.
@@ -358,8 +382,6 @@ pub(crate) mod tests {
         let event = Event {
             event: name.to_string(),
             data: data.to_string(),
-            id: String::new(),
-            retry: None,
         };
         let mut out = VecDeque::new();
         decoder.decode(&event, &mut out).unwrap();

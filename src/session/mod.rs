@@ -70,6 +70,8 @@ pub enum SessionError {
     },
     #[error("{} is not a session file: {reason}", path.display())]
     NotSession { path: PathBuf, reason: String },
+    #[error("could not delete {}: {error}", path.display())]
+    Delete { path: PathBuf, error: io::Error },
     #[error("could not list the sessions in {}: {error}", path.display())]
     List { path: PathBuf, error: io::Error },
 }

@@ -7,9 +7,10 @@
 //! could not save. A session file is locked (`flock`, exclusive) while a log
 //! holds it, so two processes never interleave one session.
 //!
-//! Never rewrites, truncates or deletes a session file (the one exception: a
-//! file this call just created whose header could not be written), and never
-//! writes a mode.
+//! Never rewrites or truncates a session file, and deletes one only when
+//! asked to by its id (`delete`: a regular file whose header names it, held
+//! by no process) or when this call just created it and its header could
+//! not be written. Never writes a mode.
 
 use std::fs::{self, DirBuilder, File};
 use std::io::{self, ErrorKind, Write};
@@ -204,6 +205,19 @@ impl SessionStore {
             tail: Some(tail_of(&bytes)),
         };
         Ok((log, loaded))
+    }
+
+    /// Deletes the file of session `id`: opened as `open` opens it (never
+    /// through a link, only a regular file whose header names `id`, locked
+    /// so a file another mino process holds is refused), then removed.
+    pub fn delete(&self, id: &SessionId) -> Result<(), SessionError> {
+        let (log, _) = self.open(id)?;
+        fs::remove_file(&log.path).map_err(|error| SessionError::Delete {
+            path: log.path.clone(),
+            error,
+        })?;
+        drop(log);
+        sync_dir(&self.dir)
     }
 
     /// The session a text names: a whole id, or a prefix of at least
@@ -543,4 +557,38 @@ fn read_prefix(file: &File, len: u64) -> io::Result<Vec<u8>> {
     }
     bytes.truncate(filled);
     Ok(bytes)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn delete_takes_only_a_session_file_no_process_holds() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let store = SessionStore::new(dir.path().join("sessions"));
+        let log = store.create(dir.path(), "m").unwrap();
+        let id = log.id().clone();
+        // Held by a log: refused, and the file stays.
+        assert!(matches!(store.delete(&id), Err(SessionError::InUse { .. })));
+        assert!(store.path_of(&id).is_file());
+        drop(log);
+        store.delete(&id).unwrap();
+        assert!(!store.path_of(&id).exists());
+        assert!(matches!(
+            store.delete(&id),
+            Err(SessionError::NotFound { .. })
+        ));
+        // A link named like a session is not followed, and its target stays.
+        let target = dir.path().join("precious.txt");
+        fs::write(&target, "keep").unwrap();
+        let linked = SessionId::generate().unwrap();
+        std::os::unix::fs::symlink(&target, store.path_of(&linked)).unwrap();
+        assert!(matches!(
+            store.delete(&linked),
+            Err(SessionError::NotSession { .. })
+        ));
+        assert_eq!(fs::read_to_string(&target).unwrap(), "keep");
+    }
 }

@@ -6,7 +6,13 @@
 //     "steps": [ {"new": "/abs/cwd"} | {"load": "ID", "cwd": "/abs"}
 //              | {"prompt": "text", "blocks": [...more content blocks], "answers": [...], "cancelAfterMs": n,
 //                 "beforeAnswer": {"write": "/abs", "content": "text"}}
-//              | {"setMode": "bypass"} ] }
+//              | {"setMode": "bypass"}
+//              | {"call": "session/list", "params": {...}} ] }
+//
+// A "call" step sends any request by its method name ("$session" in its
+// params stands for the session in use; a session/resume makes its session
+// the one in use) and logs {event: "result", method, response} or, when the
+// agent answers with an error, {event: "error", method, code, message, data}.
 //
 // Each permission request takes the next answer of its prompt: an option
 // kind (allow_once, allow_always, reject_once, reject_always) or an option's
@@ -97,6 +103,11 @@ const app = new ClientApp({ name: "mino-test-client" })
     const option = params.options.find((o) => o.optionId === answer) ?? params.options.find((o) => o.kind === answer);
     return { outcome: { outcome: "selected", optionId: option.optionId } };
   })
+  .onRequest("terminal/create", async ({ params }) => {
+    // mino never has the client run a command; logged to be checked.
+    log.push({ event: "terminal/create", params });
+    throw new Error("this test client runs no commands");
+  })
   .onRequest("fs/read_text_file", async ({ params }) => {
     log.push({ event: "read_text_file", params });
     // An open buffer (saved or not) wins; otherwise the file on disk, as an
@@ -122,7 +133,7 @@ async function run(agent) {
     if (step.new) {
       const r = await agent.request("session/new", { cwd: step.new, mcpServers: [] });
       sessionId = r.sessionId;
-      log.push({ event: "session", sessionId, modes: r.modes });
+      log.push({ event: "session", sessionId, modes: r.modes, configOptions: r.configOptions });
     } else if (step.load) {
       const r = await agent.request("session/load", { sessionId: step.load, cwd: step.cwd, mcpServers: [] });
       sessionId = step.load;
@@ -130,6 +141,15 @@ async function run(agent) {
     } else if (step.setMode) {
       await agent.request("session/set_mode", { sessionId, modeId: step.setMode });
       log.push({ event: "mode_set", modeId: step.setMode });
+    } else if (step.call) {
+      const params = JSON.parse(JSON.stringify(step.params ?? {}).replaceAll('"$session"', JSON.stringify(sessionId)));
+      try {
+        const response = await agent.request(step.call, params);
+        log.push({ event: "result", method: step.call, response: response ?? null });
+        if (step.call === "session/resume") sessionId = params.sessionId;
+      } catch (e) {
+        log.push({ event: "error", method: step.call, code: e?.code ?? null, message: String(e?.message ?? e), data: e?.data ?? null });
+      }
     } else if (step.prompt !== undefined) {
       answers = [...(step.answers ?? [])];
       beforeAnswer = step.beforeAnswer ?? null;

@@ -24,7 +24,7 @@ fn node_client() -> PathBuf {
 /// What one client run saw.
 pub(super) struct Run {
     pub(super) log: Vec<Value>,
-    exit_code: Option<i64>,
+    pub(super) exit_code: Option<i64>,
     /// What the client failed with (a request answered with an error).
     failure: Option<String>,
 }

@@ -46,7 +46,7 @@ async fn rewind_is_advertised_lists_prompts_and_its_choices_come_as_a_permission
         .iter()
         .map(|c| c["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["rewind"]);
+    assert!(names.contains(&"rewind"), "{names:?}");
     let stops: Vec<&str> = run
         .events("stop")
         .iter()

@@ -17,14 +17,14 @@ use crate::support::stream::{decisions, outputs, records, statuses};
 use crate::support::world::World;
 
 /// A hook script of the fixtures.
-fn script(name: &str) -> PathBuf {
+pub(super) fn script(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/claude_hooks")
         .join(name)
 }
 
 /// Appends `text` to the world's user settings.
-fn settings(world: &World, text: &str) {
+pub(super) fn settings(world: &World, text: &str) {
     let file = world.home.path().join("config.toml");
     let mut settings = std::fs::read_to_string(&file).unwrap();
     settings.push('\n');
@@ -33,7 +33,7 @@ fn settings(world: &World, text: &str) {
 }
 
 /// The JSON lines a script logged (none when it never ran).
-fn logged(file: &Path) -> Vec<Value> {
+pub(super) fn logged(file: &Path) -> Vec<Value> {
     std::fs::read_to_string(file)
         .unwrap_or_default()
         .lines()
@@ -42,7 +42,7 @@ fn logged(file: &Path) -> Vec<Value> {
 }
 
 /// The audit log's hook verdicts for `event`, as (hook, verdict).
-fn audited(world: &World, event: &str) -> Vec<(String, String)> {
+pub(super) fn audited(world: &World, event: &str) -> Vec<(String, String)> {
     logged(&world.home.path().join("audit.jsonl"))
         .into_iter()
         .filter(|l| l["hook_event"] == event)

@@ -89,3 +89,41 @@ async fn a_model_cannot_call_the_resource_read_itself() {
     let bodies = world.llm.bodies();
     assert!(!bodies[1].contains("Architecture"), "{}", bodies[1]);
 }
+
+/// `/SERVER:PROMPT` sends the server's prompt as the person's prompt (shown
+/// first), with its arguments as `NAME=VALUE`; a missing required argument
+/// or an unknown prompt is an error naming what is accepted, and nothing
+/// reaches the model.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_prompt_is_a_slash_command_whose_text_is_the_turn() {
+    let world = World::mcp(vec![text("sunny"), text("no file")], |_| {
+        everything("everything", "")
+    })
+    .await;
+    std::fs::write(world.project.path().join("plan.md"), "PLAN-BODY-7f3\n").unwrap();
+    let mut pty = world.line_mode(&["--yolo"]);
+    pty.expect("Use /mode to change it.");
+    pty.send_line("/everything:args-prompt state=Viken");
+    pty.expect("the argument city is required; it takes city=VALUE [state=VALUE]");
+    pty.send_line("/everything:no-such-prompt");
+    pty.expect("has no prompt named \"no-such-prompt\"; its prompts: ");
+    pty.expect("args-prompt");
+    pty.send_line("/everything:args-prompt city=Oslo state=Viken");
+    pty.expect("the MCP server everything's prompt is sent as yours:");
+    pty.expect("What's weather in Oslo, Viken?");
+    pty.expect("sunny");
+    // A server's text is not the person's: an `@` in it attaches nothing.
+    pty.send_line("/everything:args-prompt city=@plan.md");
+    pty.expect("no file");
+    pty.send_line("/quit");
+    assert_eq!(pty.wait(), 0, "{}", pty.all());
+    assert!(!pty.all().contains("read_file"), "{}", pty.all());
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 2, "only the sent prompts reached the model");
+    assert!(bodies[1].contains("@plan.md") && !bodies[1].contains("PLAN-BODY-7f3"));
+    assert!(
+        bodies[0].contains("What's weather in Oslo, Viken?"),
+        "{}",
+        bodies[0]
+    );
+}

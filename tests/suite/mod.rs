@@ -2,7 +2,9 @@
 //! only lists them.
 
 mod acp;
+mod acp_full;
 mod acp_rewind;
+mod acp_terminal;
 mod agent_e2e;
 mod asked;
 mod background;
@@ -21,6 +23,7 @@ mod file_tools;
 mod first_trust;
 mod hardening;
 mod hooks;
+mod hooks_answers;
 mod install;
 mod judge_answers;
 mod layers;
@@ -36,6 +39,7 @@ mod mcp_results;
 mod mcp_revisions;
 mod model_bounds;
 mod model_presets;
+mod musl;
 mod plan_mode;
 mod plan_tool;
 mod policy_check;

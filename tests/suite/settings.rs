@@ -345,15 +345,16 @@ fn a_bad_protected_pattern_is_named() {
 #[test]
 fn bad_claude_code_hooks_are_named() {
     let fx = Fixture::new();
-    fx.user("[[hooks.PreToolUse]]\nmatcher = \"Bash\"\nhooks = [{ type = \"command\", command = \"true\" }]\n\n[[hooks.PermissionRequest]]\nmatcher = \"\"\n");
+    fx.user("[[hooks.PreToolUse]]\nmatcher = \"Bash\"\nhooks = [{ type = \"command\", command = \"true\" }]\n\n[[hooks.SubagentStop]]\nmatcher = \"\"\n");
     let err = fx.error();
-    assert_names(&err, &fx.user_file(), "hooks.PermissionRequest", 5);
+    assert_names(&err, &fx.user_file(), "hooks.SubagentStop", 5);
     for accepted in [
         "PreToolUse",
         "PostToolUse",
         "UserPromptSubmit",
         "SessionStart",
         "Notification",
+        "PermissionRequest",
     ] {
         assert!(err.to_string().contains(accepted), "{err}");
     }

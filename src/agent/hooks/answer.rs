@@ -2,7 +2,9 @@
 //! JSON object or plain text), exit 2 (block, stderr the reason), and the
 //! JSON fields `continue`, `stopReason`, `decision`, `reason`,
 //! `suppressOutput` and `hookSpecificOutput` (`permissionDecision`,
-//! `permissionDecisionReason`, `additionalContext`). Where mino differs,
+//! `permissionDecisionReason`, `updatedInput`, `additionalContext`, and
+//! PermissionRequest's `decision.behavior` and `decision.message`). Where
+//! mino differs,
 //! it is stricter: any other exit, a timeout or a broken JSON answer is a
 //! failure, which fails closed where the hook decides. Pure: no I/O.
 
@@ -114,8 +116,45 @@ fn stopped(value: &Value, key: &str) -> Option<String> {
     })
 }
 
-/// The PreToolUse verdict in `answer`.
-pub fn pre_tool_use(answer: Answer, key: &str) -> ToolVerdict {
+/// A PreToolUse hook's whole answer: its verdict, and the input it gives
+/// the call instead (`updatedInput`, a JSON object in Claude Code's
+/// fields), which is prepared and decided anew.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PreToolAnswer {
+    pub verdict: ToolVerdict,
+    pub updated_input: Option<Value>,
+}
+
+/// The PreToolUse answer in `answer`: a denial takes no new input.
+pub fn pre_tool_use(answer: Answer, key: &str) -> PreToolAnswer {
+    let updated = match &answer {
+        Answer::Spoke(Some(value)) => value
+            .get("hookSpecificOutput")
+            .and_then(|h| h.get("updatedInput"))
+            .filter(|v| !v.is_null())
+            .cloned(),
+        _ => None,
+    };
+    let verdict = pre_tool_verdict(answer, key);
+    match (verdict, updated) {
+        (ToolVerdict::Deny(reason), _) => PreToolAnswer {
+            verdict: ToolVerdict::Deny(reason),
+            updated_input: None,
+        },
+        (_, Some(input)) if !input.is_object() => PreToolAnswer {
+            verdict: ToolVerdict::Deny(format!(
+                "the hook {key} answered an updatedInput that is not a JSON object of the tool's fields"
+            )),
+            updated_input: None,
+        },
+        (verdict, updated_input) => PreToolAnswer {
+            verdict,
+            updated_input,
+        },
+    }
+}
+
+fn pre_tool_verdict(answer: Answer, key: &str) -> ToolVerdict {
     let value = match answer {
         Answer::Spoke(Some(value)) => value,
         Answer::Spoke(None) | Answer::Plain(_) => return ToolVerdict::NoOpinion,
@@ -152,6 +191,69 @@ pub fn pre_tool_use(answer: Answer, key: &str) -> ToolVerdict {
                 "the hook {key} answered decision {decision}, which is not approve or block"
             )),
         },
+    }
+}
+
+/// A PermissionRequest hook's answer to a question about to be put to
+/// the person.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionVerdict {
+    /// No opinion (or a failure, said as a warning): the person is asked.
+    Ask(Option<String>),
+    /// `behavior: "allow"`: the call runs once, as if the person allowed it.
+    Allow,
+    /// `behavior: "deny"` (or exit 2): rejected, with the message for the
+    /// model.
+    Deny(String),
+}
+
+impl PermissionVerdict {
+    /// The word the audit log records.
+    pub fn word(&self) -> &'static str {
+        match self {
+            PermissionVerdict::Ask(_) => "none",
+            PermissionVerdict::Allow => "allow",
+            PermissionVerdict::Deny(_) => "deny",
+        }
+    }
+}
+
+/// The PermissionRequest verdict in `answer`. A hook that fails leaves the
+/// question to the person (a warning says why): asking is the closed side
+/// here. An allow with an `updatedInput` is not taken, since the call was
+/// decided on its input; a PreToolUse hook may change it before that.
+pub fn permission_request(answer: Answer, key: &str) -> PermissionVerdict {
+    let value = match answer {
+        Answer::Spoke(Some(value)) => value,
+        Answer::Spoke(None) | Answer::Plain(_) => return PermissionVerdict::Ask(None),
+        Answer::Blocked(reason) => return PermissionVerdict::Deny(reason),
+        Answer::Failed(reason) => return PermissionVerdict::Ask(Some(reason)),
+    };
+    if let Some(reason) = stopped(&value, key) {
+        return PermissionVerdict::Deny(reason);
+    }
+    let Some(decision) = value
+        .get("hookSpecificOutput")
+        .and_then(|h| h.get("decision"))
+    else {
+        return PermissionVerdict::Ask(None);
+    };
+    match decision.get("behavior").and_then(Value::as_str) {
+        Some("allow") if decision.get("updatedInput").is_some_and(|v| !v.is_null()) => {
+            PermissionVerdict::Ask(Some(format!(
+                "the hook {key} answered allow with an updatedInput, which mino does not take here (the call was decided on its input; a PreToolUse hook may change it before the decision), so the question is put to you"
+            )))
+        }
+        Some("allow") => PermissionVerdict::Allow,
+        Some("deny") => PermissionVerdict::Deny(
+            text_at(decision, &["message"])
+                .filter(|m| !m.trim().is_empty())
+                .map_or_else(|| format!("the hook {key} denied it"), str::to_string),
+        ),
+        _ => PermissionVerdict::Ask(Some(format!(
+            "the hook {key} answered decision.behavior {}, which is not allow or deny, so the question is put to you",
+            decision.get("behavior").unwrap_or(&Value::Null)
+        ))),
     }
 }
 
@@ -243,7 +345,7 @@ mod tests {
     }
 
     fn pre(code: i32, stdout: &str, stderr: &str) -> ToolVerdict {
-        pre_tool_use(answer(&ran(code, stdout, stderr), "h", 10), "h")
+        pre_tool_use(answer(&ran(code, stdout, stderr), "h", 10), "h").verdict
     }
 
     #[test]
@@ -293,14 +395,65 @@ mod tests {
             stderr: String::new(),
         };
         assert!(matches!(
-            pre_tool_use(answer(&timed_out, "h", 3), "h"),
+            pre_tool_use(answer(&timed_out, "h", 3), "h").verdict,
             ToolVerdict::Deny(r) if r.contains("within 3 s")
         ));
         let mut cut = ran(0, "{\"a\": 1}", "");
         cut.stdout_cut = true;
         assert!(matches!(
-            pre_tool_use(answer(&cut, "h", 3), "h"),
+            pre_tool_use(answer(&cut, "h", 3), "h").verdict,
             ToolVerdict::Deny(_)
+        ));
+    }
+
+    #[test]
+    fn an_updated_input_comes_with_an_allow_or_no_opinion_never_a_denial() {
+        let read = |out: Value| pre_tool_use(answer(&ran(0, &out.to_string(), ""), "h", 1), "h");
+        let changed = read(json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+            "permissionDecision": "allow", "updatedInput": {"command": "ls -a"}}}));
+        assert_eq!(changed.verdict, ToolVerdict::Allow);
+        assert_eq!(changed.updated_input, Some(json!({"command": "ls -a"})));
+        let bare = read(json!({"hookSpecificOutput": {"updatedInput": {"command": "ls"}}}));
+        assert_eq!(bare.verdict, ToolVerdict::NoOpinion);
+        assert!(bare.updated_input.is_some());
+        let denied = read(json!({"hookSpecificOutput": {"permissionDecision": "deny",
+            "permissionDecisionReason": "no", "updatedInput": {"command": "ls"}}}));
+        assert_eq!(denied.verdict, ToolVerdict::Deny("no".into()));
+        assert_eq!(denied.updated_input, None);
+        let odd = read(json!({"hookSpecificOutput": {"updatedInput": "ls"}}));
+        assert!(matches!(odd.verdict, ToolVerdict::Deny(r) if r.contains("not a JSON object")));
+        assert_eq!(odd.updated_input, None);
+    }
+
+    #[test]
+    fn a_permission_request_hook_allows_denies_or_leaves_it_to_the_person() {
+        let read = |code, out: &str, err: &str| {
+            permission_request(answer(&ran(code, out, err), "h", 1), "h")
+        };
+        let allow = json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+            "decision": {"behavior": "allow"}}});
+        assert_eq!(read(0, &allow.to_string(), ""), PermissionVerdict::Allow);
+        let deny = json!({"hookSpecificOutput": {"decision": {"behavior": "deny",
+            "message": "not on Fridays"}}});
+        assert_eq!(
+            read(0, &deny.to_string(), ""),
+            PermissionVerdict::Deny("not on Fridays".into())
+        );
+        assert_eq!(read(2, "", "no"), PermissionVerdict::Deny("no".into()));
+        assert_eq!(read(0, "", ""), PermissionVerdict::Ask(None));
+        assert!(
+            matches!(read(1, "", "boom"), PermissionVerdict::Ask(Some(w)) if w.contains("boom"))
+        );
+        let rewrite = json!({"hookSpecificOutput": {"decision": {"behavior": "allow",
+            "updatedInput": {"command": "rm -rf /"}}}});
+        assert!(matches!(
+            read(0, &rewrite.to_string(), ""),
+            PermissionVerdict::Ask(Some(w)) if w.contains("updatedInput")
+        ));
+        let odd = json!({"hookSpecificOutput": {"decision": {"behavior": "ALLOW"}}});
+        assert!(matches!(
+            read(0, &odd.to_string(), ""),
+            PermissionVerdict::Ask(Some(_))
         ));
     }
 

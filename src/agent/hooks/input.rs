@@ -74,6 +74,37 @@ pub fn claude_input(tool: &str, args: &Value, facts: &CallFacts, root: &Path) ->
     Value::Object(out)
 }
 
+/// A hook's `updatedInput` (Claude Code's fields) in mino's fields for
+/// `tool`: the reverse of `claude_input`. Fields it does not know are kept,
+/// for the tool's own check to name.
+pub fn mino_input(tool: &str, updated: &Value) -> Value {
+    let Value::Object(fields) = updated else {
+        return updated.clone();
+    };
+    let file_tool = matches!(tool, "read_file" | "write_file" | "edit_file");
+    let mut out = Map::new();
+    for (key, value) in fields {
+        let renamed = match (tool, key.as_str()) {
+            (_, "file_path") if file_tool => "path",
+            ("read_file", "offset") => "start_line",
+            ("read_file", "limit") => continue,
+            ("bash", "run_in_background") => "background",
+            _ => key.as_str(),
+        };
+        out.insert(renamed.to_string(), value.clone());
+    }
+    if tool == "read_file"
+        && let Some(limit) = fields.get("limit").and_then(Value::as_u64)
+    {
+        let start = fields.get("offset").and_then(Value::as_u64).unwrap_or(1);
+        out.insert(
+            "end_line".into(),
+            Value::from((start + limit).saturating_sub(1).max(start)),
+        );
+    }
+    Value::Object(out)
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
@@ -132,5 +163,27 @@ mod tests {
             Path::new("/p"),
         );
         assert_eq!(input, json!({"command": "ls", "run_in_background": true}));
+    }
+
+    #[test]
+    fn an_updated_input_comes_back_in_mino_s_fields() {
+        assert_eq!(
+            mino_input(
+                "read_file",
+                &json!({"file_path": "/p/src/a.rs", "offset": 3, "limit": 5})
+            ),
+            json!({"path": "/p/src/a.rs", "start_line": 3, "end_line": 7})
+        );
+        assert_eq!(
+            mino_input(
+                "bash",
+                &json!({"command": "ls", "run_in_background": false})
+            ),
+            json!({"command": "ls", "background": false})
+        );
+        assert_eq!(
+            mino_input("mcp_s_t", &json!({"file_path": "x"})),
+            json!({"file_path": "x"})
+        );
     }
 }

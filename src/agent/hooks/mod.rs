@@ -2,7 +2,9 @@
 //! event selects, the JSON each reads on stdin (`session_id`, `cwd`, `permission_mode`, `hook_event_name` and the
 //! event's own fields), and what their answers mean for mino. PreToolUse
 //! hands the decision one verdict (it can deny, never allow: DESIGN section
-//! 2, step 3); UserPromptSubmit may block a prompt or add context;
+//! 2, step 3) or a new input, which is prepared and decided anew;
+//! PermissionRequest may answer a question for the person (only where a
+//! person would be asked); UserPromptSubmit may block a prompt or add context;
 //! PostToolUse may add context; the other events are only told. Every
 //! verdict of a deciding hook is written to the audit log. Never decides a
 //! call itself.
@@ -27,7 +29,21 @@ use crate::secrets::HeldSecrets;
 
 use super::audit::Audit;
 use super::events::AgentEvent;
-use answer::{PromptVerdict, ToolVerdict};
+use answer::{PermissionVerdict, PromptVerdict, ToolVerdict};
+
+/// What the PreToolUse hooks made of a call: their verdict, or the input
+/// the hook at `at` gave the call instead, for the call to be prepared
+/// anew and the hooks after it to see.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PreToolOutcome {
+    Verdict(HookVerdict),
+    Rewrite {
+        at: usize,
+        /// The new arguments, in mino's fields.
+        arguments: Value,
+        key: String,
+    },
+}
 
 /// The configured hooks, for one project.
 #[derive(Debug, Clone, Default)]
@@ -127,17 +143,20 @@ impl Hooks {
         }
     }
 
-    /// The PreToolUse verdict on one prepared call: `None` when no hook is
-    /// configured. The first denial ends it; an `allow` lets the decision
-    /// go on (a hook never loosens it), and so does no opinion.
+    /// The PreToolUse hooks' outcome on one prepared call, running the
+    /// hooks from the `from`th on (the legacy argv first, on every input):
+    /// `None` when no hook is configured. The first denial ends it;
+    /// an `updatedInput` ends it too, so the call is prepared again with
+    /// it; an `allow` lets the decision go on (a hook never loosens it),
+    /// and so does no opinion.
     pub async fn pre_tool_use(
         &self,
         cx: &HookCx<'_>,
-        call_id: &str,
-        tool: &str,
+        (call_id, tool): (&str, &str),
         args: &Value,
         facts: &CallFacts,
-    ) -> Option<HookVerdict> {
+        from: usize,
+    ) -> Option<PreToolOutcome> {
         if !self.has(HookEvent::PreToolUse) {
             return None;
         }
@@ -152,7 +171,7 @@ impl Hooks {
             };
             audit("hooks.pre_tool_call".into(), word).await;
             if let HookVerdict::Deny { .. } = verdict {
-                return Some(verdict);
+                return Some(PreToolOutcome::Verdict(verdict));
             }
         }
         let call = self.tool_use(call_id, tool, args, facts);
@@ -161,23 +180,73 @@ impl Hooks {
         input.insert("tool_name".into(), json!(call.names[1]));
         input.insert("tool_input".into(), call.input.clone());
         input.insert("tool_use_id".into(), json!(call_id));
-        for hook in self.settings.commands(HookEvent::PreToolUse, Some(&names)) {
-            let verdict = answer::pre_tool_use(self.run(hook, &input).await, &hook.key);
-            audit(hook.key.clone(), verdict.word()).await;
-            match verdict {
-                ToolVerdict::Deny(reason) => return Some(HookVerdict::Deny { reason }),
+        let hooks = self.settings.commands(HookEvent::PreToolUse, Some(&names));
+        for (at, hook) in hooks.into_iter().enumerate().skip(from) {
+            let answer = answer::pre_tool_use(self.run(hook, &input).await, &hook.key);
+            audit(hook.key.clone(), answer.verdict.word()).await;
+            match answer.verdict {
+                ToolVerdict::Deny(reason) => {
+                    return Some(PreToolOutcome::Verdict(HookVerdict::Deny { reason }));
+                }
                 ToolVerdict::Ask(reason) => {
-                    return Some(HookVerdict::Deny {
+                    return Some(PreToolOutcome::Verdict(HookVerdict::Deny {
                         reason: format!(
                             "{reason} (the hook {} answered ask; a mino hook can deny a call or leave it to the decision, never put it to the user, so it is denied)",
                             hook.key
                         ),
-                    });
+                    }));
                 }
                 ToolVerdict::Allow | ToolVerdict::NoOpinion => {}
             }
+            if let Some(updated) = answer.updated_input {
+                let arguments = input::mino_input(tool, &updated);
+                if &arguments != args {
+                    audit(hook.key.clone(), "updatedInput").await;
+                    return Some(PreToolOutcome::Rewrite {
+                        at,
+                        arguments,
+                        key: hook.key.clone(),
+                    });
+                }
+            }
         }
-        Some(HookVerdict::Continue)
+        Some(PreToolOutcome::Verdict(HookVerdict::Continue))
+    }
+
+    /// The PermissionRequest hooks' answer to a question about `call`
+    /// that is about to be put to the person: the first allow or denial
+    /// ends it; failures come back as warnings and leave it to the person.
+    pub async fn permission_request(
+        &self,
+        cx: &HookCx<'_>,
+        call: &ToolUse,
+    ) -> (PermissionVerdict, Vec<String>) {
+        let names = [call.names[0].as_str(), call.names[1].as_str()];
+        let mut input = self.event(cx, HookEvent::PermissionRequest);
+        input.insert("tool_name".into(), json!(call.names[1]));
+        input.insert("tool_input".into(), call.input.clone());
+        input.insert("tool_use_id".into(), json!(call.call_id));
+        let mut warnings = Vec::new();
+        for hook in self
+            .settings
+            .commands(HookEvent::PermissionRequest, Some(&names))
+        {
+            let verdict = answer::permission_request(self.run(hook, &input).await, &hook.key);
+            record(
+                cx,
+                HookEvent::PermissionRequest,
+                Some((&call.call_id, &call.names[0])),
+                hook.key.clone(),
+                verdict.word(),
+            )
+            .await;
+            match verdict {
+                PermissionVerdict::Ask(Some(warning)) => warnings.push(warning),
+                PermissionVerdict::Ask(None) => {}
+                decided => return (decided, warnings),
+            }
+        }
+        (PermissionVerdict::Ask(None), warnings)
     }
 
     /// What PostToolUse hooks add for the model about `call`, which ran and

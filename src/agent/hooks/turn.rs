@@ -10,7 +10,7 @@ use crate::config::HookEvent;
 use super::super::events::AgentEvent;
 use super::super::live::LiveSession;
 use super::super::runtime::Runtime;
-use super::answer::PromptVerdict;
+use super::answer::{PermissionVerdict, PromptVerdict};
 use super::{HookCx, ToolUse};
 
 fn cx<'a>(rt: &'a Runtime, session: &'a LiveSession) -> HookCx<'a> {
@@ -42,18 +42,65 @@ pub async fn prompt(rt: &Runtime, session: &LiveSession, prompt: String) -> Resu
     }
 }
 
-/// The call's names and input for a PostToolUse hook, kept from its
-/// preparation; `None` when no PostToolUse hook is configured.
+/// The call's names and input (`arguments` when a PreToolUse hook changed
+/// them) for a PermissionRequest or PostToolUse hook, kept from its
+/// preparation; `None` when neither is configured.
 pub fn remember(
     rt: &Runtime,
     call: &crate::model::ToolCall,
+    arguments: Option<&Value>,
     facts: &crate::policy::CallFacts,
 ) -> Option<ToolUse> {
-    if !rt.hooks.has(HookEvent::PostToolUse) {
+    if !rt.hooks.has(HookEvent::PostToolUse) && !rt.hooks.has(HookEvent::PermissionRequest) {
         return None;
     }
-    let args: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+    let args = match arguments {
+        Some(arguments) => arguments.clone(),
+        None => serde_json::from_str(&call.arguments).unwrap_or(Value::Null),
+    };
     Some(rt.hooks.tool_use(&call.id, &call.name, &args, facts))
+}
+
+/// What PermissionRequest hooks answer for the person about `call`, as
+/// the answer event; `None` leaves the question to the person. Hooks are
+/// asked only where a person would be: where nobody can answer, the call
+/// was already rejected by the decision.
+pub async fn permission(
+    rt: &Runtime,
+    session: &LiveSession,
+    call: Option<&ToolUse>,
+) -> Option<crate::agent::turn::Event> {
+    let call = call.filter(|_| rt.hooks.has(HookEvent::PermissionRequest))?;
+    let (verdict, warnings) = rt.hooks.permission_request(&cx(rt, session), call).await;
+    let secrets = &rt.tool_cx.secrets;
+    for warning in warnings {
+        rt.emit(AgentEvent::Warning(format!(
+            "PermissionRequest hook: {}",
+            secrets.redact(&warning).await
+        )));
+    }
+    let (answer, note) = match verdict {
+        PermissionVerdict::Ask(_) => return None,
+        PermissionVerdict::Allow => (crate::policy::ConsentAnswer::AllowOnce, None),
+        PermissionVerdict::Deny(message) => (
+            crate::policy::ConsentAnswer::Reject,
+            Some(secrets.redact(&message).await),
+        ),
+    };
+    let (verb, after) = if note.is_some() {
+        ("rejected", "")
+    } else {
+        ("allowed", " once")
+    };
+    rt.emit(AgentEvent::Notice(format!(
+        "A PermissionRequest hook {verb} {}{after} for you.",
+        call.names[0]
+    )));
+    Some(crate::agent::turn::Event::Answered {
+        call_id: call.call_id.clone(),
+        answer,
+        note,
+    })
 }
 
 /// `output` (already redacted) with what PostToolUse hooks add for the

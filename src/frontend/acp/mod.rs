@@ -5,10 +5,18 @@
 //! but protocol messages is ever written to stdout (logs go to the log
 //! file), and this front end never decides a call.
 
+mod auth;
+mod calls;
+mod commands;
+mod config;
 mod files;
+mod manage;
 mod prompt;
+mod question;
+mod replay;
 mod rewind;
 mod session;
+mod terminal;
 pub mod wire;
 
 use std::collections::HashMap;
@@ -18,9 +26,13 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, FileSystemCapabilities, Implementation,
-    InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
-    NewSessionRequest, NewSessionResponse, PromptRequest, SetSessionModeRequest,
+    AgentCapabilities, AuthenticateRequest, CancelNotification, CloseSessionRequest,
+    DeleteSessionRequest, FileSystemCapabilities, Implementation, InitializeRequest,
+    InitializeResponse, ListSessionsRequest, LoadSessionRequest, LoadSessionResponse,
+    NewSessionRequest, NewSessionResponse, PromptRequest, ResumeSessionRequest,
+    ResumeSessionResponse, SessionCapabilities, SessionCloseCapabilities, SessionConfigOption,
+    SessionDeleteCapabilities, SessionListCapabilities, SessionModeState,
+    SessionResumeCapabilities, SetSessionConfigOptionRequest, SetSessionModeRequest,
     SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, ByteStreams, Client};
@@ -31,9 +43,30 @@ use crate::agent::build::{Launch, launch};
 use crate::agent::instructions_seen::Shown;
 use crate::config::{CliOverrides, EnvOverrides, Settings};
 use crate::home::Home;
-use crate::policy::{BashConfinement, CanAsk, Mode};
+use crate::policy::{CanAsk, Mode};
 
 use session::Slot;
+
+/// A session as `session/new`, `session/load` and `session/resume` answer
+/// with it.
+struct Opened {
+    id: String,
+    modes: SessionModeState,
+    options: Vec<SessionConfigOption>,
+}
+
+/// What the agent said as it started, before anything else could arrive.
+#[derive(Default)]
+struct Started {
+    session: Option<(String, Mode, String)>,
+    models: Vec<String>,
+    history: std::sync::Arc<Vec<crate::model::Item>>,
+    plan: Option<crate::session::Plan>,
+    /// Its context use (a resumed session's estimate) and window.
+    usage: Option<(u64, u64)>,
+    /// The MCP servers' prompts, when they were listed already.
+    prompts: Vec<crate::mcp::catalog::PromptEntry>,
+}
 
 /// What every handler shares: how to start an agent, and the sessions.
 struct Server {
@@ -45,6 +78,8 @@ struct Server {
     sessions: Mutex<HashMap<String, Arc<Slot>>>,
     /// What the client said at `initialize` about serving its files.
     fs: Mutex<FileSystemCapabilities>,
+    /// The client draws a terminal from mino's output (`terminal.rs`).
+    terminal: std::sync::atomic::AtomicBool,
 }
 
 fn invalid(message: impl Into<String>) -> agent_client_protocol::Error {
@@ -66,15 +101,17 @@ impl Server {
     }
 
     /// Starts an agent for `cwd` (resuming `resume`), replays a resumed
-    /// session's history to the client, and starts the session's pump.
-    /// Returns the session id, its mode and how its bash commands are
-    /// confined.
+    /// session's history to the client when `replay` (`session/load`; a
+    /// `session/resume` continues without it), and starts the session's
+    /// pump. A model service whose key variable is unset is refused as
+    /// `auth_required`, naming the variable.
     async fn open(
         &self,
         cwd: &Path,
         resume: Option<&str>,
+        replay: bool,
         cx: &ConnectionTo<Client>,
-    ) -> Result<(String, Mode, BashConfinement), agent_client_protocol::Error> {
+    ) -> Result<Opened, agent_client_protocol::Error> {
         if !cwd.is_absolute() {
             return Err(invalid(format!(
                 "cwd {} is not an absolute path; the session's directory must be one",
@@ -84,17 +121,97 @@ impl Server {
         let settings =
             Settings::load_with_user_file(&self.home, &self.user_file, cwd, &self.env, &self.cli)
                 .map_err(|e| invalid(e.to_string()))?;
+        auth::check(&settings.model, &self.user_file)
+            .map_err(|e| agent_client_protocol::Error::auth_required().data(e.to_string()))?;
+        // A session open here holds its file: it is stopped before the
+        // new agent opens it again.
+        if let Some(id) = resume {
+            self.stop_one(id).await;
+        }
+        let session_id = Arc::new(OnceLock::new());
+        let mut handle = self
+            .launch(&settings, cwd, resume, cx, Arc::clone(&session_id))
+            .await?;
+        // The agent says its banner (and a resumed session's history) as it
+        // starts; read those before anything else can arrive.
+        let mut started = Started::default();
+        while let Ok(event) = handle.events.try_recv() {
+            started.take(event);
+        }
+        let Some((id, mode, model)) = started.session else {
+            return Err(agent_client_protocol::Error::internal_error()
+                .data("the agent started without a session".to_string()));
+        };
+        let _ = session_id.set(id.clone());
+        let current = config::Current {
+            mode,
+            model,
+            models: started.models,
+            bash: handle.confinement.clone(),
+        };
+        if replay {
+            replay::replay(cx, &id, &started.history);
+        }
+        // Shared with the agent, which would copy it at its next write.
+        drop(started.history);
+        if let Some(plan) = started.plan {
+            session::send_plan(cx, &id, &plan);
+        }
+        let reader = prompt::PromptReader {
+            root: cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf()),
+            protected: Arc::new(settings.protected()),
+            secrets: handle.secrets.clone(),
+            limit: settings.limits.prompt_bytes,
+        };
+        let slot = Arc::new(
+            Slot::new(
+                id.clone(),
+                cwd.to_path_buf(),
+                reader,
+                handle.inputs,
+                handle.interrupter,
+                handle.task,
+                current.clone(),
+            )
+            .with_terminal(self.terminal.load(std::sync::atomic::Ordering::Relaxed)),
+        );
+        self.stop_one(&id).await;
+        self.sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.clone(), slot.clone());
+        commands::advertise(cx, &id, &started.prompts);
+        if let Some((used, size)) = started.usage {
+            session::usage(cx, &id, used, size, None);
+        }
+        tokio::spawn(session::pump(slot, handle.events, cx.clone()));
+        Ok(Opened {
+            id,
+            modes: wire::modes(current.mode, &current.bash),
+            options: config::options(&current),
+        })
+    }
+
+    /// Starts the agent of a session in `cwd` (resuming `resume`), with
+    /// the editor's files when it offers them.
+    async fn launch(
+        &self,
+        settings: &Settings,
+        cwd: &Path,
+        resume: Option<&str>,
+        cx: &ConnectionTo<Client>,
+        session_id: Arc<OnceLock<String>>,
+    ) -> Result<crate::agent::AgentHandle, agent_client_protocol::Error> {
         let fs = self
             .fs
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
-        let session_id = Arc::new(OnceLock::new());
-        let editor = files::AcpFiles::offered(cx, &fs, Arc::clone(&session_id))
+        let editor = files::AcpFiles::offered(cx, &fs, session_id)
             .map(|files| Arc::new(files) as Arc<dyn crate::tools::editor::EditorFiles>);
-        let mut handle = launch(Launch {
+        launch(Launch {
             home: &self.home,
-            settings: &settings,
+            settings,
             project_dir: cwd,
             can_ask: CanAsk::Yes,
             resume,
@@ -105,60 +222,24 @@ impl Server {
             never: Vec::new(),
         })
         .await
-        .map_err(|e| invalid(e.to_string()))?;
-        // The agent says its banner (and a resumed session's history) as it
-        // starts; read those before anything else can arrive.
-        let mut started = None;
-        let mut history = std::sync::Arc::default();
-        let mut plan = None;
-        while let Ok(event) = handle.events.try_recv() {
-            match event {
-                AgentEvent::Session { id, mode, .. } => started = Some((id, mode)),
-                AgentEvent::History(items) => history = items,
-                AgentEvent::Plan(steps) => plan = Some(steps),
-                AgentEvent::Warning(line) | AgentEvent::Notice(line) | AgentEvent::Error(line) => {
-                    tracing::info!("{line}")
-                }
-                _ => {}
-            }
-        }
-        let Some((id, mode)) = started else {
-            return Err(agent_client_protocol::Error::internal_error()
-                .data("the agent started without a session".to_string()));
-        };
-        let _ = session_id.set(id.clone());
-        let confinement = handle.confinement.clone();
-        session::replay(cx, &id, &history);
-        // Shared with the agent, which would copy it at its next write.
-        drop(history);
-        if let Some(plan) = plan {
-            session::send_plan(cx, &id, &plan);
-        }
-        let reader = prompt::PromptReader {
-            root: cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf()),
-            protected: Arc::new(settings.protected()),
-            secrets: handle.secrets.clone(),
-            limit: settings.limits.prompt_bytes,
-        };
-        let slot = Arc::new(Slot::new(
-            id.clone(),
-            cwd.to_path_buf(),
-            reader,
-            handle.inputs,
-            handle.interrupter,
-            handle.task,
-        ));
-        let old = self
+        .map_err(|e| invalid(e.to_string()))
+    }
+
+    /// Stops the agent of session `id` when it is open here; false when it
+    /// is not.
+    async fn stop_one(&self, id: &str) -> bool {
+        let open = self
             .sessions
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.clone(), slot.clone());
-        if let Some(old) = old {
-            tokio::spawn(async move { old.stop().await });
+            .remove(id);
+        match open {
+            Some(open) => {
+                open.stop().await;
+                true
+            }
+            None => false,
         }
-        rewind::advertise(cx, &id);
-        tokio::spawn(session::pump(slot, handle.events, cx.clone()));
-        Ok((id, mode, confinement))
     }
 
     /// Stops every session's agent: a turn still running is interrupted,
@@ -177,6 +258,29 @@ impl Server {
     }
 }
 
+impl Started {
+    fn take(&mut self, event: AgentEvent) {
+        match event {
+            AgentEvent::Session {
+                id, mode, model, ..
+            } => self.session = Some((id, mode, model)),
+            AgentEvent::ModelNames(names) => self.models = names,
+            AgentEvent::McpCatalog(catalog) => self.prompts = catalog.prompts.clone(),
+            AgentEvent::History(items) => self.history = items,
+            AgentEvent::Plan(steps) => self.plan = Some(steps),
+            AgentEvent::Usage {
+                input_tokens,
+                context_window,
+                ..
+            } => self.usage = Some((input_tokens, context_window)),
+            AgentEvent::Warning(line) | AgentEvent::Notice(line) | AgentEvent::Error(line) => {
+                tracing::info!("{line}")
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Serves one client on stdin and stdout until it closes its end. Returns
 /// the exit status.
 pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOverrides) -> i32 {
@@ -187,6 +291,7 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
         cli,
         sessions: Mutex::new(HashMap::new()),
         fs: Mutex::new(FileSystemCapabilities::default()),
+        terminal: std::sync::atomic::AtomicBool::new(false),
     });
     let transport = ByteStreams::new(
         tokio::io::stdout().compat_write(),
@@ -201,10 +306,25 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
                 async move |request: InitializeRequest, responder, _cx| {
                     *server.fs.lock().unwrap_or_else(PoisonError::into_inner) =
                         request.client_capabilities.fs.clone();
+                    server.terminal.store(
+                        terminal::offered(request.client_capabilities.meta.as_ref()),
+                        std::sync::atomic::Ordering::Relaxed,
+                    );
                     let version = request.protocol_version.min(ProtocolVersion::V1);
+                    let sessions = SessionCapabilities::new()
+                        .list(SessionListCapabilities::new())
+                        .delete(SessionDeleteCapabilities::new())
+                        .resume(SessionResumeCapabilities::new())
+                        .close(SessionCloseCapabilities::new());
+                    let variable = server.key_variable();
                     responder.respond(
                         InitializeResponse::new(version)
-                            .agent_capabilities(AgentCapabilities::new().load_session(true))
+                            .agent_capabilities(
+                                AgentCapabilities::new()
+                                    .load_session(true)
+                                    .session_capabilities(sessions),
+                            )
+                            .auth_methods(auth::methods(variable.as_deref()))
                             .agent_info(Implementation::new("mino", env!("CARGO_PKG_VERSION"))),
                     )
                 }
@@ -215,11 +335,14 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
             {
                 let server = server.clone();
                 async move |request: NewSessionRequest, responder, cx| match server
-                    .open(&request.cwd, None, &cx)
+                    .open(&request.cwd, None, false, &cx)
                     .await
                 {
-                    Ok((id, mode, bash)) => responder
-                        .respond(NewSessionResponse::new(id).modes(wire::modes(mode, &bash))),
+                    Ok(opened) => responder.respond(
+                        NewSessionResponse::new(opened.id)
+                            .modes(opened.modes)
+                            .config_options(opened.options),
+                    ),
                     Err(e) => responder.respond_with_error(e),
                 }
             },
@@ -229,12 +352,99 @@ pub async fn serve(home: Home, user_file: PathBuf, env: EnvOverrides, cli: CliOv
             {
                 let server = server.clone();
                 async move |request: LoadSessionRequest, responder, cx| match server
-                    .open(&request.cwd, Some(&request.session_id.0), &cx)
+                    .open(&request.cwd, Some(&request.session_id.0), true, &cx)
                     .await
                 {
-                    Ok((_, mode, bash)) => responder
-                        .respond(LoadSessionResponse::new().modes(wire::modes(mode, &bash))),
+                    Ok(opened) => responder.respond(
+                        LoadSessionResponse::new()
+                            .modes(opened.modes)
+                            .config_options(opened.options),
+                    ),
                     Err(e) => responder.respond_with_error(e),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let server = server.clone();
+                async move |request: ResumeSessionRequest, responder, cx| match server
+                    .open(&request.cwd, Some(&request.session_id.0), false, &cx)
+                    .await
+                {
+                    Ok(opened) => responder.respond(
+                        ResumeSessionResponse::new()
+                            .modes(opened.modes)
+                            .config_options(opened.options),
+                    ),
+                    Err(e) => responder.respond_with_error(e),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let server = server.clone();
+                async move |request: ListSessionsRequest, responder, _cx| match server
+                    .list(request.cwd.as_deref())
+                    .await
+                {
+                    Ok(list) => responder.respond(list),
+                    Err(e) => responder.respond_with_error(e),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let server = server.clone();
+                async move |request: CloseSessionRequest, responder, _cx| match server
+                    .close(&request.session_id.0)
+                    .await
+                {
+                    Ok(closed) => responder.respond(closed),
+                    Err(e) => responder.respond_with_error(e),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let server = server.clone();
+                async move |request: DeleteSessionRequest, responder, _cx| match server
+                    .delete(&request.session_id.0)
+                    .await
+                {
+                    Ok(deleted) => responder.respond(deleted),
+                    Err(e) => responder.respond_with_error(e),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let server = server.clone();
+                async move |request: AuthenticateRequest, responder, _cx| match server
+                    .authenticate(&request.method_id.0)
+                {
+                    Ok(done) => responder.respond(done),
+                    Err(e) => responder.respond_with_error(e),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            {
+                let server = server.clone();
+                async move |request: SetSessionConfigOptionRequest, responder, _cx| {
+                    let slot = match server.slot(&request.session_id.0) {
+                        Ok(slot) => slot,
+                        Err(e) => return responder.respond_with_error(e),
+                    };
+                    match config::input_for(&request.config_id.0, &request.value) {
+                        Ok(input) => slot.set_config(input, responder),
+                        Err(e) => responder.respond_with_error(invalid(e.to_string())),
+                    }
                 }
             },
             agent_client_protocol::on_receive_request!(),

@@ -1,6 +1,5 @@
-//! `/rewind` for an editor: the command advertised in
-//! `available_commands_update`, a prompt that is `/rewind` or `/rewind N`
-//! sent to the agent as that command, and one prompt's three choices put as
+//! `/rewind` for an editor (a command `commands.rs` advertises): one
+//! prompt's three choices put as
 //! a `session/request_permission` whose answer goes back as the rewind to
 //! do (or nothing, on a cancel or an option mino never offered). Files
 //! changed since by something other than mino are kept: an editor has no
@@ -11,50 +10,19 @@ use std::sync::Arc;
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, PermissionOption,
-    PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest, SessionUpdate,
-    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, UnstructuredCommandInput,
+    PermissionOption, PermissionOptionKind, RequestPermissionOutcome, RequestPermissionRequest,
+    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
 };
 
 use crate::agent::Input;
-use crate::agent::commands::{self, Command, CommandSpec};
 use crate::checkpoint::rewind::Offer;
 use crate::frontend::rewind_words::{self, CHOICES};
 
-use super::session::{Slot, update};
+use super::session::Slot;
 use super::wire;
 
 /// The option id that backs out.
 const CANCEL: &str = "cancel";
-
-/// The command a prompt's text is, when it is `/rewind` (with or without a
-/// prompt's number) and parses.
-pub fn command(text: &str) -> Option<Command> {
-    if !commands::is_command(text) {
-        return None;
-    }
-    match commands::parse(text) {
-        Ok(command @ Command::Rewind(_)) => Some(command),
-        _ => None,
-    }
-}
-
-/// Tells the editor which commands this session runs.
-pub fn advertise(cx: &ConnectionTo<Client>, session: &str) {
-    let Some(spec) = CommandSpec::find("/rewind") else {
-        return;
-    };
-    let rewind = AvailableCommand::new(spec.name.trim_start_matches('/'), spec.help).input(
-        AvailableCommandInput::Unstructured(UnstructuredCommandInput::new(
-            "the number of a prompt, as /rewind lists them",
-        )),
-    );
-    update(
-        cx,
-        session,
-        SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(vec![rewind])),
-    );
-}
 
 /// Puts the choices of `offer` to the editor; its answer is handed to the
 /// agent.

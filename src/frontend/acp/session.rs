@@ -1,25 +1,27 @@
 //! One editor session: a running agent, and the pump that turns its events
-//! into `session/update` notifications and its questions into
+//! into `session/update` notifications (chunks, plans, mode and config
+//! options, usage; calls through `calls.rs`) and its questions into
 //! `session/request_permission` requests. The editor's answer goes back
-//! through the consent port; this file never decides.
+//! through the consent port; a config change is answered once the agent is
+//! done with it (inputs and `Idle`s counted). This file never decides.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, CurrentModeUpdate, PromptResponse, RequestPermissionRequest,
-    SessionNotification, SessionUpdate, ToolCall, ToolCallStatus, ToolCallUpdate,
-    ToolCallUpdateFields,
+    ConfigOptionUpdate, ContentBlock, ContentChunk, Cost, CurrentModeUpdate, PromptResponse,
+    SessionNotification, SessionUpdate, SetSessionConfigOptionResponse, ToolCallUpdate,
+    ToolCallUpdateFields, UsageUpdate,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::agent::{AgentEvent, ConsentRequest, Input, Interrupter};
-use crate::model::Item;
-use crate::policy::{ConsentAnswer, Mode};
+use crate::agent::{AgentEvent, Input, Interrupter};
+use crate::policy::Mode;
 
+use super::config::{self, Current};
 use super::wire;
 
 /// What the pump and the request handlers share about one session.
@@ -34,12 +36,32 @@ struct SlotState {
     command: bool,
     /// A rewind's choices are before the editor: idle is not the end yet.
     offer_open: bool,
+    /// What the waiting command says at its end when no error does.
+    note: Option<String>,
+    /// Inputs handed to the agent, and the `Idle`s it said: each input ends
+    /// with one, so input N is done at the Nth.
+    sent: u64,
+    idle: u64,
+    /// `session/set_config_option` requests, each waiting for its input
+    /// to be done (by its number), with the error that input reported.
+    waiting: Vec<Waiter>,
+    /// The mode, model and models as the agent last said them.
+    current: Option<Current>,
+}
+
+/// A `session/set_config_option` waiting for the agent.
+struct Waiter {
+    input: u64,
+    error: Option<String>,
+    responder: Responder<SetSessionConfigOptionResponse>,
 }
 
 /// One session: the agent's input side and what the handlers wait on.
 pub struct Slot {
     pub id: String,
     pub project: PathBuf,
+    /// The client draws bash calls in a terminal of its own.
+    pub terminal: bool,
     /// How its prompts are read (bounds, embedded resources).
     pub reader: super::prompt::PromptReader,
     inputs: mpsc::UnboundedSender<Input>,
@@ -65,16 +87,28 @@ impl Slot {
         inputs: mpsc::UnboundedSender<Input>,
         interrupter: Interrupter,
         agent: JoinHandle<()>,
+        current: Current,
     ) -> Self {
+        let state = SlotState {
+            current: Some(current),
+            ..SlotState::default()
+        };
         Self {
             id,
             project,
+            terminal: false,
             reader,
             inputs,
             interrupter,
-            state: Mutex::new(SlotState::default()),
+            state: Mutex::new(state),
             agent: Mutex::new(Some(agent)),
         }
+    }
+
+    /// This session's bash calls are drawn in the client's terminal.
+    pub fn with_terminal(mut self, terminal: bool) -> Self {
+        self.terminal = terminal;
+        self
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, SlotState> {
@@ -88,15 +122,22 @@ impl Slot {
         text: String,
         responder: Responder<PromptResponse>,
     ) -> Result<(), agent_client_protocol::Error> {
-        let mut state = self.state();
-        let command = super::rewind::command(&text);
+        let command = match super::commands::of_prompt(&text) {
+            Ok(command) => command,
+            Err(refused) => {
+                return responder.respond_with_error(
+                    agent_client_protocol::Error::invalid_params().data(refused.to_string()),
+                );
+            }
+        };
         let input = match &command {
             Some(command) => Input::Command(command.clone()),
             None => Input::Prompt(text),
         };
+        let mut state = self.state();
         let refused = if state.prompt.is_some() {
             Some(PromptError::Busy(self.id.clone()))
-        } else if self.inputs.send(input).is_err() {
+        } else if !self.send(&mut state, input) {
             Some(PromptError::Stopped(self.id.clone()))
         } else {
             None
@@ -110,13 +151,111 @@ impl Slot {
         state.error = None;
         state.command = command.is_some();
         state.offer_open = false;
+        state.note = None;
         state.prompt = Some(responder);
         Ok(())
     }
 
+    /// Hands `input` to the agent, counted; false when it has stopped.
+    fn send(&self, state: &mut SlotState, input: Input) -> bool {
+        let sent = self.inputs.send(input).is_ok();
+        if sent {
+            state.sent += 1;
+        }
+        sent
+    }
+
     /// Hands `input` to the agent; false when it has stopped.
     pub(super) fn send_input(&self, input: Input) -> bool {
-        self.inputs.send(input).is_ok()
+        let mut state = self.state();
+        self.send(&mut state, input)
+    }
+
+    /// `session/set_config_option`: hands the change to the agent, in
+    /// order after what it was given before; `responder` answers once the
+    /// agent is done with it (with the options then, or its error).
+    pub fn set_config(
+        &self,
+        input: Input,
+        responder: Responder<SetSessionConfigOptionResponse>,
+    ) -> Result<(), agent_client_protocol::Error> {
+        let mut state = self.state();
+        if !self.send(&mut state, input) {
+            drop(state);
+            return responder.respond_with_error(
+                agent_client_protocol::Error::invalid_params()
+                    .data(PromptError::Stopped(self.id.clone()).to_string()),
+            );
+        }
+        let input = state.sent;
+        state.waiting.push(Waiter {
+            input,
+            error: None,
+            responder,
+        });
+        Ok(())
+    }
+
+    /// The options as they are now.
+    pub fn options(&self) -> Vec<agent_client_protocol::v1::schema::SessionConfigOption> {
+        self.state()
+            .current
+            .as_ref()
+            .map(config::options)
+            .unwrap_or_default()
+    }
+
+    /// The agent said `Idle`: the config changes whose input is done are
+    /// answered.
+    fn idle(&self) {
+        let (done, options) = {
+            let mut state = self.state();
+            state.idle += 1;
+            let idle = state.idle;
+            let (done, kept) = std::mem::take(&mut state.waiting)
+                .into_iter()
+                .partition(|w| w.input <= idle);
+            state.waiting = kept;
+            let options = state
+                .current
+                .as_ref()
+                .map(config::options)
+                .unwrap_or_default();
+            (done, options)
+        };
+        for waiter in done {
+            let _ = match waiter.error {
+                Some(error) => waiter
+                    .responder
+                    .respond_with_error(agent_client_protocol::Error::invalid_params().data(error)),
+                None => waiter
+                    .responder
+                    .respond(SetSessionConfigOptionResponse::new(options.clone())),
+            };
+        }
+    }
+
+    /// An error the agent reported: a config change whose input runs now
+    /// takes it as its answer; otherwise it is the running turn's.
+    fn error(&self, message: String) {
+        let mut state = self.state();
+        let running = state.idle + 1;
+        match state.waiting.iter_mut().find(|w| w.input == running) {
+            Some(waiter) => waiter.error = Some(message),
+            None => state.error = Some(message),
+        }
+    }
+
+    /// Applies `change` to the session's state; true when the options
+    /// changed (the editor is told).
+    fn change(&self, change: impl FnOnce(&mut Current)) -> bool {
+        let mut state = self.state();
+        let Some(current) = state.current.as_mut() else {
+            return false;
+        };
+        let before = (current.mode, current.model.clone(), current.models.clone());
+        change(current);
+        before != (current.mode, current.model.clone(), current.models.clone())
     }
 
     /// A rewind's choices are (or are no longer) before the editor.
@@ -129,11 +268,20 @@ impl Slot {
     pub(super) fn finish_command(&self, cx: &ConnectionTo<Client>, note: Option<String>) {
         let (responder, said) = {
             let mut state = self.state();
-            if !state.command || state.offer_open {
+            if !state.command {
+                return;
+            }
+            if note.is_some() {
+                state.note = note;
+            }
+            // A choice still open, or an input the agent has not finished
+            // (a rewind answered), is not the end yet.
+            if state.offer_open || state.idle < state.sent {
                 return;
             }
             state.command = false;
-            (state.prompt.take(), state.error.take().or(note))
+            let said = state.error.take().or(state.note.take());
+            (state.prompt.take(), said)
         };
         if let Some(said) = said {
             update(
@@ -149,6 +297,18 @@ impl Slot {
         }
     }
 
+    /// Says `text` in the editor's chat while a command runs (its notices
+    /// are its answer); a turn's notices go to the log only.
+    fn say_in_command(&self, cx: &ConnectionTo<Client>, text: &str) {
+        if self.state().command {
+            update(
+                cx,
+                &self.id,
+                SessionUpdate::AgentMessageChunk(text_chunk(&format!("{text}\n"))),
+            );
+        }
+    }
+
     /// `session/cancel`: stops the running turn at once, as Esc does.
     pub fn cancel(&self) {
         self.interrupter.interrupt();
@@ -156,7 +316,7 @@ impl Slot {
 
     /// `session/set_mode`: the person chose `to` in the editor's selector.
     pub fn choose_mode(&self, to: Mode) -> bool {
-        self.inputs.send(Input::ChooseMode(to)).is_ok()
+        self.send_input(Input::ChooseMode(to))
     }
 
     /// Stops the agent: interrupts a running turn (a question waiting for an
@@ -188,7 +348,12 @@ pub(super) fn text_chunk(text: &str) -> ContentChunk {
     ContentChunk::new(ContentBlock::from(text.to_string()))
 }
 
-fn call_update(cx: &ConnectionTo<Client>, session: &str, id: &str, fields: ToolCallUpdateFields) {
+pub(super) fn call_update(
+    cx: &ConnectionTo<Client>,
+    session: &str,
+    id: &str,
+    fields: ToolCallUpdateFields,
+) {
     update(
         cx,
         session,
@@ -201,113 +366,33 @@ pub fn send_plan(cx: &ConnectionTo<Client>, session: &str, plan: &crate::session
     update(cx, session, SessionUpdate::Plan(wire::plan(plan)));
 }
 
-/// A resumed session's conversation, as `session/load` replays it.
-pub fn replay(cx: &ConnectionTo<Client>, session: &str, items: &[Item]) {
-    for item in items {
-        match item {
-            Item::User { text } => update(
-                cx,
-                session,
-                SessionUpdate::UserMessageChunk(text_chunk(text)),
-            ),
-            Item::Assistant { text, tool_calls } => {
-                if !text.is_empty() {
-                    update(
-                        cx,
-                        session,
-                        SessionUpdate::AgentMessageChunk(text_chunk(text)),
-                    );
-                }
-                for call in tool_calls {
-                    update(
-                        cx,
-                        session,
-                        SessionUpdate::ToolCall(
-                            ToolCall::new(
-                                call.id.clone(),
-                                wire::title(&call.name, &call.arguments),
-                            )
-                            .name(call.name.clone())
-                            .kind(wire::kind(&call.name))
-                            .raw_input(wire::raw_input(&call.arguments)),
-                        ),
-                    );
-                }
-            }
-            Item::ToolResult {
-                call_id,
-                status,
-                output,
-            } => call_update(
-                cx,
-                session,
-                call_id,
-                ToolCallUpdateFields::new()
-                    .status(wire::status(*status))
-                    .content(vec![wire::text_content(output.clone())]),
-            ),
-            Item::Summary { text } => update(
-                cx,
-                session,
-                SessionUpdate::AgentMessageChunk(text_chunk(&format!(
-                    "[Summary of earlier conversation, lossy]\n{text}"
-                ))),
-            ),
-            // mino's own line to the model; the editor saw its notice.
-            Item::Reminder { .. } => {}
-        }
+/// Applies `change` to the session's options; when they changed, the
+/// editor gets them all again.
+fn changed(cx: &ConnectionTo<Client>, slot: &Slot, change: impl FnOnce(&mut Current)) {
+    if slot.change(change) {
+        update(
+            cx,
+            &slot.id,
+            SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(slot.options())),
+        );
     }
 }
 
-/// Puts one question to the editor and hands its answer back. Runs on a
-/// task of its own so the pump keeps going; a client that answers
-/// `cancelled`, or that goes away, rejects the call.
-fn ask(cx: &ConnectionTo<Client>, slot: &Slot, request: ConsentRequest) {
-    let ConsentRequest {
-        call_id,
-        tool,
-        fields,
-        offer,
-        reply,
-    } = request;
-    // The tool's name and mino's own fields travel too, so an asking mino
-    // decides under NAME/tool and shows what its own dialog would.
-    let mut meta = serde_json::Map::new();
-    meta.insert(
-        crate::agent::asked::META_KEY.to_string(),
-        serde_json::json!({ "fields": fields }),
+/// The context in use after a response (its tokens in and out, as the
+/// service counted them) against the window, with the run's cost.
+pub(super) fn usage(
+    cx: &ConnectionTo<Client>,
+    session: &str,
+    used: u64,
+    size: u64,
+    cost: Option<f64>,
+) {
+    let cost = cost.map(|usd| Cost::new(usd, "USD"));
+    update(
+        cx,
+        session,
+        SessionUpdate::UsageUpdate(UsageUpdate::new(used, size).cost(cost)),
     );
-    let call = ToolCallUpdate::new(
-        call_id,
-        ToolCallUpdateFields::new()
-            .status(ToolCallStatus::Pending)
-            .title(format!("{tool} wants to run"))
-            .name(tool.to_string())
-            .kind(wire::kind(tool.as_str()))
-            .content(
-                wire::fields_content(&fields)
-                    .into_iter()
-                    .chain(wire::diffs(&slot.project, &fields))
-                    .collect::<Vec<_>>(),
-            )
-            .locations(wire::locations(&slot.project, &fields)),
-    )
-    .meta(meta);
-    let sent = cx.send_request(RequestPermissionRequest::new(
-        slot.id.clone(),
-        call,
-        wire::options(tool.as_str(), &offer),
-    ));
-    tokio::spawn(async move {
-        let answer = match sent.block_task().await {
-            Ok(response) => wire::outcome_answer(&response.outcome),
-            Err(e) => {
-                tracing::info!(error = %e, "a permission request got no answer; the call is rejected");
-                ConsentAnswer::Reject
-            }
-        };
-        let _ = reply.send(answer.into());
-    });
 }
 
 /// Ends the waiting prompt with the turn's stop.
@@ -335,8 +420,15 @@ pub async fn pump(
     cx: ConnectionTo<Client>,
 ) {
     let id = slot.id.clone();
+    // What the session's requests cost so far, where every price is known.
+    let mut cost = None;
+    let mut calls = super::calls::Calls::new(slot.project.clone(), slot.terminal);
     while let Some(event) = events.recv().await {
+        let Some(event) = calls.take(&cx, &id, event) else {
+            continue;
+        };
         match event {
+            AgentEvent::Consent(request) => super::question::ask(&cx, &slot, request),
             AgentEvent::AssistantDelta(text) => {
                 update(
                     &cx,
@@ -344,99 +436,60 @@ pub async fn pump(
                     SessionUpdate::AgentMessageChunk(text_chunk(&text)),
                 );
             }
-            AgentEvent::ToolCall {
-                call_id,
-                tool,
-                arguments,
-            } => update(
-                &cx,
-                &id,
-                SessionUpdate::ToolCall(
-                    ToolCall::new(call_id, wire::title(&tool, &arguments))
-                        .name(tool.clone())
-                        .kind(wire::kind(&tool))
-                        .raw_input(wire::raw_input(&arguments)),
-                ),
-            ),
-            AgentEvent::Record {
-                call_id,
-                tool,
-                shown,
-                fields,
-            } => {
-                let lines = crate::frontend::text::record_lines(&tool, &shown, &fields);
-                let mut content = Vec::new();
-                if !lines.is_empty() {
-                    content.push(wire::text_content(lines.join("\n")));
-                }
-                content.extend(wire::diffs(&slot.project, &fields));
-                call_update(
-                    &cx,
-                    &id,
-                    &call_id,
-                    ToolCallUpdateFields::new()
-                        .content(content)
-                        .locations(wire::locations(&slot.project, &fields)),
-                );
-            }
-            AgentEvent::Consent(request) => ask(&cx, &slot, request),
-            AgentEvent::Answered { call_id, line, .. } => call_update(
-                &cx,
-                &id,
-                &call_id,
-                ToolCallUpdateFields::new().content(vec![wire::text_content(line)]),
-            ),
-            AgentEvent::ToolRunning { call_id, .. } => call_update(
-                &cx,
-                &id,
-                &call_id,
-                ToolCallUpdateFields::new().status(ToolCallStatus::InProgress),
-            ),
-            // A running command's last lines, replaced by its result.
-            AgentEvent::ToolOutput {
-                call_id, output, ..
-            } => call_update(
-                &cx,
-                &id,
-                &call_id,
-                ToolCallUpdateFields::new().content(vec![wire::text_content(output)]),
-            ),
-            AgentEvent::ToolResult {
-                call_id,
-                status,
-                output,
-                ..
-            } => call_update(
-                &cx,
-                &id,
-                &call_id,
-                ToolCallUpdateFields::new()
-                    .status(wire::status(status))
-                    .content(vec![wire::text_content(output)]),
-            ),
             AgentEvent::TurnEnd { stop, .. } => end_prompt(&slot, &stop),
             AgentEvent::ConfirmMode { to, .. } => {
                 // Only the editor's own selector changes the mode here
                 // (`choose_mode`); a switch asked any other way is refused.
-                let _ = slot.inputs.send(Input::ConfirmMode { to, yes: false });
+                slot.send_input(Input::ConfirmMode { to, yes: false });
             }
             AgentEvent::ConfirmRule { .. } => {
                 // An editor has no y/N line: nothing is written.
-                let _ = slot.inputs.send(Input::ConfirmRule { yes: false });
+                slot.send_input(Input::ConfirmRule { yes: false });
             }
-            AgentEvent::ModeChanged(mode) => update(
-                &cx,
-                &id,
-                SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(mode.name())),
-            ),
+            AgentEvent::ModeChanged(mode) => {
+                update(
+                    &cx,
+                    &id,
+                    SessionUpdate::CurrentModeUpdate(CurrentModeUpdate::new(mode.name())),
+                );
+                changed(&cx, &slot, |c| c.mode = mode);
+            }
+            AgentEvent::Session { mode, model, .. } => changed(&cx, &slot, |c| {
+                c.mode = mode;
+                c.model = model;
+            }),
+            AgentEvent::ModelNames(names) => changed(&cx, &slot, |c| c.models = names),
+            AgentEvent::McpCatalog(catalog) => {
+                super::commands::advertise(&cx, &id, &catalog.prompts)
+            }
+            AgentEvent::Spent { cost_usd, .. } => cost = cost_usd,
+            AgentEvent::Usage {
+                input_tokens,
+                output_tokens,
+                context_window,
+                ..
+            } => {
+                // 0: the service did not say; the last figure stands.
+                if input_tokens > 0 {
+                    usage(&cx, &id, input_tokens + output_tokens, context_window, cost);
+                }
+            }
             AgentEvent::Error(message) => {
                 tracing::warn!(session = %id, "{message}");
-                slot.state().error = Some(message);
+                slot.error(message);
             }
             AgentEvent::Warning(line) | AgentEvent::TurnNotice { message: line, .. } => {
-                tracing::warn!(session = %id, "{line}")
+                tracing::warn!(session = %id, "{line}");
+                slot.say_in_command(&cx, &line);
             }
-            AgentEvent::Notice(line) => tracing::info!(session = %id, "{line}"),
+            AgentEvent::Notice(line) => {
+                tracing::info!(session = %id, "{line}");
+                slot.say_in_command(&cx, &line);
+            }
+            AgentEvent::Permissions {
+                grants,
+                listed: true,
+            } => slot.say_in_command(&cx, &crate::frontend::text::permissions(&grants)),
             AgentEvent::McpStatus(status) => {
                 tracing::info!(session = %id, status = ?status, "MCP server state");
             }
@@ -467,10 +520,13 @@ pub async fn pump(
                     crate::frontend::text::mcp_servers(&list)
                 ))),
             ),
-            AgentEvent::History(items) => replay(&cx, &id, &items),
+            AgentEvent::History(items) => super::replay::replay(&cx, &id, &items),
             AgentEvent::Plan(plan) => send_plan(&cx, &id, &plan),
             AgentEvent::Quit => break,
-            AgentEvent::Idle => slot.finish_command(&cx, None),
+            AgentEvent::Idle => {
+                slot.idle();
+                slot.finish_command(&cx, None);
+            }
             AgentEvent::RewindPrompts(prompts) => update(
                 &cx,
                 &id,
@@ -486,16 +542,19 @@ pub async fn pump(
                 SessionUpdate::AgentMessageChunk(text_chunk(&format!("{line}\n"))),
             ),
             AgentEvent::Cleared => {}
+            // Handed to `calls` first.
+            AgentEvent::ToolCall { .. }
+            | AgentEvent::Record { .. }
+            | AgentEvent::Answered { .. }
+            | AgentEvent::ToolRunning { .. }
+            | AgentEvent::ToolOutput { .. }
+            | AgentEvent::ToolResult { .. } => {}
             // A denial reaches the editor as the call's failed result.
-            AgentEvent::Session { .. }
-            | AgentEvent::Decision { .. }
+            AgentEvent::Decision { .. }
             | AgentEvent::FileChanged { .. }
             | AgentEvent::BashChanged { .. }
             | AgentEvent::Prompt(_)
             | AgentEvent::AssistantDone
-            | AgentEvent::Usage { .. }
-            | AgentEvent::Spent { .. }
-            | AgentEvent::ModelNames(_)
             | AgentEvent::Retrying { .. }
             | AgentEvent::Sessions { .. }
             | AgentEvent::OtherProject { .. }
@@ -503,6 +562,14 @@ pub async fn pump(
             | AgentEvent::Asked { .. } => {}
         }
     }
-    // The agent stopped: a prompt still waiting ends as cancelled.
+    // The agent stopped: a prompt still waiting ends as cancelled, and a
+    // config change still waiting with the reason.
     end_prompt(&slot, &crate::agent::TurnStop::Interrupted);
+    let waiting = std::mem::take(&mut slot.state().waiting);
+    for waiter in waiting {
+        let _ = waiter.responder.respond_with_error(
+            agent_client_protocol::Error::invalid_params()
+                .data(PromptError::Stopped(slot.id.clone()).to_string()),
+        );
+    }
 }

@@ -252,6 +252,8 @@ pub struct App {
     /// The names `/model` takes, for its completion: the settings' (said
     /// at start), and every one a `/model` list showed.
     pub model_names: Vec<String>,
+    /// The MCP servers' prompts and resources, for completion.
+    pub mcp_catalog: std::sync::Arc<crate::mcp::catalog::Catalog>,
     /// A listing was asked for since the last turn ended.
     pub files_requested: bool,
     /// The popup was closed with Esc for the text typed so far.
@@ -330,6 +332,7 @@ impl App {
             completion: 0,
             files: None,
             model_names: Vec::new(),
+            mcp_catalog: Default::default(),
             files_requested: false,
             completion_dismissed: false,
             sessions_for_resume: false,
@@ -500,6 +503,21 @@ impl App {
         Some(Completing::File(partial.to_string()))
     }
 
+    /// The MCP resources an `@SERVER:` word names, their URIs starting with
+    /// what follows it (none until a known server's name and `:` are typed).
+    fn resource_completions(&self, partial: &str) -> Vec<(String, &'static str)> {
+        let Some((server, uri)) = partial.split_once(':') else {
+            return Vec::new();
+        };
+        self.mcp_catalog
+            .resources
+            .iter()
+            .filter(|r| r.server == server && r.uri.starts_with(uri) && r.uri != uri)
+            .take(FILES_OFFERED)
+            .map(|r| (crate::controls::visible(&r.mention()), "MCP resource"))
+            .collect()
+    }
+
     /// What the popup offers for what is typed (label, what it is): the
     /// commands a `/word` starts, or the project files (as listed by the
     /// confined walk, so never a protected path) whose path contains what
@@ -511,11 +529,20 @@ impl App {
             Some(Completing::Command(line)) if COMMANDS.iter().any(|spec| spec.name == line) => {
                 Vec::new()
             }
-            Some(Completing::Command(line)) => COMMANDS
-                .iter()
-                .filter(|spec| spec.name.starts_with(line.as_str()))
-                .map(|spec| (spec.name.to_string(), spec.help))
-                .collect(),
+            Some(Completing::Command(line)) => {
+                let prompts = self.mcp_catalog.prompts.iter().map(|p| p.command());
+                COMMANDS
+                    .iter()
+                    .filter(|spec| spec.name.starts_with(line.as_str()))
+                    .map(|spec| (spec.name.to_string(), spec.help))
+                    .chain(
+                        prompts
+                            .filter(|c| c.starts_with(line.as_str()) && *c != line)
+                            .take(FILES_OFFERED)
+                            .map(|c| (crate::controls::visible(&c), "MCP prompt")),
+                    )
+                    .collect()
+            }
             Some(Completing::Mode(partial)) => crate::policy::Mode::ALL
                 .iter()
                 .map(|mode| mode.name())
@@ -530,6 +557,10 @@ impl App {
                 .map(|name| (name.clone(), "model"))
                 .collect(),
             Some(Completing::File(partial)) => {
+                let resources = self.resource_completions(&partial);
+                if !resources.is_empty() {
+                    return resources;
+                }
                 let Some(files) = &self.files else {
                     return Vec::new();
                 };

@@ -69,8 +69,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             }
             let name = name.as_str();
             // A command that takes an argument is completed with a space after it.
-            let takes_argument =
-                CommandSpec::find(name).is_some_and(|spec| spec.argument.is_some());
+            let takes_argument = CommandSpec::find(name)
+                .is_some_and(|spec| spec.argument.is_some())
+                || app
+                    .mcp_catalog
+                    .prompts
+                    .iter()
+                    .any(|p| p.command() == name && !p.arguments.is_empty());
             if send && !takes_argument {
                 app.set_input(name);
                 return submit(app);

@@ -247,6 +247,7 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
             }
         }
         AgentEvent::ModelNames(names) => app.model_names = names,
+        AgentEvent::McpCatalog(catalog) => app.mcp_catalog = catalog,
         AgentEvent::Models { current, entries } => {
             for entry in &entries {
                 if !app.model_names.contains(&entry.name) {

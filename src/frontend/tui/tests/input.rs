@@ -435,3 +435,52 @@ fn a_queued_prompt_can_be_taken_back_and_an_interrupt_returns_the_queue() {
     assert_eq!(app.input_text(), "second\n\ndraft");
     assert!(app.queued.is_empty());
 }
+
+#[test]
+fn mcp_prompts_complete_as_commands_and_resources_after_their_server() {
+    use crate::mcp::catalog::{Catalog, PromptEntry, ResourceEntry};
+    let mut app = app();
+    agent(
+        &mut app,
+        AgentEvent::McpCatalog(std::sync::Arc::new(Catalog {
+            prompts: vec![
+                PromptEntry {
+                    server: "docs".into(),
+                    name: "review".into(),
+                    description: "Review a change".into(),
+                    arguments: vec![("topic".into(), true)],
+                },
+                PromptEntry {
+                    server: "docs".into(),
+                    name: "hello".into(),
+                    description: String::new(),
+                    arguments: Vec::new(),
+                },
+            ],
+            resources: vec![ResourceEntry {
+                server: "docs".into(),
+                uri: "file:///guide.md".into(),
+                name: "guide".into(),
+            }],
+        })),
+    );
+    type_text(&mut app, "/do");
+    let labels: Vec<(String, &str)> = app.completions();
+    assert_eq!(
+        labels,
+        vec![
+            ("/docs:review".to_string(), "MCP prompt"),
+            ("/docs:hello".to_string(), "MCP prompt")
+        ]
+    );
+    // A prompt with arguments is completed with a space for them.
+    press(&mut app, key(KeyCode::Tab));
+    assert_eq!(app.input_text(), "/docs:review ");
+    press(&mut app, ctrl('u'));
+    // `@server:` offers that server's resources before project files.
+    type_text(&mut app, "read @docs:fi");
+    let labels: Vec<String> = app.completions().into_iter().map(|(l, _)| l).collect();
+    assert_eq!(labels, vec!["@docs:file:///guide.md"]);
+    press(&mut app, key(KeyCode::Tab));
+    assert_eq!(app.input_text(), "read @docs:file:///guide.md ");
+}
