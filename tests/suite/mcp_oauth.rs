@@ -264,6 +264,16 @@ async fn a_kept_token_is_masked_in_the_sandbox_and_redacted() {
     let results = crate::support::stream::outputs(&events);
     assert_eq!(results.len(), 2, "{results:?}");
     assert!(results[0].contains("end-cat"), "{}", results[0]);
+    assert!(
+        results[0].contains("masked by the sandbox"),
+        "{}",
+        results[0]
+    );
+    assert!(
+        results[1].starts_with("Blocked by policy"),
+        "{}",
+        results[1]
+    );
     for result in &results {
         assert!(!result.contains("client-id-visible-marker"), "{result}");
     }
