@@ -325,6 +325,10 @@ impl Driver<'_> {
             None => output,
         };
         let output = rt.tool_cx.secrets.redact_result(&output).await;
+        let output = match &rt.mcp {
+            Some(hub) => hub.hide_tokens(&output),
+            None => output,
+        };
         let told = self.hooked.take_if(|c| c.call_id == call_id);
         let output = match told {
             Some(call) if status == crate::model::ResultStatus::Completed => {

@@ -433,6 +433,13 @@ impl McpHub {
             .collect()
     }
 
+    /// `text` with every OAuth token this run has seen replaced: for every
+    /// call's result, whichever tool made it (a token got during the run
+    /// is not among the secrets loaded at start).
+    pub fn hide_tokens(&self, text: &str) -> String {
+        self.inner.tokens.hide(text)
+    }
+
     pub fn downgrade(&self) -> WeakHub {
         WeakHub(Arc::downgrade(&self.inner))
     }

@@ -180,7 +180,7 @@ impl TokenValues {
 
     /// `text` with every token replaced.
     pub fn hide(&self, text: &str) -> String {
-        let held = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let held = self.0.lock().unwrap_or_else(|p| p.into_inner());
         held.iter().fold(text.to_string(), |out, token| {
             out.replace(
                 token.as_str(),
