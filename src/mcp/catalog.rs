@@ -33,6 +33,22 @@ impl PromptEntry {
     pub fn command(&self) -> String {
         format!("/{}:{}", self.server, self.name)
     }
+
+    /// Its arguments as they are written after the command: `NAME=VALUE`,
+    /// an optional one in brackets.
+    pub fn argument_words(&self) -> String {
+        self.arguments
+            .iter()
+            .map(|(name, required)| {
+                if *required {
+                    format!("{name}=VALUE")
+                } else {
+                    format!("[{name}=VALUE]")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
 }
 
 /// One resource of a server.
@@ -177,24 +193,14 @@ pub enum PromptError {
     },
 }
 
-/// How a prompt's arguments are written after its command.
-fn usage(arguments: &[(String, bool)]) -> String {
-    if arguments.is_empty() {
+/// How `entry`'s arguments are written after its command.
+fn usage(entry: &PromptEntry) -> String {
+    if entry.arguments.is_empty() {
         return "no arguments".to_string();
     }
-    let words: Vec<String> = arguments
-        .iter()
-        .map(|(name, required)| {
-            if *required {
-                format!("{name}=VALUE")
-            } else {
-                format!("[{name}=VALUE]")
-            }
-        })
-        .collect();
     format!(
         "{} (a prompt with one argument also takes the words alone)",
-        words.join(" ")
+        entry.argument_words()
     )
 }
 
@@ -284,7 +290,7 @@ pub async fn get(
         server: server.into(),
         prompt: prompt.into(),
         problem,
-        usage: usage(&entry.arguments),
+        usage: usage(&entry),
     })?;
     let mut params = GetPromptRequestParams::new(prompt);
     if !args.is_empty() {

@@ -117,20 +117,8 @@ pub fn available(prompts: &[PromptEntry]) -> Vec<AvailableCommand> {
         };
         let mut command = AvailableCommand::new(name, description);
         if !prompt.arguments.is_empty() {
-            let hint = prompt
-                .arguments
-                .iter()
-                .map(|(name, required)| {
-                    if *required {
-                        format!("{name}=VALUE")
-                    } else {
-                        format!("[{name}=VALUE]")
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join(" ");
             command = command.input(AvailableCommandInput::Unstructured(
-                UnstructuredCommandInput::new(hint),
+                UnstructuredCommandInput::new(prompt.argument_words()),
             ));
         }
         out.push(command);
