@@ -7,9 +7,7 @@ use std::collections::HashMap;
 
 use tokio_util::sync::CancellationToken;
 
-use crate::policy::{
-    BashConfinement, CanAsk, MODE_NAMES, Mode, RunConsent, SessionConsent, grants, revoke,
-};
+use crate::policy::{MODE_NAMES, Mode, RunConsent, SessionConsent};
 use crate::session::{
     LogEntry, SessionError, SessionStore, history, last_model, last_plan, recover,
 };
@@ -28,7 +26,9 @@ struct Visited {
     consent: SessionConsent,
 }
 
+mod mcp;
 mod model;
+mod modes;
 mod saving;
 mod switch;
 
@@ -151,7 +151,11 @@ impl Agent {
     }
 
     /// Runs one turn for `text`, attaching its `@` mentions when `attach`.
-    async fn turn(&mut self, text: (String, bool), cancel: &CancellationToken) -> TurnStop {
+    pub(super) async fn turn(
+        &mut self,
+        text: (String, bool),
+        cancel: &CancellationToken,
+    ) -> TurnStop {
         if let Err(stop) = self.recover_first().await {
             return stop;
         }
@@ -202,23 +206,9 @@ impl Agent {
                 "/copy works in the full-screen view; here, select the text in your terminal."
                     .into(),
             ),
-            Command::Mcp => match &self.rt.mcp {
-                Some(hub) => self.rt.emit(AgentEvent::McpServers(hub.servers())),
-                None => self.notice(
-                    "No MCP servers are configured: add [mcp.servers.NAME] to your settings (see config.example.toml)."
-                        .into(),
-                ),
-            },
-            Command::McpAuth(name) => match self.rt.mcp.as_ref().map(|hub| hub.authorize(&name)) {
-                Some(Ok(())) => self.notice(format!("Authorizing the MCP server {name}: discovering its authorization server.")),
-                Some(Err(e)) => self.notice(format!("/mcp auth {name}: {e}")),
-                None => self.notice("No MCP servers are configured.".into()),
-            },
-            Command::McpLogout(name) => match self.rt.mcp.as_ref().map(|hub| hub.logout(&name)) {
-                Some(Ok(said)) => self.notice(said),
-                Some(Err(e)) => self.notice(format!("/mcp logout {name}: {e}")),
-                None => self.notice("No MCP servers are configured.".into()),
-            },
+            Command::Mcp => self.mcp_servers(),
+            Command::McpAuth(name) => self.mcp_auth(&name),
+            Command::McpLogout(name) => self.mcp_logout(&name),
             Command::Permissions(None) => self.permissions(true),
             Command::Permissions(Some(n)) => self.revoke(n),
             Command::SaveRule(n) => self.offer_rule(n),
@@ -269,100 +259,8 @@ impl Agent {
         After::Continue
     }
 
-    fn notice(&self, text: String) {
+    pub(super) fn notice(&self, text: String) {
         self.rt.emit(AgentEvent::Notice(text));
-    }
-
-    /// `/SERVER:PROMPT`: gets the server's prompt and sends its text as the
-    /// person's prompt (shown first, redacted of every secret mino holds),
-    /// a turn decided like any other.
-    async fn mcp_prompt(
-        &mut self,
-        (server, prompt): (&str, &str),
-        words: &str,
-        cancel: &CancellationToken,
-    ) {
-        let Some(hub) = self.rt.mcp.clone() else {
-            return self.rt.emit(AgentEvent::Error(format!(
-                "/{server}:{prompt}: no MCP servers are configured; add [mcp.servers.NAME] to your settings (see config.example.toml)."
-            )));
-        };
-        hub.ready().await;
-        match crate::mcp::catalog::get(&hub, (server, prompt), words).await {
-            Ok(text) => {
-                let text = self.rt.tool_cx.secrets.redact(&text).await;
-                // Shown with its control characters escaped: a server's
-                // words never drive the terminal.
-                self.notice(format!(
-                    "/{server}:{prompt}: the MCP server {server}'s prompt is sent as yours:\n{}",
-                    crate::controls::visible(&text)
-                ));
-                // Its words are the server's: an `@` in them attaches nothing.
-                self.turn((text, false), cancel).await;
-            }
-            Err(e) => self.rt.emit(AgentEvent::Error(
-                self.rt.tool_cx.secrets.redact(&e.to_string()).await,
-            )),
-        }
-    }
-
-    /// Tells the front end what is remembered now; `listed` for
-    /// `/permissions`.
-    fn permissions(&self, listed: bool) {
-        self.rt.emit(AgentEvent::Permissions {
-            grants: grants(&self.current.consent, &self.run),
-            listed,
-        });
-    }
-
-    /// `/permissions N`: forgets the Nth remembered answer, so the tool's
-    /// next call is decided (and asked) again.
-    fn revoke(&mut self, n: usize) {
-        let all = grants(&self.current.consent, &self.run);
-        let Some(grant) = n.checked_sub(1).and_then(|i| all.get(i)) else {
-            let count = all.len();
-            self.rt.emit(AgentEvent::Error(if count == 0 {
-                format!("/permissions {n}: nothing is remembered; there is nothing to revoke.")
-            } else {
-                format!("/permissions {n}: there are {count} remembered answers; give a number from 1 to {count}, as /permissions lists them.")
-            }));
-            return;
-        };
-        if revoke(grant, &mut self.current.consent, &mut self.run) {
-            self.notice(format!(
-                "Revoked: {}. The next such call is decided again.",
-                grant.describe()
-            ));
-        }
-        self.permissions(false);
-    }
-
-    /// How this run's Bash commands are confined, for the mode question.
-    fn confinement(&self) -> BashConfinement {
-        self.rt.tool_cx.sandbox.sandbox.confinement()
-    }
-
-    fn switch_mode(&mut self, to: Mode) {
-        let from = self.current.mode;
-        if !from.is_loosening(to) {
-            self.current.mode = to;
-            self.notice(format!("Permission mode for this session: {to}."));
-            self.rt.emit(AgentEvent::ModeChanged(to));
-            return;
-        }
-        if self.rt.can_ask == CanAsk::No {
-            self.notice(to.warning(&self.confinement()));
-            self.rt.emit(AgentEvent::Error(
-                "Denied: changing the permission mode requires an interactive terminal.".into(),
-            ));
-            return;
-        }
-        self.pending_mode = Some(to);
-        self.rt.emit(AgentEvent::ConfirmMode {
-            from,
-            to,
-            warning: to.warning(&self.confinement()),
-        });
     }
 
     /// Goes back to before prompt `to` (the answer to a rewind offer). A
@@ -386,31 +284,6 @@ impl Agent {
                 });
             }
             Err(e) => self.rt.emit(AgentEvent::Error(e)),
-        }
-    }
-
-    /// A mode chosen in an editor's selector: applied as a confirmed
-    /// switch, with the same notice and event.
-    pub fn choose_mode(&mut self, to: Mode) {
-        self.pending_mode = Some(to);
-        self.confirm_mode(to, true);
-    }
-
-    /// The answer to `Switch to this mode? [y/N]`.
-    pub fn confirm_mode(&mut self, to: Mode, yes: bool) {
-        let pending = self.pending_mode.take();
-        if yes && pending == Some(to) {
-            self.current.mode = to;
-            self.notice(format!("Permission mode for this session: {to}."));
-            self.rt.emit(AgentEvent::ModeChanged(to));
-            if to == Mode::Auto {
-                self.offer_trust();
-            }
-        } else {
-            self.notice(format!(
-                "Permission mode for this session unchanged: {}.",
-                self.current.mode
-            ));
         }
     }
 
