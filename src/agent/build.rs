@@ -9,7 +9,6 @@ use tokio::sync::mpsc;
 
 use crate::config::{CliOverrides, EnvOverrides, Settings};
 use crate::home::Home;
-use crate::mcp::{HubConfig, McpHub, McpNotice, NoticeLine};
 use crate::model::{ProviderConfig, build_provider};
 use crate::policy::shell::{Rules, Trusted};
 use crate::policy::{CanAsk, ProtectedPaths, ToolKey};
@@ -101,7 +100,7 @@ fn tool_context_with(
 }
 
 /// The variables holding the keys of `[model]` and of every preset.
-fn key_variables(settings: &Settings) -> Vec<String> {
+pub(super) fn key_variables(settings: &Settings) -> Vec<String> {
     let mut names = vec![settings.model.api_key_env.clone()];
     for preset in settings.providers.values() {
         if !names.contains(&preset.api_key_env) {
@@ -430,7 +429,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     ) {
         let _ = events_tx.send(AgentEvent::Notice(changed));
     }
-    let mcp = start_mcp(settings, &tool_cx, &events_tx, defer_mcp);
+    let mcp = super::mcp_start::start_mcp(settings, &tool_cx, &events_tx, defer_mcp);
     let offer = |profile: crate::config::ProfileChoice, has_skills: bool| {
         let tools = super::offered::tools(settings, profile, has_skills, can_ask, &tool_cx.shells);
         match &mcp {
@@ -512,74 +511,6 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     handle.project_files = Some(project_files);
     handle.secrets = secrets;
     Ok(handle)
-}
-
-/// Starts the enabled MCP servers in the background (returns at once) and
-/// forwards their notices to the front end. None when none is configured.
-fn start_mcp(
-    settings: &Settings,
-    tool_cx: &ToolContext,
-    events: &mpsc::UnboundedSender<AgentEvent>,
-    deferred: bool,
-) -> Option<McpHub> {
-    if settings.mcp_servers.is_empty() {
-        return None;
-    }
-    let (notices, mut notices_rx) = mpsc::unbounded_channel::<McpNotice>();
-    let (questions, mut questions_rx) = mpsc::unbounded_channel();
-    let hub = McpHub::start(
-        HubConfig {
-            servers: &settings.mcp_servers,
-            project_dir: tool_cx.project.root(),
-            hidden_env: key_variables(settings),
-            output_limit: settings.limits.bash_output_bytes,
-            guard: tool_cx.bash_guard.clone(),
-            deferred,
-            questions: Some(questions),
-            home: settings.mino_home.clone(),
-        },
-        notices,
-    );
-    // A question the front end drops, or one left when it is gone, is declined.
-    let asked = events.clone();
-    tokio::spawn(async move {
-        while let Some(question) = questions_rx.recv().await {
-            if asked.send(AgentEvent::ServerQuestion(question)).is_err() {
-                break;
-            }
-        }
-    });
-    let events = events.clone();
-    let weak = hub.downgrade();
-    tokio::spawn(async move {
-        let mut listed = None;
-        while let Some(notice) = notices_rx.recv().await {
-            // Once no server is starting, what the running ones offer the
-            // person is listed again when the set of running ones changed.
-            let running = (notice.status.starting == 0).then_some(notice.status.running);
-            if running.is_some() && running != listed {
-                listed = running;
-                if let Some(hub) = weak.upgrade() {
-                    let events = events.clone();
-                    tokio::spawn(async move {
-                        let catalog = crate::mcp::catalog::catalog(&hub).await;
-                        let _ = events.send(AgentEvent::McpCatalog(std::sync::Arc::new(catalog)));
-                    });
-                }
-            }
-            let line = match notice.line {
-                Some(NoticeLine::Info(text)) => Some(AgentEvent::Notice(text)),
-                Some(NoticeLine::Warning(text)) => Some(AgentEvent::Warning(text)),
-                None => None,
-            };
-            let sent = line.is_none_or(|event| events.send(event).is_ok())
-                && events.send(AgentEvent::McpStatus(notice.status)).is_ok();
-            if !sent {
-                break;
-            }
-        }
-    });
-    Some(hub)
 }
 
 /// The project-relative directory git runs hooks from (`core.hooksPath`

@@ -26,6 +26,7 @@ pub mod instructions_seen;
 pub mod judge;
 pub mod live;
 pub mod live_output;
+mod mcp_start;
 mod model_setup;
 mod offered;
 mod prepare;
