@@ -6,7 +6,8 @@
 use crate::agent::commands::{self, CommandSpec};
 use crate::agent::{Command, Input};
 
-use super::app::{App, Clipboard, Completing};
+use super::app::{App, Clipboard};
+use super::completion::Completing;
 use super::msg::{Action, EditCommand, Msg};
 use super::transcript::EntryKind;
 use super::update::COMMAND_WAITS;

@@ -8,6 +8,7 @@
 pub mod app;
 pub mod arming;
 pub mod attention;
+pub mod completion;
 pub mod composer;
 pub mod consent;
 pub mod format;
