@@ -423,6 +423,13 @@ impl Driver<'_> {
                     Caller::Person => None,
                 };
                 self.rewritten = rewritten.as_ref().map(|r| (call.id.clone(), r.note()));
+                if let Some(r) = &rewritten {
+                    rt.emit(AgentEvent::ToolCallRewritten {
+                        call_id: call.id.clone(),
+                        tool: call.name.clone(),
+                        arguments: r.arguments.to_string(),
+                    });
+                }
                 self.slot = Some(Slot {
                     call_id: call.id,
                     key: prepared.facts().tool.clone(),

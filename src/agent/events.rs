@@ -178,6 +178,13 @@ pub enum AgentEvent {
         tool: String,
         arguments: String,
     },
+    /// A PreToolUse hook gave the call new arguments: what it runs with
+    /// (front ends show these, not the model's).
+    ToolCallRewritten {
+        call_id: String,
+        tool: String,
+        arguments: String,
+    },
     Decision {
         call_id: String,
         tool: String,

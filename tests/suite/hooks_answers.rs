@@ -12,7 +12,7 @@ use serde_json::json;
 use super::hooks::{audited, logged, script, settings};
 use crate::support::llm::{text, tool};
 use crate::support::run::mino;
-use crate::support::stream::{decisions, outputs, records, statuses};
+use crate::support::stream::{decisions, of_type, outputs, records, statuses};
 use crate::support::world::{SECRET, World};
 
 /// A hook's new input is what runs, and what the decision reads: a bash
@@ -66,6 +66,14 @@ async fn an_updated_input_is_prepared_and_decided_anew() {
         "{stderr}"
     );
     assert_eq!(statuses(&events), ["completed", "denied"]);
+    // What runs is announced, after the model's call, under its id.
+    let calls = of_type(&events, "tool_call");
+    let bash: Vec<&str> = calls
+        .iter()
+        .filter(|c| c["tool"] == "bash")
+        .map(|c| c["arguments"]["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(bash, ["echo original", "echo rewritten"], "{calls:?}");
     let results = outputs(&events);
     assert!(results[0].contains("rewritten"), "{results:?}");
     assert!(!results[0].contains("original\n"), "{results:?}");

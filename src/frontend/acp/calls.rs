@@ -58,6 +58,18 @@ impl Calls {
                 }
                 update(cx, id, SessionUpdate::ToolCall(call));
             }
+            AgentEvent::ToolCallRewritten {
+                call_id,
+                tool,
+                arguments,
+            } => call_update(
+                cx,
+                id,
+                &call_id,
+                ToolCallUpdateFields::new()
+                    .title(wire::title(&tool, &arguments))
+                    .raw_input(wire::raw_input(&arguments)),
+            ),
             AgentEvent::Record {
                 call_id,
                 tool,

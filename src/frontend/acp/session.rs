@@ -544,6 +544,7 @@ pub async fn pump(
             AgentEvent::Cleared => {}
             // Handed to `calls` first.
             AgentEvent::ToolCall { .. }
+            | AgentEvent::ToolCallRewritten { .. }
             | AgentEvent::Record { .. }
             | AgentEvent::Answered { .. }
             | AgentEvent::ToolRunning { .. }

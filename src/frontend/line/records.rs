@@ -91,7 +91,13 @@ impl Render for Records {
             },
             AgentEvent::Error(message) => StreamRecord::Error { message },
             AgentEvent::AssistantDone => StreamRecord::Assistant { text: answer },
+            // A call a hook rewrote is sent again with what it runs with.
             AgentEvent::ToolCall {
+                call_id,
+                tool,
+                arguments,
+            }
+            | AgentEvent::ToolCallRewritten {
                 call_id,
                 tool,
                 arguments,

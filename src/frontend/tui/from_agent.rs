@@ -111,6 +111,9 @@ fn apply_event(app: &mut App, event: AgentEvent) -> Vec<Action> {
         }
         AgentEvent::ToolCall {
             call_id, arguments, ..
+        }
+        | AgentEvent::ToolCallRewritten {
+            call_id, arguments, ..
         } => {
             app.calls.insert(call_id, format::call_summary(&arguments));
         }
