@@ -330,7 +330,7 @@ impl Asking<'_> {
                         call_id,
                         tool: held.tool.clone(),
                         shown,
-                        fields: held.fields(),
+                        fields: held.fields(&self.rt.tool_cx.secrets.now()),
                     });
                 }
                 None

@@ -286,7 +286,9 @@ impl Driver<'_> {
                 tool,
                 shown,
             } => {
-                let fields = Slot::get(&self.slot, &call_id).map_or_else(Vec::new, Slot::fields);
+                let secrets = rt.tool_cx.secrets.get().await;
+                let fields = Slot::get(&self.slot, &call_id)
+                    .map_or_else(Vec::new, |held| held.fields(&secrets));
                 rt.emit(AgentEvent::Record {
                     call_id,
                     tool,
@@ -424,10 +426,12 @@ impl Driver<'_> {
                 };
                 self.rewritten = rewritten.as_ref().map(|r| (call.id.clone(), r.note()));
                 if let Some(r) = &rewritten {
+                    // A hook's words: redacted before they are shown.
+                    let arguments = rt.tool_cx.secrets.redact(&r.arguments.to_string()).await;
                     rt.emit(AgentEvent::ToolCallRewritten {
                         call_id: call.id.clone(),
                         tool: call.name.clone(),
-                        arguments: r.arguments.to_string(),
+                        arguments,
                     });
                 }
                 self.slot = Some(Slot {

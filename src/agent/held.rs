@@ -36,10 +36,16 @@ impl Slot {
         slot.as_ref().filter(|held| held.call_id == call_id)
     }
 
-    /// The fields a question and a record show.
-    pub(super) fn fields(&self) -> Vec<Field> {
+    /// The fields a question and a record show, with every secret mino
+    /// holds redacted: a hook's new input may carry one the model never saw.
+    pub(super) fn fields(&self, secrets: &crate::secrets::Secrets) -> Vec<Field> {
         let mut fields = self.lead.clone();
         fields.extend(with_gate(self.prepared.fields(), self.gate.as_ref()));
+        for field in &mut fields {
+            if secrets.holds(field.value.as_bytes()) {
+                field.value = secrets.redact(&field.value).text;
+            }
+        }
         fields
     }
 }
@@ -93,7 +99,7 @@ pub(super) fn ask<'a>(
     rt.emit(AgentEvent::Consent(ConsentRequest {
         call_id: call_id.clone(),
         tool: held.key.clone(),
-        fields: held.fields(),
+        fields: held.fields(&rt.tool_cx.secrets.now()),
         offer,
         reply,
     }));

@@ -26,6 +26,7 @@ async fn an_updated_input_is_prepared_and_decided_anew() {
         vec![
             tool("bash", json!({"command": "echo original"})),
             tool("read_file", json!({"path": "notes.md"})),
+            tool("bash", json!({"command": "echo leak"})),
             text("done"),
         ],
         "",
@@ -62,10 +63,12 @@ async fn an_updated_input_is_prepared_and_decided_anew() {
                 "deny".into(),
                 "MINO_DENY_PROTECTED_PATH".into()
             ),
+            ("bash".into(), "allow".into(), String::new()),
         ],
         "{stderr}"
     );
-    assert_eq!(statuses(&events), ["completed", "denied"]);
+    assert_eq!(statuses(&events), ["completed", "denied", "completed"]);
+    assert!(!stderr.contains(SECRET), "{stderr}");
     // What runs is announced, after the model's call, under its id.
     let calls = of_type(&events, "tool_call");
     let bash: Vec<&str> = calls
@@ -73,7 +76,8 @@ async fn an_updated_input_is_prepared_and_decided_anew() {
         .filter(|c| c["tool"] == "bash")
         .map(|c| c["arguments"]["command"].as_str().unwrap())
         .collect();
-    assert_eq!(bash, ["echo original", "echo rewritten"], "{calls:?}");
+    assert_eq!(bash[..2], ["echo original", "echo rewritten"], "{calls:?}");
+    assert_eq!(bash.len(), 4, "{calls:?}");
     let results = outputs(&events);
     assert!(results[0].contains("rewritten"), "{results:?}");
     assert!(!results[0].contains("original\n"), "{results:?}");
@@ -89,7 +93,7 @@ async fn an_updated_input_is_prepared_and_decided_anew() {
     assert!(bodies.iter().all(|b| !b.contains(SECRET)));
     // The second hook saw the input the first one gave.
     let seen = logged(&after);
-    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(seen.len(), 3, "{seen:?}");
     assert_eq!(seen[0]["tool_input"]["command"], "echo rewritten");
     assert!(
         seen[1]["tool_input"]["file_path"]
