@@ -138,13 +138,11 @@ impl LiveSession {
 
     /// Appends `item` to the log (fsync) and then to history.
     pub async fn save(&mut self, item: Item) -> Result<(), AgentError> {
-        self.append_entry(LogEntry::Item(item.clone())).await?;
-        Arc::make_mut(&mut self.history).push(item);
-        Ok(())
+        self.save_all(vec![item]).await
     }
 
-    /// Appends `items` to the log in one write and one fsync, then to
-    /// history. No items write nothing (nor create the file).
+    /// Appends `items` to the log with one fsync, then to history; the
+    /// items are moved, never copied (an answer may be megabytes). No items write nothing (nor create the file).
     pub async fn save_all(&mut self, items: Vec<Item>) -> Result<(), AgentError> {
         if items.is_empty() {
             return Ok(());

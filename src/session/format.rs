@@ -359,14 +359,6 @@ pub(crate) fn parse_line(bytes: &[u8]) -> Result<Line, String> {
     }
 }
 
-/// JSON text of one line, without its newline.
-pub(crate) fn encode<T: Serialize>(path: &Path, value: &T) -> Result<String, SessionError> {
-    serde_json::to_string(value).map_err(|e| SessionError::Encode {
-        path: path.to_owned(),
-        message: e.to_string(),
-    })
-}
-
 fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }

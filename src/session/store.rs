@@ -1,8 +1,9 @@
 //! The session files on disk: `SessionStore` creates, opens and lists
 //! `DIR/ID.jsonl`; `SessionLog` appends to one of them. The directory is
 //! created 0700 and a file 0600 (`O_CREAT | O_EXCL`, never following a link).
-//! Every append is one `write` of one line followed by `fdatasync`, so when
-//! `append` returns the record is on disk; when it fails the error names the
+//! Every append writes its lines through a 64 KiB buffer (one `write` for
+//! all but a huge record, which is never held whole a second time) and then
+//! `fdatasync`s, so when `append` returns the record is on disk; when it fails the error names the
 //! file and the caller must stop, because chat never goes on with history it
 //! could not save. A session file is locked (`flock`, exclusive) while a log
 //! holds it, so two processes never interleave one session.
@@ -21,7 +22,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rustix::fs::{FlockOperation, Mode, OFlags};
 use rustix::io::Errno;
 
-use super::format::{Loaded, LogEntry, TORN_MARKER, Tail, encode, parse_file, tail_of};
+use super::format::{Loaded, LogEntry, TORN_MARKER, Tail, parse_file, tail_of};
 use super::id::ID_LEN;
 use super::{Header, InvalidId, SessionError, SessionId};
 use crate::model::Item;
@@ -136,8 +137,8 @@ impl SessionStore {
             file,
             tail: Some(Tail::Clean),
         };
-        let written = encode(&log.path, &header)
-            .and_then(|line| log.write_line(&line))
+        let written = log
+            .write_lines(std::slice::from_ref(&header))
             .and_then(|()| sync_dir(&self.dir));
         if let Err(error) = written {
             // A file without a header is not a session; it is ours to remove.
@@ -424,52 +425,69 @@ impl SessionLog {
     /// error the record may or may not be in the file; the caller must not
     /// go on as if it were saved.
     pub fn append(&mut self, record: &LogEntry) -> Result<(), SessionError> {
-        let line = encode(&self.path, record)?;
-        self.write_line(&line)
+        self.write_lines(std::slice::from_ref(record))
     }
 
     /// `append(&LogEntry::Item(item))` without cloning the item.
     pub fn append_item(&mut self, item: &Item) -> Result<(), SessionError> {
-        let line = encode(&self.path, item)?;
-        self.write_line(&line)
+        self.write_lines(std::slice::from_ref(item))
     }
 
-    /// Appends `items`, a line each, in one write and one fsync (thousands
-    /// of results at once); on an error, as for `append`.
+    /// Appends `items`, a line each, with one fsync (thousands of results
+    /// at once); on an error, as for `append`.
     pub fn append_items(&mut self, items: &[Item]) -> Result<(), SessionError> {
         if items.is_empty() {
             return Ok(());
         }
-        let lines: Vec<String> = items
-            .iter()
-            .map(|item| encode(&self.path, item))
-            .collect::<Result<_, _>>()?;
-        self.write_line(&lines.join("\n"))
+        self.write_lines(items)
     }
 
-    fn write_line(&mut self, line: &str) -> Result<(), SessionError> {
+    /// Writes `records` a line each, after a torn marker when the file does
+    /// not end cleanly, encoding straight into a 64 KiB buffer: an answer
+    /// of megabytes is never copied whole into a line first.
+    fn write_lines<T: serde::Serialize>(&mut self, records: &[T]) -> Result<(), SessionError> {
         let tail = match self.tail {
             Some(tail) => tail,
             None => self.read_tail()?,
         };
-        let mut buffer = String::with_capacity(line.len() + TORN_MARKER.len() + 2);
-        if tail == Tail::Torn {
-            buffer.push('\n');
-        }
-        if tail != Tail::Clean {
-            buffer.push_str(TORN_MARKER);
-            buffer.push('\n');
-        }
-        buffer.push_str(line);
-        buffer.push('\n');
         self.tail = None;
-        (&self.file)
-            .write_all(buffer.as_bytes())
-            .and_then(|()| self.file.sync_data())
-            .map_err(|error| SessionError::Write {
-                path: self.path.clone(),
-                error,
-            })?;
+        let mut out = io::BufWriter::with_capacity(64 * 1024, &self.file);
+        let mut written = || -> Result<(), serde_json::Error> {
+            if tail == Tail::Torn {
+                out.write_all(b"\n").map_err(serde_json::Error::io)?;
+            }
+            if tail != Tail::Clean {
+                out.write_all(TORN_MARKER.as_bytes())
+                    .and_then(|()| out.write_all(b"\n"))
+                    .map_err(serde_json::Error::io)?;
+            }
+            for record in records {
+                serde_json::to_writer(&mut out, record)?;
+                out.write_all(b"\n").map_err(serde_json::Error::io)?;
+            }
+            out.flush().map_err(serde_json::Error::io)
+        };
+        let result = written();
+        drop(out);
+        match result {
+            Ok(()) => {}
+            Err(error) if error.is_io() => {
+                return Err(SessionError::Write {
+                    path: self.path.clone(),
+                    error: io::Error::from(error),
+                });
+            }
+            Err(error) => {
+                return Err(SessionError::Encode {
+                    path: self.path.clone(),
+                    message: error.to_string(),
+                });
+            }
+        }
+        self.file.sync_data().map_err(|error| SessionError::Write {
+            path: self.path.clone(),
+            error,
+        })?;
         self.tail = Some(Tail::Clean);
         Ok(())
     }

@@ -247,6 +247,7 @@ fn an_answer_of_200_mb_ends_at_the_text_bound_with_little_memory() {
     );
     // The binary itself and twice the bound, with room; before the bound
     // this run took more than a gigabyte.
+    eprintln!("peak memory with 200 MB: {} KiB", run.peak_kib);
     assert!(
         run.peak_kib > 0 && run.peak_kib < 96 * 1024,
         "{} KiB",

@@ -352,11 +352,17 @@ impl Turn {
             Event::ModelCutOff { error, partial } => {
                 // Saved as said, with why it stops there; its calls (their
                 // arguments may be incomplete) never run and are not kept.
+                // The text is moved, not copied: it may be megabytes.
                 self.phase = Phase::Ending {
                     stop: TurnStop::ModelError(error.to_string()),
                 };
+                let marker = cut_off_marker(&error);
+                let mut text = partial.text;
+                text.reserve_exact(marker.len() + 1);
+                text.push('\n');
+                text.push_str(&marker);
                 vec![Effect::SaveResponse(Item::Assistant {
-                    text: format!("{}\n{}", partial.text, cut_off_marker(&error)),
+                    text,
                     tool_calls: Vec::new(),
                 })]
             }
@@ -366,8 +372,12 @@ impl Turn {
                     self.phase = Phase::Ending {
                         stop: TurnStop::Interrupted,
                     };
+                    const MARK: &str = "\n[interrupted by the user]";
+                    let mut text = response.text;
+                    text.reserve_exact(MARK.len());
+                    text.push_str(MARK);
                     vec![Effect::SaveResponse(Item::Assistant {
-                        text: format!("{}\n[interrupted by the user]", response.text),
+                        text,
                         tool_calls: Vec::new(),
                     })]
                 }
