@@ -33,6 +33,7 @@ pub mod wrap;
 mod tests;
 
 use std::future::poll_fn;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::task::Poll;
 use std::time::{Duration, Instant};
@@ -186,18 +187,26 @@ pub async fn run(
         let _ = tokio::task::spawn_blocking(move || writer.finish()).await;
     }
     drop(guard);
+    // Written, not printed: after a hangup the terminal is gone, and
+    // `println!` would panic on it.
     if let Some(id) = saved {
-        println!("mino: session {id} is saved. To continue it: mino --resume {id}");
+        let _ = writeln!(
+            std::io::stdout(),
+            "mino: session {id} is saved. To continue it: mino --resume {id}"
+        );
     }
     let code = match result {
         Ok(Exit::Quit) => 0,
         Ok(Exit::Signal(signal)) => 128 + signal,
         Ok(Exit::AgentGone) => {
-            eprintln!("mino: the agent stopped unexpectedly; see the log under mino's home.");
+            let _ = writeln!(
+                std::io::stderr(),
+                "mino: the agent stopped unexpectedly; see the log under mino's home."
+            );
             1
         }
         Err(e) => {
-            eprintln!("mino: the terminal failed: {e}");
+            let _ = writeln!(std::io::stderr(), "mino: the terminal failed: {e}");
             1
         }
     };
@@ -288,6 +297,17 @@ async fn hung_up(watch: &mut Option<tokio::sync::oneshot::Receiver<()>>) {
     }
 }
 
+/// A terminal that hung up fails its reads and writes with `EIO`: that
+/// ends the run as the hangup signal does; any other error is the
+/// terminal's failure.
+fn hung_up_or(error: std::io::Error) -> std::io::Result<Exit> {
+    if error.raw_os_error() == Some(rustix::io::Errno::IO.raw_os_error()) {
+        Ok(Exit::Signal(1))
+    } else {
+        Err(error)
+    }
+}
+
 async fn event_loop(
     terminal: &mut Tui,
     handle: &mut AgentHandle,
@@ -315,7 +335,9 @@ async fn event_loop(
         };
         if dirty && last_draw.is_none_or(|at| at.elapsed() >= frame) {
             app.now = Instant::now();
-            term::draw(terminal, |frame| view::draw(&app, frame))?;
+            if let Err(e) = term::draw(terminal, |frame| view::draw(&app, frame)) {
+                return hung_up_or(e);
+            }
             if last_draw.is_none() {
                 // Servers start only now, so they never delay this frame.
                 if let Some(hub) = &handle.mcp {
@@ -342,7 +364,7 @@ async fn event_loop(
                     keyed = true;
                     msgs.extend(keymap::map(&app, &event));
                 }
-                Some(Err(e)) => return Err(e),
+                Some(Err(e)) => return hung_up_or(e),
                 None => return Ok(Exit::Quit),
             },
             event = handle.events.recv(), if !hold => match event {

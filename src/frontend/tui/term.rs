@@ -7,6 +7,7 @@
 //! never shows half of one.
 
 use std::io::{self, Stdout, Write};
+use std::mem::ManuallyDrop;
 use std::sync::Once;
 
 use crossterm::cursor::Show;
@@ -30,7 +31,8 @@ const FRAME_BYTES: usize = 1 << 16;
 
 /// The terminal in full-screen mode; dropping it restores the terminal.
 pub struct TerminalGuard {
-    pub terminal: Tui,
+    /// Never dropped (see the guard's `Drop`).
+    pub terminal: ManuallyDrop<Tui>,
 }
 
 static PANIC_HOOK: Once = Once::new();
@@ -55,7 +57,9 @@ pub fn enter(mouse: bool) -> io::Result<TerminalGuard> {
     .and_then(|()| set_mouse(&mut io::stdout(), mouse))
     .and_then(|()| Terminal::new(CrosstermBackend::new(FrameWriter::new(io::stdout()))));
     match setup {
-        Ok(terminal) => Ok(TerminalGuard { terminal }),
+        Ok(terminal) => Ok(TerminalGuard {
+            terminal: ManuallyDrop::new(terminal),
+        }),
         Err(e) => {
             restore();
             Err(e)
@@ -113,6 +117,11 @@ pub fn restore() {
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
         restore();
+        // ratatui's own drop only shows the cursor, which `restore` did;
+        // on a terminal that hung up (its pane closed while a tracer held
+        // the hangup signal) it would print the failure to a closed stderr
+        // and panic. So the terminal is never dropped: the guard lives for
+        // the whole run and the process ends right after.
     }
 }
 
