@@ -129,7 +129,7 @@ async fn new_turn(
         .as_ref()
         .map(McpHub::server_names)
         .unwrap_or_default();
-    let tools = super::request::offered(rt, false)
+    let tools = super::request::offered(rt, &super::turn::Offer::All)
         .into_iter()
         .map(|s| s.name.into_owned())
         .collect();
@@ -195,13 +195,13 @@ impl Driver<'_> {
                 });
                 Some(compact(rt, self.session, cancel).await)
             }
-            Effect::Request { first, answer_only } => {
+            Effect::Request { first, offer } => {
                 let kind = if first {
                     RequestKind::TurnFirst
                 } else {
                     RequestKind::TurnNext
                 };
-                Some(super::request::request(rt, self.session, kind, answer_only, cancel).await)
+                Some(super::request::request(rt, self.session, kind, &offer, cancel).await)
             }
             Effect::Remind { tool } => {
                 rt.emit(AgentEvent::TurnNotice {

@@ -13,25 +13,22 @@ use super::driver::Runtime;
 use super::events::{AgentEvent, NoticeKind};
 use super::live::LiveSession;
 use super::stream::{Collected, collect};
-use super::turn::Event;
+use super::turn::{Event, Offer};
 
-/// The tools a request offers: all of them, or only `final_answer` once
-/// the turn has nothing left to do but answer.
-pub fn offered(rt: &Runtime, answer_only: bool) -> Vec<crate::tools::ToolSpec> {
+/// The tools a request offers, as the turn's `offer` says.
+pub fn offered(rt: &Runtime, offer: &Offer) -> Vec<crate::tools::ToolSpec> {
     let mut tools = rt.registry.specs();
-    if answer_only {
-        tools.retain(|s| s.name == crate::tools::final_answer::NAME);
-    }
+    tools.retain(|s| offer.offers(&s.name));
     tools
 }
 
 /// One request of the turn; `kind` says whether it is the turn's first,
-/// `answer_only` whether it offers only `final_answer`.
+/// `offer` which of the tools it offers.
 pub async fn request(
     rt: &Runtime,
     session: &mut LiveSession,
     kind: RequestKind,
-    answer_only: bool,
+    offer: &Offer,
     cancel: &CancellationToken,
 ) -> Event {
     if let Some(hub) = &rt.mcp {
@@ -46,7 +43,7 @@ pub async fn request(
         kind,
         system: rt.system.clone(),
         items: session.history.to_vec(),
-        tools: offered(rt, answer_only),
+        tools: offered(rt, offer),
     };
     let collected = collect(rt.provider.as_ref(), request, cancel, |event| match event {
         StreamEvent::TextDelta(text) => rt.emit(AgentEvent::AssistantDelta(text.clone())),

@@ -3,7 +3,8 @@
 //! refusal reaching the model with its reason, and no fourth request goes
 //! out. A small model left to itself repeats such a call until the turn's
 //! request limit; under the small profile, once it asked again, the next
-//! request offers only `final_answer`.
+//! request offers only `final_answer`, and a read that came back the same
+//! is left out of the next request only.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -13,6 +14,17 @@ use crate::support::llm::{text, tool};
 use crate::support::run::mino;
 use crate::support::stream::{decisions, of_type, records};
 use crate::support::world::{SECRET, World};
+
+/// The names of the tools a chat request's body offers.
+fn tools(body: &str) -> Vec<String> {
+    let body: serde_json::Value = serde_json::from_str(body).unwrap();
+    body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+        .collect()
+}
 
 /// `mino -p PROMPT` in bypass mode, with its stream-json records.
 async fn print_in_bypass(
@@ -103,18 +115,46 @@ async fn a_refusal_asked_for_again_leaves_a_small_model_only_its_answer() {
         of_type(&events, "assistant").last().unwrap()["text"],
         answer
     );
-    let tools = |body: &str| -> Vec<String> {
-        let body: serde_json::Value = serde_json::from_str(body).unwrap();
-        body["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["function"]["name"].as_str().unwrap().to_string())
-            .collect()
-    };
     let bodies = world.llm.bodies();
     assert_eq!(bodies.len(), 3, "{bodies:?}");
     assert_eq!(tools(&bodies[0]).len(), 7, "{:?}", tools(&bodies[0]));
     assert_eq!(tools(&bodies[1]).len(), 7);
     assert_eq!(tools(&bodies[2]), ["final_answer"]);
+}
+
+/// Under the small profile, a read that came back with the same result is
+/// left out of the next request, so a model forced to call a tool must act
+/// on what it read (here the edit) or answer; the request after that
+/// offers it again.
+#[tokio::test]
+async fn a_small_model_s_repeated_read_is_left_out_of_the_next_request_only() {
+    let read = || tool("read_file", json!({"path": "notes.md"}));
+    let replies = vec![
+        read(),
+        read(),
+        tool(
+            "edit_file",
+            json!({"path": "notes.md", "old_string": "# Relase", "new_string": "# Release"}),
+        ),
+        tool("final_answer", json!({"answer": "Fixed the title."})),
+    ];
+    let world = World::with("openai-chat", replies, "profile = \"small\"\n").await;
+    let (out, events) = print_in_bypass(&world, "fix the title of notes.md").await;
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let end = of_type(&events, "turn_end");
+    assert_eq!(end[0]["stop"], "completed", "{end:?}");
+    let notes = std::fs::read_to_string(world.project.path().join("notes.md")).unwrap();
+    assert!(notes.starts_with("# Release notes"), "{notes}");
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 4, "{bodies:?}");
+    let offered: Vec<bool> = bodies
+        .iter()
+        .map(|b| tools(b).iter().any(|t| t == "read_file"))
+        .collect();
+    assert_eq!(offered, [true, true, false, true]);
+    assert_eq!(tools(&bodies[2]).len(), 6, "{:?}", tools(&bodies[2]));
 }

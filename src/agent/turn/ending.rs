@@ -142,6 +142,7 @@ impl Turn {
         let ends_by_answer = self.offers(final_answer::NAME);
         let text = match repeat {
             Repeat::Same { number } if !refused && ends_by_answer => {
+                self.withheld = Some(call.name.clone());
                 format!("{} {REPEAT_HINT}", same_as(number))
             }
             Repeat::Same { .. } if ends_by_answer => {

@@ -25,7 +25,7 @@ mod repeats;
 mod text_call;
 
 pub use past_bound::{notice as past_bound_notice, refusal as past_bound_refusal};
-pub use phase::{Effect, Event, Phase, TurnLimits, TurnStop};
+pub use phase::{Effect, Event, Offer, Phase, TurnLimits, TurnStop};
 use repeats::{Repeat, Repeats, same_as};
 pub use text_call::notice as text_call_notice;
 use text_call::{reminder, written_call};
@@ -71,6 +71,9 @@ pub struct Turn {
     /// set where the turn ends by it once a refused call was asked for
     /// again, since asking a third time can only end the turn unanswered.
     answer_only: bool,
+    /// The tool the next request withholds (`Offer::AllBut`), cleared when
+    /// its response comes.
+    withheld: Option<String>,
     /// An asked agent's calls: each ends in `Reply`, never in a saved
     /// result, and the turn waits for the next one.
     external: bool,
@@ -123,6 +126,7 @@ impl Turn {
             person: None,
             reminded: false,
             answer_only: false,
+            withheld: None,
             external: false,
         }
     }
@@ -164,23 +168,24 @@ impl Turn {
         self
     }
 
-    /// The tools the next request offers: only `final_answer` once the
-    /// turn can only end by it.
+    /// What the next request offers: only `final_answer` once the turn
+    /// can only end by it; all but a tool withheld for one request.
+    fn offer(&self) -> Offer {
+        match &self.withheld {
+            _ if self.answer_only => Offer::AnswerOnly,
+            Some(tool) => Offer::AllBut(tool.clone()),
+            None => Offer::All,
+        }
+    }
+
+    /// The tools the next request offers.
     fn offered(&self) -> impl Iterator<Item = &String> {
-        let answer_only = self.answer_only;
-        self.tools
-            .iter()
-            .filter(move |t| !answer_only || *t == final_answer::NAME)
+        let offer = self.offer();
+        self.tools.iter().filter(move |t| offer.offers(t))
     }
 
     fn offers(&self, tool: &str) -> bool {
         self.offered().any(|t| t == tool)
-    }
-
-    /// Whether the next request offers only `final_answer` (see the
-    /// field): the model has nothing left to do but answer.
-    pub fn answer_only(&self) -> bool {
-        self.answer_only
     }
 
     pub fn requests(&self) -> u32 {
@@ -259,7 +264,7 @@ impl Turn {
                 if let Some(first) = self.retrying.take() {
                     return vec![Effect::Request {
                         first,
-                        answer_only: self.answer_only,
+                        offer: self.offer(),
                     }];
                 }
                 self.retried = false;
@@ -275,7 +280,7 @@ impl Turn {
                 }
                 vec![Effect::Request {
                     first: !std::mem::replace(&mut self.requested, true),
-                    answer_only: self.answer_only,
+                    offer: self.offer(),
                 }]
             }
             Event::Interrupted { .. } => self.stop_after_saves(TurnStop::Interrupted),
@@ -286,6 +291,8 @@ impl Turn {
     fn requesting(&mut self, event: Event) -> Vec<Effect> {
         match event {
             Event::ModelDone(response) => {
+                // A tool is withheld from one request only.
+                self.withheld = None;
                 if let Some(answer) = self.final_answer(&response.tool_calls) {
                     // The answer is the model's text to the person: saved
                     // and shown as an answer, never as a call.

@@ -197,6 +197,31 @@ pub enum Event {
     },
 }
 
+/// Which of the turn's tools a request offers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Offer {
+    /// All of them.
+    All,
+    /// All but this one, for one request: the tool of a call that came
+    /// back with the same result where the turn ends by `final_answer` (a
+    /// small model repeats a read it does not take in; forced to call a
+    /// tool, it must now act on the result or answer).
+    AllBut(String),
+    /// Only `final_answer`: the turn has nothing left to do but answer.
+    AnswerOnly,
+}
+
+impl Offer {
+    /// Whether a request under this offer offers `tool`.
+    pub fn offers(&self, tool: &str) -> bool {
+        match self {
+            Offer::All => true,
+            Offer::AllBut(withheld) => tool != withheld,
+            Offer::AnswerOnly => tool == crate::tools::final_answer::NAME,
+        }
+    }
+}
+
 /// What the driver should do next. Effects on a call carry its id; the
 /// driver checks it against the one call it holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -209,9 +234,8 @@ pub enum Effect {
     /// `Interrupted`): the same request is sent once more.
     CompactToRetry,
     /// Stream the next model request over the current history: the
-    /// turn's `first` or a later one, offering only `final_answer` when
-    /// `answer_only`.
-    Request { first: bool, answer_only: bool },
+    /// turn's `first` or a later one, offering the tools `offer` says.
+    Request { first: bool, offer: Offer },
     /// Append the model's response to the session log (fsync) and to
     /// history, then report `Saved`.
     SaveResponse(Item),

@@ -136,3 +136,38 @@ fn a_refusal_asked_for_again_points_to_final_answer_where_it_is_offered() {
         assert_eq!(second.contains("final_answer"), small, "{second}");
     }
 }
+
+/// A read that came back with the same result, where the turn ends by
+/// `final_answer`, is withheld from the next request only: forced to call
+/// a tool, a small model must act on the result or answer. Elsewhere every
+/// request offers every tool.
+#[test]
+fn a_repeated_result_withholds_its_tool_from_the_next_request_only() {
+    let read = || facts("read_file", CallKind::ConfinedRead);
+    let request_offer = |effects: Vec<Effect>| match &effects[..] {
+        [Effect::Request { offer, .. }] => offer.clone(),
+        other => panic!("{other:?}"),
+    };
+    for small in [true, false] {
+        let mut h = Harness::new(Mode::Bypass);
+        if small {
+            offered(&mut h);
+        }
+        h.begin();
+        let mut offers = Vec::new();
+        for id in ["c1", "c2", "c3"] {
+            let name = if id == "c3" { "edit_file" } else { "read_file" };
+            h.respond(vec![call(id, name)]);
+            h.on(prepared(id, read(), false));
+            h.on(ok(id));
+            assert_eq!(h.on(Event::Saved), vec![Effect::Compact]);
+            offers.push(request_offer(h.on(Event::Compacted)));
+        }
+        let expected = if small {
+            vec![Offer::All, Offer::AllBut("read_file".into()), Offer::All]
+        } else {
+            vec![Offer::All; 3]
+        };
+        assert_eq!(offers, expected, "small: {small}");
+    }
+}

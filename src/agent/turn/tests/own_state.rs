@@ -16,7 +16,7 @@ fn only_the_first_request_is_the_turns_first() {
         h.on(Event::Compacted),
         vec![Effect::Request {
             first: true,
-            answer_only: false
+            offer: Offer::All
         }]
     );
     h.on(Event::ModelDone(Response {
@@ -30,7 +30,7 @@ fn only_the_first_request_is_the_turns_first() {
         h.on(Event::Compacted),
         vec![Effect::Request {
             first: false,
-            answer_only: false
+            offer: Offer::All
         }]
     );
 }
@@ -82,7 +82,7 @@ fn an_attachment_is_the_first_response_and_only_its_resource_read_is_let_through
         h.on(Event::Compacted),
         vec![Effect::Request {
             first: false,
-            answer_only: false
+            offer: Offer::All
         }]
     );
     h.on(Event::ModelDone(Response {
@@ -190,7 +190,7 @@ fn a_request_too_large_is_compacted_for_and_sent_once_more() {
         h.on(Event::Compacted),
         vec![Effect::Request {
             first: true,
-            answer_only: false
+            offer: Offer::All
         }]
     );
     assert_eq!(h.turn.requests(), 1);
