@@ -106,3 +106,21 @@ mod tests {
         assert!(err.contains("mino=loud"), "{err}");
     }
 }
+
+/// When the process started, for `startup_step`.
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Marks the process's start; the first call counts.
+pub fn mark_start() {
+    let _ = STARTED.set(std::time::Instant::now());
+}
+
+/// Logs `step` with the milliseconds since `mark_start`, at debug level
+/// under `mino::startup` (`MINO_LOG=mino::startup=debug` shows where a
+/// start spends its time).
+pub fn startup_step(step: &str) {
+    if let Some(started) = STARTED.get() {
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        tracing::debug!(target: "mino::startup", "{ms:.1} ms: {step}");
+    }
+}

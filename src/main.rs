@@ -117,6 +117,7 @@ fn main() -> ExitCode {
             return exit_code(mino::sandbox::helper_main(rest));
         }
     }
+    mino::logging::mark_start();
     // Before anything else, so no child ever sees a dumpable mino.
     if let Err(e) = mino::process_guard::harden_at_start() {
         eprintln!("mino: {e}");

@@ -330,6 +330,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         notices,
         never,
     } = launch;
+    crate::logging::startup_step("launch");
     let window = tokio::spawn(crate::model::window::for_settings(settings.model.clone()));
     let project = Project::new(project_dir).map_err(|source| AgentError::Project {
         path: project_dir.to_path_buf(),
@@ -356,16 +357,20 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     });
     let user_soul =
         read_text(&home.soul_file(), SOUL_LIMIT, Links::Follow).map_err(AgentError::Soul)?;
+    crate::logging::startup_step("SOUL.md");
     let mut tool_cx = tool_context_with(settings, project, protected);
+    crate::logging::startup_step("the tools' context");
     tool_cx.editor = editor;
     if settings.tools.bash && tool_cx.bash_guard.is_none() {
         return Err(AgentError::NoOwnBinary);
     }
     let hooks = hooks.await.ok().flatten();
+    crate::logging::startup_step("git's hooks directory");
     let surfaces = crate::policy::Surfaces::new(hooks.as_deref());
     if let Some(probe) = probe {
         // Found now, so the planner below takes the cached answer.
         let _ = probe.await;
+        crate::logging::startup_step("the sandbox's probe");
     }
     let (planner, _) = sandbox_planner(
         settings,
@@ -395,6 +400,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         Some(reported) => (reported.tokens, Some(reported.source)),
         None => (settings.model.context_window, None),
     };
+    crate::logging::startup_step("the model's window");
     let profile = crate::config::ProfileChoice::choose(settings.model.profile, context_window);
     let (system, loaded) = super::offered::prompt_for(
         user_soul.clone(),
@@ -406,6 +412,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     let mut config = provider_config(&settings.model);
     config.extras.force_tool_call = profile.is_small();
     let provider = build_provider(&config)?;
+    crate::logging::startup_step("the provider");
     let (events_tx, events_rx) = mpsc::unbounded_channel();
     // A host outside allowed_domains is asked about mid-call, here.
     let hosts = super::host_question::HostQuestions::new(events_tx.clone(), can_ask);
@@ -498,12 +505,14 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
         },
         other_profile,
     };
+    crate::logging::startup_step("the runtime");
     let store = SessionStore::new(home.sessions_dir());
     let mut run = crate::policy::RunConsent::with_rules(settings.rules.clone());
     for tool in never {
         run.never(tool);
     }
     let agent = Agent::start(rt, store, settings.start_mode, project_name, resume, run).await?;
+    crate::logging::startup_step("the agent started");
     let mut handle = spawn(agent, events_rx);
     handle.mcp = mcp;
     handle.sandbox_badge = sandbox_badge;

@@ -130,6 +130,7 @@ pub async fn run(
     app.mouse = ui.mouse;
     // A frame that cannot be drawn now is drawn by the loop, or fails there.
     let _ = term::draw(&mut guard.terminal, |frame| view::draw(&app, frame));
+    crate::logging::startup_step("the first frame");
     let kept = async {
         match history.clone() {
             Some(path) => tokio::task::spawn_blocking(move || crate::prompt_history::load(&path))
@@ -339,6 +340,7 @@ async fn event_loop(
                 return hung_up_or(e);
             }
             if last_draw.is_none() {
+                crate::logging::startup_step("the agent's first frame");
                 // Servers start only now, so they never delay this frame.
                 if let Some(hub) = &handle.mcp {
                     hub.begin();
