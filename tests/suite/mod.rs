@@ -75,5 +75,6 @@ mod tui_model;
 mod tui_plan;
 mod tui_rewind;
 mod tui_sessions;
+mod tui_start;
 mod tui_status;
 mod turn_limit;

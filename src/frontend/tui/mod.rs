@@ -334,7 +334,11 @@ async fn event_loop(
         } else {
             FRAME
         };
-        if dirty && last_draw.is_none_or(|at| at.elapsed() >= frame) {
+        // The loop's first frame waits for what the agent said while it
+        // started (the banner): drawn before it, the banner would wait a
+        // whole frame's interval behind it.
+        let starting = last_draw.is_none() && !handle.events.is_empty();
+        if dirty && !starting && last_draw.is_none_or(|at| at.elapsed() >= frame) {
             app.now = Instant::now();
             if let Err(e) = term::draw(terminal, |frame| view::draw(&app, frame)) {
                 return hung_up_or(e);
