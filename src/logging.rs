@@ -92,21 +92,6 @@ fn rotate_if_large(path: &std::path::Path) {
     }
 }
 
-#[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::expect_used)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn filter_defaults_to_info_and_names_a_bad_value() {
-        assert_eq!(filter(None).unwrap().to_string(), "info");
-        assert!(filter(Some("mino=debug")).is_ok());
-        let err = filter(Some("mino=loud")).unwrap_err().to_string();
-        assert!(err.contains("MINO_LOG"), "{err}");
-        assert!(err.contains("mino=loud"), "{err}");
-    }
-}
-
 /// When the process started, for `startup_step`.
 static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
 
@@ -122,5 +107,20 @@ pub fn startup_step(step: &str) {
     if let Some(started) = STARTED.get() {
         let ms = started.elapsed().as_secs_f64() * 1000.0;
         tracing::debug!(target: "mino::startup", "{ms:.1} ms: {step}");
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filter_defaults_to_info_and_names_a_bad_value() {
+        assert_eq!(filter(None).unwrap().to_string(), "info");
+        assert!(filter(Some("mino=debug")).is_ok());
+        let err = filter(Some("mino=loud")).unwrap_err().to_string();
+        assert!(err.contains("MINO_LOG"), "{err}");
+        assert!(err.contains("mino=loud"), "{err}");
     }
 }
