@@ -107,6 +107,11 @@ pub(super) fn stopped_text(outcome: &ToolOutcome) -> String {
     }
 }
 
+/// Whether `call` is one of the tools that change a project's files.
+fn changes_files(call: &ToolCall) -> bool {
+    call.name == crate::tools::edit_file::NAME || call.name == crate::tools::write_file::NAME
+}
+
 pub(super) fn status_of(outcome: &ToolOutcome) -> ResultStatus {
     match outcome.status {
         ToolStatus::Completed => ResultStatus::Completed,
@@ -150,6 +155,14 @@ impl Turn {
                 format!("{output}\n{REFUSED_AGAIN_HINT}")
             }
             Repeat::Same { number } | Repeat::Again { number } if !refused => same_as(number),
+            // A small model that made its change tends to make it again
+            // (and then fails to find what it replaced): it is told how a
+            // finished task ends.
+            Repeat::New
+                if ends_by_answer && status == ResultStatus::Completed && changes_files(&call) =>
+            {
+                format!("{output} {CHANGED_HINT}")
+            }
             _ => output,
         };
         let effect = self.saving(&call, status, text);

@@ -105,6 +105,9 @@ pub const INTERRUPTED_RUNNING: &str =
 const REPEAT_HINT: &str =
     "Do not make this call again: act on that result, or end the turn with final_answer.";
 
+/// What a change that was made adds there.
+const CHANGED_HINT: &str = "The change is made: do not make it again. If the task is done, end the turn with final_answer.";
+
 /// What a refused call asked for again adds there.
 const REFUSED_AGAIN_HINT: &str = "Refused again: asking again gets the same answer. End the turn with final_answer, telling the user what was blocked and why.";
 

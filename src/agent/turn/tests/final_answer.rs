@@ -171,3 +171,51 @@ fn a_repeated_result_withholds_its_tool_from_the_next_request_only() {
         assert_eq!(offers, expected, "small: {small}");
     }
 }
+
+/// A change that was made says, where the turn ends by `final_answer`, not
+/// to make it again and how a finished task ends; a failed one, and any
+/// result elsewhere, goes back as the tool said it.
+#[test]
+fn a_change_made_points_to_final_answer_where_it_is_offered() {
+    let edit = || {
+        facts("edit_file", CallKind::FileWrite).with_target(PathTarget::Inside {
+            relative: "notes.md".into(),
+            through_link: None,
+            hard_linked: false,
+        })
+    };
+    let saved = |effects: &[Effect]| {
+        effects
+            .iter()
+            .find_map(|e| match e {
+                Effect::SaveResult { output, .. } => Some(output.clone()),
+                _ => None,
+            })
+            .expect("a result is saved")
+    };
+    for small in [true, false] {
+        for ran in [
+            ToolOutcome::completed("Edited notes.md."),
+            ToolOutcome::error("not found"),
+        ] {
+            let failed = ran.status != crate::tools::ToolStatus::Completed;
+            let mut h = Harness::new(Mode::Bypass);
+            if small {
+                offered(&mut h);
+            }
+            h.begin();
+            h.respond(vec![call("c1", "edit_file")]);
+            h.on(prepared("c1", edit(), false));
+            let output = saved(&h.on(Event::Ran {
+                call_id: "c1".into(),
+                outcome: ran.clone(),
+            }));
+            assert!(output.starts_with(&ran.output), "{output}");
+            assert_eq!(
+                output.contains("final_answer"),
+                small && !failed,
+                "small: {small}, {output}"
+            );
+        }
+    }
+}
