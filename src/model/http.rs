@@ -29,6 +29,8 @@ pub struct HttpEndpoint {
     /// Built on the blocking pool from `new` on; a request that comes
     /// first waits for it (or builds it).
     client: Arc<OnceLock<Result<reqwest::Client, String>>>,
+    /// The client reads no certificates (see `needs_certificates`).
+    plain: bool,
     connect_timeout: Duration,
     url: Url,
     service: String,
@@ -106,13 +108,15 @@ impl HttpEndpoint {
                 shown_url(base)
             )));
         }
+        let plain = !needs_certificates(&url, env_var);
         let service = format!(
             "{} at {}",
             super::config::service_label(cfg.kind),
             shown_url(base)
         );
         Ok(Self {
-            client: building(cfg.connect_timeout),
+            client: building(cfg.connect_timeout, plain),
+            plain,
             connect_timeout: cfg.connect_timeout,
             url,
             service,
@@ -224,7 +228,7 @@ impl HttpEndpoint {
     ) -> Result<Attempt, ModelError> {
         let client = self
             .client
-            .get_or_init(|| client(self.connect_timeout))
+            .get_or_init(|| made(self.connect_timeout, self.plain))
             .clone()
             .map_err(ModelError::Setup)?;
         let send = client
@@ -422,17 +426,48 @@ pub(crate) fn plain_client(timeout: Duration) -> Result<reqwest::Client, String>
         .map_err(|err| format!("cannot set up the HTTP client: {}", describe(&err)))
 }
 
+/// Whether requests to `url` may need the system's certificates: an
+/// `https://` service, or plain `http://` through a proxy reached over
+/// https (`var` reads the environment). A local server over plain http
+/// needs none, and its client is built without reading them (they are
+/// about a tenth of mino's memory after start).
+pub(crate) fn needs_certificates(url: &Url, var: impl Fn(&str) -> Option<String>) -> bool {
+    url.scheme() != "http"
+        || ["http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"]
+            .iter()
+            .filter_map(|name| var(name))
+            .any(|proxy| proxy.trim().to_ascii_lowercase().starts_with("https:"))
+}
+
+/// The environment variable `name`, when set.
+pub(crate) fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
 /// A client cell whose client is being built on the blocking pool (when
-/// there is a runtime; else the first request builds it).
-fn building(connect_timeout: Duration) -> Arc<OnceLock<Result<reqwest::Client, String>>> {
+/// there is a runtime; else the first request builds it); `plain` for
+/// one that reads no certificates.
+fn building(
+    connect_timeout: Duration,
+    plain: bool,
+) -> Arc<OnceLock<Result<reqwest::Client, String>>> {
     let cell = Arc::new(OnceLock::new());
     if let Ok(runtime) = tokio::runtime::Handle::try_current() {
         let filled = Arc::clone(&cell);
         drop(runtime.spawn_blocking(move || {
-            filled.get_or_init(|| client(connect_timeout));
+            filled.get_or_init(|| made(connect_timeout, plain));
         }));
     }
     cell
+}
+
+/// The service's client: `plain` reads no certificates.
+fn made(connect_timeout: Duration, plain: bool) -> Result<reqwest::Client, String> {
+    if plain {
+        plain_client(connect_timeout)
+    } else {
+        client(connect_timeout)
+    }
 }
 
 /// Whole seconds for an error text, rounded up so that a short timeout does
@@ -561,6 +596,25 @@ pub(crate) fn shown_url(base: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_plain_http_without_an_https_proxy_goes_without_certificates() {
+        let url = |text: &str| Url::parse(text).unwrap();
+        let none = |_: &str| None;
+        assert!(!needs_certificates(&url("http://127.0.0.1:8080/v1"), none));
+        assert!(needs_certificates(&url("https://api.openai.com/v1"), none));
+        let proxy = |value: &'static str| {
+            move |name: &str| (name == "HTTP_PROXY").then(|| value.to_string())
+        };
+        assert!(needs_certificates(
+            &url("http://127.0.0.1/v1"),
+            proxy(" HTTPS://proxy:3128")
+        ));
+        assert!(!needs_certificates(
+            &url("http://127.0.0.1/v1"),
+            proxy("http://proxy:3128")
+        ));
+    }
 
     #[test]
     fn backoff_doubles_and_is_capped() {

@@ -37,7 +37,8 @@ pub async fn for_settings(model: crate::config::ModelSettings) -> Option<Reporte
 pub async fn reported(base_url: &str, model: &str, timeout: Duration) -> Option<Reported> {
     // A loopback server over plain HTTP needs no certificates: the
     // probe is awaited before the first frame, so it must not read them.
-    let plain = reqwest::Url::parse(base_url).is_ok_and(|url| url.scheme() == "http");
+    let plain = reqwest::Url::parse(base_url)
+        .is_ok_and(|url| !super::http::needs_certificates(&url, super::http::env_var));
     let client = if plain {
         super::http::plain_client(timeout)
     } else {
