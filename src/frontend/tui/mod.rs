@@ -13,6 +13,7 @@ pub mod composer;
 pub mod consent;
 pub mod format;
 pub mod from_agent;
+mod hangup;
 pub mod highlight;
 pub mod keymap;
 pub mod markdown;
@@ -253,62 +254,6 @@ async fn listed_files(task: &mut Option<JoinHandle<Vec<String>>>) -> Vec<String>
     files
 }
 
-/// Resolves once the terminal on standard input hangs up. A terminal that
-/// goes away without a hangup signal reaching mino (its session leader
-/// kept it) would otherwise leave the terminal reader reading end of file
-/// in a loop. A thread blocked in `poll` for the hang-up alone: no CPU.
-fn hangup_watch() -> tokio::sync::oneshot::Receiver<()> {
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    let spawned = std::thread::Builder::new()
-        .name("mino-hangup".into())
-        .spawn(move || {
-            use rustix::event::{PollFd, PollFlags, poll};
-            let stdin = std::io::stdin();
-            loop {
-                let mut fds = [PollFd::new(&stdin, PollFlags::empty())];
-                match poll(&mut fds, None) {
-                    Ok(_) => {
-                        let gone = PollFlags::HUP | PollFlags::ERR | PollFlags::NVAL;
-                        if fds[0].revents().intersects(gone) {
-                            let _ = tx.send(());
-                            return;
-                        }
-                    }
-                    Err(rustix::io::Errno::INTR) => {}
-                    // Nothing to watch: the signal handlers stay.
-                    Err(_) => return,
-                }
-            }
-        });
-    if let Err(e) = spawned {
-        tracing::warn!(error = %e, "the terminal's hang-up watch could not start");
-    }
-    rx
-}
-
-/// The hang-up, once; pending for ever when the watch ended without one.
-async fn hung_up(watch: &mut Option<tokio::sync::oneshot::Receiver<()>>) {
-    let Some(receiver) = watch.as_mut() else {
-        return std::future::pending().await;
-    };
-    let heard = receiver.await.is_ok();
-    *watch = None;
-    if !heard {
-        std::future::pending::<()>().await;
-    }
-}
-
-/// A terminal that hung up fails its reads and writes with `EIO`: that
-/// ends the run as the hangup signal does; any other error is the
-/// terminal's failure.
-fn hung_up_or(error: std::io::Error) -> std::io::Result<Exit> {
-    if error.raw_os_error() == Some(rustix::io::Errno::IO.raw_os_error()) {
-        Ok(Exit::Signal(1))
-    } else {
-        Err(error)
-    }
-}
-
 async fn event_loop(
     terminal: &mut Tui,
     handle: &mut AgentHandle,
@@ -320,7 +265,7 @@ async fn event_loop(
     let mut terminal_events = EventStream::new();
     let mut sigterm = signal(SignalKind::terminate()).ok();
     let mut sighup = signal(SignalKind::hangup()).ok();
-    let mut hangup = Some(hangup_watch());
+    let mut hangup = Some(hangup::watch());
     let mut ticker: Option<Interval> = None;
     let mut files_task: Option<JoinHandle<Vec<String>>> = None;
     let mut dirty = true;
@@ -341,7 +286,7 @@ async fn event_loop(
         if dirty && !starting && last_draw.is_none_or(|at| at.elapsed() >= frame) {
             app.now = Instant::now();
             if let Err(e) = term::draw(terminal, |frame| view::draw(&app, frame)) {
-                return hung_up_or(e);
+                return hangup::or_failed(e);
             }
             if last_draw.is_none() {
                 crate::logging::startup_step("the agent's first frame");
@@ -370,7 +315,7 @@ async fn event_loop(
                     keyed = true;
                     msgs.extend(keymap::map(&app, &event));
                 }
-                Some(Err(e)) => return hung_up_or(e),
+                Some(Err(e)) => return hangup::or_failed(e),
                 None => return Ok(Exit::Quit),
             },
             event = handle.events.recv(), if !hold => match event {
@@ -384,7 +329,7 @@ async fn event_loop(
             () = sleep_until_some(call_at) => {}
             () = next_signal(&mut sigterm) => return Ok(Exit::Signal(15)),
             () = next_signal(&mut sighup) => return Ok(Exit::Signal(1)),
-            () = hung_up(&mut hangup) => return Ok(Exit::Signal(1)),
+            () = hangup::heard(&mut hangup) => return Ok(Exit::Signal(1)),
         }
         app.now = Instant::now();
         let mut exit = false;
