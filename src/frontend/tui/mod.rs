@@ -273,6 +273,7 @@ async fn event_loop(
     // frame: it is drawn at the full rate.
     let mut keyed = false;
     let mut last_draw: Option<Instant> = None;
+    let mut first_pass = true;
     loop {
         let frame = if !keyed && app.streaming() {
             STREAM_FRAME
@@ -281,8 +282,10 @@ async fn event_loop(
         };
         // The loop's first frame waits for what the agent said while it
         // started (the banner): drawn before it, the banner would wait a
-        // whole frame's interval behind it.
-        let starting = last_draw.is_none() && !handle.events.is_empty();
+        // whole frame's interval behind it. Once only: a flood of events
+        // never holds the frame back.
+        let starting = first_pass && !handle.events.is_empty();
+        first_pass = false;
         if dirty && !starting && last_draw.is_none_or(|at| at.elapsed() >= frame) {
             app.now = Instant::now();
             if let Err(e) = term::draw(terminal, |frame| view::draw(&app, frame)) {
