@@ -17,7 +17,7 @@ use std::process::{Command, Output, Stdio};
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-use crate::support::llm::{Llm, Reply, text, tool};
+use crate::support::llm::{Llm, Reply, offered_tools, text, tool};
 use crate::support::stream::{decisions, outputs, records};
 
 const UTIL: &str = "def greet(name):\n    return \"hello \" + name\n";
@@ -278,15 +278,7 @@ async fn navigation_never_asks_and_rename_is_decided_like_an_edit_through_policy
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn lsp_false_removes_the_tool_from_what_the_model_is_offered() {
     let f = Fixture::new(vec![text("ok"), text("ok")], "").await;
-    let offered = |f: &Fixture| -> Vec<String> {
-        let body: Value = serde_json::from_str(&f.llm.bodies()[0]).unwrap();
-        body["tools"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|t| t["function"]["name"].as_str().unwrap().to_string())
-            .collect()
-    };
+    let offered = |f: &Fixture| offered_tools(&f.llm.bodies()[0]);
     let (_, out) = f.turn("manual", "hi").await;
     assert!(out.status.success(), "{out:?}");
     assert!(offered(&f).contains(&"lsp".to_string()));

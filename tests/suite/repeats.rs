@@ -10,21 +10,10 @@
 
 use serde_json::json;
 
-use crate::support::llm::{text, tool};
+use crate::support::llm::{offered_tools as tools, text, tool};
 use crate::support::run::mino;
 use crate::support::stream::{decisions, of_type, records};
 use crate::support::world::{SECRET, World};
-
-/// The names of the tools a chat request's body offers.
-fn tools(body: &str) -> Vec<String> {
-    let body: serde_json::Value = serde_json::from_str(body).unwrap();
-    body["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
-        .collect()
-}
 
 /// `mino -p PROMPT` in bypass mode, with its stream-json records.
 async fn print_in_bypass(

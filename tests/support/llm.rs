@@ -32,6 +32,17 @@ pub fn tool(name: &str, args: Value) -> Reply {
     Reply::Tools(vec![(name.to_string(), args)])
 }
 
+/// The names of the tools a chat request's body offers.
+pub fn offered_tools(body: &str) -> Vec<String> {
+    let body: Value = serde_json::from_str(body).unwrap();
+    body["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
 /// A model service speaking one wire format.
 pub struct Llm {
     server: TestServer,

@@ -13,6 +13,17 @@ fn answer_call(name: &str, arguments: &str) -> ToolCall {
     }
 }
 
+/// The text of the result `effects` save.
+fn saved_output(effects: &[Effect]) -> String {
+    effects
+        .iter()
+        .find_map(|e| match e {
+            Effect::SaveResult { output, .. } => Some(output.clone()),
+            _ => None,
+        })
+        .expect("a result is saved")
+}
+
 fn offered(h: &mut Harness) {
     h.offer(vec![
         "read_file".into(),
@@ -108,15 +119,6 @@ fn a_refusal_asked_for_again_points_to_final_answer_where_it_is_offered() {
             hard_linked: false,
         })
     };
-    let output = |effects: &[Effect]| {
-        effects
-            .iter()
-            .find_map(|e| match e {
-                Effect::SaveResult { output, .. } => Some(output.clone()),
-                _ => None,
-            })
-            .expect("a result is saved")
-    };
     for small in [true, false] {
         let mut h = Harness::new(Mode::Bypass);
         if small {
@@ -124,14 +126,14 @@ fn a_refusal_asked_for_again_points_to_final_answer_where_it_is_offered() {
         }
         h.begin();
         h.respond(vec![call("c1", "read_file")]);
-        let first = output(&h.on(prepared("c1", env(), false)));
+        let first = saved_output(&h.on(prepared("c1", env(), false)));
         assert_eq!(h.on(Event::Saved), vec![Effect::Compact]);
         assert!(matches!(
             h.on(Event::Compacted)[..],
             [Effect::Request { .. }]
         ));
         h.respond(vec![call("c2", "read_file")]);
-        let second = output(&h.on(prepared("c2", env(), false)));
+        let second = saved_output(&h.on(prepared("c2", env(), false)));
         assert!(second.starts_with(&first), "{second}");
         assert_eq!(second.contains("final_answer"), small, "{second}");
     }
@@ -184,15 +186,6 @@ fn a_change_made_points_to_final_answer_where_it_is_offered() {
             hard_linked: false,
         })
     };
-    let saved = |effects: &[Effect]| {
-        effects
-            .iter()
-            .find_map(|e| match e {
-                Effect::SaveResult { output, .. } => Some(output.clone()),
-                _ => None,
-            })
-            .expect("a result is saved")
-    };
     for small in [true, false] {
         for ran in [
             ToolOutcome::completed("Edited notes.md."),
@@ -206,7 +199,7 @@ fn a_change_made_points_to_final_answer_where_it_is_offered() {
             h.begin();
             h.respond(vec![call("c1", "edit_file")]);
             h.on(prepared("c1", edit(), false));
-            let output = saved(&h.on(Event::Ran {
+            let output = saved_output(&h.on(Event::Ran {
                 call_id: "c1".into(),
                 outcome: ran.clone(),
             }));
