@@ -169,8 +169,19 @@ async fn interactive(handle: &mut AgentHandle, saved: &mut Option<String>) -> i3
         if sink.reader_gone() {
             return super::gone(handle);
         }
+        // In this order: what the agent already said (the banner and the
+        // notices after it) is printed before the end of the input can end
+        // the line mode, and an interrupt is never starved by a stream.
         tokio::select! {
+            biased;
             () = &mut reader_gone => return super::gone(handle),
+            _ = next_signal(&mut sigint) => {
+                if state.outstanding > 0 {
+                    handle.interrupter.interrupt();
+                } else {
+                    return 0;
+                }
+            }
             event = handle.events.recv() => {
                 let Some(event) = event else { return 0 };
                 match &event {
@@ -214,13 +225,6 @@ async fn interactive(handle: &mut AgentHandle, saved: &mut Option<String>) -> i3
                 Some(line) => state.queue.push_back(line),
                 None => state.eof = true,
             },
-            _ = next_signal(&mut sigint) => {
-                if state.outstanding > 0 {
-                    handle.interrupter.interrupt();
-                } else {
-                    return 0;
-                }
-            }
         }
         if let Some(code) = advance(handle, &mut sink, &mut state) {
             return code;
