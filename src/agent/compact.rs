@@ -247,11 +247,11 @@ async fn summarise(
     let request = Request {
         kind: RequestKind::Compaction,
         system: SUMMARY_SYSTEM.to_string(),
-        items: vec![Item::User {
+        items: std::sync::Arc::new(vec![Item::User {
             text: format!(
                 "Summarise this conversation so far:\n\n{transcript}\n\nReply with the summary only."
             ),
-        }],
+        }]),
         tools: Vec::new(),
     };
     let summary = match collect(rt.provider.as_ref(), request, cancel, |_| {}).await {

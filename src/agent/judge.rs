@@ -64,7 +64,7 @@ pub async fn judge(
     let request = Request {
         kind: RequestKind::Isolated,
         system: INSTRUCTIONS.to_string(),
-        items: vec![Item::User { text: body }],
+        items: std::sync::Arc::new(vec![Item::User { text: body }]),
         tools: Vec::new(),
     };
     let mut stream = judge.provider.stream(request, cancel.clone());

@@ -42,7 +42,7 @@ pub async fn request(
     let request = Request {
         kind,
         system: rt.system.clone(),
-        items: session.history.to_vec(),
+        items: std::sync::Arc::clone(&session.history),
         tools: offered(rt, offer),
     };
     let collected = collect(rt.provider.as_ref(), request, cancel, |event| match event {

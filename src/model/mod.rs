@@ -122,7 +122,9 @@ pub enum RequestKind {
 pub struct Request {
     pub kind: RequestKind,
     pub system: String,
-    pub items: Vec<Item>,
+    /// Shared with the session's history, never copied per request (a
+    /// long turn's history is megabytes).
+    pub items: std::sync::Arc<Vec<Item>>,
     pub tools: Vec<ToolSpec>,
 }
 

@@ -91,7 +91,8 @@ fn request() -> Request {
             Item::User {
                 text: "thanks; now read a.txt".into(),
             },
-        ],
+        ]
+        .into(),
         tools: vec![ToolSpec {
             name: "read_file".into(),
             description: "Read a file.".into(),
@@ -577,7 +578,7 @@ async fn a_call_without_a_result_is_sent_as_interrupted() {
     let server = TestServer::start(vec![Reply::sse(text_and_tool(kind))]).await;
     let provider = provider(&config(kind, &server));
     let mut request = request();
-    request.items.truncate(2);
+    std::sync::Arc::make_mut(&mut request.items).truncate(2);
     let mut stream = provider.stream(request, CancellationToken::new());
     while stream.next().await.is_some() {}
     let messages = server.requests()[0].body["messages"].clone();
@@ -1058,18 +1059,18 @@ fn prompt(text: &str) -> Request {
     Request {
         kind: RequestKind::TurnFirst,
         system: "sys".into(),
-        items: vec![Item::User { text: text.into() }],
+        items: vec![Item::User { text: text.into() }].into(),
         tools: Vec::new(),
     }
 }
 
 fn after_tool(text: &str) -> Request {
     let mut request = prompt(text);
-    request.items.push(Item::Assistant {
+    std::sync::Arc::make_mut(&mut request.items).push(Item::Assistant {
         text: String::new(),
         tool_calls: vec![call("call_1", "read_file", "{}")],
     });
-    request.items.push(Item::ToolResult {
+    std::sync::Arc::make_mut(&mut request.items).push(Item::ToolResult {
         call_id: "call_1".into(),
         status: ResultStatus::Completed,
         output: "contents".into(),
@@ -1223,7 +1224,8 @@ fn request_with_call(kind: RequestKind, arguments: &str) -> Request {
             status: ResultStatus::Error,
             output: "cut off".into(),
         },
-    ];
+    ]
+    .into();
     request
 }
 
