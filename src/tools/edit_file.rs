@@ -322,13 +322,22 @@ fn locate_match(
 ) -> Result<(usize, usize), ToolError> {
     let offsets = find_all(hay, old);
     if offsets.is_empty() {
+        let shown = std::str::from_utf8(old)
+            .ok()
+            .and_then(|old| super::edit_nearest::shown(hay, old));
         let mut message = format!(
-            "old_string was not found in {path}. Read the file again and copy the text exactly, \
-             including whitespace and line breaks."
+            "old_string was not found in {path}. {} and copy the text exactly, including \
+             whitespace and line breaks.",
+            if shown.is_some() {
+                "Take old_string from the file's text below"
+            } else {
+                "Read the file again"
+            }
         );
         if old.contains(&b'\n') && hay.windows(2).any(|pair| pair == b"\r\n") {
             message.push_str(" The file uses CRLF (\\r\\n) line endings.");
         }
+        message.push_str(shown.as_deref().unwrap_or_default());
         return Err(ToolError::Failed(message));
     }
     let lines = lines_of(hay, &offsets);

@@ -7,6 +7,7 @@ pub mod bash_kill;
 pub mod bash_output;
 mod blocking;
 pub mod edit_file;
+mod edit_nearest;
 pub mod editor;
 pub mod fetch_content;
 pub mod fetch_destination;

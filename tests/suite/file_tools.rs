@@ -711,6 +711,9 @@ async fn edit_missing_match_and_missing_file_change_nothing() {
         out.output
             .starts_with("old_string was not found in notes.md")
     );
+    // The file's text comes with the error, to copy old_string from.
+    let whole = format!("-----\n{}\n-----", NOTES.trim_end_matches('\n'));
+    assert!(out.output.ends_with(&whole), "{}", out.output);
 
     let mut call = fx.prepare(
         &EditFile,
