@@ -319,6 +319,21 @@ async fn search_of_one_file_and_of_limits() {
     let (dir, cx) = project();
     let one = completed(&Search, json!({"pattern": "o", "path": "notes.md"}), &cx).await;
     assert!(one.starts_with("notes.md:1: # Notes\nnotes.md:2: hello world\n"));
+    // A file named as the path is searched whatever the glob, as ripgrep
+    // searches a file named on its command line; a glob-only search of it
+    // still asks whether its name matches.
+    let named = completed(
+        &Search,
+        json!({"pattern": "hello", "glob": ".*", "path": "notes.md"}),
+        &cx,
+    )
+    .await;
+    assert!(named.starts_with("notes.md:2: hello world\n"), "{named}");
+    let glob_only = completed(&Search, json!({"glob": "*.rs", "path": "notes.md"}), &cx).await;
+    assert!(
+        glob_only.starts_with("No files match the glob"),
+        "{glob_only}"
+    );
 
     let capped = completed(&Search, json!({"pattern": "o", "max_results": 1}), &cx).await;
     assert_eq!(lines(&capped)[0], "notes.md:1: # Notes");

@@ -198,7 +198,9 @@ impl<'a> Walk<'a> {
     }
 
     /// Hands on the regular file at `relative` when it is not protected and
-    /// the glob selects it.
+    /// the glob selects it. A file the call names as its `path` is searched
+    /// for a pattern whatever the glob, as ripgrep searches a file named on
+    /// its command line.
     pub(super) fn file(&mut self, relative: &str, step: &mut dyn FnMut(Step) -> Flow) -> Flow {
         if self.cancel.is_cancelled() {
             return Flow::Cancelled;
@@ -209,7 +211,8 @@ impl<'a> Walk<'a> {
         let under = relative
             .strip_prefix(self.root)
             .map_or(relative, |rest| rest.trim_start_matches('/'));
-        if !self.matcher.selects(relative, under) {
+        let named = relative == self.root && self.matcher.pattern.is_some();
+        if !named && !self.matcher.selects(relative, under) {
             return Flow::Continue;
         }
         step(Step::File(relative.to_string()))
