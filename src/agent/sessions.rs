@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::policy::{MODE_NAMES, Mode, RunConsent, SessionConsent};
 use crate::session::{
-    LogEntry, SessionError, SessionStore, history, last_model, last_plan, recover,
+    LogEntry, SessionError, SessionStore, into_history, last_model, last_plan, recover,
 };
 
 use super::commands::Command;
@@ -508,9 +508,11 @@ async fn open_session(
         rt.emit(AgentEvent::Warning(warning));
     }
     let started_in = loaded.header.project.clone();
-    let mut session = LiveSession::new(log, history(&loaded.entries), mode);
-    session.plan = last_plan(&loaded.entries);
-    session.model = last_model(&loaded.entries);
+    let plan = last_plan(&loaded.entries);
+    let model = last_model(&loaded.entries);
+    let mut session = LiveSession::new(log, into_history(loaded.entries), mode);
+    session.plan = plan;
+    session.model = model;
     let recovered = recover(&session.history);
     session.recovered = recovered.len();
     session.save_all(recovered).await?;

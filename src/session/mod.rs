@@ -83,7 +83,83 @@ pub enum SessionError {
 /// conversation `Rewind { to }` puts history back to what it was just
 /// before the `to`-th `turn` checkpoint (checkpoints are not replayed).
 pub fn history(records: &[LogEntry]) -> Vec<Item> {
-    let mut items: Vec<Item> = Vec::new();
+    slots(records)
+        .into_iter()
+        .filter_map(|slot| match (slot, records.get(slot.at)) {
+            (Slot { shrunk, .. }, Some(LogEntry::Item(item))) => {
+                let mut item = item.clone();
+                if let Some(Some(LogEntry::Shrink { output, .. })) =
+                    shrunk.map(|at| records.get(at))
+                {
+                    set_output(&mut item, output.clone());
+                }
+                Some(item)
+            }
+            (_, Some(LogEntry::Compact { summary, .. })) => Some(Item::Summary {
+                text: summary.clone(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// [`history`], moving each item's text out of `records` instead of
+/// copying it: a resumed session may hold many megabytes, and holding them
+/// twice while it opens is most of what it costs.
+pub fn into_history(records: Vec<LogEntry>) -> Vec<Item> {
+    let slots = slots(&records);
+    let mut uses = vec![0_usize; records.len()];
+    for at in slots.iter().filter_map(|slot| slot.shrunk) {
+        uses[at] += 1;
+    }
+    let mut records: Vec<Option<LogEntry>> = records.into_iter().map(Some).collect();
+    let mut items = Vec::with_capacity(slots.len());
+    for slot in slots {
+        let output = slot
+            .shrunk
+            .and_then(|at| shrunk_output(&mut records, &mut uses, at));
+        match records.get_mut(slot.at).and_then(Option::take) {
+            Some(LogEntry::Item(mut item)) => {
+                if let Some(output) = output {
+                    set_output(&mut item, output);
+                }
+                items.push(item);
+            }
+            Some(LogEntry::Compact { summary, .. }) => items.push(Item::Summary { text: summary }),
+            _ => {}
+        }
+    }
+    items
+}
+
+/// The output of the `Shrink` record at `at`: moved out at its last use,
+/// copied before.
+fn shrunk_output(
+    records: &mut [Option<LogEntry>],
+    uses: &mut [usize],
+    at: usize,
+) -> Option<String> {
+    let left = uses.get_mut(at)?;
+    *left = left.saturating_sub(1);
+    match records.get_mut(at)?.as_mut()? {
+        LogEntry::Shrink { output, .. } if *left > 0 => Some(output.clone()),
+        LogEntry::Shrink { output, .. } => Some(std::mem::take(output)),
+        _ => None,
+    }
+}
+
+/// Where one item of a replayed history comes from: the `Item` or
+/// `Compact` record at `at`, with the output of the `Shrink` record at
+/// `shrunk` when one replaced it.
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    at: usize,
+    shrunk: Option<usize>,
+}
+
+/// The replay of [`history`], as the records each item comes from.
+fn slots(records: &[LogEntry]) -> Vec<Slot> {
+    let mut slots: Vec<Slot> = Vec::new();
     for (at, record) in records.iter().enumerate() {
         match record {
             LogEntry::Checkpoint(_) => {}
@@ -94,38 +170,38 @@ pub fn history(records: &[LogEntry]) -> Vec<Item> {
             } => {
                 let before = records.get(..at).unwrap_or_default();
                 if let Some(cut) = turn_position(before, *to) {
-                    items = history(before.get(..cut).unwrap_or_default());
+                    slots = self::slots(before.get(..cut).unwrap_or_default());
                 }
             }
             LogEntry::Rewind { .. } => {}
-            LogEntry::Item(item) => items.push(item.clone()),
-            LogEntry::Clear => items.clear(),
-            LogEntry::Compact { summary, kept } => {
-                let start = items.len().saturating_sub(*kept);
-                let mut next = Vec::with_capacity(items.len() - start + 1);
-                next.push(Item::Summary {
-                    text: summary.clone(),
-                });
-                next.extend(items.drain(start..));
-                items = next;
+            LogEntry::Item(_) => slots.push(Slot { at, shrunk: None }),
+            LogEntry::Clear => slots.clear(),
+            LogEntry::Compact { kept, .. } => {
+                let start = slots.len().saturating_sub(*kept);
+                slots.drain(..start);
+                slots.insert(0, Slot { at, shrunk: None });
             }
             LogEntry::FullOutput { .. } | LogEntry::Plan(_) | LogEntry::Model(_) => {}
-            LogEntry::Shrink { call_id, output } => {
-                for item in items.iter_mut() {
-                    if let Item::ToolResult {
-                        call_id: id,
-                        output: old,
-                        ..
-                    } = item
+            LogEntry::Shrink { call_id, .. } => {
+                for slot in slots.iter_mut() {
+                    if let Some(LogEntry::Item(Item::ToolResult { call_id: id, .. })) =
+                        records.get(slot.at)
                         && id == call_id
                     {
-                        old.clone_from(output);
+                        slot.shrunk = Some(at);
                     }
                 }
             }
         }
     }
-    items
+    slots
+}
+
+/// Replaces the output of `item` when it is a tool result.
+fn set_output(item: &mut Item, new: String) {
+    if let Item::ToolResult { output, .. } = item {
+        *output = new;
+    }
 }
 
 /// The index in `records` of the `n`-th (from 1) `turn` checkpoint.
@@ -197,6 +273,79 @@ mod tests {
         assert_eq!(history(&records), vec![Item::User { text: "one".into() }]);
         assert_eq!(turn_position(&records, 0), None);
         assert_eq!(turn_position(&records, 9), None);
+    }
+
+    #[test]
+    fn moving_the_records_replays_them_as_copying_does() {
+        let result = |id: &str, output: &str| {
+            LogEntry::Item(Item::ToolResult {
+                call_id: id.into(),
+                status: crate::model::ResultStatus::Completed,
+                output: output.into(),
+            })
+        };
+        let shrink = |id: &str, output: &str| LogEntry::Shrink {
+            call_id: id.into(),
+            output: output.into(),
+        };
+        let mut records: Vec<LogEntry> = Vec::new();
+        records.extend(turn("gone"));
+        records.push(LogEntry::Clear);
+        records.extend(turn("one"));
+        records.push(result("a", "long a"));
+        records.extend(turn("two"));
+        // Two results under one id take one shrink; a later shrink wins.
+        records.push(result("b", "long b"));
+        records.push(result("b", "long b again"));
+        records.push(shrink("b", "short b"));
+        records.push(shrink("a", "short a"));
+        records.push(shrink("a", "shorter a"));
+        records.push(LogEntry::Compact {
+            summary: "about one".into(),
+            kept: 4,
+        });
+        records.extend(turn("three"));
+        records.extend(turn("four"));
+        records.push(shrink("b", "shortest b"));
+        records.push(LogEntry::Rewind {
+            to: 4,
+            code: false,
+            conversation: true,
+        });
+        // Back to before the fourth prompt ("three"): the later shrink of
+        // b is undone with it.
+        records.push(result("c", "c"));
+        let copied = history(&records);
+        assert_eq!(
+            copied,
+            vec![
+                Item::Summary {
+                    text: "about one".into()
+                },
+                Item::ToolResult {
+                    call_id: "a".into(),
+                    status: crate::model::ResultStatus::Completed,
+                    output: "shorter a".into(),
+                },
+                Item::User { text: "two".into() },
+                Item::ToolResult {
+                    call_id: "b".into(),
+                    status: crate::model::ResultStatus::Completed,
+                    output: "short b".into(),
+                },
+                Item::ToolResult {
+                    call_id: "b".into(),
+                    status: crate::model::ResultStatus::Completed,
+                    output: "short b".into(),
+                },
+                Item::ToolResult {
+                    call_id: "c".into(),
+                    status: crate::model::ResultStatus::Completed,
+                    output: "c".into(),
+                },
+            ]
+        );
+        assert_eq!(into_history(records), copied);
     }
 
     #[test]
