@@ -76,6 +76,19 @@ impl Pty {
         }
     }
 
+    /// Resizes the terminal, as a window being resized does: the program
+    /// is told by SIGWINCH.
+    pub fn resize(&self, rows: u16, cols: u16) {
+        self._master
+            .resize(PtySize {
+                rows,
+                cols,
+                pixel_width: 0,
+                pixel_height: 0,
+            })
+            .unwrap();
+    }
+
     pub fn send_line(&mut self, line: &str) {
         self.writer
             .write_all(format!("{line}\r").as_bytes())
@@ -262,6 +275,16 @@ impl Screen {
         self.wait_until(&format!("{needles:?}"), |screen| {
             needles.iter().all(|n| screen.contains(n))
         })
+    }
+
+    /// Resizes the terminal and the screen read from it.
+    pub fn resize(&mut self, rows: u16, cols: u16) {
+        self.feed();
+        self.parser.set_size(
+            NonZeroU16::new(rows).unwrap(),
+            NonZeroU16::new(cols).unwrap(),
+        );
+        self.pty.resize(rows, cols);
     }
 
     /// Writes bytes as typed: `\x1b` is Esc, `\r` Enter, `\x04` Ctrl-D.

@@ -235,6 +235,14 @@ async fn sleep_until_some(at: Option<Instant>) {
     }
 }
 
+/// A resize takes the terminal's new size before the next frame.
+fn resized(terminal: &mut Tui, event: &crossterm::event::Event) -> std::io::Result<()> {
+    match event {
+        crossterm::event::Event::Resize(..) => term::follow_size(terminal),
+        _ => Ok(()),
+    }
+}
+
 async fn next_tick(ticker: &mut Option<Interval>) {
     match ticker {
         Some(ticker) => {
@@ -315,6 +323,9 @@ async fn event_loop(
         tokio::select! {
             event = terminal_events.next() => match event {
                 Some(Ok(event)) => {
+                    if let Err(e) = resized(terminal, &event) {
+                        return hangup::or_failed(e);
+                    }
                     keyed = true;
                     msgs.extend(keymap::map(&app, &event));
                 }
@@ -383,6 +394,9 @@ async fn event_loop(
                 let ready = poll_fn(|cx| Poll::Ready(terminal_events.poll_next_unpin(cx))).await;
                 match ready {
                     Poll::Ready(Some(Ok(event))) => {
+                        if let Err(e) = resized(terminal, &event) {
+                            return hangup::or_failed(e);
+                        }
                         keyed = true;
                         msgs.extend(keymap::map(&app, &event));
                     }
@@ -535,7 +549,7 @@ fn perform(
             app.transcript.push(line);
         }
         Action::Mouse(on) => term::set_mouse(terminal.backend_mut(), on)?,
-        Action::Redraw => terminal.clear()?,
+        Action::Redraw => term::follow_size(terminal)?,
         // Handled by the loop, which owns the listing task and the writer.
         Action::ListFiles | Action::KeepPrompt(_) => {}
         Action::Quit => return Ok(Flow::Quit),

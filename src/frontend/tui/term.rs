@@ -20,8 +20,9 @@ use crossterm::terminal::{
     disable_raw_mode, enable_raw_mode,
 };
 use crossterm::{execute, queue};
-use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
+use ratatui::layout::Rect;
+use ratatui::{Terminal, TerminalOptions, Viewport};
 
 pub type Tui = Terminal<CrosstermBackend<FrameWriter<Stdout>>>;
 
@@ -55,7 +56,14 @@ pub fn enter(mouse: bool) -> io::Result<TerminalGuard> {
         EnableFocusChange
     )
     .and_then(|()| set_mouse(&mut io::stdout(), mouse))
-    .and_then(|()| Terminal::new(CrosstermBackend::new(FrameWriter::new(io::stdout()))));
+    .and_then(|()| {
+        Terminal::with_options(
+            CrosstermBackend::new(FrameWriter::new(io::stdout())),
+            TerminalOptions {
+                viewport: Viewport::Fixed(screen()?),
+            },
+        )
+    });
     match setup {
         Ok(terminal) => Ok(TerminalGuard {
             terminal: ManuallyDrop::new(terminal),
@@ -65,6 +73,24 @@ pub fn enter(mouse: bool) -> io::Result<TerminalGuard> {
             Err(e)
         }
     }
+}
+
+/// The whole screen, as the terminal says it is. crossterm opens
+/// `/dev/tty` to ask, so it is asked at start, when the terminal says it
+/// was resized, and when the person asks for a redraw: never per frame
+/// (ratatui's full-screen viewport asks before every frame, an open and a
+/// close of the terminal device 25 times a second while an answer streams).
+fn screen() -> io::Result<Rect> {
+    let (width, height) = crossterm::terminal::size()?;
+    Ok(Rect::new(0, 0, width, height))
+}
+
+/// Takes the terminal's size again and draws the next frame whole: the
+/// terminal may have cut or reflowed what it showed even when the size
+/// came back to the one last drawn (shrunk and grown again before mino
+/// heard of it).
+pub fn follow_size(terminal: &mut Tui) -> io::Result<()> {
+    terminal.resize(screen()?)
 }
 
 /// Draws one frame inside a synchronized update: a terminal that knows
