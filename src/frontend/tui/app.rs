@@ -225,8 +225,6 @@ pub struct App {
     /// The key that answered the last question: the next question is not
     /// hurried by it (`typing_key`).
     pub answer_key: Option<Instant>,
-    /// Advances on every tick of a running turn.
-    pub spinner: usize,
     pub consents: ConsentQueue,
     /// MCP servers' questions, after the permission questions.
     pub questions: super::server_question::QuestionQueue,
@@ -317,7 +315,6 @@ impl App {
             now,
             last_key: None,
             answer_key: None,
-            spinner: 0,
             consents: ConsentQueue::default(),
             questions: Default::default(),
             mode_question: None,

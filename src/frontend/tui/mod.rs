@@ -43,7 +43,6 @@ use crossterm::event::EventStream;
 use futures_util::StreamExt;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::task::JoinHandle;
-use tokio::time::{Interval, MissedTickBehavior};
 
 use super::{finish_agent, next_signal};
 use crate::agent::build::Relaunch;
@@ -63,8 +62,10 @@ const FRAME: Duration = Duration::from_millis(16);
 /// per this long: text arriving 25 times a second reads as smoothly, and
 /// each frame lays out the answer's growing block again.
 const STREAM_FRAME: Duration = Duration::from_millis(40);
-/// The spinner's and elapsed time's tick, while a turn runs.
-const TICK: Duration = Duration::from_millis(100);
+/// While a turn runs, the screen is drawn at least this often (the
+/// spinner and the elapsed time move): a tick comes this long after the
+/// last frame, so a streaming answer's frames leave it nothing to do.
+const TICK: Duration = view::status::SPIN_STEP;
 /// Terminal events handled before the screen gets a chance to draw.
 const BATCH: usize = 1024;
 /// How long quitting waits for an interrupted turn to end.
@@ -243,15 +244,6 @@ fn resized(terminal: &mut Tui, event: &crossterm::event::Event) -> std::io::Resu
     }
 }
 
-async fn next_tick(ticker: &mut Option<Interval>) {
-    match ticker {
-        Some(ticker) => {
-            ticker.tick().await;
-        }
-        None => std::future::pending().await,
-    }
-}
-
 /// The project's files, when a listing runs; pending otherwise.
 async fn listed_files(task: &mut Option<JoinHandle<Vec<String>>>) -> Vec<String> {
     let Some(running) = task.as_mut() else {
@@ -274,7 +266,6 @@ async fn event_loop(
     let mut sigterm = signal(SignalKind::terminate()).ok();
     let mut sighup = signal(SignalKind::hangup()).ok();
     let mut hangup = Some(hangup::watch());
-    let mut ticker: Option<Interval> = None;
     let mut files_task: Option<JoinHandle<Vec<String>>> = None;
     let mut dirty = true;
     // A key (or another terminal event) changed what shows since the last
@@ -319,6 +310,9 @@ async fn event_loop(
         let arms_at = app.arms_at();
         // A question that waits calls the person when it is due.
         let call_at = app.attention.due(app.waiting_since());
+        let tick_at = app
+            .turn_running()
+            .then(|| last_draw.map_or_else(Instant::now, |at| at + TICK));
         let mut msgs = Vec::new();
         tokio::select! {
             event = terminal_events.next() => match event {
@@ -336,7 +330,7 @@ async fn event_loop(
                 Some(event) => msgs.push(Msg::Agent(event)),
                 None => return Ok(Exit::AgentGone),
             },
-            () = next_tick(&mut ticker) => msgs.push(Msg::Tick),
+            () = sleep_until_some(tick_at) => msgs.push(Msg::Tick),
             files = listed_files(&mut files_task) => msgs.push(Msg::Files(files)),
             () = tokio::time::sleep_until(frame_due.into()), if dirty => {}
             () = sleep_until_some(arms_at) => dirty = true,
@@ -421,15 +415,6 @@ async fn event_loop(
             *saved = app.saved_session();
             dirty = true;
             continue;
-        }
-        match (app.turn_running(), ticker.is_some()) {
-            (true, false) => {
-                let mut interval = tokio::time::interval(TICK);
-                interval.set_missed_tick_behavior(MissedTickBehavior::Skip);
-                ticker = Some(interval);
-            }
-            (false, true) => ticker = None,
-            _ => {}
         }
     }
 }

@@ -88,10 +88,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             app.files = Some(files);
             Vec::new()
         }
-        Msg::Tick => {
-            app.spinner = app.spinner.wrapping_add(1);
-            Vec::new()
-        }
+        Msg::Tick => Vec::new(),
         Msg::Resize => Vec::new(),
         Msg::Focus(focused) => {
             app.attention.focused = focused;

@@ -16,6 +16,15 @@ use super::super::keymap;
 use super::theme;
 
 const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+/// The spinner moves one step this often: its step is the time spent, so
+/// any frame shows the right one, whatever made it.
+pub const SPIN_STEP: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The spinner's step after `spent`.
+fn spin_frame(spent: std::time::Duration) -> &'static str {
+    let step = spent.as_millis() / SPIN_STEP.as_millis();
+    SPINNER[usize::try_from(step % SPINNER.len() as u128).unwrap_or_default()]
+}
 
 /// The turn's state in words: idle, thinking, streaming, running NAME,
 /// waiting for you.
@@ -48,7 +57,7 @@ pub fn turn_state(app: &App) -> String {
     let spin = if waiting {
         ""
     } else {
-        SPINNER[app.spinner % SPINNER.len()]
+        spin_frame(app.now.saturating_duration_since(since))
     };
     let elapsed = format::elapsed(app.now.saturating_duration_since(since));
     if spin.is_empty() {
@@ -188,5 +197,22 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
             &Line::styled(hint.as_str(), theme::dim()),
             hint_width as u16,
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::{SPIN_STEP, spin_frame};
+
+    #[test]
+    fn the_spinner_steps_with_the_time_spent_whatever_drew_the_frame() {
+        assert_eq!(spin_frame(Duration::ZERO), "⠋");
+        assert_eq!(spin_frame(SPIN_STEP - Duration::from_millis(1)), "⠋");
+        assert_eq!(spin_frame(SPIN_STEP), "⠙");
+        assert_eq!(spin_frame(SPIN_STEP * 3 + SPIN_STEP / 2), "⠸");
+        // Ten steps go round.
+        assert_eq!(spin_frame(SPIN_STEP * 10), "⠋");
     }
 }
