@@ -272,6 +272,8 @@ async fn event_loop(
     // frame: it is drawn at the full rate.
     let mut keyed = false;
     let mut last_draw: Option<Instant> = None;
+    // When the queue was last looked at for a streaming answer's frame.
+    let mut looked: Option<Instant> = None;
     let mut first_pass = true;
     loop {
         let frame = if !keyed && app.streaming() {
@@ -302,10 +304,18 @@ async fn event_loop(
             keyed = false;
         }
         let frame_due = last_draw.map_or_else(Instant::now, |at| at + frame);
-        // While an answer streams and a frame is already due, what the agent
-        // sends waits in its queue for that frame: one wake-up per frame,
-        // not one per piece of text.
-        let hold = dirty && frame == STREAM_FRAME;
+        // While an answer streams, what the agent sends waits in its queue
+        // and is read once a frame's interval: one wake-up per frame, not
+        // one per piece of text, nor one for the first piece and another to
+        // draw it. A look that found nothing waits a whole interval again.
+        let hold = frame == STREAM_FRAME;
+        let look_at = if dirty {
+            Some(frame_due)
+        } else if hold {
+            Some(looked.map_or(frame_due, |at| frame_due.max(at + frame)))
+        } else {
+            None
+        };
         // A question that is not armed yet is drawn again when it arms.
         let arms_at = app.arms_at();
         // A question that waits calls the person when it is due.
@@ -332,7 +342,7 @@ async fn event_loop(
             },
             () = sleep_until_some(tick_at) => msgs.push(Msg::Tick),
             files = listed_files(&mut files_task) => msgs.push(Msg::Files(files)),
-            () = tokio::time::sleep_until(frame_due.into()), if dirty => {}
+            () = sleep_until_some(look_at) => looked = Some(Instant::now()),
             () = sleep_until_some(arms_at) => dirty = true,
             () = sleep_until_some(call_at) => {}
             () = next_signal(&mut sigterm) => return Ok(Exit::Signal(15)),
