@@ -272,8 +272,10 @@ async fn event_loop(
     // frame: it is drawn at the full rate.
     let mut keyed = false;
     let mut last_draw: Option<Instant> = None;
-    // When the queue was last looked at for a streaming answer's frame.
+    // When the queue was last looked at for a streaming answer's frame,
+    // and whether that look found nothing.
     let mut looked: Option<Instant> = None;
+    let mut paused = false;
     let mut first_pass = true;
     loop {
         let frame = if !keyed && app.streaming() {
@@ -307,8 +309,10 @@ async fn event_loop(
         // While an answer streams, what the agent sends waits in its queue
         // and is read once a frame's interval: one wake-up per frame, not
         // one per piece of text, nor one for the first piece and another to
-        // draw it. A look that found nothing waits a whole interval again.
-        let hold = frame == STREAM_FRAME;
+        // draw it. A look that found nothing waits a whole interval again,
+        // and when the answer has paused (a look found nothing), the next
+        // piece wakes the loop as it comes.
+        let hold = frame == STREAM_FRAME && (dirty || !paused);
         let look_at = if dirty {
             Some(frame_due)
         } else if hold {
@@ -324,6 +328,7 @@ async fn event_loop(
             .turn_running()
             .then(|| last_draw.map_or_else(Instant::now, |at| at + TICK));
         let mut msgs = Vec::new();
+        let mut looking = false;
         tokio::select! {
             event = terminal_events.next() => match event {
                 Some(Ok(event)) => {
@@ -337,12 +342,18 @@ async fn event_loop(
                 None => return Ok(Exit::Quit),
             },
             event = handle.events.recv(), if !hold => match event {
-                Some(event) => msgs.push(Msg::Agent(event)),
+                Some(event) => {
+                    paused = false;
+                    msgs.push(Msg::Agent(event));
+                }
                 None => return Ok(Exit::AgentGone),
             },
             () = sleep_until_some(tick_at) => msgs.push(Msg::Tick),
             files = listed_files(&mut files_task) => msgs.push(Msg::Files(files)),
-            () = sleep_until_some(look_at) => looked = Some(Instant::now()),
+            () = sleep_until_some(look_at) => {
+                looked = Some(Instant::now());
+                looking = true;
+            }
             () = sleep_until_some(arms_at) => dirty = true,
             () = sleep_until_some(call_at) => {}
             () = next_signal(&mut sigterm) => return Ok(Exit::Signal(15)),
@@ -357,6 +368,7 @@ async fn event_loop(
         // previous one opened.
         let mut pending_terminal = BATCH;
         let mut budget = 16 * BATCH;
+        let mut found = false;
         loop {
             budget = budget.saturating_sub(msgs.len());
             for msg in msgs.drain(..) {
@@ -389,7 +401,10 @@ async fn event_loop(
             }
             while msgs.len() < budget {
                 match handle.events.try_recv() {
-                    Ok(event) => msgs.push(Msg::Agent(event)),
+                    Ok(event) => {
+                        found = true;
+                        msgs.push(Msg::Agent(event));
+                    }
                     Err(_) => break,
                 }
             }
@@ -412,6 +427,9 @@ async fn event_loop(
             if msgs.is_empty() {
                 break;
             }
+        }
+        if looking {
+            paused = !found;
         }
         if let Some(signal) = app.attention.step(app.waiting_since(), app.now) {
             term::write_sequence(terminal.backend_mut(), &attention::sequence(&signal))?;
