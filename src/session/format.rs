@@ -394,92 +394,160 @@ pub(crate) fn tail_of(bytes: &[u8]) -> Tail {
 /// invalid last line is left out with a warning; an invalid line anywhere
 /// else is an error naming the file and line. A line followed by the torn
 /// marker was already left out by an earlier start and is skipped quietly.
-/// Blank lines carry nothing and are skipped.
+/// Blank lines carry nothing and are skipped. (The store reads a file a
+/// chunk at a time through [`FileParser`]; this is the same for bytes in
+/// memory.)
+#[cfg(test)]
 pub(crate) fn parse_file(path: &Path, bytes: &[u8]) -> Result<Loaded, SessionError> {
-    let not_session = |reason: String| SessionError::NotSession {
-        path: path.to_owned(),
-        reason,
-    };
-    let mut pieces: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+    let mut parser = FileParser::new(path);
+    let mut pieces = bytes.split(|b| *b == b'\n');
     // What follows the last newline: empty when the file ends with one.
-    let torn = pieces.pop().filter(|rest| !is_blank(rest));
-    let lines: Vec<Option<Result<Line, String>>> = pieces
-        .iter()
-        .map(|line| (!is_blank(line)).then(|| parse_line(line)))
-        .collect();
-    let last_line = lines.iter().rposition(Option::is_some);
+    let rest = pieces.next_back().unwrap_or_default();
+    for line in pieces {
+        parser.line(line)?;
+    }
+    parser.finish(rest).map(|(loaded, _)| loaded)
+}
 
-    let mut header: Option<Header> = None;
-    let mut records = Vec::new();
-    let mut warning = None;
-    // A line the next line marks as torn is left out.
-    let marked_torn: Vec<bool> = lines
-        .iter()
-        .skip(1)
-        .map(|next| matches!(next, Some(Ok(Line::Torn))))
-        .collect();
-    // Consumed, so each record's text is moved, never copied: a session
-    // may hold many megabytes.
-    for (index, line) in lines.into_iter().enumerate() {
-        let number = index + 1;
-        let Some(line) = line else { continue };
-        if marked_torn.get(index).copied().unwrap_or(false) {
-            continue;
+/// A session file read line by line, by the rules of [`parse_file`], so
+/// that a large file is never held whole beside the records read from it.
+/// Each line is judged when the next one is known (the torn marker leaves
+/// out the line before it), and an invalid line is forgiven only when no
+/// other line follows it.
+pub(crate) struct FileParser<'a> {
+    path: &'a Path,
+    header: Option<Header>,
+    records: Vec<LogEntry>,
+    /// Complete lines seen.
+    lines: usize,
+    /// The last complete line that was not blank, not judged yet.
+    held: Option<(usize, Result<Line, String>)>,
+    /// An invalid line, an error if any line but a blank one follows.
+    doubtful: Option<(usize, String)>,
+    /// Whether the last complete line was blank or valid.
+    last_clean: bool,
+}
+
+impl<'a> FileParser<'a> {
+    pub(crate) fn new(path: &'a Path) -> Self {
+        Self {
+            path,
+            header: None,
+            records: Vec::new(),
+            lines: 0,
+            held: None,
+            doubtful: None,
+            last_clean: true,
         }
-        match (line, &header) {
+    }
+
+    fn not_session(&self, reason: String) -> SessionError {
+        SessionError::NotSession {
+            path: self.path.to_owned(),
+            reason,
+        }
+    }
+
+    fn corrupt(&self, line: usize, reason: String) -> SessionError {
+        SessionError::Corrupt {
+            path: self.path.to_owned(),
+            line,
+            reason,
+        }
+    }
+
+    /// The next complete line, without its newline.
+    pub(crate) fn line(&mut self, bytes: &[u8]) -> Result<(), SessionError> {
+        self.lines += 1;
+        let parsed = (!is_blank(bytes)).then(|| parse_line(bytes));
+        self.last_clean = parsed.as_ref().is_none_or(Result::is_ok);
+        let marks_torn = matches!(parsed, Some(Ok(Line::Torn)));
+        // The line before is judged now: left out when this one marks it
+        // torn (a blank line between them does not).
+        if let Some(before) = self.held.take()
+            && !(marks_torn && before.0 + 1 == self.lines)
+        {
+            self.judge(before)?;
+        }
+        let Some(parsed) = parsed else {
+            return Ok(());
+        };
+        if let Some((line, reason)) = self.doubtful.take() {
+            return Err(self.corrupt(line, reason));
+        }
+        self.held = Some((self.lines, parsed));
+        Ok(())
+    }
+
+    fn judge(&mut self, (number, line): (usize, Result<Line, String>)) -> Result<(), SessionError> {
+        match (line, &self.header) {
             (Ok(Line::Torn), Some(_)) => {}
-            (Ok(Line::Header(found)), None) => header = Some(found),
+            (Ok(Line::Header(found)), None) => self.header = Some(found),
             (Ok(Line::Header(_)), Some(_)) => {
-                return Err(SessionError::Corrupt {
-                    path: path.to_owned(),
-                    line: number,
-                    reason: "a second session header".to_owned(),
-                });
+                return Err(self.corrupt(number, "a second session header".to_owned()));
             }
-            (Ok(Line::Entry(record)), Some(_)) => records.push(record),
-            (Err(reason), Some(_)) if Some(index) == last_line && torn.is_none() => {
-                warning = Some(format!(
-                    "{} line {number} is not a valid session record ({reason}); it was left out and everything before it was kept. The file was not changed.",
-                    path.display()
-                ));
-            }
-            (Err(reason), Some(_)) => {
-                return Err(SessionError::Corrupt {
-                    path: path.to_owned(),
-                    line: number,
-                    reason,
-                });
-            }
+            (Ok(Line::Entry(record)), Some(_)) => self.records.push(record),
+            (Err(reason), Some(_)) => self.doubtful = Some((number, reason)),
             (Err(reason), None) => {
-                return Err(not_session(format!(
-                    "line {number} is not a session header: {reason}"
-                )));
+                return Err(
+                    self.not_session(format!("line {number} is not a session header: {reason}"))
+                );
             }
             (Ok(_), None) => {
-                return Err(not_session(format!(
-                    "line {number} is not a session header"
-                )));
+                return Err(self.not_session(format!("line {number} is not a session header")));
             }
         }
+        Ok(())
     }
-    let Some(header) = header else {
-        return Err(not_session(match torn {
-            Some(_) => "its header line is incomplete (mino stopped while creating it)".to_owned(),
-            None => "it is empty".to_owned(),
-        }));
-    };
-    if torn.is_some() {
-        warning = Some(format!(
-            "{} line {} is incomplete (mino stopped while writing it); it was left out and everything before it was kept. The file was not changed.",
-            path.display(),
-            pieces.len() + 1
-        ));
+
+    /// The end of the file: `rest` is what follows its last newline. The
+    /// records, and how the file ends (which decides how the next append
+    /// starts).
+    pub(crate) fn finish(mut self, rest: &[u8]) -> Result<(Loaded, Tail), SessionError> {
+        let torn = !is_blank(rest);
+        if let Some(last) = self.held.take() {
+            self.judge(last)?;
+        }
+        let mut warning = None;
+        if let Some((number, reason)) = self.doubtful.take() {
+            if torn {
+                return Err(self.corrupt(number, reason));
+            }
+            warning = Some(format!(
+                "{} line {number} is not a valid session record ({reason}); it was left out and everything before it was kept. The file was not changed.",
+                self.path.display()
+            ));
+        }
+        let Some(header) = self.header.take() else {
+            return Err(self.not_session(if torn {
+                "its header line is incomplete (mino stopped while creating it)".to_owned()
+            } else {
+                "it is empty".to_owned()
+            }));
+        };
+        if torn {
+            warning = Some(format!(
+                "{} line {} is incomplete (mino stopped while writing it); it was left out and everything before it was kept. The file was not changed.",
+                self.path.display(),
+                self.lines + 1
+            ));
+        }
+        let tail = if !rest.is_empty() {
+            Tail::Torn
+        } else if self.last_clean {
+            Tail::Clean
+        } else {
+            Tail::Corrupt
+        };
+        Ok((
+            Loaded {
+                header,
+                entries: self.records,
+                warning,
+            },
+            tail,
+        ))
     }
-    Ok(Loaded {
-        header,
-        entries: records,
-        warning,
-    })
 }
 
 #[cfg(test)]
