@@ -66,8 +66,8 @@ async fn a_resized_terminal_is_drawn_at_its_new_size() {
     let start = screen.wait_for_all(&[FIRST_FRAME, " MANUAL "]);
     let bottom = row_of(&start, " MANUAL ").unwrap();
     // The status row, the badge at its left and the help's key at its
-    // right edge, is the last but one row: each time the terminal is
-    // resized, it is drawn again there, as wide as the new screen.
+    // right edge, is the bottom row: each time the terminal is resized, it
+    // is drawn again there, as wide as the new screen.
     for (rows, cols) in [(30_u16, 100_u16), (24, 80), (40, 120)] {
         screen.resize(rows, cols);
         let moved = bottom + usize::from(rows) - 40;
