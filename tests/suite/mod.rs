@@ -29,6 +29,7 @@ mod judge_answers;
 mod layers;
 mod line_mode;
 mod line_piped;
+mod link_order;
 mod lsp;
 mod mcp;
 mod mcp_annotations;
