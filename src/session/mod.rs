@@ -12,6 +12,7 @@ pub mod format;
 pub mod id;
 pub mod model_choice;
 pub mod plan;
+mod read;
 pub mod recover;
 pub mod store;
 pub mod summary;

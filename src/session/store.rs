@@ -15,15 +15,16 @@
 
 use std::fs::{self, DirBuilder, File};
 use std::io::{self, ErrorKind, Write};
-use std::os::unix::fs::{DirBuilderExt, FileExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use rustix::fs::{FlockOperation, Mode, OFlags};
 use rustix::io::Errno;
 
-use super::format::{FileParser, Loaded, LogEntry, TORN_MARKER, Tail, tail_of};
+use super::format::{Loaded, LogEntry, TORN_MARKER, Tail, tail_of};
 use super::id::ID_LEN;
+use super::read::{read_end, read_parsed};
 use super::{Header, InvalidId, SessionError, SessionId};
 use crate::model::Item;
 
@@ -506,8 +507,8 @@ impl SessionLog {
             error,
         };
         let len = self.file.metadata().map_err(read_error)?.len();
-        let bytes = read_prefix(&self.file, len).map_err(read_error)?;
-        Ok(tail_of(&bytes))
+        let end = read_end(&self.file, len).map_err(read_error)?;
+        Ok(tail_of(&end))
     }
 }
 
@@ -552,112 +553,10 @@ fn sync_dir(dir: &Path) -> Result<(), SessionError> {
         })
 }
 
-/// The first `len` bytes (the size seen when the file was opened), read
-/// without moving the file position.
-/// The first `len` bytes of `file` read and parsed a chunk at a time: the
-/// file is never held whole beside the records read from it (a session may
-/// hold many megabytes).
-fn read_parsed(file: &File, path: &Path, len: u64) -> Result<(Loaded, Tail), SessionError> {
-    const CHUNK: usize = 64 * 1024;
-    let read_error = |error| SessionError::Read {
-        path: path.to_owned(),
-        error,
-    };
-    let mut parser = FileParser::new(path);
-    let mut chunk = vec![0u8; CHUNK];
-    // The line read so far, when it goes on past a chunk's end.
-    let mut line: Vec<u8> = Vec::new();
-    let mut offset = 0u64;
-    while offset < len {
-        let want = usize::try_from(len - offset).map_or(CHUNK, |left| left.min(CHUNK));
-        let Some(buffer) = chunk.get_mut(..want) else {
-            break;
-        };
-        let read = match file.read_at(buffer, offset) {
-            Ok(0) => break,
-            Ok(read) => read,
-            Err(error) if error.kind() == ErrorKind::Interrupted => continue,
-            Err(error) => return Err(read_error(error)),
-        };
-        offset += read as u64;
-        let mut pieces = buffer
-            .get(..read)
-            .unwrap_or_default()
-            .split(|b| *b == b'\n');
-        let mut current = pieces.next().unwrap_or_default();
-        for next in pieces {
-            if line.is_empty() {
-                parser.line(current)?;
-            } else {
-                line.extend_from_slice(current);
-                parser.line(&line)?;
-                line.clear();
-            }
-            current = next;
-        }
-        line.extend_from_slice(current);
-    }
-    parser.finish(&line)
-}
-
-fn read_prefix(file: &File, len: u64) -> io::Result<Vec<u8>> {
-    let mut bytes = vec![0u8; usize::try_from(len).map_err(io::Error::other)?];
-    let mut filled = 0;
-    while filled < bytes.len() {
-        let Some(rest) = bytes.get_mut(filled..) else {
-            break;
-        };
-        match file.read_at(rest, filled as u64) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(error) if error.kind() == ErrorKind::Interrupted => {}
-            Err(error) => return Err(error),
-        }
-    }
-    bytes.truncate(filled);
-    Ok(bytes)
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_file_read_in_chunks_reads_as_it_does_whole() {
-        let dir = tempfile::TempDir::new().unwrap();
-        let header = r#"{"type":"session","id":"0123456789abcdef0123456789abcdef","started":1,"project":"/p","model":"m"}"#;
-        let user = |text: &str| format!(r#"{{"type":"user","text":"{text}"}}"#);
-        // Lines past a chunk's end, and one of several chunks.
-        let long = user(&"x".repeat(70_000));
-        let longer = user(&"y".repeat(200_000));
-        let files: Vec<String> = vec![
-            String::new(),
-            format!("{header}\n"),
-            format!("{header}\n{}\n{long}\n{longer}\n", user("one")),
-            format!("{header}\n{long}\n{{\"ty"),
-            format!("{header}\n{long}\n{{\"ty\n"),
-            format!("{header}\n{{\"ty\n{{\"type\":\"torn\"}}\n{longer}\n"),
-            format!("{header}\n{{\"ty\n\n{{\"type\":\"torn\"}}\n"),
-            format!("{header}\nnot json\n{}\n", user("two")),
-            format!("{header}\nnot json\n\n  \n"),
-            format!("{header}\nnot json\n{{\"ty"),
-            format!("{header}\n{header}\n"),
-            format!("{}\n{header}\n", user("first")),
-            "{\"type\":\"sess".to_string(),
-            format!("{header}\n   "),
-        ];
-        for (n, text) in files.iter().enumerate() {
-            let path = dir.path().join(format!("{n}.jsonl"));
-            fs::write(&path, text).unwrap();
-            let file = File::open(&path).unwrap();
-            let chunked = read_parsed(&file, &path, text.len() as u64).map_err(|e| e.to_string());
-            let whole = super::super::format::parse_file(&path, text.as_bytes())
-                .map(|loaded| (loaded, tail_of(text.as_bytes())))
-                .map_err(|e| e.to_string());
-            assert_eq!(chunked, whole, "file {n}");
-        }
-    }
 
     #[test]
     fn delete_takes_only_a_session_file_no_process_holds() {
