@@ -236,14 +236,6 @@ async fn sleep_until_some(at: Option<Instant>) {
     }
 }
 
-/// A resize takes the terminal's new size before the next frame.
-fn resized(terminal: &mut Tui, event: &crossterm::event::Event) -> std::io::Result<()> {
-    match event {
-        crossterm::event::Event::Resize(..) => term::follow_size(terminal),
-        _ => Ok(()),
-    }
-}
-
 /// The project's files, when a listing runs; pending otherwise.
 async fn listed_files(task: &mut Option<JoinHandle<Vec<String>>>) -> Vec<String> {
     let Some(running) = task.as_mut() else {
@@ -332,9 +324,6 @@ async fn event_loop(
         tokio::select! {
             event = terminal_events.next() => match event {
                 Some(Ok(event)) => {
-                    if let Err(e) = resized(terminal, &event) {
-                        return hangup::or_failed(e);
-                    }
                     keyed = true;
                     msgs.extend(keymap::map(&app, &event));
                 }
@@ -388,10 +377,13 @@ async fn event_loop(
                         }
                         continue;
                     }
-                    match perform(terminal, handle, &mut app, action)? {
-                        Flow::Go => {}
-                        Flow::Quit => exit = true,
-                        Flow::Switch { dir, id } => switch = Some((dir, id)),
+                    // A terminal that hung up fails here as it does
+                    // drawing a frame.
+                    match perform(terminal, handle, &mut app, action) {
+                        Ok(Flow::Go) => {}
+                        Ok(Flow::Quit) => exit = true,
+                        Ok(Flow::Switch { dir, id }) => switch = Some((dir, id)),
+                        Err(e) => return hangup::or_failed(e),
                     }
                 }
                 *saved = app.saved_session();
@@ -413,9 +405,6 @@ async fn event_loop(
                 let ready = poll_fn(|cx| Poll::Ready(terminal_events.poll_next_unpin(cx))).await;
                 match ready {
                     Poll::Ready(Some(Ok(event))) => {
-                        if let Err(e) = resized(terminal, &event) {
-                            return hangup::or_failed(e);
-                        }
                         keyed = true;
                         msgs.extend(keymap::map(&app, &event));
                     }

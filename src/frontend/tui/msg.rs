@@ -154,7 +154,8 @@ pub enum Action {
     },
     /// Take the mouse (true) or leave it to the terminal.
     Mouse(bool),
-    /// Clear the terminal and draw everything again.
+    /// Take the terminal's size again and draw everything whole (a
+    /// resize, Ctrl+L).
     Redraw,
     Quit,
 }

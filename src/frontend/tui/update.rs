@@ -89,7 +89,9 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             Vec::new()
         }
         Msg::Tick => Vec::new(),
-        Msg::Resize => Vec::new(),
+        // The terminal's new size is taken before the next frame, which is
+        // drawn whole.
+        Msg::Resize => vec![Action::Redraw],
         Msg::Focus(focused) => {
             app.attention.focused = focused;
             Vec::new()
