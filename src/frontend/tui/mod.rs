@@ -15,6 +15,7 @@ pub mod format;
 pub mod from_agent;
 mod hangup;
 pub mod highlight;
+mod input;
 pub mod keymap;
 pub mod markdown;
 pub mod msg;
@@ -33,14 +34,10 @@ pub mod wrap;
 #[cfg(test)]
 mod tests;
 
-use std::future::poll_fn;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use crossterm::event::EventStream;
-use futures_util::StreamExt;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::task::JoinHandle;
 
@@ -254,7 +251,7 @@ async fn event_loop(
     saved: &mut Option<String>,
 ) -> std::io::Result<Exit> {
     let Session { relaunch, writer } = session;
-    let mut terminal_events = EventStream::new();
+    let mut terminal_events = input::Input::start()?;
     let mut sigterm = signal(SignalKind::terminate()).ok();
     let mut sighup = signal(SignalKind::hangup()).ok();
     let mut hangup = Some(hangup::watch());
@@ -402,15 +399,14 @@ async fn event_loop(
             }
             if msgs.is_empty() && pending_terminal > 0 {
                 pending_terminal -= 1;
-                let ready = poll_fn(|cx| Poll::Ready(terminal_events.poll_next_unpin(cx))).await;
-                match ready {
-                    Poll::Ready(Some(Ok(event))) => {
+                match terminal_events.ready() {
+                    Some(Some(Ok(event))) => {
                         keyed = true;
                         msgs.extend(keymap::map(&app, &event));
                     }
-                    Poll::Ready(Some(Err(e))) => return Err(e),
-                    Poll::Ready(None) => return Ok(Exit::Quit),
-                    Poll::Pending => {}
+                    Some(Some(Err(e))) => return hangup::or_failed(e),
+                    Some(None) => return Ok(Exit::Quit),
+                    None => {}
                 }
             }
             if msgs.is_empty() {
