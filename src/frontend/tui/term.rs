@@ -94,10 +94,22 @@ pub fn follow_size(terminal: &mut Tui) -> io::Result<()> {
 }
 
 /// Draws one frame inside a synchronized update: a terminal that knows
-/// the update shows the frame at once, one that does not ignores it.
-pub fn draw(terminal: &mut Tui, render: impl FnOnce(&mut ratatui::Frame)) -> io::Result<()> {
+/// the update shows the frame at once, one that does not ignores it. The
+/// frame goes out in one write: ratatui flushes when it has drawn, before
+/// the update's end is queued, and that flush is held back.
+pub fn draw<W: Write>(
+    terminal: &mut Terminal<CrosstermBackend<FrameWriter<W>>>,
+    render: impl FnOnce(&mut ratatui::Frame),
+) -> io::Result<()> {
     queue!(terminal.backend_mut(), BeginSynchronizedUpdate)?;
-    terminal.draw(render)?;
+    terminal.backend_mut().writer_mut().holding = true;
+    let drawn = terminal.draw(render).map(drop);
+    let writer = terminal.backend_mut().writer_mut();
+    writer.holding = false;
+    if drawn.is_err() {
+        writer.waiting.clear();
+    }
+    drawn?;
     queue!(terminal.backend_mut(), EndSynchronizedUpdate)?;
     terminal.backend_mut().flush()
 }
@@ -159,6 +171,8 @@ impl Drop for TerminalGuard {
 pub struct FrameWriter<W: Write> {
     waiting: Vec<u8>,
     out: W,
+    /// A frame is being drawn: flushes wait for its end (`draw`).
+    holding: bool,
 }
 
 impl<W: Write> FrameWriter<W> {
@@ -166,6 +180,7 @@ impl<W: Write> FrameWriter<W> {
         Self {
             waiting: Vec::with_capacity(FRAME_BYTES),
             out,
+            holding: false,
         }
     }
 }
@@ -177,6 +192,9 @@ impl<W: Write> Write for FrameWriter<W> {
     }
 
     fn flush(&mut self) -> io::Result<()> {
+        if self.holding {
+            return Ok(());
+        }
         let written = self
             .out
             .write_all(&self.waiting)
@@ -218,13 +236,14 @@ mod tests {
 
     use super::*;
 
-    /// A terminal that keeps what it was sent.
+    /// A terminal that keeps what it was sent, and each write apart.
     #[derive(Clone, Default)]
-    struct Sent(Rc<RefCell<Vec<u8>>>);
+    struct Sent(Rc<RefCell<Vec<u8>>>, Rc<RefCell<Vec<Vec<u8>>>>);
 
     impl Write for Sent {
         fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
             self.0.borrow_mut().extend_from_slice(bytes);
+            self.1.borrow_mut().push(bytes.to_vec());
             Ok(bytes.len())
         }
         fn flush(&mut self) -> io::Result<()> {
@@ -245,5 +264,32 @@ mod tests {
         writer.write_all(b"\x1b[?2026hhalf a fr").unwrap();
         drop(writer);
         assert_eq!(&*sent.0.borrow(), b"\x1b[?2026hframe one\x1b[?2026l");
+    }
+
+    #[test]
+    fn each_frame_is_one_write_from_the_updates_start_to_its_end() {
+        let sent = Sent::default();
+        let mut terminal = Terminal::with_options(
+            CrosstermBackend::new(FrameWriter::new(sent.clone())),
+            TerminalOptions {
+                viewport: Viewport::Fixed(Rect::new(0, 0, 20, 3)),
+            },
+        )
+        .unwrap();
+        for text in ["first frame", "second frame"] {
+            draw(&mut terminal, |frame| {
+                frame.render_widget(text, frame.area());
+                frame.set_cursor_position((2, 1));
+            })
+            .unwrap();
+        }
+        let writes = sent.1.borrow();
+        assert_eq!(writes.len(), 2, "one write per frame");
+        for (write, text) in writes.iter().zip(["first", "second"]) {
+            let write = String::from_utf8_lossy(write);
+            assert!(write.starts_with("\x1b[?2026h"), "{write:?}");
+            assert!(write.ends_with("\x1b[?2026l"), "{write:?}");
+            assert!(write.contains(text), "{write:?}");
+        }
     }
 }
