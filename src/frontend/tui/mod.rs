@@ -5,6 +5,7 @@
 //! and only when something changed. It draws and reads keys; it never
 //! decides: a dialog only collects an answer and hands it back.
 
+mod alarm;
 pub mod app;
 pub mod arming;
 pub mod attention;
@@ -226,13 +227,6 @@ fn project_name(dir: &Path) -> String {
     )
 }
 
-async fn sleep_until_some(at: Option<Instant>) {
-    match at {
-        Some(at) => tokio::time::sleep_until(at.into()).await,
-        None => std::future::pending().await,
-    }
-}
-
 /// The project's files, when a listing runs; pending otherwise.
 async fn listed_files(task: &mut Option<JoinHandle<Vec<String>>>) -> Vec<String> {
     let Some(running) = task.as_mut() else {
@@ -252,6 +246,7 @@ async fn event_loop(
 ) -> std::io::Result<Exit> {
     let Session { relaunch, writer } = session;
     let mut terminal_events = input::Input::start()?;
+    let mut alarm = alarm::Alarm::new();
     let mut sigterm = signal(SignalKind::terminate()).ok();
     let mut sighup = signal(SignalKind::hangup()).ok();
     let mut hangup = Some(hangup::watch());
@@ -316,6 +311,12 @@ async fn event_loop(
         let tick_at = app
             .turn_running()
             .then(|| last_draw.map_or_else(Instant::now, |at| at + TICK));
+        alarm.set(
+            [tick_at, look_at, arms_at, call_at]
+                .into_iter()
+                .flatten()
+                .min(),
+        );
         let mut msgs = Vec::new();
         let mut looking = false;
         tokio::select! {
@@ -334,14 +335,23 @@ async fn event_loop(
                 }
                 None => return Ok(Exit::AgentGone),
             },
-            () = sleep_until_some(tick_at) => msgs.push(Msg::Tick),
             files = listed_files(&mut files_task) => msgs.push(Msg::Files(files)),
-            () = sleep_until_some(look_at) => {
-                looked = Some(Instant::now());
-                looking = true;
+            // Every deadline reached rings: a question that calls the
+            // person needs nothing more than the pass below.
+            rang = alarm.rung() => {
+                let now = Instant::now().max(rang);
+                let due = |at: Option<Instant>| at.is_some_and(|at| at <= now);
+                if due(tick_at) {
+                    msgs.push(Msg::Tick);
+                }
+                if due(look_at) {
+                    looked = Some(Instant::now());
+                    looking = true;
+                }
+                if due(arms_at) {
+                    dirty = true;
+                }
             }
-            () = sleep_until_some(arms_at) => dirty = true,
-            () = sleep_until_some(call_at) => {}
             () = next_signal(&mut sigterm) => return Ok(Exit::Signal(15)),
             () = next_signal(&mut sighup) => return Ok(Exit::Signal(1)),
             () = hangup::heard(&mut hangup) => return Ok(Exit::Signal(1)),
