@@ -123,6 +123,13 @@ fn main() -> ExitCode {
         eprintln!("mino: {e}");
         return ExitCode::from(2);
     }
+    // The built-in protected paths compile beside the parsing of the
+    // arguments and the runtime's start; `run` checks them before anything
+    // else (waiting for them if need be). Without the thread, `run`
+    // compiles them itself.
+    let _ = std::thread::Builder::new()
+        .name("mino-warm".to_string())
+        .spawn(ProtectedPaths::warm);
     let cli = Cli::parse();
     if let Some(code) = install::act(&cli) {
         return exit_code(code);

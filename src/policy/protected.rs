@@ -233,8 +233,16 @@ impl ProtectedPaths {
         }
     }
 
+    /// Compiles the built-in patterns now, if nothing has yet: a start runs
+    /// it on a thread of its own, so the compilation (about a millisecond,
+    /// most of it the regex compiler's code read in for the first time)
+    /// overlaps the start's other work instead of delaying its first frame.
+    pub fn warm() {
+        LazyLock::force(&BUILTIN);
+    }
+
     /// Whether the built-in patterns compiled; mino does not start when
-    /// they did not.
+    /// they did not. Waits for a compilation already under way.
     pub fn check_builtin() -> Result<(), PatternError> {
         BUILTIN.as_ref().map(|_| ()).map_err(Clone::clone)
     }
