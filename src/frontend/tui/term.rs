@@ -236,14 +236,20 @@ mod tests {
 
     use super::*;
 
-    /// A terminal that keeps what it was sent, and each write apart.
+    /// A terminal that keeps each write it was sent.
     #[derive(Clone, Default)]
-    struct Sent(Rc<RefCell<Vec<u8>>>, Rc<RefCell<Vec<Vec<u8>>>>);
+    struct Sent(Rc<RefCell<Vec<Vec<u8>>>>);
+
+    impl Sent {
+        /// Everything sent, in order.
+        fn all(&self) -> Vec<u8> {
+            self.0.borrow().concat()
+        }
+    }
 
     impl Write for Sent {
         fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-            self.0.borrow_mut().extend_from_slice(bytes);
-            self.1.borrow_mut().push(bytes.to_vec());
+            self.0.borrow_mut().push(bytes.to_vec());
             Ok(bytes.len())
         }
         fn flush(&mut self) -> io::Result<()> {
@@ -257,13 +263,13 @@ mod tests {
         let mut writer = FrameWriter::new(sent.clone());
         writer.write_all(b"\x1b[?2026hframe one").unwrap();
         writer.write_all(b"\x1b[?2026l").unwrap();
-        assert!(sent.0.borrow().is_empty(), "nothing before the flush");
+        assert!(sent.all().is_empty(), "nothing before the flush");
         writer.flush().unwrap();
-        assert_eq!(&*sent.0.borrow(), b"\x1b[?2026hframe one\x1b[?2026l");
+        assert_eq!(sent.all(), b"\x1b[?2026hframe one\x1b[?2026l");
         // A frame cut short by a panic: dropped, never written.
         writer.write_all(b"\x1b[?2026hhalf a fr").unwrap();
         drop(writer);
-        assert_eq!(&*sent.0.borrow(), b"\x1b[?2026hframe one\x1b[?2026l");
+        assert_eq!(sent.all(), b"\x1b[?2026hframe one\x1b[?2026l");
     }
 
     #[test]
@@ -283,7 +289,7 @@ mod tests {
             })
             .unwrap();
         }
-        let writes = sent.1.borrow();
+        let writes = sent.0.borrow();
         assert_eq!(writes.len(), 2, "one write per frame");
         for (write, text) in writes.iter().zip(["first", "second"]) {
             let write = String::from_utf8_lossy(write);
