@@ -178,3 +178,35 @@ async fn bang_is_decided_checkpointed_and_audited_like_a_bash_call() {
     assert!(log.contains("\"checkpoint\""), "{log}");
     assert!(log.contains("I ran this shell command myself"), "{log}");
 }
+
+/// A terminal without bracketed paste sends a paste as keys: a long line
+/// of them, read in runs, goes in whole and in order, and the Enter after
+/// it sends it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_line_sent_as_keys_reaches_the_model_whole() {
+    let world = world(vec![text("Read all of it.")]).await;
+    let mut screen = world.full_screen();
+    let words = [
+        "Why", "does", "é字", "ß?", "@notes", "/tmp", "!ok", "😀", "end.",
+    ];
+    let line: String = (0..8_000)
+        .map(|i| words[i % words.len()])
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(line.chars().count() > 30_000);
+    screen.submit(&line);
+    screen.wait_for("Read all of it.");
+    let bodies = world.llm.bodies();
+    assert_eq!(bodies.len(), 1);
+    let sent: serde_json::Value = serde_json::from_str(&bodies[0]).unwrap();
+    let prompts: Vec<&str> = sent["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(prompts, vec![line.as_str()]);
+    screen.submit("/quit");
+    assert_eq!(screen.wait_exit().0, 0);
+}

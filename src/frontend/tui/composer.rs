@@ -26,6 +26,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
                 edited(app);
             }
         }
+        Msg::Type(text) => {
+            app.input.insert_str(text);
+            edited(app);
+        }
         Msg::Paste(text) => {
             let text = text.replace("\r\n", "\n").replace('\r', "\n");
             app.insert_text(&text);

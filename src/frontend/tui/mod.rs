@@ -323,7 +323,7 @@ async fn event_loop(
             event = terminal_events.next() => match event {
                 Some(Ok(event)) => {
                     keyed = true;
-                    msgs.extend(keymap::map(&app, &event));
+                    msgs.extend(terminal_events.intent(&app, &event));
                 }
                 Some(Err(e)) => return hangup::or_failed(e),
                 None => return Ok(Exit::Quit),
@@ -412,7 +412,7 @@ async fn event_loop(
                 match terminal_events.ready() {
                     Some(Some(Ok(event))) => {
                         keyed = true;
-                        msgs.extend(keymap::map(&app, &event));
+                        msgs.extend(terminal_events.intent(&app, &event));
                     }
                     Some(Some(Err(e))) => return hangup::or_failed(e),
                     Some(None) => return Ok(Exit::Quit),

@@ -17,6 +17,9 @@ pub enum Msg {
     Newline,
     /// A key the text area handles itself (typing, cursor moves, deletion).
     Edit(TextInput),
+    /// Plain characters read together, typed into an input that already
+    /// holds text: one insertion.
+    Type(String),
     Paste(String),
     /// A readline key on the input (Ctrl+U, Ctrl+K, Ctrl+W, ...).
     EditCommand(EditCommand),

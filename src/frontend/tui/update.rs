@@ -48,7 +48,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
             app.latch_arming();
         }
     }
-    if app.plan_offer && matches!(msg, Msg::Edit(_) | Msg::Paste(_)) {
+    if app.plan_offer && matches!(msg, Msg::Edit(_) | Msg::Type(_) | Msg::Paste(_)) {
         app.plan_offer = false;
     }
     match msg {
@@ -193,6 +193,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Action> {
         Msg::Submit
         | Msg::Newline
         | Msg::Edit(_)
+        | Msg::Type(_)
         | Msg::Paste(_)
         | Msg::EditCommand(_)
         | Msg::Unqueue

@@ -41,6 +41,52 @@ pub fn map(app: &App, event: &Event) -> Option<Msg> {
     }
 }
 
+/// What a key read from the terminal is to a run of typing.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Plain {
+    /// A character pressed (or repeated) with at most Shift held.
+    Char(char),
+    /// A character's release (reported by terminals that report them):
+    /// it neither types nor ends a run.
+    Release,
+    /// Anything else, which ends a run.
+    Not,
+}
+
+/// Whether `event` is a plain character.
+pub fn plain(event: &Event) -> Plain {
+    let Event::Key(key) = event else {
+        return Plain::Not;
+    };
+    let KeyCode::Char(c) = key.code else {
+        return Plain::Not;
+    };
+    if !KeyModifiers::SHIFT.contains(key.modifiers) {
+        return Plain::Not;
+    }
+    if key.kind == KeyEventKind::Release {
+        Plain::Release
+    } else {
+        Plain::Char(c)
+    }
+}
+
+/// The character `event` types when it begins a run of typing: a plain
+/// character that types itself into an input that already holds text.
+/// In that state every plain character types itself (the table has no
+/// binding of one that holds on a non-empty input), and typing keeps it
+/// so: the characters read with this one type themselves too, and go in
+/// as one insertion.
+pub fn begins_typing(app: &App, event: &Event) -> Option<char> {
+    if app.layer() != Layer::Input || app.input_is_empty() {
+        return None;
+    }
+    let (Plain::Char(c), Event::Key(key)) = (plain(event), event) else {
+        return None;
+    };
+    matches!(key_msg(app, key), Some(Msg::Edit(_))).then_some(c)
+}
+
 /// The state the keys act in. `armed` false is the state before a
 /// question's keys arm.
 pub fn state(app: &App, armed: bool) -> On {

@@ -519,3 +519,68 @@ fn a_call_a_hook_rewrote_is_shown_with_what_runs() {
         "{shown}"
     );
 }
+
+/// The run of typing (`Input::intent`) rests on this: once the input holds
+/// text, every plain character types itself, whatever else holds, so the
+/// characters read together after one go in as one insertion.
+#[test]
+fn every_plain_character_types_itself_on_typed_text_in_every_state() {
+    let typed = |text: &str| {
+        let mut app = app();
+        type_text(&mut app, text);
+        app
+    };
+    let mut running = typed("x");
+    start_turn(&mut running, "Run the tests", 1);
+    type_text(&mut running, "queued");
+    press(&mut running, key(KeyCode::Enter));
+    type_text(&mut running, "y");
+    let mut offered = typed("plan");
+    offered.plan_offer = true;
+    let mut files = typed("read @no");
+    update(&mut files, Msg::Files(vec!["notes.md".into()]));
+    let mut lines = typed("first");
+    press(
+        &mut lines,
+        KeyEvent::new(KeyCode::Enter, KeyModifiers::SHIFT),
+    );
+    type_text(&mut lines, "second");
+    press(&mut lines, key(KeyCode::Up));
+    let mut pasted = typed("see ");
+    update(&mut pasted, Msg::Paste("long\n".repeat(400)));
+    let states = [
+        ("idle", typed("x")),
+        ("a turn running, a prompt queued", running),
+        ("the plan hand-off flag set", offered),
+        ("the command popup", typed("/mo")),
+        ("the mode popup", typed("/mode a")),
+        ("an @path popup", files),
+        ("the first of two lines", lines),
+        ("a paste's placeholder", pasted),
+        ("a bang command", typed("!l")),
+    ];
+    let mut chars: Vec<char> = (' '..='~').collect();
+    chars.extend(['é', 'ß', '字', '😀']);
+    for (name, app) in &states {
+        assert!(!app.input_is_empty(), "{name}");
+        for &c in &chars {
+            for mods in [KeyModifiers::NONE, KeyModifiers::SHIFT] {
+                let event = Event::Key(KeyEvent::new(KeyCode::Char(c), mods));
+                assert_eq!(
+                    keymap::begins_typing(app, &event),
+                    Some(c),
+                    "{name}: {c:?} with {mods:?} gives {:?}",
+                    keymap::map(app, &event)
+                );
+            }
+        }
+    }
+    // On an empty input a plain character may mean something else.
+    let empty = app();
+    let question = Event::Key(key(KeyCode::Char('?')));
+    assert_eq!(keymap::begins_typing(&empty, &question), None);
+    assert!(matches!(
+        keymap::map(&empty, &question),
+        Some(Msg::OpenHelp)
+    ));
+}
