@@ -449,7 +449,15 @@ impl Renderer {
             .split('\n')
             .map(|line| line.strip_suffix('\r').unwrap_or(line))
             .collect();
-        let styled = super::highlight::code_block(&language, &lines, CODE_BLOCK);
+        // A last line with no newline after it is still being written (the
+        // answer streams): it shows plain until it is whole, so each line
+        // is highlighted once, not again in every frame while it grows.
+        let whole = if code.ends_with('\n') {
+            lines.len()
+        } else {
+            lines.len() - 1
+        };
+        let styled = super::highlight::code_block(&language, &lines[..whole], CODE_BLOCK);
         for (i, line) in lines.iter().enumerate() {
             self.ensure_line();
             match styled.as_ref().and_then(|styled| styled.get(i)) {
@@ -670,6 +678,17 @@ pub(super) mod tests {
         let lines = render("```nosuchlang\nfn a() {}\n```");
         assert_eq!(texts(&lines), ["─ nosuchlang ─", "fn a() {}"]);
         assert_eq!(lines[1].spans[0].style, CODE_BLOCK);
+    }
+
+    #[test]
+    fn a_code_line_still_being_written_shows_plain_until_its_newline() {
+        let growing = render("```rust\nfn a() {}\nlet x = 1;");
+        assert_eq!(texts(&growing), ["─ rust ─", "fn a() {}", "let x = 1;"]);
+        assert_ne!(growing[1].spans[0].style, CODE_BLOCK);
+        assert!(growing[2].spans.iter().all(|span| span.style == CODE_BLOCK));
+        let whole = render("```rust\nfn a() {}\nlet x = 1;\n");
+        assert_ne!(whole[2].spans[0].style, CODE_BLOCK);
+        assert_eq!(whole[1], growing[1]);
     }
 
     #[test]
