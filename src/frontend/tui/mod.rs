@@ -262,9 +262,15 @@ async fn event_loop(
     // and whether that look found nothing.
     let mut looked: Option<Instant> = None;
     let mut paused = false;
+    // Frames left at the full rate after a piece of the answer came while
+    // the loop was not holding (the answer's first, or the first after a
+    // pause): that piece is drawn at once and the loop looks again a short
+    // frame later, so a short answer, or the rest of a burst, is on screen
+    // a short frame after it came rather than a streaming frame's interval.
+    let mut quick: u8 = 0;
     let mut first_pass = true;
     loop {
-        let frame = if !keyed && app.streaming() {
+        let frame = if !keyed && quick == 0 && app.streaming() {
             STREAM_FRAME
         } else {
             FRAME
@@ -290,6 +296,7 @@ async fn event_loop(
             last_draw = Some(Instant::now());
             dirty = false;
             keyed = false;
+            quick = quick.saturating_sub(1);
         }
         let frame_due = last_draw.map_or_else(Instant::now, |at| at + frame);
         // While an answer streams, what the agent sends waits in its queue
@@ -332,6 +339,9 @@ async fn event_loop(
             },
             event = handle.events.recv(), if !hold => match event {
                 Some(event) => {
+                    if paused || !app.streaming() {
+                        quick = 2;
+                    }
                     paused = false;
                     msgs.push(Msg::Agent(event));
                 }
