@@ -358,7 +358,11 @@ async fn event_loop(
                 }
                 if due(look_at) {
                     looked = Some(Instant::now());
-                    looking = true;
+                    // Only a look while holding can find the answer
+                    // paused: otherwise each piece woke the loop as it
+                    // came, and the queue is empty whatever the answer
+                    // does.
+                    looking = hold;
                 }
                 if due(arms_at) {
                     dirty = true;
