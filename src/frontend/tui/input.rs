@@ -22,11 +22,18 @@ use super::msg::Msg;
 /// thread back, and the terminal's own buffer holds the rest.
 const QUEUE: usize = 256;
 
+/// The most a run of typing takes before it is handed on: a paste sent as
+/// keys keeps coming while it is read, and the loop draws, and hears
+/// Ctrl+C, between runs.
+const RUN_BYTES: usize = 64 * 1024;
+
 /// The terminal's events, as the reading thread hands them over.
 pub struct Input {
     events: mpsc::Receiver<io::Result<Event>>,
     /// The event that ended a run of typing: handed out next.
     held: Option<io::Result<Event>>,
+    /// `RUN_BYTES`, smaller in tests.
+    run_bytes: usize,
 }
 
 impl Input {
@@ -51,7 +58,11 @@ impl Input {
     }
 
     fn with(events: mpsc::Receiver<io::Result<Event>>) -> Self {
-        Self { events, held: None }
+        Self {
+            events,
+            held: None,
+            run_bytes: RUN_BYTES,
+        }
     }
 
     /// The next event; `None` once the thread has ended and everything it
@@ -89,7 +100,9 @@ impl Input {
             _ => return keymap::map(app, event),
         };
         let mut text = String::from(first);
-        while let Ok(next) = self.events.try_recv() {
+        while text.len() < self.run_bytes
+            && let Ok(next) = self.events.try_recv()
+        {
             match next.as_ref().map(keymap::plain) {
                 Ok(Plain::Char(c)) => text.push(c),
                 Ok(Plain::Release) => {}
@@ -163,6 +176,36 @@ mod tests {
         assert_eq!(intents[2], "Submit");
         assert_eq!(intents[3], "OpenHelp");
         assert_eq!(sent(&actions), vec![Sent::Prompt("xyZ é字?".into())]);
+    }
+
+    #[test]
+    fn a_long_run_is_taken_in_bounded_pieces_and_nothing_is_lost() {
+        let (sender, events) = mpsc::channel(QUEUE);
+        let mut input = Input::with(events);
+        input.run_bytes = 40;
+        let mut app = app();
+        app.set_input(">");
+        let text: String = "abcdefghij字".repeat(20);
+        for c in text.chars() {
+            sender
+                .try_send(press(KeyCode::Char(c), KeyModifiers::NONE))
+                .unwrap();
+        }
+        drop(sender);
+        let mut runs = Vec::new();
+        while let Some(Some(event)) = input.ready() {
+            match input.intent(&app, &event.unwrap()) {
+                Some(Msg::Type(run)) => runs.push(run),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(runs.concat(), text);
+        // Each piece stops at the first character that reaches the bound.
+        assert!(
+            runs.iter().all(|run| run.len() < 40 + '字'.len_utf8()),
+            "{runs:?}"
+        );
+        assert!(runs.len() >= text.len() / 42, "{runs:?}");
     }
 
     #[test]
