@@ -15,7 +15,7 @@ use crossterm::event::Event;
 use tokio::sync::mpsc;
 
 use super::app::App;
-use super::keymap::{self, Plain};
+use super::keymap::{self, Plain, Run};
 use super::msg::Msg;
 
 /// Events read but not yet taken by the loop. A full channel holds the
@@ -88,15 +88,16 @@ impl Input {
     }
 
     /// The intent of `event`, just taken from here. A plain character
-    /// that begins a run of typing (`keymap::begins_typing`) takes the
-    /// plain characters already read after it into one `Msg::Type`, and
-    /// the event that ends the run is handed out next. A terminal without
-    /// bracketed paste sends a paste as keys, and each insertion walks its
-    /// line up to the cursor: one insertion a key made a long line cost
-    /// the square of its length.
+    /// that may begin a run (`keymap::begins_run`) takes the plain
+    /// characters already read after it, and the event that ends the run
+    /// is handed out next. Typed into the input, the run is one insertion:
+    /// a terminal without bracketed paste sends a paste as keys, and each
+    /// insertion walks its line up to the cursor, so one a key made a long
+    /// line cost the square of its length. Over a question, the run is a
+    /// paste and answers nothing.
     pub fn intent(&mut self, app: &App, event: &Event) -> Option<Msg> {
-        let first = match keymap::begins_typing(app, event) {
-            Some(c) if self.held.is_none() => c,
+        let (first, run) = match keymap::begins_run(app, event) {
+            Some(begun) if self.held.is_none() => begun,
             _ => return keymap::map(app, event),
         };
         let mut text = String::from(first);
@@ -115,7 +116,10 @@ impl Input {
         if text.len() == first.len_utf8() {
             return keymap::map(app, event);
         }
-        Some(Msg::Type(text))
+        match run {
+            Run::Typed => Some(Msg::Type(text)),
+            Run::Pasted => keymap::map(app, &Event::Paste(text)),
+        }
     }
 }
 
@@ -125,7 +129,7 @@ mod tests {
 
     use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-    use super::super::tests::{app, sent};
+    use super::super::tests::{app, open_question, sent};
     use super::super::update::update;
     use super::*;
     use crate::agent::Input as Sent;
@@ -206,6 +210,33 @@ mod tests {
             "{runs:?}"
         );
         assert!(runs.len() >= text.len() / 42, "{runs:?}");
+    }
+
+    /// A terminal without bracketed paste sends a paste as keys: pasted
+    /// over an armed question, "typed" held a `y` that allowed the call.
+    #[test]
+    fn keys_read_together_over_an_armed_question_are_a_paste_and_answer_nothing() {
+        let (sender, events) = mpsc::channel(QUEUE);
+        let mut input = Input::with(events);
+        let mut app = app();
+        let mut answers = open_question(&mut app);
+        assert!(app.question_armed());
+        for c in "typed yes".chars() {
+            sender
+                .try_send(press(KeyCode::Char(c), KeyModifiers::NONE))
+                .unwrap();
+        }
+        while let Some(Some(event)) = input.ready() {
+            if let Some(msg) = input.intent(&app, &event.unwrap()) {
+                assert!(!matches!(msg, Msg::Answer(_)), "{msg:?}");
+                update(&mut app, msg);
+            }
+        }
+        assert!(answers.try_recv().is_err(), "the question was answered");
+        // A key pressed alone still answers.
+        let y = press(KeyCode::Char('y'), KeyModifiers::NONE).unwrap();
+        let msg = input.intent(&app, &y).unwrap();
+        assert!(matches!(msg, Msg::Answer(_)), "{msg:?}");
     }
 
     #[test]

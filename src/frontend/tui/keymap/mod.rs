@@ -71,20 +71,35 @@ pub fn plain(event: &Event) -> Plain {
     }
 }
 
-/// The character `event` types when it begins a run of typing: a plain
-/// character that types itself into an input that already holds text.
-/// In that state every plain character types itself (the table has no
-/// binding of one that holds on a non-empty input), and typing keeps it
-/// so: the characters read with this one type themselves too, and go in
-/// as one insertion.
-pub fn begins_typing(app: &App, event: &Event) -> Option<char> {
-    if app.layer() != Layer::Input || app.input_is_empty() {
-        return None;
-    }
+/// What a run of plain characters read together becomes.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Run {
+    /// Typed into an input that already holds text: one insertion. There
+    /// every plain character types itself (the table has no binding of
+    /// one that holds on a non-empty input), and typing keeps it so.
+    Typed,
+    /// Read over a question, where a plain character answers: a paste, as
+    /// a terminal with bracketed paste would have sent it. A paste never
+    /// answers: a terminal without it sends a paste as keys, and a `y` in
+    /// the pasted text would have allowed the call.
+    Pasted,
+}
+
+/// The character `event` is and what the run it begins becomes, when it
+/// may begin one (the characters read with it join it).
+pub fn begins_run(app: &App, event: &Event) -> Option<(char, Run)> {
     let (Plain::Char(c), Event::Key(key)) = (plain(event), event) else {
         return None;
     };
-    matches!(key_msg(app, key), Some(Msg::Edit(_))).then_some(c)
+    match state(app, app.question_armed()) {
+        On::Input if !app.input_is_empty() && matches!(key_msg(app, key), Some(Msg::Edit(_))) => {
+            Some((c, Run::Typed))
+        }
+        On::Unarmed | On::Consent | On::Confirm | On::ModeQuestion | On::SettingsQuestion => {
+            Some((c, Run::Pasted))
+        }
+        _ => None,
+    }
 }
 
 /// The state the keys act in. `armed` false is the state before a

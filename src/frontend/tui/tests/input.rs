@@ -567,8 +567,8 @@ fn every_plain_character_types_itself_on_typed_text_in_every_state() {
             for mods in [KeyModifiers::NONE, KeyModifiers::SHIFT] {
                 let event = Event::Key(KeyEvent::new(KeyCode::Char(c), mods));
                 assert_eq!(
-                    keymap::begins_typing(app, &event),
-                    Some(c),
+                    keymap::begins_run(app, &event),
+                    Some((c, keymap::Run::Typed)),
                     "{name}: {c:?} with {mods:?} gives {:?}",
                     keymap::map(app, &event)
                 );
@@ -578,7 +578,7 @@ fn every_plain_character_types_itself_on_typed_text_in_every_state() {
     // On an empty input a plain character may mean something else.
     let empty = app();
     let question = Event::Key(key(KeyCode::Char('?')));
-    assert_eq!(keymap::begins_typing(&empty, &question), None);
+    assert_eq!(keymap::begins_run(&empty, &question), None);
     assert!(matches!(
         keymap::map(&empty, &question),
         Some(Msg::OpenHelp)
