@@ -25,6 +25,7 @@ pub mod plan_offer;
 pub mod records;
 pub mod replay;
 pub mod rewind;
+mod scroll;
 pub mod server_question;
 pub mod term;
 pub mod transcript;

@@ -10,7 +10,7 @@ use std::io::{self, Stdout, Write};
 use std::mem::ManuallyDrop;
 use std::sync::Once;
 
-use crossterm::cursor::Show;
+use crossterm::cursor::{Hide, Show};
 use crossterm::event::{
     DisableBracketedPaste, DisableFocusChange, DisableMouseCapture, EnableBracketedPaste,
     EnableFocusChange,
@@ -20,9 +20,12 @@ use crossterm::terminal::{
     disable_raw_mode, enable_raw_mode,
 };
 use crossterm::{execute, queue};
-use ratatui::backend::CrosstermBackend;
+use ratatui::backend::{Backend, CrosstermBackend};
+use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::{Terminal, TerminalOptions, Viewport};
+
+use super::scroll;
 
 pub type Tui = Terminal<CrosstermBackend<FrameWriter<Stdout>>>;
 
@@ -90,28 +93,88 @@ fn screen() -> io::Result<Rect> {
 /// came back to the one last drawn (shrunk and grown again before mino
 /// heard of it).
 pub fn follow_size(terminal: &mut Tui) -> io::Result<()> {
-    terminal.resize(screen()?)
+    resize(terminal, screen()?)
+}
+
+/// Clears the screen and makes it `area`: the next frame is drawn whole.
+fn resize<W: Write>(
+    terminal: &mut Terminal<CrosstermBackend<FrameWriter<W>>>,
+    area: Rect,
+) -> io::Result<()> {
+    terminal.resize(area)?;
+    terminal.backend_mut().writer_mut().shown = Shown::default();
+    Ok(())
 }
 
 /// Draws one frame inside a synchronized update: a terminal that knows
 /// the update shows the frame at once, one that does not ignores it. The
-/// frame goes out in one write: ratatui flushes when it has drawn, before
-/// the update's end is queued, and that flush is held back.
+/// frame goes out in one write. It is written as the difference from the
+/// screen as shown, which a scroll moves first when rows of the screen
+/// come back higher up (`scroll`): an answer streaming at the bottom of
+/// the chat writes its new rows, not the whole pane again. The terminal's
+/// cursor is never shown (the input draws its own).
 pub fn draw<W: Write>(
     terminal: &mut Terminal<CrosstermBackend<FrameWriter<W>>>,
     render: impl FnOnce(&mut ratatui::Frame),
 ) -> io::Result<()> {
-    queue!(terminal.backend_mut(), BeginSynchronizedUpdate)?;
-    terminal.backend_mut().writer_mut().holding = true;
-    let drawn = terminal.draw(render).map(drop);
+    render(&mut terminal.get_frame());
+    let next = std::mem::take(terminal.current_buffer_mut());
+    let mut shown = std::mem::take(&mut terminal.backend_mut().writer_mut().shown);
+    let fresh = shown.buffer.area != next.area;
+    let written = present(terminal.backend_mut(), &mut shown, &next);
+    // The frame is what the screen shows now; the buffer it replaces,
+    // cleared, is where the next frame is drawn.
+    let mut canvas = std::mem::replace(&mut shown.buffer, next);
+    canvas.reset();
+    *terminal.current_buffer_mut() = canvas;
+    if fresh {
+        // ratatui's own record of the screen is not used: its memory goes.
+        terminal.swap_buffers();
+        *terminal.current_buffer_mut() = Buffer::default();
+        terminal.swap_buffers();
+    }
     let writer = terminal.backend_mut().writer_mut();
-    writer.holding = false;
-    if drawn.is_err() {
+    writer.shown = shown;
+    if written.is_err() {
         writer.waiting.clear();
     }
-    drawn?;
-    queue!(terminal.backend_mut(), EndSynchronizedUpdate)?;
-    terminal.backend_mut().flush()
+    written?;
+    Write::flush(terminal.backend_mut())
+}
+
+/// Queues the frame `next` over the screen `shown`, which it updates.
+fn present<W: Write>(
+    backend: &mut CrosstermBackend<FrameWriter<W>>,
+    shown: &mut Shown,
+    next: &Buffer,
+) -> io::Result<()> {
+    queue!(backend, BeginSynchronizedUpdate)?;
+    if shown.buffer.area != next.area {
+        // The first frame, or one after a resize (which cleared the screen).
+        shown.buffer = Buffer::empty(next.area);
+        scroll::fingerprints(&shown.buffer, &mut shown.rows);
+    }
+    scroll::fingerprints(next, &mut shown.next_rows);
+    if let Some(found) = scroll::find(&shown.rows, &shown.next_rows) {
+        backend
+            .writer_mut()
+            .write_all(scroll::sequence(found, next.area.y).as_bytes())?;
+        scroll::apply(&mut shown.buffer, &mut shown.rows, found);
+    }
+    backend.draw(shown.buffer.diff(next).into_iter())?;
+    std::mem::swap(&mut shown.rows, &mut shown.next_rows);
+    // Queued, not asked of the backend, which would flush half a frame.
+    queue!(backend, Hide, EndSynchronizedUpdate)
+}
+
+/// The screen as the terminal shows it: the last frame drawn, and its
+/// rows' fingerprints.
+#[derive(Default)]
+pub struct Shown {
+    buffer: Buffer,
+    rows: Vec<u64>,
+    /// The next frame's fingerprints (kept to reuse the memory).
+    next_rows: Vec<u64>,
 }
 
 /// Mouse reports for buttons and the wheel only (SGR encoding). Unlike
@@ -171,8 +234,8 @@ impl Drop for TerminalGuard {
 pub struct FrameWriter<W: Write> {
     waiting: Vec<u8>,
     out: W,
-    /// A frame is being drawn: flushes wait for its end (`draw`).
-    holding: bool,
+    /// The screen as shown, for the next frame's difference.
+    shown: Shown,
 }
 
 impl<W: Write> FrameWriter<W> {
@@ -180,7 +243,7 @@ impl<W: Write> FrameWriter<W> {
         Self {
             waiting: Vec::with_capacity(FRAME_BYTES),
             out,
-            holding: false,
+            shown: Shown::default(),
         }
     }
 }
@@ -192,9 +255,6 @@ impl<W: Write> Write for FrameWriter<W> {
     }
 
     fn flush(&mut self) -> io::Result<()> {
-        if self.holding {
-            return Ok(());
-        }
         let written = self
             .out
             .write_all(&self.waiting)
@@ -285,7 +345,6 @@ mod tests {
         for text in ["first frame", "second frame"] {
             draw(&mut terminal, |frame| {
                 frame.render_widget(text, frame.area());
-                frame.set_cursor_position((2, 1));
             })
             .unwrap();
         }
@@ -296,6 +355,160 @@ mod tests {
             assert!(write.starts_with("\x1b[?2026h"), "{write:?}");
             assert!(write.ends_with("\x1b[?2026l"), "{write:?}");
             assert!(write.contains(text), "{write:?}");
+        }
+    }
+
+    /// The screen a real terminal emulator shows after `bytes`, compared
+    /// with the frame: every cell's text, colours and boldness.
+    fn assert_shows(parser: &mut vt100::Parser, bytes: &[u8], frame: &Buffer, step: usize) {
+        use ratatui::style::{Color, Modifier};
+        parser.process(bytes);
+        let screen = parser.screen();
+        let colour = |c: Color| match c {
+            Color::Reset => vt100::Color::Default,
+            Color::Indexed(i) => vt100::Color::Idx(i),
+            Color::Yellow => vt100::Color::Idx(3),
+            Color::Rgb(r, g, b) => vt100::Color::Rgb(r, g, b),
+            other => panic!("a colour the test does not use: {other:?}"),
+        };
+        for y in 0..frame.area.height {
+            for x in 0..frame.area.width {
+                let want = &frame[(x, y)];
+                let got = screen.cell(y, x).unwrap();
+                let text = if got.contents().is_empty() {
+                    " "
+                } else {
+                    got.contents()
+                };
+                assert_eq!(text, want.symbol(), "frame {step}, cell ({x}, {y})");
+                assert_eq!(got.fgcolor(), colour(want.fg), "frame {step}, ({x}, {y})");
+                assert_eq!(got.bgcolor(), colour(want.bg), "frame {step}, ({x}, {y})");
+                assert_eq!(got.bold(), want.modifier.contains(Modifier::BOLD));
+            }
+        }
+    }
+
+    #[test]
+    fn a_streamed_answer_scrolls_the_pane_and_the_screen_stays_exactly_the_frame() {
+        use ratatui::style::{Color, Style, Stylize};
+        use ratatui::text::Line;
+        use ratatui::widgets::Paragraph;
+        let (width, height) = (30u16, 12u16);
+        let sent = Sent::default();
+        let mut terminal = Terminal::with_options(
+            CrosstermBackend::new(FrameWriter::new(sent.clone())),
+            TerminalOptions {
+                viewport: Viewport::Fixed(Rect::new(0, 0, width, height)),
+            },
+        )
+        .unwrap();
+        let mut parser = vt100::Parser::new(
+            std::num::NonZeroU16::new(height).unwrap(),
+            std::num::NonZeroU16::new(width).unwrap(),
+            0,
+        );
+        let mut answer = String::new();
+        let mut scrolled = 0;
+        for step in 0..120 {
+            answer.push_str(&format!("w{step} "));
+            if step % 7 == 6 {
+                answer.push('\n');
+            }
+            let lines: Vec<Line> = answer
+                .lines()
+                .enumerate()
+                .map(|(i, text)| {
+                    let style = match i % 3 {
+                        0 => Style::new().fg(Color::Indexed(2)),
+                        1 => Style::new().bg(Color::Rgb(10, 20, 30)).bold(),
+                        _ => Style::new(),
+                    };
+                    Line::styled(text.to_string(), style)
+                })
+                .collect();
+            let before = sent.0.borrow().len();
+            let mut frame_buffer = Buffer::empty(Rect::new(0, 0, width, height));
+            draw(&mut terminal, |frame| {
+                let area = frame.area();
+                frame.render_widget("header".reversed(), Rect::new(0, 0, width, 1));
+                // The pane, bottom-aligned as the chat follows its end.
+                let pane = Rect::new(0, 1, width, area.height - 2);
+                let shown = lines.len().saturating_sub(usize::from(pane.height));
+                let visible: Vec<Line> = lines[shown..].to_vec();
+                frame.render_widget(Paragraph::new(visible), pane);
+                frame.render_widget(
+                    format!("status {step}").yellow(),
+                    Rect::new(0, area.height - 1, width, 1),
+                );
+                frame_buffer = frame.buffer_mut().clone();
+            })
+            .unwrap();
+            let writes = sent.0.borrow();
+            assert_eq!(writes.len(), before + 1, "one write per frame");
+            let write = writes.last().unwrap().clone();
+            drop(writes);
+            if String::from_utf8_lossy(&write).contains("S\x1b[r") {
+                scrolled += 1;
+                assert!(
+                    write.len() < 400,
+                    "frame {step}: a scroll writes the new rows only ({} bytes)",
+                    write.len()
+                );
+            }
+            assert_shows(&mut parser, &write, &frame_buffer, step);
+        }
+        // 18 lines through a pane of 10 rows: each line past the tenth
+        // scrolls it.
+        assert_eq!(scrolled, 8, "the pane scrolled {scrolled} times");
+    }
+
+    #[test]
+    fn after_a_resize_the_screen_is_exactly_the_frame_again() {
+        use ratatui::widgets::Paragraph;
+        let sent = Sent::default();
+        let mut terminal = Terminal::with_options(
+            CrosstermBackend::new(FrameWriter::new(sent.clone())),
+            TerminalOptions {
+                viewport: Viewport::Fixed(Rect::new(0, 0, 20, 8)),
+            },
+        )
+        .unwrap();
+        let mut parser = vt100::Parser::new(
+            std::num::NonZeroU16::new(8).unwrap(),
+            std::num::NonZeroU16::new(20).unwrap(),
+            0,
+        );
+        let text = |n: usize| -> String { (0..n).map(|i| format!("line {i}\n")).collect() };
+        let mut step = 0;
+        let mut frame_of =
+            |terminal: &mut Terminal<_>, parser: &mut vt100::Parser, lines: usize| {
+                let before = sent.all().len();
+                let mut drawn = Buffer::default();
+                draw(terminal, |frame| {
+                    let area = frame.area();
+                    let all = text(lines);
+                    let skip = lines.saturating_sub(usize::from(area.height));
+                    let shown: String = all.lines().skip(skip).map(|l| format!("{l}\n")).collect();
+                    frame.render_widget(Paragraph::new(shown), area);
+                    drawn = frame.buffer_mut().clone();
+                })
+                .unwrap();
+                assert_shows(parser, &sent.all()[before..], &drawn, step);
+                step += 1;
+            };
+        for lines in 1..12 {
+            frame_of(&mut terminal, &mut parser, lines);
+        }
+        // The terminal shrinks: it clears and the frames go on at the new size.
+        let before = sent.all().len();
+        resize(&mut terminal, Rect::new(0, 0, 16, 5)).unwrap();
+        parser.process(&sent.all()[before..]);
+        parser.screen_mut().set_size(
+            std::num::NonZeroU16::new(5).unwrap(),
+            std::num::NonZeroU16::new(16).unwrap(),
+        );
+        for lines in 12..20 {
+            frame_of(&mut terminal, &mut parser, lines);
         }
     }
 }
