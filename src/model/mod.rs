@@ -4,6 +4,7 @@
 
 pub mod anthropic;
 pub mod bounds;
+mod chat_chunk;
 pub mod config;
 mod history;
 pub mod http;

@@ -11,6 +11,7 @@ use futures_util::StreamExt;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::chat_chunk::TextChunk;
 use super::config::{MaxTokensField, ProviderConfig};
 use super::history::wire_arguments;
 use super::history::{Entry, entries};
@@ -188,7 +189,39 @@ impl Decoder for ChatDecoder {
             finish(self.usage.take(), out);
             return Ok(());
         }
+        if let Some(chunk) = TextChunk::read(&event.data) {
+            if let Some(text) = chunk.text.filter(|text| !text.is_empty()) {
+                out.push_back(StreamEvent::TextDelta(text.into_owned()));
+            }
+            if let Some(reason) = chunk.finish_reason {
+                self.finish_reason = Some(reason.into_owned());
+            }
+            return Ok(());
+        }
         let chunk = json_data(event)?;
+        self.decode_value(event, &chunk, out)
+    }
+
+    /// Some servers end the body after `finish_reason` without `[DONE]`;
+    /// the response is whole then.
+    fn body_ended(&mut self, out: &mut VecDeque<StreamEvent>) -> bool {
+        if self.finish_reason.is_none() {
+            return false;
+        }
+        self.push_finish(out);
+        finish(self.usage.take(), out);
+        true
+    }
+}
+
+impl ChatDecoder {
+    /// A chunk read whole as JSON: anything `TextChunk` does not cover.
+    fn decode_value(
+        &mut self,
+        event: &Event,
+        chunk: &Value,
+        out: &mut VecDeque<StreamEvent>,
+    ) -> Result<(), WireError> {
         if let Some(error) = chunk.get("error") {
             return Err(WireError::Service(error_text(error)));
         }
@@ -221,17 +254,6 @@ impl Decoder for ChatDecoder {
             self.finish_reason = Some(reason.to_string());
         }
         Ok(())
-    }
-
-    /// Some servers end the body after `finish_reason` without `[DONE]`;
-    /// the response is whole then.
-    fn body_ended(&mut self, out: &mut VecDeque<StreamEvent>) -> bool {
-        if self.finish_reason.is_none() {
-            return false;
-        }
-        self.push_finish(out);
-        finish(self.usage.take(), out);
-        true
     }
 }
 
@@ -302,6 +324,85 @@ impl ChatDecoder {
         };
         if !arguments.is_empty() {
             out.push_back(StreamEvent::ToolCallDelta { index, arguments });
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// What the decoder makes of `data`, and what the general reading
+    /// alone makes of it, each from a fresh decoder.
+    fn both_ways(
+        strict: bool,
+        data: &str,
+    ) -> (
+        Result<Vec<StreamEvent>, String>,
+        Result<Vec<StreamEvent>, String>,
+    ) {
+        let event = Event {
+            event: String::new(),
+            data: data.to_string(),
+        };
+        let run = |general: bool| {
+            let mut decoder = ChatDecoder {
+                strict,
+                ..ChatDecoder::default()
+            };
+            let mut out = VecDeque::new();
+            let decoded = if general {
+                json_data(&event).and_then(|chunk| decoder.decode_value(&event, &chunk, &mut out))
+            } else {
+                decoder.decode(&event, &mut out)
+            };
+            decoded.map_err(|e| format!("{e:?}"))?;
+            // What the chunk left to say when the body ends.
+            decoder.body_ended(&mut out);
+            Ok(out.into_iter().collect())
+        };
+        (run(false), run(true))
+    }
+
+    #[test]
+    fn a_text_chunk_read_directly_means_what_the_general_reading_says() {
+        let chunks = [
+            r#"{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"hi "},"finish_reason":null}]}"#,
+            r#"{"choices":[{"delta":{"role":"assistant","content":""}}]}"#,
+            r#"{"choices":[{"delta":{"content":"a \"quoted\"\nline \u00e9"}}],"usage":null}"#,
+            r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+            r#"{"choices":[{"delta":null,"finish_reason":"length"}]}"#,
+            r#"{"choices":[{"index":null,"delta":{"content":"x","tool_calls":null,"reasoning_content":null}}]}"#,
+            // Each of these is for the general reading.
+            r#"{"choices":[{"delta":{"content":"x"}}],"error":null}"#,
+            r#"{"choices":[{"delta":{"content":"x"}}],"error":{"message":"overloaded"}}"#,
+            r#"{"choices":[{"delta":{"content":"x"}}],"usage":{"prompt_tokens":3,"completion_tokens":4}}"#,
+            r#"{"choices":[{"delta":{"content":"x"}},{"index":1,"delta":{"content":"y"}}]}"#,
+            r#"{"choices":[{"index":1,"delta":{"content":"y"}}]}"#,
+            r#"{"choices":[{"index":"0","delta":{"content":"y"}}]}"#,
+            r#"{"choices":[{"delta":{"content":"x","reasoning_content":"hmm"}}]}"#,
+            r#"{"choices":[{"delta":{"content":"x","reasoning":""}}]}"#,
+            r#"{"choices":[{"delta":{"tool_calls":[{"index":0,"id":"t","function":{"name":"read","arguments":"{}"}}]}}]}"#,
+            r#"{"choices":[{"delta":{"content":7}}]}"#,
+            r#"{"choices":[{"delta":{"content":"x"},"finish_reason":1}]}"#,
+            r#"{"choices":[],"usage":{"prompt_tokens":1}}"#,
+            r#"{"choices":{"delta":"x"}}"#,
+            r#"{"choices":[{"delta":{"content":"a"}}],"choices":[{"delta":{"content":"b"}}]}"#,
+            r#"[1,2]"#,
+            r#"{"choices":[{"delta":{"content":"cut"#,
+        ];
+        for strict in [false, true] {
+            for data in chunks {
+                let (direct, general) = both_ways(strict, data);
+                assert_eq!(direct, general, "strict {strict}: {data}");
+            }
+        }
+        // The common chunk is read directly, the others are not.
+        assert!(TextChunk::read(chunks[0]).is_some());
+        assert!(TextChunk::read(chunks[2]).is_some());
+        for data in &chunks[6..] {
+            assert_eq!(TextChunk::read(data), None, "{data}");
         }
     }
 }
