@@ -11,7 +11,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use futures_util::{Stream, StreamExt, stream};
+use futures_util::{FutureExt, Stream, StreamExt, stream};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -230,6 +230,9 @@ fn sse_events(endpoint: &HttpEndpoint, answered: Answered) -> Events {
     let pending = Arc::new(AtomicUsize::new(0));
     let reader = BodyReader {
         bytes: Box::pin(answered.response.bytes_stream()),
+        last_read: None,
+        read_bytes: 0,
+        paced: 0,
         first_byte_deadline: Some(answered.first_byte_deadline),
         pace: Pace::new(
             endpoint.request_timeout(),
@@ -295,9 +298,26 @@ fn sse_events(endpoint: &HttpEndpoint, answered: Answered) -> Events {
     Box::pin(parsed)
 }
 
+/// A read that comes right after another waits until this long after it.
+/// A streamed answer comes a packet per piece: read as each came, every
+/// piece cost a system call, an acknowledgement sent back and a pass of
+/// the whole reading, though the screen shows them a frame (50 ms) at a
+/// time. Read together, a few pieces cost about what one did. The first
+/// `READ_AT_ONCE` bytes of a response (a first piece often comes right
+/// after a piece that says nothing to show) and the first read after a
+/// quiet spell are read at once, so a first piece is never held.
+const READ_AFTER_READ: std::time::Duration = std::time::Duration::from_millis(20);
+const READ_AT_ONCE: usize = 1024;
+
 /// Reads the body chunk by chunk under its deadlines and bounds.
 struct BodyReader<S> {
     bytes: Pin<Box<S>>,
+    /// When the last chunk came.
+    last_read: Option<tokio::time::Instant>,
+    /// Bytes read so far.
+    read_bytes: usize,
+    /// Reads that waited for the pace.
+    paced: u64,
     /// Until the first chunk.
     first_byte_deadline: Option<tokio::time::Instant>,
     pace: Pace,
@@ -317,6 +337,20 @@ where
     B: AsRef<[u8]>,
 {
     async fn next(&mut self) -> Option<Result<B, ModelError>> {
+        if let Some(due) = self.last_read.map(|last| last + READ_AFTER_READ)
+            && self.read_bytes >= READ_AT_ONCE
+            && tokio::time::Instant::now() < due
+        {
+            // What has come already is read at once (the connection's task
+            // gets its turn to hand on the next chunk it holds); only waiting
+            // for more waits for the pace.
+            tokio::task::yield_now().await;
+            if let Some(read) = self.bytes.next().now_or_never() {
+                return self.took(read);
+            }
+            self.paced += 1;
+            tokio::time::sleep_until(due).await;
+        }
         let deadline = self
             .first_byte_deadline
             .unwrap_or_else(|| self.pace.deadline());
@@ -331,9 +365,15 @@ where
                 };
                 return Some(Err(late.clone()));
             }
-            Ok(read) => read?,
+            Ok(read) => read,
         };
-        let chunk = match read {
+        self.took(read)
+    }
+
+    /// A read's outcome: the chunk counted against the pace and the bounds,
+    /// or the error it ends with.
+    fn took(&mut self, read: Option<reqwest::Result<B>>) -> Option<Result<B, ModelError>> {
+        let chunk = match read? {
             Ok(chunk) => chunk,
             Err(err) => {
                 let message = describe(&err.without_url());
@@ -344,7 +384,9 @@ where
         if self.first_byte_deadline.take().is_some() {
             self.pace.restart();
         }
+        self.last_read = Some(tokio::time::Instant::now());
         let len = chunk.as_ref().len();
+        self.read_bytes = self.read_bytes.saturating_add(len);
         self.pace.arrived(len);
         let pending = self.pending.fetch_add(len, Ordering::Relaxed) + len;
         if pending > self.max_pending {
@@ -386,5 +428,111 @@ pub(crate) mod tests {
         let mut out = VecDeque::new();
         decoder.decode(&event, &mut out).unwrap();
         out.into_iter().collect()
+    }
+
+    #[tokio::test]
+    async fn chunks_that_came_together_are_read_together_without_waiting_for_the_pace() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        const CHUNKS: usize = 300;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") {
+                socket.read_exact(&mut byte).await.unwrap();
+                head.push(byte[0]);
+            }
+            // Every event its own chunk, all of them in one write.
+            let mut body = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n".to_vec();
+            for i in 0..CHUNKS {
+                let event = format!("data: {i}\n\n");
+                body.extend_from_slice(format!("{:x}\r\n{event}\r\n", event.len()).as_bytes());
+            }
+            body.extend_from_slice(b"0\r\n\r\n");
+            socket.write_all(&body).await.unwrap();
+            socket.flush().await.unwrap();
+        });
+        let client = crate::model::http::plain_client(std::time::Duration::from_secs(5)).unwrap();
+        let response = client
+            .get(format!("http://{address}/"))
+            .send()
+            .await
+            .unwrap();
+        // Bounds that never bite.
+        let mut reader = BodyReader {
+            bytes: Box::pin(response.bytes_stream()),
+            last_read: None,
+            read_bytes: 0,
+            paced: 0,
+            first_byte_deadline: None,
+            pace: Pace::new(std::time::Duration::from_secs(60), 1),
+            pending: Arc::new(AtomicUsize::new(0)),
+            max_pending: usize::MAX,
+            no_first_byte: ModelError::Cancelled,
+            stalled: ModelError::Cancelled,
+            trickle: ModelError::Cancelled,
+            too_large: ModelError::Cancelled,
+            service: "test".to_string(),
+        };
+        let mut text = Vec::new();
+        let mut reads = 0;
+        while let Some(chunk) = reader.next().await {
+            text.extend_from_slice(&chunk.unwrap());
+            reads += 1;
+        }
+        let want: String = (0..CHUNKS).map(|i| format!("data: {i}\n\n")).collect();
+        assert_eq!(String::from_utf8(text).unwrap(), want);
+        assert!(reads > 1, "the body came as chunks ({reads} reads)");
+        // Read one by one, each waiting for the pace, the body would take
+        // 300 waits (six seconds); read as they are there, a wait or two.
+        assert!(
+            reader.paced <= 2,
+            "{} reads waited for the pace",
+            reader.paced
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_first_piece_is_read_at_once_and_a_steady_stream_a_pace_at_a_time() {
+        use tokio::time::{Duration, Instant};
+        // A piece of 100 bytes every 5 ms (the clock is the test's own).
+        let pieces = stream::unfold(0u32, |i| async move {
+            if i > 0 {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            (i < 40).then(|| (Ok::<_, reqwest::Error>(vec![b'x'; 100]), i + 1))
+        });
+        let mut reader = BodyReader {
+            bytes: Box::pin(pieces),
+            last_read: None,
+            read_bytes: 0,
+            paced: 0,
+            first_byte_deadline: None,
+            pace: Pace::new(Duration::from_secs(60), 1),
+            pending: Arc::new(AtomicUsize::new(0)),
+            max_pending: usize::MAX,
+            no_first_byte: ModelError::Cancelled,
+            stalled: ModelError::Cancelled,
+            trickle: ModelError::Cancelled,
+            too_large: ModelError::Cancelled,
+            service: "test".to_string(),
+        };
+        let start = Instant::now();
+        let mut came = Vec::new();
+        while let Some(piece) = reader.next().await {
+            piece.unwrap();
+            came.push(start.elapsed().as_millis());
+        }
+        assert_eq!(came.len(), 40);
+        // The first kilobyte as it comes: a piece every 5 ms.
+        assert_eq!(&came[..11], &[0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50]);
+        // Then a read at most every 20 ms: the pieces wait for it (here
+        // read one at a time, as a stream of this kind hands them on).
+        for pair in came[11..].windows(2) {
+            assert!(pair[1] - pair[0] >= 20, "{came:?}");
+        }
+        assert!(reader.paced >= 28, "{} reads waited", reader.paced);
     }
 }
