@@ -410,7 +410,13 @@ mod tests {
         let mut answer = String::new();
         let mut scrolled = 0;
         for step in 0..120 {
-            answer.push_str(&format!("w{step} "));
+            // Wide characters too: a row moves whole, wide ones with it.
+            let word = match step % 5 {
+                1 => "界",
+                3 => "🙂x",
+                _ => "",
+            };
+            answer.push_str(&format!("w{step}{word} "));
             if step % 7 == 6 {
                 answer.push('\n');
             }
