@@ -430,6 +430,25 @@ pub(crate) mod tests {
         out.into_iter().collect()
     }
 
+    /// A reader of `bytes` with bounds that never bite.
+    fn unbounded_reader<S>(bytes: S) -> BodyReader<S> {
+        BodyReader {
+            bytes: Box::pin(bytes),
+            last_read: None,
+            read_bytes: 0,
+            paced: 0,
+            first_byte_deadline: None,
+            pace: Pace::new(std::time::Duration::from_secs(60), 1),
+            pending: Arc::new(AtomicUsize::new(0)),
+            max_pending: usize::MAX,
+            no_first_byte: ModelError::Cancelled,
+            stalled: ModelError::Cancelled,
+            trickle: ModelError::Cancelled,
+            too_large: ModelError::Cancelled,
+            service: "test".to_string(),
+        }
+    }
+
     #[tokio::test]
     async fn chunks_that_came_together_are_read_together_without_waiting_for_the_pace() {
         use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -460,22 +479,7 @@ pub(crate) mod tests {
             .send()
             .await
             .unwrap();
-        // Bounds that never bite.
-        let mut reader = BodyReader {
-            bytes: Box::pin(response.bytes_stream()),
-            last_read: None,
-            read_bytes: 0,
-            paced: 0,
-            first_byte_deadline: None,
-            pace: Pace::new(std::time::Duration::from_secs(60), 1),
-            pending: Arc::new(AtomicUsize::new(0)),
-            max_pending: usize::MAX,
-            no_first_byte: ModelError::Cancelled,
-            stalled: ModelError::Cancelled,
-            trickle: ModelError::Cancelled,
-            too_large: ModelError::Cancelled,
-            service: "test".to_string(),
-        };
+        let mut reader = unbounded_reader(response.bytes_stream());
         let mut text = Vec::new();
         let mut reads = 0;
         while let Some(chunk) = reader.next().await {
@@ -504,21 +508,7 @@ pub(crate) mod tests {
             }
             (i < 40).then(|| (Ok::<_, reqwest::Error>(vec![b'x'; 100]), i + 1))
         });
-        let mut reader = BodyReader {
-            bytes: Box::pin(pieces),
-            last_read: None,
-            read_bytes: 0,
-            paced: 0,
-            first_byte_deadline: None,
-            pace: Pace::new(Duration::from_secs(60), 1),
-            pending: Arc::new(AtomicUsize::new(0)),
-            max_pending: usize::MAX,
-            no_first_byte: ModelError::Cancelled,
-            stalled: ModelError::Cancelled,
-            trickle: ModelError::Cancelled,
-            too_large: ModelError::Cancelled,
-            service: "test".to_string(),
-        };
+        let mut reader = unbounded_reader(pieces);
         let start = Instant::now();
         let mut came = Vec::new();
         while let Some(piece) = reader.next().await {
