@@ -230,6 +230,7 @@ fn sse_events(endpoint: &HttpEndpoint, answered: Answered) -> Events {
     let pending = Arc::new(AtomicUsize::new(0));
     let reader = BodyReader {
         bytes: Box::pin(answered.response.bytes_stream()),
+        first_read: None,
         last_read: None,
         read_bytes: 0,
         paced: 0,
@@ -298,20 +299,27 @@ fn sse_events(endpoint: &HttpEndpoint, answered: Answered) -> Events {
     Box::pin(parsed)
 }
 
-/// A read that comes right after another waits until this long after it.
-/// A streamed answer comes a packet per piece: read as each came, every
-/// piece cost a system call, an acknowledgement sent back and a pass of
-/// the whole reading, though the screen shows them a frame (50 ms) at a
-/// time. Read together, a few pieces cost about what one did. The first
-/// `READ_AT_ONCE` bytes of a response (a first piece often comes right
-/// after a piece that says nothing to show) and the first read after a
-/// quiet spell are read at once, so a first piece is never held.
-const READ_AFTER_READ: std::time::Duration = std::time::Duration::from_millis(20);
+/// How a streamed body is read. An answer comes a packet per piece: read
+/// as each came, every piece cost a wake-up, a system call, an
+/// acknowledgement sent back and a pass of the whole reading, though the
+/// screen shows them a frame (50 ms) at a time. So a read waits until about
+/// `READ_TOGETHER` bytes should have come at the rate the response has come
+/// so far, at most `READ_PACE_MAX` after the last read. A fast response is
+/// not held: a wait shorter than `READ_PACE_MIN` is not waited, and what
+/// has come already is read at once. The first `READ_AT_ONCE` bytes of a
+/// response (a first piece often comes right after a piece that says
+/// nothing to show) and the first read after a quiet spell are read at
+/// once, so a first piece is never held.
+const READ_TOGETHER: u32 = 2048;
+const READ_PACE_MAX: std::time::Duration = std::time::Duration::from_millis(50);
+const READ_PACE_MIN: std::time::Duration = std::time::Duration::from_millis(5);
 const READ_AT_ONCE: usize = 1024;
 
 /// Reads the body chunk by chunk under its deadlines and bounds.
 struct BodyReader<S> {
     bytes: Pin<Box<S>>,
+    /// When the first chunk came.
+    first_read: Option<tokio::time::Instant>,
     /// When the last chunk came.
     last_read: Option<tokio::time::Instant>,
     /// Bytes read so far.
@@ -337,8 +345,7 @@ where
     B: AsRef<[u8]>,
 {
     async fn next(&mut self) -> Option<Result<B, ModelError>> {
-        if let Some(due) = self.last_read.map(|last| last + READ_AFTER_READ)
-            && self.read_bytes >= READ_AT_ONCE
+        if let Some(due) = self.due()
             && tokio::time::Instant::now() < due
         {
             // What has come already is read at once (the connection's task
@@ -370,6 +377,20 @@ where
         self.took(read)
     }
 
+    /// When the next read is due, if it waits at all (see `READ_TOGETHER`).
+    fn due(&self) -> Option<tokio::time::Instant> {
+        let (first, last) = (self.first_read?, self.last_read?);
+        if self.read_bytes < READ_AT_ONCE {
+            return None;
+        }
+        // The time `READ_TOGETHER` bytes took so far, on average.
+        let together = u32::try_from(self.read_bytes).map_or(std::time::Duration::ZERO, |read| {
+            (last - first).mul_f64(f64::from(READ_TOGETHER) / f64::from(read))
+        });
+        let wait = together.min(READ_PACE_MAX);
+        (wait >= READ_PACE_MIN).then(|| last + wait)
+    }
+
     /// A read's outcome: the chunk counted against the pace and the bounds,
     /// or the error it ends with.
     fn took(&mut self, read: Option<reqwest::Result<B>>) -> Option<Result<B, ModelError>> {
@@ -384,7 +405,9 @@ where
         if self.first_byte_deadline.take().is_some() {
             self.pace.restart();
         }
-        self.last_read = Some(tokio::time::Instant::now());
+        let now = tokio::time::Instant::now();
+        self.first_read.get_or_insert(now);
+        self.last_read = Some(now);
         let len = chunk.as_ref().len();
         self.read_bytes = self.read_bytes.saturating_add(len);
         self.pace.arrived(len);
@@ -434,6 +457,7 @@ pub(crate) mod tests {
     fn unbounded_reader<S>(bytes: S) -> BodyReader<S> {
         BodyReader {
             bytes: Box::pin(bytes),
+            first_read: None,
             last_read: None,
             read_bytes: 0,
             paced: 0,
@@ -498,31 +522,72 @@ pub(crate) mod tests {
         );
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn a_first_piece_is_read_at_once_and_a_steady_stream_a_pace_at_a_time() {
+    /// When each of `count` pieces of `size` bytes, sent one every `every`
+    /// ms whether or not the reader reads, was read (the clock is the
+    /// test's own), and how many reads waited for the pace.
+    async fn read_times(count: u32, size: usize, every: u64) -> (Vec<u64>, u64) {
         use tokio::time::{Duration, Instant};
-        // A piece of 100 bytes every 5 ms (the clock is the test's own).
-        let pieces = stream::unfold(0u32, |i| async move {
-            if i > 0 {
-                tokio::time::sleep(Duration::from_millis(5)).await;
+        let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            for i in 0..count {
+                if i > 0 {
+                    tokio::time::sleep(Duration::from_millis(every)).await;
+                }
+                sender.send(vec![b'x'; size]).unwrap();
             }
-            (i < 40).then(|| (Ok::<_, reqwest::Error>(vec![b'x'; 100]), i + 1))
+        });
+        let pieces = stream::unfold(receiver, |mut receiver| async move {
+            let piece = receiver.recv().await?;
+            Some((Ok::<_, reqwest::Error>(piece), receiver))
         });
         let mut reader = unbounded_reader(pieces);
         let start = Instant::now();
         let mut came = Vec::new();
         while let Some(piece) = reader.next().await {
             piece.unwrap();
-            came.push(start.elapsed().as_millis());
+            came.push(u64::try_from(start.elapsed().as_millis()).unwrap());
         }
-        assert_eq!(came.len(), 40);
+        assert_eq!(came.len(), count as usize);
+        (came, reader.paced)
+    }
+
+    /// The moments reads happened at, each once.
+    fn moments(came: &[u64]) -> Vec<u64> {
+        let mut moments = came.to_vec();
+        moments.dedup();
+        moments
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_first_piece_is_read_at_once_and_a_slow_stream_a_pace_at_a_time() {
+        // 100 bytes every 5 ms: 2 KiB come in about 100 ms.
+        let (came, paced) = read_times(100, 100, 5).await;
         // The first kilobyte as it comes: a piece every 5 ms.
         assert_eq!(&came[..11], &[0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50]);
-        // Then a read at most every 20 ms: the pieces wait for it (here
-        // read one at a time, as a stream of this kind hands them on).
-        for pair in came[11..].windows(2) {
-            assert!(pair[1] - pair[0] >= 20, "{came:?}");
+        // Then a read every 50 ms, which takes all the pieces that came
+        // (the last, sent at 495 ms, waits for it).
+        assert_eq!(
+            moments(&came[10..]),
+            [50, 100, 150, 200, 250, 300, 350, 400, 450, 500]
+        );
+        assert_eq!(paced, 9);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_faster_stream_waits_less_and_a_fast_one_not_at_all() {
+        // 400 bytes every 5 ms: 2 KiB in about 25 ms, and a read about as
+        // often.
+        let (came, paced) = read_times(100, 400, 5).await;
+        let moments = moments(&came);
+        assert_eq!(&moments[..3], &[0, 5, 10]);
+        for pair in moments[3..].windows(2) {
+            let gap = pair[1] - pair[0];
+            assert!((20..=30).contains(&gap), "{moments:?}");
         }
-        assert!(reader.paced >= 28, "{} reads waited", reader.paced);
+        assert!((17..=20).contains(&paced), "{paced} reads waited");
+        // 1,000 bytes every millisecond: 2 KiB in 2 ms, read as they come.
+        let (came, paced) = read_times(200, 1000, 1).await;
+        assert_eq!(came, (0..200).collect::<Vec<u64>>());
+        assert_eq!(paced, 0);
     }
 }
