@@ -34,19 +34,28 @@ pub fn fingerprints(buffer: &Buffer, out: &mut Vec<u64>) {
 
 fn row_fingerprint(row: &[Cell]) -> u64 {
     let mut hash = 0;
+    // Cells next to each other mostly share a style: it is worked out
+    // again only when it changes.
+    let mut last = None;
+    let mut style = 0;
     for cell in row {
+        let looks = (cell.fg, cell.bg, cell.modifier, cell.diff_option);
+        if last != Some(looks) {
+            style = colour(cell.fg)
+                | colour(cell.bg) << 25
+                | u64::from(cell.modifier.bits()) << 50
+                | u64::from(cell.diff_option != CellDiffOption::None) << 63;
+            last = Some(looks);
+        }
+        // The symbol's first eight bytes and its length.
         let symbol = cell.symbol().as_bytes();
-        let mut first = [0u8; 8];
-        let n = symbol.len().min(8);
-        first[..n].copy_from_slice(&symbol[..n]);
-        let style = colour(cell.fg)
-            | colour(cell.bg) << 25
-            | u64::from(cell.modifier.bits()) << 50
-            | u64::from(cell.diff_option != CellDiffOption::None) << 63;
-        hash = mix(
-            mix(hash, u64::from_le_bytes(first) ^ symbol.len() as u64),
-            style,
-        );
+        let word = symbol
+            .iter()
+            .take(8)
+            .fold(symbol.len() as u64, |word, &byte| {
+                word << 8 ^ u64::from(byte)
+            });
+        hash = mix(mix(hash, word), style);
     }
     hash
 }

@@ -28,7 +28,7 @@ pub fn draw(app: &App, frame: &mut Frame, area: Rect) {
     for (entry, range) in rows {
         transcript.with_lines(entry, area.width, |lines| {
             for line in &lines[range] {
-                buf.set_line(area.x, y, line, area.width);
+                super::paint::line(buf, area.x, y, line, area.width);
                 y += 1;
             }
         });

@@ -9,6 +9,7 @@ pub mod diff;
 pub mod entry;
 pub mod help;
 pub mod input;
+pub mod paint;
 pub mod picker;
 pub mod plan;
 pub mod question;
