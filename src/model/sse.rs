@@ -356,11 +356,12 @@ where
                 return self.took(read);
             }
             self.paced += 1;
-            tokio::time::sleep_until(due).await;
+            // Never past the window's end: a read that came after it would
+            // count for a window that had already failed, and a trickle
+            // that always sends something within the pace would never end.
+            tokio::time::sleep_until(due.min(self.deadline())).await;
         }
-        let deadline = self
-            .first_byte_deadline
-            .unwrap_or_else(|| self.pace.deadline());
+        let deadline = self.deadline();
         let read = match tokio::time::timeout_at(deadline, self.bytes.next()).await {
             Err(_elapsed) => {
                 let late = if self.first_byte_deadline.is_some() {
@@ -375,6 +376,13 @@ where
             Ok(read) => read,
         };
         self.took(read)
+    }
+
+    /// When the read waited for now fails: the first-byte deadline, then
+    /// the end of the pace's window.
+    fn deadline(&self) -> tokio::time::Instant {
+        self.first_byte_deadline
+            .unwrap_or_else(|| self.pace.deadline())
     }
 
     /// When the next read is due, if it waits at all (see `READ_TOGETHER`).
@@ -549,6 +557,48 @@ pub(crate) mod tests {
         }
         assert_eq!(came.len(), count as usize);
         (came, reader.paced)
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_trickle_is_caught_at_its_window_s_end_though_reads_wait_for_the_pace() {
+        use tokio::time::{Duration, Instant};
+        // A kilobyte at once, then a byte every 40 ms: 25 bytes a second,
+        // against a window of a second that wants 64. Each read waits 50 ms
+        // for the pace, and a byte has always come by then.
+        let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            sender.send(vec![b'x'; 1024]).unwrap();
+            for _ in 0..200 {
+                tokio::time::sleep(Duration::from_millis(40)).await;
+                if sender.send(vec![b'x']).is_err() {
+                    return;
+                }
+            }
+        });
+        let pieces = stream::unfold(receiver, |mut receiver| async move {
+            let piece = receiver.recv().await?;
+            Some((Ok::<_, reqwest::Error>(piece), receiver))
+        });
+        let mut reader = unbounded_reader(pieces);
+        reader.pace = Pace::new(Duration::from_secs(1), 64);
+        reader.trickle = ModelError::Stalled {
+            service: "trickle".to_string(),
+            seconds: 1,
+        };
+        let start = Instant::now();
+        let ended = loop {
+            match reader.next().await {
+                Some(Ok(_)) => {}
+                Some(Err(error)) => break Some(error),
+                None => break None,
+            }
+        };
+        assert!(
+            matches!(&ended, Some(ModelError::Stalled { service, .. }) if service == "trickle"),
+            "{ended:?}"
+        );
+        // The window opened with the first kilobyte; it ends a second later.
+        assert_eq!(start.elapsed(), Duration::from_secs(1));
     }
 
     /// The moments reads happened at, each once.
