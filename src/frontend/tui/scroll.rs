@@ -47,7 +47,8 @@ fn row_fingerprint(row: &[Cell]) -> u64 {
                 | u64::from(cell.diff_option != CellDiffOption::None) << 63;
             last = Some(looks);
         }
-        // The symbol's first eight bytes and its length.
+        // The symbol's first eight bytes and its length (a longer
+        // symbol's length takes a step of its own).
         let symbol = cell.symbol().as_bytes();
         let word = symbol
             .iter()
@@ -55,6 +56,9 @@ fn row_fingerprint(row: &[Cell]) -> u64 {
             .fold(symbol.len() as u64, |word, &byte| {
                 word << 8 ^ u64::from(byte)
             });
+        if symbol.len() >= 8 {
+            hash = mix(hash, symbol.len() as u64);
+        }
         hash = mix(mix(hash, word), style);
     }
     hash
@@ -214,6 +218,21 @@ mod tests {
         assert_eq!(moved, buffer(&["title", "c", "d", "", "", "input"]));
         assert_eq!(moved_rows, rows(&moved));
         assert_eq!(sequence(scroll, 0), "\x1b[m\x1b[2;5r\x1b[2S\x1b[r");
+    }
+
+    #[test]
+    fn rows_that_differ_only_past_a_symbol_s_eighth_byte_differ() {
+        // A family emoji and the same with one more person joined on share
+        // their first eight bytes.
+        let three = "👨\u{200d}👩\u{200d}👧";
+        let four = "👨\u{200d}👩\u{200d}👧\u{200d}👦";
+        let mut a = Buffer::empty(Rect::new(0, 0, 4, 1));
+        let mut b = a.clone();
+        a[(0, 0)].set_symbol(three);
+        b[(0, 0)].set_symbol(four);
+        assert_eq!(&three.as_bytes()[..8], &four.as_bytes()[..8]);
+        assert_ne!(rows(&a), rows(&b));
+        assert_eq!(rows(&a), rows(&a.clone()));
     }
 
     #[test]

@@ -19,6 +19,9 @@ pub fn line(buf: &mut Buffer, x: u16, y: u16, line: &Line<'_>, max_width: u16) {
         let text = span.content.as_ref();
         if text.bytes().all(|byte| matches!(byte, b' '..=b'~')) {
             let count = u16::try_from(text.len()).unwrap_or(u16::MAX).min(remaining);
+            if count == 0 {
+                continue;
+            }
             let start = buf.index_of(x, y);
             let cells = &mut buf.content[start..start + usize::from(count)];
             for (cell, byte) in cells.iter_mut().zip(text.bytes()) {
