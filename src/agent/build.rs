@@ -470,6 +470,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     );
     let user_hooks = self::hooks(settings, tool_cx.project.root());
     let rt = Runtime {
+        wake: std::sync::Arc::default(),
         profile,
         checkpoints: Some(checkpoints),
         window_source,

@@ -382,6 +382,17 @@ impl AgentEvent {
         )
     }
 
+    /// Whether this event is a piece of something streaming (the answer's
+    /// text, a command's output) that a screen may hold for its next frame.
+    /// Every other event (the answer's end, a question, a tool call) is
+    /// worth a wake-up of its own: it rings `Runtime::wake`.
+    pub fn is_streamed_piece(&self) -> bool {
+        matches!(
+            self,
+            AgentEvent::AssistantDelta(_) | AgentEvent::ToolOutput { .. }
+        )
+    }
+
     /// This event with every secret mino holds removed from its words.
     pub fn redacted(self, secrets: &crate::secrets::Secrets) -> Self {
         let clean = |text: String| secrets.redact(&text).text;
@@ -442,4 +453,25 @@ fn cleaned(
             d
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_streamed_pieces_wait_for_the_screen_s_frame() {
+        assert!(AgentEvent::AssistantDelta("word ".into()).is_streamed_piece());
+        assert!(!AgentEvent::AssistantDone.is_streamed_piece());
+        assert!(!AgentEvent::Idle.is_streamed_piece());
+        assert!(!AgentEvent::Error("broken".into()).is_streamed_piece());
+        assert!(
+            !AgentEvent::TurnEnd {
+                requests: 1,
+                tool_calls: 0,
+                stop: TurnStop::Completed,
+            }
+            .is_streamed_piece()
+        );
+    }
 }

@@ -88,6 +88,9 @@ pub struct AgentHandle {
     pub inputs: mpsc::UnboundedSender<Input>,
     pub interrupter: Interrupter,
     pub events: mpsc::UnboundedReceiver<AgentEvent>,
+    /// Rung when an event that is not a streamed piece was sent
+    /// (`Runtime::wake`).
+    pub wake: std::sync::Arc<tokio::sync::Notify>,
     pub task: JoinHandle<()>,
     /// The MCP servers of this run: stopped when the front end is done.
     pub mcp: Option<crate::mcp::McpHub>,
@@ -112,6 +115,7 @@ impl AgentHandle {
             inputs,
             interrupter,
             events,
+            wake: _,
             mut task,
             mcp: _,
             sandbox_badge: _,
@@ -152,6 +156,7 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 /// channel the agent's runtime sends on.
 pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> AgentHandle {
     let (inputs, mut input_rx) = mpsc::unbounded_channel();
+    let wake = std::sync::Arc::clone(&agent.rt.wake);
     let interrupter = Interrupter::default();
     let turns = interrupter.clone();
     let task = tokio::spawn(async move {
@@ -183,6 +188,7 @@ pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> A
         inputs,
         interrupter,
         events,
+        wake,
         task,
         mcp: None,
         sandbox_badge: None,
@@ -204,6 +210,7 @@ mod tests {
             inputs,
             interrupter: Interrupter::default(),
             events,
+            wake: std::sync::Arc::default(),
             task,
             mcp: None,
             sandbox_badge: None,

@@ -348,6 +348,10 @@ async fn event_loop(
                 }
                 None => return Ok(Exit::AgentGone),
             },
+            // While the pieces wait for the frame, the answer's end or a
+            // question is drawn as it comes: the pass below takes what the
+            // queue holds.
+            () = handle.wake.notified(), if hold => {}
             files = listed_files(&mut files_task) => msgs.push(Msg::Files(files)),
             // Every deadline reached rings: a question that calls the
             // person needs nothing more than the pass below.
