@@ -5,8 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use tokio::sync::mpsc;
-
 use crate::config::{CliOverrides, EnvOverrides, Settings};
 use crate::home::Home;
 use crate::model::{ProviderConfig, build_provider};
@@ -413,7 +411,7 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     config.extras.force_tool_call = profile.is_small();
     let provider = build_provider(&config)?;
     crate::logging::startup_step("the provider");
-    let (events_tx, events_rx) = mpsc::unbounded_channel();
+    let (events_tx, events_rx) = super::events::channel();
     // A host outside allowed_domains is asked about mid-call, here.
     let hosts = super::host_question::HostQuestions::new(events_tx.clone(), can_ask);
     tool_cx
@@ -470,7 +468,6 @@ pub async fn launch(launch: Launch<'_>) -> Result<AgentHandle, AgentError> {
     );
     let user_hooks = self::hooks(settings, tool_cx.project.root());
     let rt = Runtime {
-        wake: std::sync::Arc::default(),
         profile,
         checkpoints: Some(checkpoints),
         window_source,

@@ -385,7 +385,8 @@ impl AgentEvent {
     /// Whether this event is a piece of something streaming (the answer's
     /// text, a command's output) that a screen may hold for its next frame.
     /// Every other event (the answer's end, a question, a tool call) is
-    /// worth a wake-up of its own: it rings `Runtime::wake`.
+    /// worth a wake-up of its own: it rings the channel's wake
+    /// (`EventSender`).
     pub fn is_streamed_piece(&self) -> bool {
         matches!(
             self,
@@ -455,9 +456,73 @@ fn cleaned(
         .collect()
 }
 
+/// The sending end of the agent's events: every sender (the turn, hooks,
+/// MCP servers, an editor's questions) goes through it, so every event that
+/// is not a streamed piece rings `wake`. A screen that holds a streaming
+/// answer's pieces for its next frame listens to it, and shows the answer's
+/// end or a question as it comes.
+#[derive(Debug, Clone)]
+pub struct EventSender {
+    events: tokio::sync::mpsc::UnboundedSender<AgentEvent>,
+    wake: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl EventSender {
+    /// Sends `event`; an error when the receiving end is gone.
+    pub fn send(&self, event: AgentEvent) -> Result<(), ReceiverGone> {
+        let piece = event.is_streamed_piece();
+        self.events.send(event).map_err(|_| ReceiverGone)?;
+        if !piece {
+            self.wake.notify_one();
+        }
+        Ok(())
+    }
+
+    /// What rings after an event that is not a streamed piece.
+    pub fn wake(&self) -> std::sync::Arc<tokio::sync::Notify> {
+        std::sync::Arc::clone(&self.wake)
+    }
+}
+
+/// The front end that received the agent's events has gone.
+#[derive(Debug)]
+pub struct ReceiverGone;
+
+/// A channel of the agent's events.
+pub fn channel() -> (
+    EventSender,
+    tokio::sync::mpsc::UnboundedReceiver<AgentEvent>,
+) {
+    let (events, receiver) = tokio::sync::mpsc::unbounded_channel();
+    let wake = std::sync::Arc::default();
+    (EventSender { events, wake }, receiver)
+}
+
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn only_events_that_are_not_streamed_pieces_ring_the_wake() {
+        use futures_util::FutureExt;
+        let (sender, mut receiver) = channel();
+        let wake = sender.wake();
+        sender
+            .send(AgentEvent::AssistantDelta("word ".into()))
+            .unwrap();
+        assert!(wake.notified().now_or_never().is_none());
+        sender.send(AgentEvent::AssistantDone).unwrap();
+        assert!(wake.notified().now_or_never().is_some());
+        assert!(matches!(
+            receiver.recv().await,
+            Some(AgentEvent::AssistantDelta(_))
+        ));
+        assert!(matches!(
+            receiver.recv().await,
+            Some(AgentEvent::AssistantDone)
+        ));
+    }
 
     #[test]
     fn only_streamed_pieces_wait_for_the_screen_s_frame() {

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::future::BoxFuture;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
 use super::events::{AgentEvent, ConsentRequest};
 use crate::policy::destination::{HostVerdict, host_verdict};
@@ -23,7 +23,7 @@ use crate::tools::FieldRole;
 /// The proxy's asker for one agent run.
 #[derive(Debug)]
 pub struct HostQuestions {
-    events: mpsc::UnboundedSender<AgentEvent>,
+    events: super::events::EventSender,
     can_ask: CanAsk,
     /// `host:port` → the answer that holds for the session.
     remembered: Mutex<HashMap<String, ConsentAnswer>>,
@@ -33,7 +33,7 @@ pub struct HostQuestions {
 }
 
 impl HostQuestions {
-    pub fn new(events: mpsc::UnboundedSender<AgentEvent>, can_ask: CanAsk) -> Arc<Self> {
+    pub fn new(events: super::events::EventSender, can_ask: CanAsk) -> Arc<Self> {
         Arc::new(Self {
             events,
             can_ask,

@@ -16,7 +16,7 @@ use super::events::AgentEvent;
 pub(super) fn start_mcp(
     settings: &Settings,
     tool_cx: &ToolContext,
-    events: &mpsc::UnboundedSender<AgentEvent>,
+    events: &super::events::EventSender,
     deferred: bool,
 ) -> Option<McpHub> {
     if settings.mcp_servers.is_empty() {
@@ -75,7 +75,7 @@ pub(super) fn start_mcp(
 
 /// Lists what the running servers offer the person, on a task of its own,
 /// and sends it to the front end (nothing when the hub is gone).
-fn list_catalog(weak: &WeakHub, events: &mpsc::UnboundedSender<AgentEvent>) {
+fn list_catalog(weak: &WeakHub, events: &super::events::EventSender) {
     let Some(hub) = weak.upgrade() else {
         return;
     };

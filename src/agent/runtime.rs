@@ -2,8 +2,6 @@
 //! context, the limits, the prompt, the event channel and the run's
 //! settings the agent acts on. Built once by `build.rs`.
 
-use tokio::sync::mpsc;
-
 use crate::mcp::McpHub;
 use crate::model::{Item, Provider};
 use crate::policy::CanAsk;
@@ -45,12 +43,7 @@ pub struct Runtime {
     /// Tokens of the window kept for the answer (`[model]
     /// max_output_tokens` in force).
     pub output_reserve: u64,
-    pub events: mpsc::UnboundedSender<AgentEvent>,
-    /// Rung after every event `emit` sends that is not a streamed piece
-    /// (`AgentEvent::is_streamed_piece`): a screen that holds the pieces
-    /// of a streaming answer for its next frame still shows the answer's
-    /// end, or a question, as it comes.
-    pub wake: std::sync::Arc<tokio::sync::Notify>,
+    pub events: super::events::EventSender,
     /// Where every decision is recorded, when mino's home has one.
     pub audit: Option<Audit>,
     /// The MCP servers of this run, for `/mcp`.
@@ -107,11 +100,7 @@ impl Runtime {
         } else {
             event
         };
-        let piece = event.is_streamed_piece();
         // A front end that has gone away cannot be told anything more.
         let _ = self.events.send(event);
-        if !piece {
-            self.wake.notify_one();
-        }
     }
 }

@@ -89,7 +89,7 @@ pub struct AgentHandle {
     pub interrupter: Interrupter,
     pub events: mpsc::UnboundedReceiver<AgentEvent>,
     /// Rung when an event that is not a streamed piece was sent
-    /// (`Runtime::wake`).
+    /// (`EventSender`).
     pub wake: std::sync::Arc<tokio::sync::Notify>,
     pub task: JoinHandle<()>,
     /// The MCP servers of this run: stopped when the front end is done.
@@ -156,7 +156,7 @@ fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
 /// channel the agent's runtime sends on.
 pub fn spawn(mut agent: Agent, events: mpsc::UnboundedReceiver<AgentEvent>) -> AgentHandle {
     let (inputs, mut input_rx) = mpsc::unbounded_channel();
-    let wake = std::sync::Arc::clone(&agent.rt.wake);
+    let wake = agent.rt.events.wake();
     let interrupter = Interrupter::default();
     let turns = interrupter.clone();
     let task = tokio::spawn(async move {

@@ -21,7 +21,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio::task::JoinHandle;
 
 use serde_json::{Map, Value, json};
-use tokio::sync::mpsc;
 
 use crate::config::{HookCommand, HookEvent, HookSettings};
 use crate::policy::{CallFacts, HookVerdict, Mode};
@@ -318,7 +317,7 @@ impl Hooks {
         event: HookEvent,
         subject: Option<&str>,
         fields: Map<String, Value>,
-        (events, secrets): (mpsc::UnboundedSender<AgentEvent>, HeldSecrets),
+        (events, secrets): (super::events::EventSender, HeldSecrets),
     ) {
         if !self.has(event) {
             return;
