@@ -530,6 +530,16 @@ pub(crate) mod tests {
         );
     }
 
+    /// A body whose chunks are what `receiver` gets, as they come.
+    fn received(
+        receiver: tokio::sync::mpsc::UnboundedReceiver<Vec<u8>>,
+    ) -> impl Stream<Item = reqwest::Result<Vec<u8>>> {
+        stream::unfold(receiver, |mut receiver| async move {
+            let piece = receiver.recv().await?;
+            Some((Ok(piece), receiver))
+        })
+    }
+
     /// When each of `count` pieces of `size` bytes, sent one every `every`
     /// ms whether or not the reader reads, was read (the clock is the
     /// test's own), and how many reads waited for the pace.
@@ -544,11 +554,7 @@ pub(crate) mod tests {
                 sender.send(vec![b'x'; size]).unwrap();
             }
         });
-        let pieces = stream::unfold(receiver, |mut receiver| async move {
-            let piece = receiver.recv().await?;
-            Some((Ok::<_, reqwest::Error>(piece), receiver))
-        });
-        let mut reader = unbounded_reader(pieces);
+        let mut reader = unbounded_reader(received(receiver));
         let start = Instant::now();
         let mut came = Vec::new();
         while let Some(piece) = reader.next().await {
@@ -575,11 +581,7 @@ pub(crate) mod tests {
                 }
             }
         });
-        let pieces = stream::unfold(receiver, |mut receiver| async move {
-            let piece = receiver.recv().await?;
-            Some((Ok::<_, reqwest::Error>(piece), receiver))
-        });
-        let mut reader = unbounded_reader(pieces);
+        let mut reader = unbounded_reader(received(receiver));
         reader.pace = Pace::new(Duration::from_secs(1), 64);
         reader.trickle = ModelError::Stalled {
             service: "trickle".to_string(),
