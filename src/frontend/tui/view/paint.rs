@@ -62,6 +62,10 @@ mod tests {
                 Span::raw(" bell\x07 and \x7f del"),
             ]),
             Line::from(vec![
+                Span::raw("a model's \x1b[2J\x1b]0;title\x07"),
+                Span::raw("\r\n"),
+            ]),
+            Line::from(vec![
                 Span::raw("wide 字 and 😀 "),
                 Span::styled("then ascii", red),
             ]),
